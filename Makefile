@@ -1,0 +1,33 @@
+# Both targets create .venv and install on first use; later runs skip the install
+# unless pyproject.toml changed (the stamp file records the last install).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install test lint serve bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: install
+	$(BIN)/ruff check .
+
+test: install lint
+	$(BIN)/pytest -q -n 2 --dist loadfile
+
+serve: install
+	$(BIN)/perfembed serve --host $(HOST) --port $(PORT)
+
+bench: install
+	$(BIN)/python benchmarks/engine.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,136 @@
+"""C code for a scheduled Scop: isl builds the loop AST, this module prints it.
+
+Parameters stay symbolic, so the generated code is valid for every size. Loop iterators are
+declared in each ``for``; helper macros are defined before the code and undefined after it, so
+the text drops into the original function without touching the rest of the file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from loopnest.ir import Scop
+from loopnest.polyhedral import schedule_map
+
+_HELPERS = {
+    "min": "#define perfembed_min(x, y) ((x) < (y) ? (x) : (y))",
+    "max": "#define perfembed_max(x, y) ((x) > (y) ? (x) : (y))",
+    "floord": "#define perfembed_floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))",
+}
+_BINARY = {
+    isl.ast_expr_op_type.add: "+", isl.ast_expr_op_type.sub: "-", isl.ast_expr_op_type.mul: "*",
+    isl.ast_expr_op_type.div: "/", isl.ast_expr_op_type.pdiv_q: "/", isl.ast_expr_op_type.pdiv_r: "%",
+    isl.ast_expr_op_type.zdiv_r: "%", isl.ast_expr_op_type.eq: "==", isl.ast_expr_op_type.le: "<=",
+    isl.ast_expr_op_type.lt: "<", isl.ast_expr_op_type.ge: ">=", isl.ast_expr_op_type.gt: ">",
+    isl.ast_expr_op_type.and_: "&&", isl.ast_expr_op_type.and_then: "&&",
+    isl.ast_expr_op_type.or_: "||", isl.ast_expr_op_type.or_else: "||",
+}
+
+
+@dataclass
+class _Printer:
+    scop: Scop
+    prefix: str
+    indent: str
+    used_helpers: set[str] = field(default_factory=set)
+
+    def expr(self, e: isl.AstExpr) -> str:
+        t = e.get_type()
+        if t == isl.ast_expr_type.id:
+            return e.get_id().get_name()
+        if t == isl.ast_expr_type.int:
+            v = e.get_val().to_python()
+            return str(v) if v >= 0 else f"({v})"
+        op = e.get_op_type()
+        args = [self.expr(e.get_op_arg(i)) for i in range(e.get_op_n_arg())]
+        if op in _BINARY:
+            return f"({args[0]} {_BINARY[op]} {args[1]})"
+        if op == isl.ast_expr_op_type.minus:
+            return f"(-{args[0]})"
+        if op in (isl.ast_expr_op_type.min, isl.ast_expr_op_type.max):
+            name = "min" if op == isl.ast_expr_op_type.min else "max"
+            self.used_helpers.add(name)
+            out = args[0]
+            for a in args[1:]:
+                out = f"perfembed_{name}({out}, {a})"
+            return out
+        if op == isl.ast_expr_op_type.fdiv_q:
+            self.used_helpers.add("floord")
+            return f"perfembed_floord({args[0]}, {args[1]})"
+        if op in (isl.ast_expr_op_type.cond, isl.ast_expr_op_type.select):
+            return f"({args[0]} ? {args[1]} : {args[2]})"
+        raise NotImplementedError(f"isl AST operation {op} has no C form here")
+
+    def _pragmas(self, level: int) -> list[str]:
+        marks = self.scop.schedule.marks.get(level, ())
+        private = self.scop.schedule.private.get(level, ())
+        clause = f" private({', '.join(private)})" if private else ""
+        out = []
+        if "parallel" in marks:
+            out.append(f"#pragma omp parallel for{clause}")
+        if "simd" in marks:
+            out.append(f"#pragma omp simd{clause}")
+        out += [f"#pragma GCC unroll {m.split(':')[1]}" for m in marks if m.startswith("unroll:")]
+        return out
+
+    def node(self, n: isl.AstNode, depth: int) -> list[str]:
+        pad = self.indent * depth
+        t = n.get_type()
+        if t == isl.ast_node_type.block:
+            children = n.block_get_children()
+            return [line for i in range(children.n_ast_node()) for line in self.node(children.get_at(i), depth)]
+        if t == isl.ast_node_type.for_:
+            it = n.for_get_iterator().get_id().get_name()
+            init = self.expr(n.for_get_init())
+            level = (int(it[len(self.prefix):]) - 1) // 2
+            if n.for_is_degenerate():
+                return [f"{pad}{{", f"{pad}{self.indent}const int {it} = {init};",
+                        *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
+            cond, inc = self.expr(n.for_get_cond()), self.expr(n.for_get_inc())
+            head = [*self._pragmas(level), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{"]
+            return [*head, *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
+        if t == isl.ast_node_type.if_:
+            out = [f"{pad}if ({self.expr(n.if_get_cond())}) {{", *self.node(n.if_get_then_node(), depth + 1)]
+            if n.if_has_else_node():
+                out += [f"{pad}}} else {{", *self.node(n.if_get_else_node(), depth + 1)]
+            return [*out, f"{pad}}}"]
+        if t == isl.ast_node_type.user:
+            call = n.user_get_expr()
+            name = call.get_op_arg(0).get_id().get_name()
+            args = [self.expr(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg())]
+            stmt = self.scop.statements[int(name[1:])]
+            return [pad + stmt.to_c(lambda d: args[d])]
+        if t == isl.ast_node_type.mark:
+            return self.node(n.mark_get_node(), depth)
+        raise NotImplementedError(f"isl AST node {t} has no C form here")
+
+
+def _fresh_prefix(scop: Scop) -> str:
+    names = set(scop.arrays) | set(scop.params) | set(scop.iterators)
+    for stmt in scop.statements:
+        names |= set(stmt.iterators)
+    prefix = "c"
+    while any(re.fullmatch(rf"{prefix}\d+", n) for n in names):
+        prefix += "_"
+    return prefix
+
+
+def generate_c(scop: Scop, *, indent: str = "  ") -> str:
+    """The C text of ``scop`` under its schedule: a braced block, ready to replace the region."""
+    prefix = _fresh_prefix(scop)
+    sched = schedule_map(scop)
+    n_dims = 2 * scop.schedule.n_levels + 1
+    ids = isl.IdList.alloc(isl.DEFAULT_CONTEXT, n_dims)
+    for k in range(n_dims):
+        ids = ids.add(isl.Id(f"{prefix}{k}"))
+    build = isl.AstBuild.from_context(isl.Set(scop.context)).set_iterators(ids)
+    tree = build.node_from_schedule_map(sched)
+    printer = _Printer(scop, prefix, indent)
+    body = printer.node(tree, 1)
+    decls = [f"{indent}{a.element_type} {a.name};" for a in scop.local_scalars]
+    defines = [_HELPERS[h] for h in sorted(printer.used_helpers)]
+    undefs = [f"#undef perfembed_{h}" for h in sorted(printer.used_helpers)]
+    return "\n".join(["{", *defines, *decls, *body, *undefs, "}"])

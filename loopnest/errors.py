@@ -1,0 +1,111 @@
+"""The error hierarchy of perfembed.
+
+Every error a user can cause derives from :class:`PerfembedError`; the CLI maps these to exit
+code 2 and the service to an HTTP 4xx. Anything else escaping is a bug in perfembed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """A position in a source file, printed like a compiler does (``file:line:col``)."""
+
+    file: str
+    line: int
+    column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}" if self.column else f"{self.file}:{self.line}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"file": self.file, "line": self.line, "column": self.column}
+
+
+class PerfembedError(Exception):
+    """Root of every error perfembed raises on purpose."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {"error": type(self).__name__, "message": str(self)}
+
+
+class LocatedError(PerfembedError):
+    """An error that points at a place in the user's source."""
+
+    def __init__(self, message: str, location: SourceLocation | None = None) -> None:
+        self.message = message
+        self.location = location
+        super().__init__(f"{location}: {message}" if location else message)
+
+    def to_dict(self) -> dict[str, object]:
+        out = super().to_dict()
+        out["detail"] = self.message
+        if self.location is not None:
+            out["location"] = self.location.to_dict()
+        return out
+
+
+class SourceError(LocatedError):
+    """The source does not preprocess or parse as C."""
+
+
+class UnsupportedConstructError(LocatedError):
+    """Valid C, but outside the static control part perfembed can analyse."""
+
+    def __init__(self, construct: str, message: str, location: SourceLocation | None = None) -> None:
+        self.construct = construct
+        super().__init__(message, location)
+
+    def to_dict(self) -> dict[str, object]:
+        out = super().to_dict()
+        out["construct"] = self.construct
+        return out
+
+
+class ParameterError(PerfembedError, ValueError):
+    """A parameter value is missing or invalid."""
+
+
+class RecipeError(PerfembedError, ValueError):
+    """A recipe is malformed or names loops or statements the nest does not have."""
+
+
+class IllegalTransformError(PerfembedError):
+    """A recipe step would violate a dependence; the message names the dependence."""
+
+    def __init__(self, message: str, *, step: int | None = None, dependence: str | None = None) -> None:
+        self.step = step
+        self.dependence = dependence
+        super().__init__(message)
+
+    def to_dict(self) -> dict[str, object]:
+        out = super().to_dict()
+        out["step"] = self.step
+        out["dependence"] = self.dependence
+        return out
+
+
+class CompileError(PerfembedError):
+    """A generated program failed to compile (a perfembed bug or an unsupported toolchain)."""
+
+
+class ExecutionError(PerfembedError):
+    """A compiled program crashed, hung, or exceeded a resource limit."""
+
+
+class VerificationError(PerfembedError):
+    """A variant's outputs differ from the original's."""
+
+
+class NotFoundError(PerfembedError, LookupError):
+    """A requested record does not exist."""
+
+
+class DuplicateError(PerfembedError):
+    """A record that must be unique already exists."""
+
+
+class StorageError(PerfembedError):
+    """The database failed in a way the caller cannot fix by changing its input."""

@@ -1,0 +1,143 @@
+"""Find the regions of a C file and build a Scop for each (``#pragma scop`` or outermost ``for``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pycparser import CParser, c_ast
+
+from loopnest.errors import (
+    LocatedError,
+    SourceError,
+    SourceLocation,
+    UnsupportedConstructError,
+)
+from loopnest.frontend.build import ScopBuilder
+from loopnest.frontend.preprocess import PreprocessOptions, location_of, preprocess
+from loopnest.frontend.source_span import statement_end_line
+from loopnest.frontend.symbols import collect_function_symbols, collect_globals, collect_typedefs
+from loopnest.ir import Scop, SourceRegion
+
+
+@dataclass(frozen=True)
+class RejectedRegion:
+    function: str
+    location: SourceLocation
+    construct: str
+    message: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"function": self.function, "location": self.location.to_dict(), "construct": self.construct,
+                "message": self.message}
+
+
+@dataclass(frozen=True)
+class Extraction:
+    path: str
+    scops: list[Scop] = field(default_factory=list)
+    rejected: list[RejectedRegion] = field(default_factory=list)
+
+
+@dataclass
+class _Region:
+    function: c_ast.FuncDef
+    items: list[c_ast.Node]
+    region: SourceRegion
+
+
+def parse_file(path: Path, options: PreprocessOptions) -> c_ast.FileAST:
+    text = preprocess(path, options)
+    try:
+        return CParser().parse(text, filename=str(path))
+    except Exception as exc:  # pycparser raises ParseError with "file:line:col: msg"
+        raise SourceError(f"C parse error: {exc}") from exc
+
+
+def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
+                  function: str | None = None) -> Extraction:
+    """Every region of ``path`` as a Scop, and each region outside the supported subset with its reason."""
+    path = Path(path)
+    if not path.is_file():
+        raise SourceError(f"{path}: no such file")
+    options = options or PreprocessOptions()
+    ast = parse_file(path, options)
+    original = path.read_text(errors="replace").splitlines()
+    typedefs = collect_typedefs(ast)
+    globals_ = collect_globals(ast, typedefs)
+    functions = [e for e in ast.ext if isinstance(e, c_ast.FuncDef) and _in_main_file(e, path)]
+    if function is not None:
+        functions = [f for f in functions if f.decl.name == function]
+        if not functions:
+            raise SourceError(f"{path}: no function named {function!r}")
+    regions = _find_regions(functions, path, original)
+    result = Extraction(str(path))
+    counter = 0
+    for reg in regions:
+        symbols = {**globals_, **collect_function_symbols(reg.function, typedefs)}
+        name = f"{path.name}:{reg.function.decl.name}#{counter}"
+        try:
+            scop = ScopBuilder(items=reg.items, region=reg.region, symbols=symbols, typedefs=typedefs,
+                               name=name).build()
+        except UnsupportedConstructError as exc:
+            result.rejected.append(RejectedRegion(reg.function.decl.name, exc.location or SourceLocation(
+                str(path), reg.region.first_line), exc.construct, exc.message))
+            continue
+        except LocatedError as exc:
+            result.rejected.append(RejectedRegion(reg.function.decl.name, exc.location or SourceLocation(
+                str(path), reg.region.first_line), "error", exc.message))
+            continue
+        result.scops.append(scop)
+        counter += 1
+    return result
+
+
+def _in_main_file(node: c_ast.Node, path: Path) -> bool:
+    coord = getattr(node, "coord", None)
+    return coord is not None and Path(str(coord.file)) == path
+
+
+def _find_regions(functions: list[c_ast.FuncDef], path: Path, original: list[str]) -> list[_Region]:
+    pragma_mode = any(_has_scop_pragma(f.body) for f in functions)
+    out: list[_Region] = []
+    for func in functions:
+        if pragma_mode:
+            _pragma_regions(func, func.body, path, out)
+        else:
+            _for_regions(func, func.body, path, original, out)
+    return out
+
+
+def _has_scop_pragma(node: c_ast.Node) -> bool:
+    if isinstance(node, c_ast.Pragma) and node.string.strip() == "scop":
+        return True
+    return any(_has_scop_pragma(child) for _, child in node.children())
+
+
+def _pragma_regions(func: c_ast.FuncDef, node: c_ast.Node, path: Path, out: list[_Region]) -> None:
+    if isinstance(node, c_ast.Compound):
+        items = node.block_items or []
+        start: int | None = None
+        for pos, item in enumerate(items):
+            if isinstance(item, c_ast.Pragma) and item.string.strip() == "scop":
+                start = pos
+            elif isinstance(item, c_ast.Pragma) and item.string.strip() == "endscop" and start is not None:
+                first = location_of(items[start].coord, str(path)).line + 1
+                last = location_of(item.coord, str(path)).line - 1
+                region = SourceRegion(str(path), func.decl.name, first, last, pragma=True)
+                out.append(_Region(func, items[start + 1:pos], region))
+                start = None
+    for _, child in node.children():
+        _pragma_regions(func, child, path, out)
+
+
+def _for_regions(func: c_ast.FuncDef, node: c_ast.Node, path: Path, original: list[str],
+                 out: list[_Region]) -> None:
+    for _, child in node.children():
+        if isinstance(child, c_ast.For):
+            loc = location_of(child.coord, str(path))
+            last = statement_end_line(original, loc.line)
+            region = SourceRegion(str(path), func.decl.name, loc.line, last, pragma=False)
+            out.append(_Region(func, [child], region))
+        else:
+            _for_regions(func, child, path, original, out)

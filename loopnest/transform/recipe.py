@@ -1,0 +1,150 @@
+"""Recipes: JSON lists of transformation steps, validated, applied in order and checked for legality.
+
+Loops are named by depth (0 = outermost) and statements by source order, so a recipe written for
+one nest applies to another. A step on depth ``d`` acts on every loop at that depth: in an imperfect
+nest, sibling loops at one depth are transformed together; ``statements`` (where a step takes it)
+narrows a step to some statements.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from loopnest.errors import IllegalTransformError, RecipeError
+from loopnest.ir import Scop
+from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
+from loopnest.transform.fusion import distribute, fuse
+from loopnest.transform.interchange import interchange
+from loopnest.transform.parallel import blocking_dependences, parallelize, unroll, vectorize
+from loopnest.transform.skew import skew
+from loopnest.transform.tiling import tile
+
+
+@dataclass(frozen=True)
+class StepKind:
+    function: Callable[..., Scop]
+    required: frozenset[str]
+    optional: frozenset[str]
+    needs_space: bool = False
+
+
+STEP_KINDS: dict[str, StepKind] = {
+    "interchange": StepKind(interchange, frozenset({"order"}), frozenset({"statements"})),
+    "tile": StepKind(tile, frozenset({"loops", "sizes"}), frozenset()),
+    "parallelize": StepKind(parallelize, frozenset({"loop"}), frozenset(), needs_space=True),
+    "vectorize": StepKind(vectorize, frozenset({"loop"}), frozenset(), needs_space=True),
+    "unroll": StepKind(unroll, frozenset({"loop", "factor"}), frozenset()),
+    "distribute": StepKind(distribute, frozenset({"loop"}), frozenset({"groups"})),
+    "fuse": StepKind(fuse, frozenset({"loop"}), frozenset({"statements"})),
+    "skew": StepKind(skew, frozenset({"loop"}), frozenset({"outer", "factor"})),
+}
+
+
+@dataclass(frozen=True)
+class Step:
+    op: str
+    args: tuple[tuple[str, Any], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"op": self.op, **dict(self.args)}
+
+
+@dataclass(frozen=True)
+class Recipe:
+    steps: tuple[Step, ...] = ()
+
+    @classmethod
+    def from_dict(cls, data: object) -> Recipe:
+        if isinstance(data, list):
+            data = {"steps": data}
+        if not isinstance(data, dict) or not isinstance(data.get("steps", []), list):
+            raise RecipeError('a recipe is {"steps": [{"op": ...}, ...]}')
+        extra = set(data) - {"steps"}
+        if extra:
+            raise RecipeError(f"unknown recipe keys: {sorted(extra)}")
+        return cls(tuple(_parse_step(k, s) for k, s in enumerate(data.get("steps", []))))
+
+    @classmethod
+    def from_json(cls, text: str) -> Recipe:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecipeError(f"recipe is not valid JSON: line {exc.lineno}: {exc.msg}") from exc
+        return cls.from_dict(data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"steps": [s.to_dict() for s in self.steps]}
+
+    def canonical_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+
+    @property
+    def hash(self) -> str:
+        return hashlib.sha256(self.canonical_json().encode()).hexdigest()
+
+    @property
+    def is_identity(self) -> bool:
+        return not self.steps
+
+
+def _parse_step(index: int, raw: object) -> Step:
+    if not isinstance(raw, dict) or "op" not in raw:
+        raise RecipeError(f"step {index}: each step is an object with an 'op'")
+    op = raw["op"]
+    kind = STEP_KINDS.get(op) if isinstance(op, str) else None
+    if kind is None:
+        raise RecipeError(f"step {index}: unknown op {op!r}; known: {', '.join(sorted(STEP_KINDS))}")
+    args = {k: v for k, v in raw.items() if k != "op"}
+    missing = kind.required - set(args)
+    unknown = set(args) - kind.required - kind.optional
+    if missing:
+        raise RecipeError(f"step {index} ({op}): missing {sorted(missing)}")
+    if unknown:
+        raise RecipeError(f"step {index} ({op}): unknown arguments {sorted(unknown)}")
+    return Step(op, tuple(sorted(args.items())))
+
+
+def apply_recipe(scop: Scop, recipe: Recipe, deps: list[Dependence] | None = None) -> Scop:
+    """``scop`` with every step applied; raises :class:`IllegalTransformError` naming the
+    dependence the first illegal step would violate, before any code is generated."""
+    deps = compute_dependences(scop) if deps is None else deps
+    for index, step in enumerate(recipe.steps):
+        kind = STEP_KINDS[step.op]
+        args = dict(step.args)
+        if kind.needs_space:
+            args["space"] = ScheduleSpace(scop, deps)
+        try:
+            scop = kind.function(scop, **args)
+        except IllegalTransformError as exc:
+            raise IllegalTransformError(f"step {index}: {exc}", step=index, dependence=exc.dependence) from None
+        except RecipeError as exc:
+            raise RecipeError(f"step {index}: {exc}") from None
+        scop = _check_legal(scop, deps, index, step.op)
+    return scop
+
+
+def _check_legal(scop: Scop, deps: list[Dependence], index: int, op: str) -> Scop:
+    """Refuse a schedule that reverses a dependence or a parallel/simd mark that became illegal;
+    returns ``scop`` with the privatized scalars of each marked loop recomputed."""
+    space = ScheduleSpace(scop, deps)
+    dep = space.violated()
+    if dep is not None:
+        raise IllegalTransformError(
+            f"step {index} ({op}) is illegal: it would reverse the dependence {dep.describe()} "
+            f"({dep.relation})", step=index, dependence=dep.describe())
+    private: dict[int, tuple[str, ...]] = {}
+    for level, marks in scop.schedule.marks.items():
+        if "parallel" in marks or "simd" in marks:
+            blocking, scalars = blocking_dependences(scop, space, level)
+            if scalars:
+                private[level] = tuple(scalars)
+            if blocking:
+                raise IllegalTransformError(
+                    f"step {index} ({op}) is illegal: loop {level} is marked {'/'.join(marks)} but now "
+                    f"carries the dependence {blocking[0].describe()}", step=index,
+                    dependence=blocking[0].describe())
+    return scop.replace(schedule=scop.schedule.replace(private=private))
