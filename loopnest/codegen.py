@@ -89,7 +89,8 @@ class _Printer:
             if n.for_is_degenerate():
                 return [f"{pad}{{", f"{pad}{self.indent}const int {it} = {init};",
                         *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
-            cond, inc = self.expr(n.for_get_cond()), self.expr(n.for_get_inc())
+            # OpenMP wants a bare "var relop bound" as the loop test: no outer parentheses.
+            cond, inc = _unparen(self.expr(n.for_get_cond())), self.expr(n.for_get_inc())
             head = [*self._pragmas(level), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{"]
             return [*head, *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
         if t == isl.ast_node_type.if_:
@@ -106,6 +107,17 @@ class _Printer:
         if t == isl.ast_node_type.mark:
             return self.node(n.mark_get_node(), depth)
         raise NotImplementedError(f"isl AST node {t} has no C form here")
+
+
+def _unparen(text: str) -> str:
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for i, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0 and i < len(text) - 1:
+            return text
+    return text[1:-1]
 
 
 def _fresh_prefix(scop: Scop) -> str:

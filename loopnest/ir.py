@@ -238,6 +238,18 @@ class Schedule:
 
 
 @dataclass(frozen=True)
+class LoopInfo:
+    """A ``for`` loop as written: for reports only (the domains carry the semantics)."""
+
+    depth: int
+    iterator: str
+    lower: str  # C text of the initial value
+    condition: str  # C text of the loop test
+    step: int
+    statements: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class SourceRegion:
     """Where a nest lives in the user's file (1-based, inclusive lines of the replaced text)."""
 
@@ -262,6 +274,7 @@ class Scop:
     original_c: str  # the region as the compiler saw it (preprocessed), for the baseline
     iterators: tuple[str, ...]  # original iterator variables the original code assigns
     param_types: Mapping[str, str] = field(default_factory=dict)
+    loops: tuple[LoopInfo, ...] = ()
 
     def replace(self, **changes: Any) -> Scop:
         return dataclasses.replace(self, **changes)

@@ -25,6 +25,7 @@ from loopnest.ir import (
     Const,
     Expr,
     Iter,
+    LoopInfo,
     Schedule,
     Scop,
     SourceRegion,
@@ -115,6 +116,7 @@ class ScopBuilder:
         self._used: dict[str, None] = {}
         self._loop_vars: dict[str, None] = {}
         self._for_declared: set[str] = set()
+        self._loop_infos: list[LoopInfo] = []
         written = _WrittenNames()
         for item in items:
             written.visit(item)
@@ -149,7 +151,8 @@ class ScopBuilder:
         iterators = tuple(n for n in self._loop_vars if n not in self._for_declared)
         param_types = {p: self._symbols[p].base_type if p in self._symbols else "int" for p in params}
         return Scop(self._name, params, context, tuple(statements), arrays, Schedule(rows), self._region,
-                    "\n".join(c_text(i) for i in self._items), iterators, param_types)
+                    "\n".join(c_text(i) for i in self._items), iterators, param_types,
+                    tuple(sorted(self._loop_infos, key=lambda lp: (lp.statements[:1], lp.depth))))
 
     def _arrays(self, statements: list[Statement]) -> dict[str, ArrayInfo]:
         written = {a.array for s in statements for a in s.writes}
@@ -257,7 +260,10 @@ class ScopBuilder:
             cons.append(f"exists (e{depth}: {it} = {lb.text} {'+' if step > 0 else '-'} {abs(step)}*e{depth})")
         self._conds.extend(cons)
         self._beta.append(0)
+        first = len(self._raw)
         self._statement(node.stmt)
+        self._loop_infos.append(LoopInfo(depth, name, c_text(lower), c_text(node.cond), step,
+                                         tuple(range(first, len(self._raw)))))
         self._beta.pop()
         del self._conds[-len(cons):]
         self._loops.pop()

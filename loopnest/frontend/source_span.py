@@ -114,13 +114,19 @@ def _string_end(text: str, pos: int) -> int:
     return i + 1
 
 
-def statement_end_line(lines: list[str], start_line: int) -> int:
-    """The 1-based line where the ``for`` statement starting on ``start_line`` ends."""
-    text = "\n".join(lines)
-    offset = sum(len(line) + 1 for line in lines[: start_line - 1])
+def statement_span(text: str, start_line: int) -> tuple[int, int]:
+    """Character offsets [start, end) of the ``for`` statement that starts on ``start_line``."""
+    offset = sum(len(line) + 1 for line in text.split("\n")[: start_line - 1])
     m = _FOR.search(text, offset)
     if m is None:
         raise SourceError(f"line {start_line}: no 'for' found in the original source")
     scanner = _Scanner(text, m.start())
     scanner.statement()
-    return text.count("\n", 0, scanner.pos - 1) + 1
+    return m.start(), scanner.pos
+
+
+def statement_end_line(lines: list[str], start_line: int) -> int:
+    """The 1-based line where the ``for`` statement starting on ``start_line`` ends."""
+    text = "\n".join(lines)
+    _, end = statement_span(text, start_line)
+    return text.count("\n", 0, end - 1) + 1

@@ -1,0 +1,173 @@
+"""A self-contained C program around one nest: arrays sized for the parameter values, deterministic
+pseudo-random inputs, timed repetitions, and the written variables dumped for verification."""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import islpy as isl
+import numpy as np
+
+from loopnest.errors import ParameterError
+from loopnest.ir import ArrayInfo, Scop
+
+_DTYPES = {
+    "double": np.float64, "float": np.float32, "long double": np.longdouble,
+    "int": np.int32, "signed int": np.int32, "unsigned int": np.uint32, "unsigned": np.uint32,
+    "long": np.int64, "long int": np.int64, "long long": np.int64, "unsigned long": np.uint64,
+    "short": np.int16, "unsigned short": np.uint16, "char": np.int8, "signed char": np.int8,
+    "unsigned char": np.uint8, "size_t": np.int32,
+}
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+        ast.Div: operator.floordiv, ast.Mod: operator.mod}
+
+
+def numpy_dtype(ctype: str) -> np.dtype:
+    try:
+        return np.dtype(_DTYPES[" ".join(ctype.split())])
+    except KeyError:
+        raise ParameterError(f"element type {ctype!r} is not supported by the harness") from None
+
+
+def is_floating(ctype: str) -> bool:
+    return numpy_dtype(ctype).kind == "f"
+
+
+def _eval_extent(text: str, params: Mapping[str, int]) -> int | None:
+    """An array extent as C text (``n + 1``, ``2000 + 0``) evaluated with the parameter values."""
+    try:
+        tree = ast.parse(text.replace("/", "//"), mode="eval")
+    except SyntaxError:
+        return None
+
+    def ev(node: ast.AST) -> int:
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in params:
+            return int(params[node.id])
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -ev(node.operand)
+        raise ValueError(text)
+
+    try:
+        return ev(tree)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+@dataclass(frozen=True)
+class ArrayLayout:
+    info: ArrayInfo
+    extents: tuple[int, ...]
+
+    @property
+    def count(self) -> int:
+        return int(np.prod(self.extents)) if self.extents else 1
+
+    @property
+    def nbytes(self) -> int:
+        return self.count * numpy_dtype(self.info.element_type).itemsize
+
+
+def array_layouts(scop: Scop, params: Mapping[str, int]) -> list[ArrayLayout]:
+    """Concrete extents of every variable: declared where known, else the accessed footprint.
+
+    Raises :class:`ParameterError` when, for these parameter values, the nest would access an
+    element outside a declared extent.
+    """
+    fixed = ", ".join(f"{p} = {int(params[p])}" for p in scop.params)
+    context = isl.Set(f"[{', '.join(scop.params)}] -> {{ : {fixed or 'true'} }}")
+    footprints: dict[str, isl.Set] = {}
+    for stmt in scop.statements:
+        for acc in stmt.accesses:
+            rng = isl.Map(acc.relation).range().intersect_params(context)
+            footprints[acc.array] = footprints[acc.array].union(rng) if acc.array in footprints else rng
+    out = []
+    for name, info in sorted(scop.arrays.items()):
+        if name in scop.params:
+            continue
+        fp = footprints.get(name)
+        extents = []
+        for k, dim in enumerate(info.dims):
+            declared = _eval_extent(dim, params) if dim is not None else None
+            lo = hi = None
+            if fp is not None and not fp.is_empty():
+                lo, hi = fp.dim_min_val(k).to_python(), fp.dim_max_val(k).to_python()
+            if lo is not None and lo < 0:
+                raise ParameterError(f"{name}: the nest accesses index {lo} of dimension {k}")
+            if declared is not None and hi is not None and hi >= declared:
+                raise ParameterError(
+                    f"{name}: with {fixed} the nest accesses index {hi} of dimension {k}, but {name} "
+                    f"is declared with extent {dim} = {declared}")
+            extents.append(declared if declared is not None else (hi + 1 if hi is not None else 1))
+        out.append(ArrayLayout(info, tuple(extents)))
+    return out
+
+
+def synthesize_driver(scop: Scop, kernel: str, params: Mapping[str, int], layouts: list[ArrayLayout]) -> str:
+    """The driver program; run as ``prog PARAM... REPS OUTFILE``, it prints one time per line."""
+    lines = ["#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "#include <math.h>",
+             "#include <time.h>", ""]
+    for p in scop.params:
+        lines.append(f"static {scop.param_types.get(p, 'int')} {p};")
+    for lay in layouts:
+        if lay.info.storage == "region":
+            continue
+        dims = "".join(f"[{e}]" for e in lay.extents)
+        lines.append(f"static {lay.info.element_type} {lay.info.name}{dims};")
+    lines += [
+        "static unsigned long long perfembed_state;",
+        "static double perfembed_next(void) {",
+        "  perfembed_state ^= perfembed_state << 13; perfembed_state ^= perfembed_state >> 7;",
+        "  perfembed_state ^= perfembed_state << 17;",
+        "  return 0.5 + (double)(perfembed_state >> 11) / 9007199254740992.0;",
+        "}",
+        "static void perfembed_init(void) {",
+        "  perfembed_state = 0x9E3779B97F4A7C15ULL;",
+    ]
+    for lay in layouts:
+        info = lay.info
+        if info.storage == "region":
+            continue
+        value = "perfembed_next()" if is_floating(info.element_type) else "(long)(perfembed_next() * 8.0)"
+        if info.is_scalar:
+            lines.append(f"  {info.name} = ({info.element_type}){value};")
+        else:
+            lines += [f"  {{ {info.element_type} *perfembed_p = ({info.element_type} *){info.name};",
+                      f"    for (long perfembed_k = 0; perfembed_k < {lay.count}L; perfembed_k++)",
+                      f"      perfembed_p[perfembed_k] = ({info.element_type}){value}; }}"]
+    lines.append("}")
+    iterators = [f"  int {it};" for it in scop.iterators]
+    lines += ["static void perfembed_kernel(void) {", *iterators, kernel, "}", ""]
+    n = len(scop.params)
+    lines += [
+        "int main(int argc, char **argv) {",
+        f"  if (argc != {n + 3}) {{ fprintf(stderr, \"usage: PARAMS REPS OUT\\n\"); return 64; }}",
+        *[f"  {p} = ({scop.param_types.get(p, 'int')})atol(argv[{k + 1}]);" for k, p in enumerate(scop.params)],
+        f"  int perfembed_reps = atoi(argv[{n + 1}]);",
+        "  for (int perfembed_r = 0; perfembed_r <= perfembed_reps; perfembed_r++) {",
+        "    struct timespec perfembed_t0, perfembed_t1;",
+        "    perfembed_init();",
+        "    clock_gettime(CLOCK_MONOTONIC, &perfembed_t0);",
+        "    perfembed_kernel();",
+        "    clock_gettime(CLOCK_MONOTONIC, &perfembed_t1);",
+        "    if (perfembed_r > 0)",
+        "      printf(\"%.9f\\n\", (perfembed_t1.tv_sec - perfembed_t0.tv_sec)"
+        " + 1e-9 * (perfembed_t1.tv_nsec - perfembed_t0.tv_nsec));",
+        "  }",
+        f"  FILE *perfembed_out = fopen(argv[{n + 2}], \"wb\");",
+        "  if (!perfembed_out) return 65;",
+    ]
+    for lay in layouts:
+        if lay.info.written and lay.info.storage != "region":
+            ref = lay.info.name if lay.extents else f"&{lay.info.name}"
+            lines.append(f"  fwrite({ref}, sizeof({lay.info.name}), 1, perfembed_out);")
+    lines += ["  fclose(perfembed_out);", "  return 0;", "}", ""]
+    return "\n".join(lines)

@@ -1,0 +1,226 @@
+"""Compile, run, verify and time the original nest and its variants, each in a sandbox."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import statistics
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+from loopnest.codegen import generate_c
+from loopnest.errors import ParameterError
+from loopnest.harness.driver import ArrayLayout, array_layouts, numpy_dtype, synthesize_driver
+from loopnest.harness.sandbox import Limits, run_limited
+from loopnest.ir import Scop
+from loopnest.polyhedral import Dependence, compute_dependences
+from loopnest.transform.recipe import Recipe, apply_recipe
+
+# Relative tolerances by element kind. Legal recipes keep every reduction's order, so outputs differ
+# only by the compiler's floating-point contraction; a recipe that reorders a reduction gets the
+# looser pair.
+TOLERANCE = {"f8": 1e-9, "f4": 1e-4}
+REORDERED_TOLERANCE = {"f8": 1e-6, "f4": 1e-3}
+
+
+@dataclass(frozen=True)
+class VariantResult:
+    label: str
+    status: str  # "ok", "compile-error", "wrong-output", or the sandbox status of the run
+    times: tuple[float, ...] = ()
+    compile_seconds: float = 0.0
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.times) if self.times else None
+
+    @property
+    def spread(self) -> float | None:
+        """(max - min) / median of the repetitions."""
+        if not self.times:
+            return None
+        return (max(self.times) - min(self.times)) / max(statistics.median(self.times), 1e-12)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "median": self.median, "spread": self.spread}
+
+
+@dataclass(frozen=True)
+class Verification:
+    verified: bool
+    max_rel_error: float
+    tolerance: float
+    mismatch: str | None = None
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    recipe: dict[str, Any]
+    variant: VariantResult
+    verification: Verification | None
+    speedup: float | None
+
+    @property
+    def verified(self) -> bool:
+        return self.verification is not None and self.verification.verified
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"recipe": self.recipe, "variant": self.variant.to_dict(),
+                "verification": asdict(self.verification) if self.verification else None,
+                "verified": self.verified, "speedup": self.speedup}
+
+
+@dataclass
+class Harness:
+    """One nest at fixed parameter values: the baseline is built and run once, variants on demand.
+
+    Use as a context manager; the private working directory is removed on exit.
+    """
+
+    scop: Scop
+    params: Mapping[str, int]
+    reps: int = 5
+    threads: int | None = None
+    limits: Limits = field(default_factory=Limits)
+    cc: str = "gcc"
+    cflags: str = "-O3 -march=native -fopenmp"
+    _tmp: tempfile.TemporaryDirectory[str] | None = None
+    _baseline: VariantResult | None = None
+    _deps: list[Dependence] | None = None
+
+    def __post_init__(self) -> None:
+        missing = [p for p in self.scop.params if p not in self.params]
+        if missing:
+            raise ParameterError(f"{self.scop.name}: missing value for parameter(s) {', '.join(missing)} "
+                                 f"(give --param {missing[0]}=N)")
+        self.params = {p: int(self.params[p]) for p in self.scop.params}
+        self.layouts: list[ArrayLayout] = array_layouts(self.scop, self.params)
+        total = sum(lay.nbytes for lay in self.layouts)
+        if total > self.limits.memory_mb * 1024 * 1024 * 0.8:
+            raise ParameterError(f"{self.scop.name}: the arrays need {total / 2**20:.0f} MiB at these parameter "
+                                 f"values, over the {self.limits.memory_mb} MiB limit")
+        self.threads = self.threads or os.cpu_count() or 1
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def __enter__(self) -> Harness:
+        self._dir()
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def _dir(self) -> Path:
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="perfembed-")
+        return Path(self._tmp.name)
+
+    @property
+    def dependences(self) -> list[Dependence]:
+        if self._deps is None:
+            self._deps = compute_dependences(self.scop)
+        return self._deps
+
+    # -- running ---------------------------------------------------------------------------------
+    def _build_and_run(self, label: str, kernel: str, limits: Limits | None = None) -> VariantResult:
+        work = self._dir()
+        src, exe, out = work / f"{label}.c", work / label, work / f"{label}.out"
+        src.write_text(synthesize_driver(self.scop, kernel, self.params, self.layouts))
+        start = time.perf_counter()
+        compiled = run_limited([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
+                               cwd=work, limits=self.limits)
+        compile_s = time.perf_counter() - start
+        if not compiled.ok:
+            return VariantResult(label, "compile-error", (), compile_s, compiled.describe())
+        args = [str(exe), *(str(self.params[p]) for p in self.scop.params), str(self.reps), str(out)]
+        env = {"OMP_NUM_THREADS": str(self.threads)}
+        ran = run_limited(args, cwd=work, limits=limits or self.limits, env=env, threads=self.threads or 1)
+        if not ran.ok:
+            return VariantResult(label, ran.status, (), compile_s, ran.describe())
+        times = tuple(float(x) for x in ran.stdout.split())
+        return VariantResult(label, "ok", times, compile_s)
+
+    def baseline(self) -> VariantResult:
+        if self._baseline is None:
+            self._baseline = self._build_and_run("baseline", self.scop.original_c)
+        return self._baseline
+
+    def evaluate(self, recipe: Recipe, *, transformed: Scop | None = None,
+                 wall_seconds: float | None = None) -> Evaluation:
+        """Apply (legality-checked), generate, compile, run, verify against the baseline and time."""
+        base = self.baseline()
+        if not base.ok:
+            return Evaluation(recipe.to_dict(), VariantResult("variant", "baseline-failed", message=base.message),
+                              None, None)
+        scop = transformed or apply_recipe(self.scop, recipe, self.dependences)
+        label = f"variant_{recipe.hash[:12]}"
+        limits = self.limits if wall_seconds is None else Limits(
+            self.limits.cpu_seconds, self.limits.memory_mb, self.limits.output_mb, wall_seconds)
+        result = self._build_and_run(label, generate_c(scop), limits)
+        if not result.ok:
+            return Evaluation(recipe.to_dict(), result, None, None)
+        check = verify_outputs(self._dir() / "baseline.out", self._dir() / f"{label}.out", self.layouts)
+        if not check.verified:
+            result = VariantResult(label, "wrong-output", result.times, result.compile_seconds,
+                                   f"{check.mismatch}: max relative error {check.max_rel_error:.3g}")
+            return Evaluation(recipe.to_dict(), result, check, None)
+        speedup = (base.median or 0.0) / max(result.median or 0.0, 1e-12)
+        return Evaluation(recipe.to_dict(), result, check, speedup)
+
+
+def verify_outputs(expected: Path, actual: Path, layouts: list[ArrayLayout], *,
+                   reorders_reduction: bool = False) -> Verification:
+    """Compare every written variable of two runs; integers exactly, floats by relative error."""
+    table = REORDERED_TOLERANCE if reorders_reduction else TOLERANCE
+    want, got = expected.read_bytes(), actual.read_bytes()
+    if len(want) != len(got):
+        return Verification(False, float("inf"), 0.0, "output size differs")
+    offset, worst, worst_tol = 0, 0.0, 0.0
+    for lay in layouts:
+        if not lay.info.written or lay.info.storage == "region":
+            continue
+        dtype = numpy_dtype(lay.info.element_type)
+        a = np.frombuffer(want, dtype=dtype, count=lay.count, offset=offset)
+        b = np.frombuffer(got, dtype=dtype, count=lay.count, offset=offset)
+        offset += lay.nbytes
+        if dtype.kind != "f":
+            if not np.array_equal(a, b):
+                return Verification(False, float("inf"), 0.0, lay.info.name)
+            continue
+        tol = table.get(dtype.str[1:], 1e-9)
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        same_nan = np.isnan(a64) == np.isnan(b64)
+        if not same_nan.all():
+            return Verification(False, float("inf"), tol, lay.info.name)
+        finite = np.isfinite(a64)
+        if not np.array_equal(a64[~finite], b64[~finite], equal_nan=True):
+            return Verification(False, float("inf"), tol, lay.info.name)
+        scale = max(float(np.max(np.abs(a64[finite]))) if finite.any() else 0.0, 1e-300)
+        denom = np.maximum(np.abs(a64[finite]), 1e-6 * scale)
+        err = float(np.max(np.abs(a64[finite] - b64[finite]) / denom)) if finite.any() else 0.0
+        worst, worst_tol = max(worst, err), tol
+        if err > tol:
+            return Verification(False, err, tol, lay.info.name)
+    return Verification(True, worst, worst_tol)
+
+
+def measure(scop: Scop, recipe: Recipe, params: Mapping[str, int], **options: Any) -> tuple[VariantResult, Evaluation]:
+    """Baseline and one variant of ``scop``: the ``perfembed measure`` operation."""
+    with Harness(scop, params, **options) as harness:
+        return harness.baseline(), harness.evaluate(recipe)

@@ -1,0 +1,230 @@
+"""The ``perfembed`` command line. Commands parse options, call library functions, and render.
+
+Every :class:`PerfembedError` (bad C, unsupported construct, illegal recipe, missing parameter)
+ends the command with exit code 2 and a one-line message naming the problem and its line; with
+``--json`` the error is printed as a JSON object instead.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from loopnest.errors import ParameterError, PerfembedError
+
+app = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Transfer tuning of C loop nests with performance embeddings.")
+# Markup off: C subscripts such as A[i][j] would otherwise be read as style tags.
+console = Console(markup=False)
+err_console = Console(stderr=True)
+
+IncludeOpt = typer.Option([], "-I", "--include", help="Directory for quoted includes (as cc -I).")
+DefineOpt = typer.Option([], "-D", "--define", help="Macro NAME or NAME=VALUE (as cc -D).")
+ParamOpt = typer.Option([], "--param", help="Parameter value NAME=INT for sizes and trip counts.")
+FunctionOpt = typer.Option(None, "--function", help="Only nests of this function.")
+JsonOpt = typer.Option(False, "--json", help="Print one JSON object.")
+
+
+def parse_params(items: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            out[name.strip()] = int(value, 0)
+        except ValueError:
+            raise ParameterError(f"--param {item!r}: expected NAME=INT") from None
+        if not sep or not name.strip().isidentifier():
+            raise ParameterError(f"--param {item!r}: expected NAME=INT")
+    return out
+
+
+def load_program(file: Path, include: list[str], define: list[str], function: str | None) -> Any:
+    from loopnest.frontend.extract import extract_scops
+    from loopnest.frontend.preprocess import PreprocessOptions
+
+    options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
+    return extract_scops(file, options, function=function)
+
+
+def _emit_json(data: object) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _selected(extraction: Any, nest: int | None) -> list[int]:
+    if nest is None:
+        return list(range(len(extraction.scops)))
+    if not 0 <= nest < len(extraction.scops):
+        raise ParameterError(f"--nest {nest}: the file has {len(extraction.scops)} supported nest(s)")
+    return [nest]
+
+
+@app.command()
+def analyze(file: Path, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
+            param: list[str] = ParamOpt, function: str | None = FunctionOpt, json_out: bool = JsonOpt) -> None:
+    """Extract every loop nest and show loops, accesses, trip counts, dependences and parallel loops."""
+    from loopnest.analysis import describe_scop
+
+    params = parse_params(param)
+    extraction = load_program(file, include, define, function)
+    nests = [describe_scop(s, params) for s in extraction.scops]
+    missing = sorted({p for s in extraction.scops for p in s.params if p not in params})
+    rejected = [r.to_dict() for r in extraction.rejected]
+    if json_out:
+        _emit_json({"file": str(file), "nests": nests, "rejected": rejected, "missing_params": missing})
+    else:
+        for n in nests:
+            _print_nest(n)
+        for r in extraction.rejected:
+            err_console.print(f"[yellow]rejected[/] {escape(str(r.location))}: {escape(r.message)}")
+        if missing:
+            err_console.print(f"[yellow]note[/]: no value for parameter(s) {', '.join(missing)}; "
+                              "trip counts need --param NAME=INT")
+    if not nests:
+        raise typer.Exit(2)
+
+
+def _print_nest(n: dict[str, Any]) -> None:
+    console.rule(f"{n['name']} lines {n['region']['first_line']}-{n['region']['last_line']}")
+    params = ", ".join(f"{k}={v}" for k, v in n["params"].items())
+    console.print(f"depth {n['depth']}, parameters: {params or 'none'}")
+    trips = n["trip_counts"].get("loops", [])
+    loops = Table("depth", "iterator", "from", "while", "step", "trip count", "parallel", "carried")
+    par = {p["depth"]: p for p in n["parallel"]}
+    for k, lp in enumerate(n["loops"]):
+        p = par.get(lp["depth"], {})
+        loops.add_row(str(lp["depth"]), lp["iterator"], lp["lower"], lp["condition"], str(lp["step"]),
+                      f"{trips[k]:.0f}" if k < len(trips) else "?",
+                      "yes" + (f" (private {', '.join(p['private'])})" if p.get("private") else "")
+                      if p.get("parallel") else "no", ",".join(p.get("carried", [])))
+    console.print(loops)
+    stmts = Table("stmt", "line", "statement", "accesses")
+    for s in n["statements"]:
+        acc = "; ".join(f"{a['mode'][0].upper()} {a['array']}[{', '.join(a['subscripts'])}]" for a in s["accesses"])
+        stmts.add_row(f"S{s['index']}", str(s["line"]), s["text"], acc)
+    console.print(stmts)
+    deps = Table("kind", "from", "to", "array", "distance", "carried at")
+    for d in n["dependences"]:
+        deps.add_row(d["kind"], f"S{d['source']}", f"S{d['sink']}", d["array"], f"({', '.join(d['distance'])})",
+                     ", ".join(map(str, d["carried_at"])) or "-")
+    console.print(deps)
+
+
+@app.command()
+def apply(file: Path, recipe: Path = typer.Option(..., "--recipe", help="Recipe JSON file."),
+          nest: int | None = typer.Option(None, "--nest", help="Only this nest (default: all)."),
+          include: list[str] = IncludeOpt, define: list[str] = DefineOpt, function: str | None = FunctionOpt,
+          output: Path | None = typer.Option(None, "-o", "--output", help="Write here instead of stdout.")) -> None:
+    """Write FILE with the recipe applied to its nest(s): a drop-in replacement."""
+    from loopnest.dropin import replace_regions
+    from loopnest.transform.recipe import Recipe, apply_recipe
+
+    rec = Recipe.from_json(_read_recipe(recipe))
+    extraction = load_program(file, include, define, function)
+    chosen = _selected(extraction, nest)
+    transformed = {i: apply_recipe(extraction.scops[i], rec) for i in chosen}
+    text = replace_regions(file, transformed, extraction.scops)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text)
+        err_console.print(f"wrote {output} ({len(transformed)} nest(s) transformed)")
+
+
+def _read_recipe(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as exc:
+        raise ParameterError(f"cannot read recipe {path}: {exc.strerror}") from None
+
+
+@app.command()
+def measure(file: Path, recipe: Path | None = typer.Option(None, "--recipe", help="Recipe JSON (default: none)."),
+            nest: int | None = typer.Option(None, "--nest"), include: list[str] = IncludeOpt,
+            define: list[str] = DefineOpt, param: list[str] = ParamOpt, function: str | None = FunctionOpt,
+            reps: int = typer.Option(5, "--reps", min=1, max=1000), threads: int | None = typer.Option(None, "--threads"),
+            json_out: bool = JsonOpt) -> None:
+    """Compile and time the original nest and the recipe's variant; verify the variant's outputs."""
+    from loopnest.config import get_settings
+    from loopnest.harness import Harness, Limits
+    from loopnest.transform.recipe import Recipe
+
+    settings = get_settings()
+    rec = Recipe.from_json(_read_recipe(recipe)) if recipe else Recipe()
+    params = parse_params(param)
+    extraction = load_program(file, include, define, function)
+    results = []
+    for i in _selected(extraction, nest):
+        scop = extraction.scops[i]
+        with Harness(scop, params, reps=reps, threads=threads or settings.threads or None,
+                     limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as h:
+            base = h.baseline()
+            ev = h.evaluate(rec)
+            results.append({"nest": i, "name": scop.name, "params": dict(h.params), "threads": h.threads,
+                            "reps": reps, "baseline": base.to_dict(), **ev.to_dict()})
+    if json_out:
+        _emit_json({"file": str(file), "results": results})
+        return
+    table = Table("nest", "baseline s", "variant s", "spread", "speedup", "verified", "max rel err", "status")
+    for r in results:
+        b, v, ver = r["baseline"], r["variant"], r["verification"] or {}
+        table.add_row(r["name"], _fmt(b["median"]), _fmt(v["median"]), _fmt(v["spread"], "{:.1%}"),
+                      _fmt(r["speedup"], "{:.2f}x"), "yes" if r["verified"] else "NO",
+                      _fmt(ver.get("max_rel_error"), "{:.2g}"), v["status"] + (f": {v['message']}" if v["message"] else ""))
+    console.print(table)
+
+
+def _fmt(value: float | None, pattern: str = "{:.4f}") -> str:
+    return "-" if value is None else pattern.format(value)
+
+
+@app.command()
+def serve(host: str = typer.Option("127.0.0.1", "--host"), port: int = typer.Option(8000, "--port")) -> None:
+    """Serve the REST API (uvicorn)."""
+    import uvicorn
+
+    uvicorn.run("service.app:create_app", factory=True, host=host, port=port)
+
+
+def _mount_optional() -> None:
+    try:
+        from service.commands.db import db_app
+    except ImportError:  # the database commands are optional until that package lands
+        return
+    app.add_typer(db_app, name="db")
+
+
+_mount_optional()
+
+
+def main() -> None:
+    """Entry point: user errors exit 2 with a message (or JSON with --json), never a traceback."""
+    command = typer.main.get_command(app)
+    try:
+        rc = command.main(standalone_mode=False)
+    except PerfembedError as exc:
+        if "--json" in sys.argv:
+            _emit_json(exc.to_dict())
+        else:
+            err_console.print(f"[red]error[/]: {escape(str(exc))}", highlight=False)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    if isinstance(rc, int) and rc:
+        sys.exit(rc)
+
+
+if __name__ == "__main__":
+    main()
