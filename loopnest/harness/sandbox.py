@@ -21,9 +21,9 @@ class Limits:
 
     @classmethod
     def from_settings(cls, settings: object) -> Limits:
-        return cls(cpu_seconds=getattr(settings, "cpu_time_limit_s"), memory_mb=getattr(settings, "memory_limit_mb"),
-                   output_mb=getattr(settings, "output_limit_mb"),
-                   wall_seconds=getattr(settings, "wall_time_limit_s"))
+        return cls(cpu_seconds=settings.cpu_time_limit_s, memory_mb=settings.memory_limit_mb,
+                   output_mb=settings.output_limit_mb,
+                   wall_seconds=settings.wall_time_limit_s)
 
 
 @dataclass(frozen=True)
