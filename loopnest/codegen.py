@@ -69,9 +69,11 @@ class _Printer:
         private = self.scop.schedule.private.get(level, ())
         clause = f" private({', '.join(private)})" if private else ""
         out = []
-        if "parallel" in marks:
+        if "parallel" in marks and "simd" in marks:
+            out.append(f"#pragma omp parallel for simd{clause}")
+        elif "parallel" in marks:
             out.append(f"#pragma omp parallel for{clause}")
-        if "simd" in marks:
+        elif "simd" in marks:
             out.append(f"#pragma omp simd{clause}")
         out += [f"#pragma GCC unroll {m.split(':')[1]}" for m in marks if m.startswith("unroll:")]
         return out

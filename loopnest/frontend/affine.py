@@ -127,23 +127,25 @@ class AffineConverter:
                 return Affine(f"{'max' if smaller_first else 'min'}({a.text}, {b.text})")
         raise self._fail(node, role, "a conditional expression that is not a min or max")
 
-    def condition(self, node: c_ast.Node, *, negate: bool = False) -> str:
+    def condition(self, node: c_ast.Node, *, negate: bool = False, role: str = "condition") -> str:
         """An isl formula for a C condition of affine comparisons joined by &&, ||, !."""
         match node:
             case c_ast.UnaryOp(op="!", expr=inner):
-                return self.condition(inner, negate=not negate)
+                return self.condition(inner, negate=not negate, role=role)
             case c_ast.BinaryOp(op="&&" | "||", left=left, right=right):
                 conj = (node.op == "&&") != negate
                 joiner = " and " if conj else " or "
-                return f"(({self.condition(left, negate=negate)}){joiner}({self.condition(right, negate=negate)}))"
+                lhs = self.condition(left, negate=negate, role=role)
+                rhs = self.condition(right, negate=negate, role=role)
+                return f"(({lhs}){joiner}({rhs}))"
             case c_ast.BinaryOp(op=op, left=left, right=right) if op in _NEGATED:
                 if negate:
                     op = _NEGATED[op]
-                a, b = self.affine(left, "condition"), self.affine(right, "condition")
+                a, b = self.affine(left, role), self.affine(right, role)
                 if op == "!=":
                     return f"(({a.text}) < ({b.text}) or ({a.text}) > ({b.text}))"
                 return f"({a.text}) {_CMP[op]} ({b.text})"
-        raise self._fail(node, "condition", "only comparisons of affine expressions are supported")
+        raise self._fail(node, role, "only comparisons of affine expressions are supported")
 
 
 def c_text_key(node: c_ast.Node) -> str:

@@ -325,7 +325,7 @@ class ScopBuilder:
             upper = (part.op in ("<", "<=")) == left_is
             if upper != (step > 0):
                 raise self._reject(part, "non-canonical loop", f"the condition does not bound {name!r}")
-        return self._conv.condition(node.cond)
+        return self._conv.condition(node.cond, role="bound")
 
     # -- assignments and expressions -------------------------------------------------------------
     def _assignment(self, node: c_ast.Node, lvalue: c_ast.Node, op: str, rvalue: c_ast.Node,

@@ -38,6 +38,8 @@ def blocking_dependences(scop: Scop, space: ScheduleSpace, level: int) -> tuple[
 
 
 def _annotate(scop: Scop, level: int, mark: str, space: ScheduleSpace, op: str) -> Scop:
+    if any(m.startswith("unroll:") for m in scop.schedule.marks.get(level, ())):
+        raise RecipeError(f"{op}: loop {level} is unrolled; gcc accepts no OpenMP pragma on an unrolled loop")
     blocking, private = blocking_dependences(scop, space, level)
     if blocking:
         dep = blocking[0]
@@ -79,6 +81,8 @@ def unroll(scop: Scop, *, loop: int, factor: int) -> Scop:
     if not isinstance(factor, int) or isinstance(factor, bool) or not 2 <= factor <= 64:
         raise RecipeError(f"unroll: factor must be an integer in 2..64, got {factor!r}")
     sched = scop.schedule
+    if {"parallel", "simd"} & set(sched.marks.get(loop, ())):
+        raise RecipeError(f"unroll: loop {loop} is an OpenMP loop; gcc accepts no unroll pragma on it")
     marks = dict(sched.marks)
     kept = tuple(m for m in marks.get(loop, ()) if not m.startswith("unroll:"))
     marks[loop] = tuple(sorted(kept + (f"unroll:{factor}",)))

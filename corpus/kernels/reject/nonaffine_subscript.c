@@ -1,0 +1,11 @@
+/* Rejected (non-affine subscript): the product of two iterators indexes A. */
+#define CAP 4096
+
+void iterator_product(int n, double A[CAP], double B[n][n])
+{
+    int i, j;
+
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++)
+            B[i][j] = A[i * j];
+}

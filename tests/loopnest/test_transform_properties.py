@@ -1,0 +1,69 @@
+"""Property: over the corpus, a random recipe is either refused or preserves the outputs exactly."""
+
+from __future__ import annotations
+
+import atexit
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from loopnest import Harness, IllegalTransformError, PreprocessOptions, Recipe, RecipeError, apply_recipe, extract_scops
+from tests.loopnest.conftest import ROOT, load_expected
+
+EXPECTED = load_expected()
+KERNELS = sorted(k for k, v in EXPECTED.items() if v["nests"])
+_HARNESSES: dict[str, list[Harness]] = {}
+
+
+def _harnesses(rel: str) -> list[Harness]:
+    """One harness per nest, built once per kernel: the baseline is compiled and run once."""
+    if rel not in _HARNESSES:
+        spec = EXPECTED[rel]
+        options = PreprocessOptions(tuple(str(ROOT / d) for d in spec.get("include_dirs", [])))
+        scops = extract_scops(ROOT / rel, options, function=spec.get("function")).scops
+        params = {k: min(int(v), 24) for k, v in spec["params"].items()}
+        _HARNESSES[rel] = [Harness(s, params, reps=1, threads=2) for s in scops]
+        for h in _HARNESSES[rel]:
+            atexit.register(h.close)
+    return _HARNESSES[rel]
+
+
+@st.composite
+def recipes(draw: st.DrawFn, depth: int) -> Recipe:
+    steps = []
+    for _ in range(draw(st.integers(1, 3))):
+        op = draw(st.sampled_from(["interchange", "tile", "parallelize", "vectorize", "unroll", "distribute",
+                                   "fuse", "skew"]))
+        level = draw(st.integers(0, max(depth - 1, 0)))
+        if op == "interchange":
+            steps.append({"op": op, "order": draw(st.permutations(list(range(depth))))})
+        elif op == "tile":
+            width = draw(st.integers(1, depth - level))
+            sizes = draw(st.lists(st.sampled_from([2, 3, 4, 8]), min_size=width, max_size=width))
+            steps.append({"op": op, "loops": list(range(level, level + width)), "sizes": sizes})
+        elif op == "unroll":
+            steps.append({"op": op, "loop": level, "factor": draw(st.sampled_from([2, 4]))})
+        elif op == "skew":
+            steps.append({"op": op, "loop": max(level, 1), "factor": draw(st.sampled_from([1, 2]))})
+        else:
+            steps.append({"op": op, "loop": level})
+    return Recipe.from_dict({"steps": steps})
+
+
+@pytest.mark.parametrize("rel", KERNELS)
+@settings(max_examples=4, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_recipe_is_refused_or_preserves_outputs(rel: str, data: st.DataObject) -> None:
+    harnesses = _harnesses(rel)
+    harness = harnesses[data.draw(st.integers(0, len(harnesses) - 1))]
+    recipe = data.draw(recipes(harness.scop.depth))
+    try:
+        transformed = apply_recipe(harness.scop, recipe, harness.dependences)
+    except (IllegalTransformError, RecipeError):
+        return
+    assert harness.baseline().ok, harness.baseline().message
+    result = harness.evaluate(recipe, transformed=transformed)
+    assert result.variant.status == "ok", (recipe.to_dict(), result.variant.message)
+    assert result.verified, (recipe.to_dict(), result.verification)
