@@ -24,7 +24,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Transfer tuning of C loop nests with performance embeddings.")
 # Markup off: C subscripts such as A[i][j] would otherwise be read as style tags.
 console = Console(markup=False)
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 IncludeOpt = typer.Option([], "-I", "--include", help="Directory for quoted includes (as cc -I).")
 DefineOpt = typer.Option([], "-D", "--define", help="Macro NAME or NAME=VALUE (as cc -D).")
@@ -149,7 +149,8 @@ def _read_recipe(path: Path) -> str:
 def measure(file: Path, recipe: Path | None = typer.Option(None, "--recipe", help="Recipe JSON (default: none)."),
             nest: int | None = typer.Option(None, "--nest"), include: list[str] = IncludeOpt,
             define: list[str] = DefineOpt, param: list[str] = ParamOpt, function: str | None = FunctionOpt,
-            reps: int = typer.Option(5, "--reps", min=1, max=1000), threads: int | None = typer.Option(None, "--threads"),
+            reps: int = typer.Option(5, "--reps", min=1, max=1000),
+            threads: int | None = typer.Option(None, "--threads"),
             json_out: bool = JsonOpt) -> None:
     """Compile and time the original nest and the recipe's variant; verify the variant's outputs."""
     from loopnest.config import get_settings
@@ -177,7 +178,8 @@ def measure(file: Path, recipe: Path | None = typer.Option(None, "--recipe", hel
         b, v, ver = r["baseline"], r["variant"], r["verification"] or {}
         table.add_row(r["name"], _fmt(b["median"]), _fmt(v["median"]), _fmt(v["spread"], "{:.1%}"),
                       _fmt(r["speedup"], "{:.2f}x"), "yes" if r["verified"] else "NO",
-                      _fmt(ver.get("max_rel_error"), "{:.2g}"), v["status"] + (f": {v['message']}" if v["message"] else ""))
+                      _fmt(ver.get("max_rel_error"), "{:.2g}"),
+                      v["status"] + (f": {v['message']}" if v["message"] else ""))
     console.print(table)
 
 

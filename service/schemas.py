@@ -19,7 +19,8 @@ class ProgramIn(BaseModel):
 
 class AnalysisPublic(BaseModel):
     nests: list[dict[str, Any]]
-    rejected: list[dict[str, Any]] = Field(description="Regions outside the supported subset, with construct and location")
+    rejected: list[dict[str, Any]] = Field(
+        description="Regions outside the supported subset, with construct and location")
 
 
 class ErrorPublic(BaseModel):

@@ -103,7 +103,8 @@ class AffineConverter:
                 return Affine(str(a.value * b.value), a.value * b.value)
             if a.value is None and b.value is None:
                 raise self._fail(node, role, "product of two variables")
-            return Affine(f"{a.value if a.value is not None else b.value}*({b.text if a.value is not None else a.text})")
+            const, var = (a.value, b.text) if a.value is not None else (b.value, a.text)
+            return Affine(f"{const}*({var})")
         if b.value is None or b.value <= 0:
             raise self._fail(node, role, f"'{op}' by a non-constant or non-positive divisor")
         if a.value is not None and a.value >= 0:

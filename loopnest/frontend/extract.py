@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from loopnest.errors import (
     UnsupportedConstructError,
 )
 from loopnest.frontend.build import ScopBuilder
-from loopnest.frontend.preprocess import PreprocessOptions, location_of, preprocess
+from loopnest.frontend.preprocess import PreprocessOptions, compiler_diagnostic, location_of, preprocess
 from loopnest.frontend.source_span import statement_end_line
 from loopnest.frontend.symbols import collect_function_symbols, collect_globals, collect_typedefs
 from loopnest.ir import Scop, SourceRegion
@@ -50,8 +51,11 @@ def parse_file(path: Path, options: PreprocessOptions) -> c_ast.FileAST:
     text = preprocess(path, options)
     try:
         return CParser().parse(text, filename=str(path))
-    except Exception as exc:  # pycparser raises ParseError with "file:line:col: msg"
-        raise SourceError(f"C parse error: {exc}") from exc
+    except Exception as exc:  # pycparser raises ParseError, usually with "file:line:col: msg"
+        message = str(exc)
+        if not re.search(r":\d+(:\d+)?:", message):
+            message = compiler_diagnostic(path, options) or message
+        raise SourceError(f"C parse error: {message}") from exc
 
 
 def extract_scops(path: Path, options: PreprocessOptions | None = None, *,

@@ -74,3 +74,20 @@ def location_of(coord: object, fallback: str) -> SourceLocation:
         return SourceLocation(fallback, 0)
     file = getattr(coord, "file", None) or fallback
     return SourceLocation(str(file), int(getattr(coord, "line", 0) or 0), int(getattr(coord, "column", 0) or 0))
+
+
+def compiler_diagnostic(path: Path, options: PreprocessOptions, *, cc: str = "gcc") -> str | None:
+    """The compiler's first error for ``path`` (with its line), for parse errors pycparser cannot place."""
+    exe = shutil.which(cc)
+    if exe is None:
+        return None
+    args = [exe, "-fsyntax-only", "-std=gnu99", "-w"]
+    for d in options.include_dirs:
+        args += ["-I", str(d)]
+    for name, value in options.defines:
+        args += ["-D", name if value is None else f"{name}={value}"]
+    proc = subprocess.run([*args, str(path)], capture_output=True, text=True, timeout=60, check=False)
+    for line in proc.stderr.splitlines():
+        if ": error:" in line:
+            return line.strip()
+    return None

@@ -1,0 +1,65 @@
+"""The frontend sees C as a compiler does, and rejects what it cannot analyse with file:line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loopnest import Harness, ParameterError, PreprocessOptions, SourceError, extract_scops
+from tests.loopnest.conftest import CORPUS
+
+
+def write(tmp_path: Path, text: str, name: str = "k.c") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_defines_and_quoted_includes_are_honoured(tmp_path: Path) -> None:
+    (tmp_path / "inc").mkdir()
+    write(tmp_path / "inc", "#define LEN (SIZE + 1)\ntypedef double real;\n", "sizes.h")
+    src = write(tmp_path, '#include "sizes.h"\n#include <math.h>\nreal A[LEN];\n'
+                          "void f(void) { for (int i = 0; i < LEN; i++) A[i] = sqrt(A[i]); }\n")
+    scop = extract_scops(src, PreprocessOptions((str(tmp_path / "inc"),), (("SIZE", "99"),))).scops[0]
+    assert scop.params == () and scop.arrays["A"].element_type == "double"
+    with pytest.raises(SourceError, match="sizes.h"):
+        extract_scops(src)
+
+
+def test_parse_errors_name_the_line(tmp_path: Path) -> None:
+    src = write(tmp_path, "void f(int n) {\n  for (int i = 0; i < n; i++)\n    x = = 1;\n}\n")
+    with pytest.raises(SourceError, match=r"k\.c:3"):
+        extract_scops(src)
+
+
+def test_partial_support_reports_both(tmp_path: Path) -> None:
+    extraction = extract_scops(CORPUS / "kernels/reject/partial_support.c")
+    assert len(extraction.scops) == 1 and len(extraction.rejected) == 1
+    assert extraction.rejected[0].location.line > 0
+
+
+def test_missing_parameter_is_named(tmp_path: Path) -> None:
+    src = write(tmp_path, "void f(int n, int m, double A[n][m]) {\n"
+                          "  for (int i = 0; i < n; i++) for (int j = 0; j < m; j++) A[i][j] = 0;\n}\n")
+    scop = extract_scops(src).scops[0]
+    assert scop.params == ("n", "m")
+    with pytest.raises(ParameterError, match="m"):
+        Harness(scop, {"n": 4, "unused": 3})
+
+
+def test_out_of_bounds_parameters_are_refused(tmp_path: Path) -> None:
+    src = write(tmp_path, "double A[10];\nvoid f(int n) { for (int i = 0; i < n; i++) A[i] = 1; }\n")
+    with pytest.raises(ParameterError, match="extent"):
+        Harness(extract_scops(src).scops[0], {"n": 20})
+
+
+def test_negative_steps_triangular_bounds_and_conditions(tmp_path: Path) -> None:
+    src = write(tmp_path, "void f(int n, double L[n][n], double x[n]) {\n"
+                          "  for (int i = n - 1; i >= 0; i--) {\n"
+                          "    for (int j = i + 1; j < n; j++) if (j % 2 == 0) x[i] -= L[i][j] * x[j];\n"
+                          "    x[i] = x[i] / L[i][i];\n  }\n}\n")
+    scop = extract_scops(src).scops[0]
+    assert scop.schedule.rows[0][1] == "-i0"
+    with Harness(scop, {"n": 12}, reps=1) as h:
+        assert h.baseline().ok

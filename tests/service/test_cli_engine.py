@@ -1,0 +1,62 @@
+"""The perfembed CLI: analyze, apply and measure from a user's point of view (real subprocesses)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.loopnest.conftest import CORPUS
+
+PB = CORPUS / "pbstyle"
+
+
+def perfembed(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], capture_output=True, text=True,
+                          timeout=300, check=False)
+
+
+def test_analyze_json_reports_nests_and_params() -> None:
+    proc = perfembed("analyze", str(PB / "mb_gemm.c"), "-I", str(PB / "include"), "--param", "ni=20",
+                     "--param", "nj=30", "--param", "nk=40", "--param", "unused=1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    (nest,) = data["nests"]
+    assert nest["params"] == {"ni": 20, "nj": 30, "nk": 40} or set(nest["params"]) == {"ni", "nj", "nk"}
+    assert [p["parallel"] for p in nest["parallel"]] == [True, False, True]  # i, k (reduction), j
+    assert nest["trip_counts"]["statements"]["S1"] == 20 * 30 * 40
+
+
+def test_unsupported_file_exits_2_with_construct_and_line() -> None:
+    proc = perfembed("analyze", str(CORPUS / "kernels/reject/indirect_subscript.c"), "--json")
+    assert proc.returncode == 2
+    (rej,) = json.loads(proc.stdout)["rejected"]
+    assert rej["construct"] == "indirect subscript" and rej["location"]["line"] > 0
+    text = perfembed("analyze", str(CORPUS / "kernels/reject/indirect_subscript.c"))
+    assert text.returncode == 2 and "indirect subscript" in text.stderr and "Traceback" not in text.stderr
+
+
+def test_illegal_recipe_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    recipe = tmp_path / "r.json"
+    recipe.write_text(json.dumps({"steps": [{"op": "parallelize", "loop": 1}]}))
+    out = tmp_path / "out.c"
+    proc = perfembed("apply", str(PB / "mb_gemm.c"), "-I", str(PB / "include"), "--recipe", str(recipe),
+                     "-o", str(out))
+    assert proc.returncode == 2 and "carries the dependence" in proc.stderr and not out.exists()
+    recipe.write_text("{not json")
+    assert perfembed("apply", str(PB / "mb_gemm.c"), "--recipe", str(recipe)).returncode == 2
+
+
+def test_measure_verifies_and_times_a_variant(tmp_path: Path) -> None:
+    recipe = tmp_path / "r.json"
+    recipe.write_text(json.dumps({"steps": [{"op": "interchange", "order": [0, 2, 1]},
+                                            {"op": "parallelize", "loop": 0}]}))
+    proc = perfembed("measure", str(CORPUS / "kernels/blas3/gemm_ijk.c"), "--recipe", str(recipe),
+                     "--param", "ni=64", "--param", "nj=48", "--param", "nk=32", "--reps", "2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    (result,) = json.loads(proc.stdout)["results"]
+    assert result["verified"] is True and result["speedup"] > 0
+    assert len(result["baseline"]["times"]) == 2
+    missing = perfembed("measure", str(CORPUS / "kernels/blas3/gemm_ijk.c"))
+    assert missing.returncode == 2 and "--param ni=" in missing.stderr
