@@ -1,0 +1,172 @@
+"""Storage of perfembed: programs, nests, targets, recipes, measurements, jobs and models.
+
+Open a store with :func:`get_store`, run repository functions in ``store.session()``::
+
+    store = get_store(url, create=True)
+    with store.session() as session:
+        program = get_or_create_program(session, source=text, name="gemm")
+
+SQLAlchemy and Alembic load on first use of anything but the domain objects, so importing
+this package stays cheap for the CLI.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from database.domain import (
+    ApiKey,
+    EmbeddingModel,
+    JobStatus,
+    Measurement,
+    MeasurementOrigin,
+    Nest,
+    Program,
+    RankedRecipe,
+    Recipe,
+    Target,
+    TuningJob,
+    canonical_json,
+    recipe_hash,
+    source_hash,
+    target_signature,
+)
+
+if TYPE_CHECKING:
+    from database.repositories import (
+        LeaseLostError,
+        add_api_key,
+        add_measurement,
+        best_recipe_for,
+        cancel_job,
+        claim_next_job,
+        create_api_key,
+        delete_api_key,
+        enqueue_job,
+        fail_job,
+        find_api_key,
+        find_program,
+        find_recipe,
+        find_target,
+        finish_job,
+        get_embedding_model,
+        get_job,
+        get_nest,
+        get_or_create_nest,
+        get_or_create_program,
+        get_or_create_recipe,
+        get_or_create_target,
+        get_program,
+        get_recipe,
+        get_target,
+        heartbeat_job,
+        list_api_keys,
+        list_embedding_models,
+        list_jobs,
+        list_measurements,
+        list_nests,
+        list_programs,
+        list_targets,
+        load_embeddings,
+        ranked_recipes_for,
+        register_embedding_model,
+        set_model_metrics,
+        set_nest_features,
+        store_embeddings,
+        update_job_progress,
+    )
+    from database.schema import current_revision, downgrade, head_revision, upgrade
+    from database.session import make_engine, session_scope
+    from database.store import Store, get_store
+
+# Where the names that need SQLAlchemy live; any other lazy name is a repository function.
+_LAZY_MODULES = {
+    "Store": "database.store",
+    "get_store": "database.store",
+    "current_revision": "database.schema",
+    "downgrade": "database.schema",
+    "head_revision": "database.schema",
+    "upgrade": "database.schema",
+    "make_engine": "database.session",
+    "session_scope": "database.session",
+}
+
+__all__ = [
+    "ApiKey",
+    "EmbeddingModel",
+    "JobStatus",
+    "LeaseLostError",
+    "Measurement",
+    "MeasurementOrigin",
+    "Nest",
+    "Program",
+    "RankedRecipe",
+    "Recipe",
+    "Store",
+    "Target",
+    "TuningJob",
+    "add_api_key",
+    "add_measurement",
+    "best_recipe_for",
+    "cancel_job",
+    "canonical_json",
+    "claim_next_job",
+    "create_api_key",
+    "current_revision",
+    "delete_api_key",
+    "downgrade",
+    "enqueue_job",
+    "fail_job",
+    "find_api_key",
+    "find_program",
+    "find_recipe",
+    "find_target",
+    "finish_job",
+    "get_embedding_model",
+    "get_job",
+    "get_nest",
+    "get_or_create_nest",
+    "get_or_create_program",
+    "get_or_create_recipe",
+    "get_or_create_target",
+    "get_program",
+    "get_recipe",
+    "get_store",
+    "get_target",
+    "head_revision",
+    "heartbeat_job",
+    "list_api_keys",
+    "list_embedding_models",
+    "list_jobs",
+    "list_measurements",
+    "list_nests",
+    "list_programs",
+    "list_targets",
+    "load_embeddings",
+    "make_engine",
+    "ranked_recipes_for",
+    "recipe_hash",
+    "register_embedding_model",
+    "session_scope",
+    "set_model_metrics",
+    "set_nest_features",
+    "source_hash",
+    "store_embeddings",
+    "target_signature",
+    "update_job_progress",
+    "upgrade",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'database' has no attribute {name!r}")
+    module = importlib.import_module(_LAZY_MODULES.get(name, "database.repositories"))
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,208 @@
+"""Frozen domain objects returned by the repositories, and the hashing rules behind them.
+
+Repositories never hand out live ORM rows: a row is copied into one of these dataclasses while
+its session is open, so callers can keep, compare and pickle the result after the session ends.
+This module imports no SQLAlchemy, so the service layer can use it without loading the ORM.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+JsonValue = Any
+"""A value made of dicts, lists, strings, numbers, booleans and None."""
+
+
+class JobStatus(StrEnum):
+    """Life cycle of a tuning job: queued -> running -> done | failed | cancelled."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in (JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED)
+
+
+class MeasurementOrigin(StrEnum):
+    """Who produced a measurement."""
+
+    AUTOTUNE = "autotune"
+    TRANSFER = "transfer"
+    MANUAL = "manual"
+
+
+# --- hashing rules (they define identity, so changing them needs a data migration) -------------
+
+
+def canonical_json(value: JsonValue) -> str:
+    """Serialise ``value`` so that equal JSON values give equal strings (sorted keys, no spaces)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def source_hash(source: str) -> str:
+    """Identity of a program: the SHA-256 of its text with line endings normalised to ``\\n``."""
+    return sha256_hex(source.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def recipe_hash(steps: JsonValue) -> str:
+    """Identity of a recipe: the SHA-256 of its canonical JSON."""
+    return sha256_hex(canonical_json(steps))
+
+
+def target_signature(
+    *,
+    cpu_model: str,
+    cores: int,
+    isa_level: str,
+    cache_sizes: Mapping[str, int],
+    compiler: str,
+    compiler_version: str,
+) -> str:
+    """Identity of a machine. Measured peaks are left out: they vary from run to run."""
+    return sha256_hex(
+        canonical_json(
+            {
+                "cpu_model": cpu_model,
+                "cores": cores,
+                "isa_level": isa_level,
+                "cache_sizes": dict(cache_sizes),
+                "compiler": compiler,
+                "compiler_version": compiler_version,
+            }
+        )
+    )
+
+
+def api_key_hash(key: str) -> str:
+    """Only this hash of an API key is stored; the key itself is shown once, at creation."""
+    return sha256_hex(key)
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    id: int
+    source_hash: str
+    language: str
+    name: str
+    source: str = field(repr=False)
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Nest:
+    id: int
+    program_id: int
+    index: int
+    normalized: JsonValue = field(repr=False)
+    static_features: Mapping[str, float] = field(repr=False)
+    dynamic_features: Mapping[str, float] = field(repr=False)
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    id: int
+    signature_hash: str
+    cpu_model: str
+    cores: int
+    isa_level: str
+    cache_sizes: Mapping[str, int]
+    compiler: str
+    compiler_version: str
+    peak_gflops: float | None
+    memory_bandwidth_gbs: float | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    id: int
+    recipe_hash: str
+    canonical_json: str
+    created_at: datetime
+
+    @property
+    def steps(self) -> JsonValue:
+        return json.loads(self.canonical_json)
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    id: int
+    nest_id: int
+    recipe_id: int
+    target_id: int
+    params: Mapping[str, JsonValue]
+    median_time_s: float
+    spread_s: float
+    repetitions: int
+    speedup: float | None
+    verified: bool
+    origin: MeasurementOrigin
+    measured_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RankedRecipe:
+    """A recipe together with its best measurement for one nest on one target."""
+
+    recipe: Recipe
+    measurement: Measurement
+
+
+@dataclass(frozen=True, slots=True)
+class TuningJob:
+    id: int
+    nest_id: int
+    target_id: int | None
+    status: JobStatus
+    budget: int
+    progress: int
+    options: Mapping[str, JsonValue]
+    best_recipe_id: int | None
+    best_speedup: float | None
+    error: str | None
+    lease_owner: str | None
+    lease_expires_at: datetime | None
+    attempts: int
+    created_at: datetime
+    updated_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingModel:
+    """A fitted embedding model; ``fitted_state`` is None when it was listed without its blob."""
+
+    id: int
+    version: str
+    hyper_parameters: Mapping[str, JsonValue]
+    quality_metrics: Mapping[str, JsonValue]
+    fitted_state: bytes | None = field(repr=False)
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    id: int
+    name: str
+    key_hash: str = field(repr=False)
+    created_at: datetime

@@ -1,0 +1,144 @@
+"""Measurements of a nest under a recipe on a target, and the recipe rankings built on them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from database.domain import Measurement, MeasurementOrigin, RankedRecipe, canonical_json
+from database.models import MeasurementModel, NestModel, RecipeModel, TargetModel
+from database.repositories._common import check_non_negative, check_positive, json_object
+
+
+def add_measurement(
+    session: Session,
+    *,
+    nest_id: int,
+    recipe_id: int,
+    target_id: int,
+    median_time_s: float,
+    spread_s: float,
+    repetitions: int,
+    verified: bool,
+    origin: MeasurementOrigin | str,
+    params: Mapping[str, Any] | None = None,
+    speedup: float | None = None,
+    measured_at: datetime | None = None,
+) -> Measurement:
+    """Record one measurement (repeated measurements are kept, not merged).
+
+    ``params`` are the nest's parameter values (``{"N": 1024}``), ``speedup`` is over the
+    untransformed baseline. Raises :class:`NotFoundError` for an unknown nest, recipe or target
+    and ValueError for an impossible value.
+    """
+    origin = MeasurementOrigin(origin)
+    check_non_negative(median_time_s, what="median time")
+    check_non_negative(spread_s, what="spread")
+    check_positive(repetitions, what="repetitions")
+    if speedup is not None:
+        check_positive(speedup, what="speedup")
+    NestModel.find_or_raise_by_id(session, nest_id)
+    RecipeModel.find_or_raise_by_id(session, recipe_id)
+    TargetModel.find_or_raise_by_id(session, target_id)
+    row = MeasurementModel(
+        nest_id=nest_id,
+        recipe_id=recipe_id,
+        target_id=target_id,
+        params=json_object(params, what="parameter values"),
+        median_time_s=float(median_time_s),
+        spread_s=float(spread_s),
+        repetitions=int(repetitions),
+        speedup=None if speedup is None else float(speedup),
+        verified=bool(verified),
+        origin=origin.value,
+    )
+    if measured_at is not None:
+        row.measured_at = measured_at
+    session.add(row)
+    session.flush()
+    return row.to_domain()
+
+
+def list_measurements(
+    session: Session,
+    *,
+    nest_id: int | None = None,
+    recipe_id: int | None = None,
+    target_id: int | None = None,
+    origin: MeasurementOrigin | str | None = None,
+    verified: bool | None = None,
+    limit: int | None = None,
+) -> list[Measurement]:
+    """Measurements matching every filter given, oldest first."""
+    stmt = select(MeasurementModel).order_by(MeasurementModel.id)
+    if nest_id is not None:
+        stmt = stmt.where(MeasurementModel.nest_id == nest_id)
+    if recipe_id is not None:
+        stmt = stmt.where(MeasurementModel.recipe_id == recipe_id)
+    if target_id is not None:
+        stmt = stmt.where(MeasurementModel.target_id == target_id)
+    if origin is not None:
+        stmt = stmt.where(MeasurementModel.origin == MeasurementOrigin(origin).value)
+    if verified is not None:
+        stmt = stmt.where(MeasurementModel.verified == verified)
+    return [row.to_domain() for row in session.scalars(stmt.limit(limit))]
+
+
+def ranked_recipes_for(
+    session: Session,
+    *,
+    nest_id: int,
+    target_id: int,
+    params: Mapping[str, Any] | None = None,
+    verified_only: bool = True,
+    limit: int = 5,
+) -> list[RankedRecipe]:
+    """Distinct recipes for a nest on a target, best first, each with its best measurement.
+
+    Best means the highest speedup; measurements without a speedup come last, by median time.
+    With ``params``, only measurements at exactly those parameter values count.
+    """
+    stmt = (
+        select(MeasurementModel, RecipeModel)
+        .join(RecipeModel, RecipeModel.id == MeasurementModel.recipe_id)
+        .where(MeasurementModel.nest_id == nest_id, MeasurementModel.target_id == target_id)
+        .order_by(
+            MeasurementModel.speedup.desc().nulls_last(),
+            MeasurementModel.median_time_s,
+            MeasurementModel.id,
+        )
+    )
+    if verified_only:
+        stmt = stmt.where(MeasurementModel.verified.is_(True))
+    wanted = None if params is None else canonical_json(json_object(params, what="parameter values"))
+    ranked: list[RankedRecipe] = []
+    seen: set[int] = set()
+    for measurement, recipe in session.execute(stmt):
+        if measurement.recipe_id in seen:
+            continue
+        if wanted is not None and canonical_json(measurement.params) != wanted:
+            continue
+        seen.add(measurement.recipe_id)
+        ranked.append(RankedRecipe(recipe=recipe.to_domain(), measurement=measurement.to_domain()))
+        if len(ranked) >= limit:
+            break
+    return ranked
+
+
+def best_recipe_for(
+    session: Session,
+    *,
+    nest_id: int,
+    target_id: int,
+    params: Mapping[str, Any] | None = None,
+    verified_only: bool = True,
+) -> RankedRecipe | None:
+    """The best recipe measured for a nest on a target (see :func:`ranked_recipes_for`)."""
+    ranked = ranked_recipes_for(
+        session, nest_id=nest_id, target_id=target_id, params=params, verified_only=verified_only, limit=1
+    )
+    return ranked[0] if ranked else None

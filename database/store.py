@@ -1,0 +1,180 @@
+"""The :class:`Store`: one database, its engine and sessions, and the worker job calls."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from database import schema
+from database.domain import TuningJob
+from database.repositories import jobs
+from database.session import make_engine, make_sessionmaker, parse_url, safe_url, session_scope, sqlite_path
+from loopnest.errors import StorageError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from loopnest.config import Settings
+
+
+class Store:
+    """Access to one perfembed database.
+
+    Thread-safe: share one store per process; every :meth:`session` is its own transaction,
+    and the job calls each commit at once (a claim must be visible to other workers). The
+    engine is created on first use. A pickled store carries only its URL, so it can be sent
+    to worker processes, which open their own connections.
+    """
+
+    def __init__(self, url: str, *, echo: bool = False) -> None:
+        parse_url(url)
+        self._url = url
+        self._echo = echo
+        self._lock = threading.Lock()
+        self._engine: Engine | None = None
+        self._sessionmaker: sessionmaker[Session] | None = None
+
+    def __repr__(self) -> str:
+        return f"Store({safe_url(self._url)!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"url": self._url, "echo": self._echo}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._url = state["url"]
+        self._echo = state["echo"]
+        self._lock = threading.Lock()
+        self._engine = None
+        self._sessionmaker = None
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    @property
+    def engine(self) -> Engine:
+        return self._connect()[0]
+
+    def _factory(self) -> sessionmaker[Session]:
+        return self._connect()[1]
+
+    def _connect(self) -> tuple[Engine, sessionmaker[Session]]:
+        with self._lock:
+            if self._engine is None or self._sessionmaker is None:
+                self._engine = make_engine(self._url, echo=self._echo)
+                self._sessionmaker = make_sessionmaker(self._engine)
+            return self._engine, self._sessionmaker
+
+    @contextmanager
+    def session(self, *, integrity_as_duplicate: bool = False) -> Iterator[Session]:
+        """A transaction; see :func:`database.session.session_scope` for the error rules."""
+        with session_scope(self._factory(), integrity_as_duplicate=integrity_as_duplicate) as session:
+            yield session
+
+    def check_schema(self, *, create: bool = False) -> None:
+        """Raise :class:`StorageError` unless the schema is at head (``create``: migrate if empty)."""
+        schema.check_schema(self.engine, create=create)
+
+    def dispose(self) -> None:
+        """Close every pooled connection; the store reconnects if used again."""
+        with self._lock:
+            if self._engine is not None:
+                self._engine.dispose()
+            self._engine = None
+            self._sessionmaker = None
+
+    # --- the worker side of tuning jobs; each call is one committed transaction --------------
+
+    def claim_next_job(self, *, worker_id: str, lease_seconds: float, now: datetime | None = None) -> TuningJob | None:
+        with self.session() as session:
+            return jobs.claim_next_job(session, worker_id=worker_id, lease_seconds=lease_seconds, now=now)
+
+    def heartbeat_job(
+        self, job_id: int, *, worker_id: str, lease_seconds: float, now: datetime | None = None
+    ) -> TuningJob:
+        with self.session() as session:
+            return jobs.heartbeat_job(session, job_id=job_id, worker_id=worker_id, lease_seconds=lease_seconds, now=now)
+
+    def update_job_progress(
+        self,
+        job_id: int,
+        *,
+        worker_id: str,
+        progress: int,
+        best_recipe_id: int | None = None,
+        best_speedup: float | None = None,
+        lease_seconds: float | None = None,
+        now: datetime | None = None,
+    ) -> TuningJob:
+        with self.session() as session:
+            return jobs.update_job_progress(
+                session,
+                job_id=job_id,
+                worker_id=worker_id,
+                progress=progress,
+                best_recipe_id=best_recipe_id,
+                best_speedup=best_speedup,
+                lease_seconds=lease_seconds,
+                now=now,
+            )
+
+    def finish_job(
+        self,
+        job_id: int,
+        *,
+        worker_id: str,
+        best_recipe_id: int | None = None,
+        best_speedup: float | None = None,
+        now: datetime | None = None,
+    ) -> TuningJob:
+        with self.session() as session:
+            return jobs.finish_job(
+                session,
+                job_id=job_id,
+                worker_id=worker_id,
+                best_recipe_id=best_recipe_id,
+                best_speedup=best_speedup,
+                now=now,
+            )
+
+    def fail_job(
+        self, job_id: int, *, worker_id: str, error: str, retry: bool = False, now: datetime | None = None
+    ) -> TuningJob:
+        with self.session() as session:
+            return jobs.fail_job(session, job_id=job_id, worker_id=worker_id, error=error, retry=retry, now=now)
+
+    def cancel_job(self, job_id: int, *, now: datetime | None = None) -> TuningJob:
+        with self.session() as session:
+            return jobs.cancel_job(session, job_id=job_id, now=now)
+
+
+def get_store(url: str | None = None, *, settings: Settings | None = None, create: bool = False) -> Store:
+    """Open the store at ``url`` (default: ``settings.resolved_database_url``).
+
+    The schema must be at head, else :class:`StorageError` names the fix
+    (``perfembed db upgrade``). With ``create``, a database that does not exist yet or is
+    empty is created and migrated; an outdated one is never migrated implicitly.
+    """
+    if url is None:
+        if settings is None:
+            from loopnest.config import get_settings
+
+            settings = get_settings()
+        url = settings.resolved_database_url
+    path = sqlite_path(parse_url(url))
+    if path is not None and not path.exists():
+        if not create:
+            fix = f"`{schema.UPGRADE_COMMAND} --url {url}`"
+            raise StorageError(f"database file {path} does not exist; run {fix} to create it")
+        path.parent.mkdir(parents=True, exist_ok=True)
+    store = Store(url)
+    try:
+        store.check_schema(create=create)
+    except BaseException:
+        store.dispose()
+        raise
+    return store

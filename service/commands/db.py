@@ -1,0 +1,58 @@
+"""``perfembed db``: create and migrate the database schema.
+
+SQLAlchemy and Alembic are imported inside the commands so that ``perfembed --help`` stays
+fast. Errors are :class:`~loopnest.errors.StorageError`, left to the CLI's error handler.
+"""
+
+from __future__ import annotations
+
+import typer
+
+db_app = typer.Typer(help="Database schema management", no_args_is_help=True)
+
+URL_HELP = "SQLAlchemy database URL (default: PERFEMBED_DATABASE_URL, else SQLite in the data dir)."
+
+
+def _resolve(url: str | None) -> str:
+    if url:
+        return url
+    from loopnest.config import get_settings
+
+    return get_settings().resolved_database_url
+
+
+@db_app.command()
+def upgrade(
+    url: str | None = typer.Option(None, "--url", help=URL_HELP),
+    revision: str = typer.Option("head", "--revision", help="Alembic revision to migrate to."),
+) -> None:
+    """Create the schema, or migrate it to the latest revision."""
+    from database.schema import current_revision
+    from database.schema import upgrade as upgrade_schema
+    from database.session import safe_url
+
+    target = _resolve(url)
+    before = current_revision(target)
+    upgrade_schema(target, revision=revision)
+    after = current_revision(target)
+    if before == after:
+        typer.echo(f"{safe_url(target)}: already at revision {after}")
+    else:
+        typer.echo(f"{safe_url(target)}: upgraded from {before or 'an empty database'} to {after}")
+
+
+@db_app.command()
+def current(url: str | None = typer.Option(None, "--url", help=URL_HELP)) -> None:
+    """Show the schema revision of the database and whether it is up to date."""
+    from database.schema import UPGRADE_COMMAND, current_revision, head_revision
+    from database.session import safe_url
+
+    target = _resolve(url)
+    revision = current_revision(target)
+    head = head_revision()
+    if revision == head:
+        typer.echo(f"{safe_url(target)}: {revision} (head)")
+    elif revision is None:
+        typer.echo(f"{safe_url(target)}: no schema; run `{UPGRADE_COMMAND}` to create it (head {head})")
+    else:
+        typer.echo(f"{safe_url(target)}: {revision}, head is {head}; run `{UPGRADE_COMMAND}` to migrate")
