@@ -1,0 +1,250 @@
+"""Transfer a neighbour's recipe onto a new nest, as the paper maps transformations between nests.
+
+Each loop gets a *role* vector (trip count, how the accesses stride along it, parallel or carrying a
+dependence); the neighbour's loops are matched to ours by an assignment problem over role distance.
+Our loops are first permuted into the neighbour's positions, then the neighbour's steps are replayed
+with tile sizes re-fitted to our trip counts; a step that is illegal or meaningless here is dropped
+and the rest kept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import islpy as isl
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from loopnest.analysis import parallel_levels, trip_counts
+from loopnest.errors import IllegalTransformError, RecipeError
+from loopnest.ir import Scop
+from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
+from loopnest.transform.recipe import Recipe, apply_recipe
+
+ROLE_NAMES = ("log2_trip", "stride0", "stride1", "stride_large", "parallel", "carries")
+
+
+@dataclass(frozen=True)
+class LoopRoles:
+    """Per original loop level, the role vector (rows) and the trip counts."""
+
+    vectors: np.ndarray  # (depth, len(ROLE_NAMES))
+    trips: tuple[float, ...]
+
+    def to_dict(self) -> dict[str, list]:
+        return {"vectors": self.vectors.tolist(), "trips": list(self.trips)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, list]) -> LoopRoles:
+        return cls(np.asarray(data["vectors"], dtype=float).reshape(-1, len(ROLE_NAMES)),
+                   tuple(float(t) for t in data["trips"]))
+
+
+def _coefficient(aff_text: str, depth: int, level: int, params: Sequence[str]) -> int | None:
+    """Coefficient of iterator ``i{level}`` in an affine subscript; None when not affine-constant."""
+    its = ", ".join(f"i{d}" for d in range(depth))
+    try:
+        aff = isl.PwAff(f"[{', '.join(params)}] -> {{ [{its}] -> [({aff_text})] }}")
+    except isl.Error:
+        return None
+    pieces: list[isl.Aff] = []
+    aff.foreach_piece(lambda _set, a: pieces.append(a))
+    if len(pieces) != 1:
+        return None
+    val = pieces[0].get_coefficient_val(isl.dim_type.in_, level)
+    return int(val.to_python()) if val.is_int() else None
+
+
+def loop_roles(scop: Scop, params: Mapping[str, int], deps: list[Dependence] | None = None) -> LoopRoles:
+    deps = compute_dependences(scop) if deps is None else deps
+    depth = scop.depth
+    trips = trip_counts(scop, params).get("loops", [])
+    level_trip = [1.0] * depth
+    for loop, trip in zip(scop.loops, trips, strict=False):
+        level_trip[loop.depth] = max(level_trip[loop.depth], float(trip))
+    par = parallel_levels(scop, deps)
+    space = ScheduleSpace(scop, deps)
+    rows = []
+    for level in range(depth):
+        counts = [0, 0, 0]
+        for stmt in scop.statements:
+            if level >= stmt.depth:
+                continue
+            for acc in stmt.accesses:
+                if not acc.subscripts:
+                    counts[0] += 1
+                    continue
+                coefs = [_coefficient(s, stmt.depth, level, scop.params) for s in acc.subscripts]
+                if all(c == 0 for c in coefs):
+                    counts[0] += 1
+                elif coefs[-1] in (1, -1) and all(c == 0 for c in coefs[:-1]):
+                    counts[1] += 1
+                else:
+                    counts[2] += 1
+        total = max(sum(counts), 1)
+        carried = bool(space.carried_deps(level)) if level < scop.schedule.n_levels else False
+        rows.append([math.log2(level_trip[level] + 1), *(c / total for c in counts),
+                     1.0 if level < len(par) and par[level]["parallel"] else 0.0, 1.0 if carried else 0.0])
+    return LoopRoles(np.asarray(rows, dtype=float).reshape(-1, len(ROLE_NAMES)), tuple(level_trip))
+
+
+def map_loops(source: LoopRoles, target: LoopRoles) -> list[int]:
+    """For each source loop, the target loop playing its role (assignment on weighted role distance)."""
+    weights = np.array([0.25, 1.0, 2.0, 1.0, 1.5, 1.5])
+    n_src, n_dst = len(source.vectors), len(target.vectors)
+    if n_src == 0 or n_dst == 0:
+        return []
+    cost = np.zeros((n_src, n_dst))
+    for a in range(n_src):
+        for b in range(n_dst):
+            cost[a, b] = float(np.sum(weights * np.abs(source.vectors[a] - target.vectors[b])))
+            cost[a, b] += 0.05 * abs(a - b)  # prefer keeping the nesting order when roles tie
+    rows, cols = linear_sum_assignment(cost)
+    mapping = [-1] * n_src
+    for r, c in zip(rows, cols, strict=True):
+        mapping[int(r)] = int(c)
+    return mapping
+
+
+def _refit_tile(size: int, trip: float) -> int:
+    """A tile no larger than the loop, rounded down to a power of two (1 = untiled)."""
+    if trip <= 2:
+        return 1
+    limit = min(size, int(trip))
+    return max(1, 2 ** int(math.log2(limit))) if limit > 1 else 1
+
+
+def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRoles,
+                 deps: list[Dependence] | None = None) -> Recipe:
+    """The neighbour's ``recipe`` rewritten for ``scop``; illegal or inapplicable steps dropped."""
+    deps = compute_dependences(scop) if deps is None else deps
+    mapping = map_loops(source, target)
+    depth = scop.depth
+    order = [m for m in mapping if m >= 0]
+    order += [level for level in range(depth) if level not in order]
+    kept: list[dict] = []
+    if order != list(range(depth)):
+        kept.append({"op": "interchange", "order": order})
+    # Trip count at each level after the permutation (tile steps are replayed on this view).
+    trips = [target.trips[level] for level in order]
+    current = scop
+    if kept:
+        try:
+            current = apply_recipe(scop, Recipe.from_dict({"steps": kept}), deps)
+        except (IllegalTransformError, RecipeError):
+            kept, current, trips = [], scop, list(target.trips)
+    for step in recipe.to_dict()["steps"]:
+        step = dict(step)
+        if step["op"] == "interchange":
+            order_n = list(step["order"])
+            if len(order_n) > depth:
+                continue
+            step["order"] = order_n + list(range(len(order_n), depth))
+        if step["op"] == "tile":
+            loops = step["loops"]
+            sizes = step["sizes"] if isinstance(step["sizes"][0], list) else [step["sizes"]]
+            step["sizes"] = [[_refit_tile(s, trips[lv]) if lv < len(trips) else 1 for s, lv in zip(lvl, loops,
+                                                                                                    strict=False)]
+                             for lvl in sizes]
+            if len(step["sizes"]) == 1:
+                step["sizes"] = step["sizes"][0]
+        try:
+            candidate = apply_recipe(current, Recipe.from_dict({"steps": [step]}), deps)
+        except (IllegalTransformError, RecipeError):
+            continue
+        if step["op"] == "tile":
+            first, n = step["loops"][0], len(step["loops"]) * (len(step["sizes"]) if isinstance(
+                step["sizes"][0], list) else 1)
+            trips[first:first] = [math.inf] * n
+        current = candidate
+        if step["op"] == "interchange":
+            trips = [trips[q] for q in step["order"]] + trips[len(step["order"]):]
+            if kept and kept[-1]["op"] == "interchange":  # compose into one permutation
+                prev = kept.pop()["order"]
+                step = {"op": "interchange", "order": [prev[q] for q in step["order"]]}
+        kept.append(step)
+    return Recipe.from_dict({"steps": kept})
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A tuned nest from the database: its best recipe and the roles of its loops."""
+
+    nest_id: int
+    name: str
+    distance: float
+    recipe: Recipe
+    roles: LoopRoles
+    recorded_speedup: float | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    neighbour: Neighbour
+    recipe: Recipe
+    speedup: float | None = None
+    verified: bool = False
+    status: str = "not evaluated"
+
+
+@dataclass(frozen=True)
+class TransferResult:
+    candidates: tuple[Candidate, ...]
+    best: Candidate | None  # verified and at least ``min_speedup`` faster, else None
+    evaluations: int
+    baseline_seconds: float | None
+
+    @property
+    def accepted(self) -> bool:
+        return self.best is not None
+
+
+class TransferTuner:
+    """Adapt the neighbours' recipes to one nest, evaluate the distinct ones, keep the best verified.
+
+    Each candidate runs with a wall-clock limit of ``timeout_factor`` x the best time so far (the
+    paper's 1.5x), and the winner must beat the original by ``min_speedup`` (1.1x) or nothing is
+    accepted: negative transfer never reaches the user.
+    """
+
+    def __init__(self, *, min_speedup: float = 1.1, timeout_factor: float = 1.5) -> None:
+        self.min_speedup = min_speedup
+        self.timeout_factor = timeout_factor
+
+    def candidates(self, scop: Scop, params: Mapping[str, int], neighbours: Sequence[Neighbour],
+                   deps: list[Dependence] | None = None) -> list[Candidate]:
+        deps = compute_dependences(scop) if deps is None else deps
+        roles = loop_roles(scop, params, deps)
+        seen: set[str] = set()
+        out = []
+        for nb in neighbours:
+            recipe = adapt_recipe(nb.recipe, nb.roles, scop, roles, deps)
+            if recipe.is_identity or recipe.hash in seen:
+                continue
+            seen.add(recipe.hash)
+            out.append(Candidate(nb, recipe))
+        return out
+
+    def evaluate(self, harness: object, neighbours: Sequence[Neighbour]) -> TransferResult:
+        from loopnest.harness import Harness
+
+        assert isinstance(harness, Harness)
+        cands = self.candidates(harness.scop, harness.params, neighbours, harness.dependences)
+        base = harness.baseline()
+        if not base.ok or base.median is None:
+            return TransferResult(tuple(cands), None, 0, None)
+        best_time = base.median
+        evaluated: list[Candidate] = []
+        for cand in cands:
+            # Whole-run wall limit: warm-up plus repetitions at 1.5x the best time, with a floor
+            # so process start-up never counts as a timeout.
+            limit = max(2.0, self.timeout_factor * best_time * (harness.reps + 1) + 1.0)
+            ev = harness.evaluate(cand.recipe, wall_seconds=limit)
+            evaluated.append(Candidate(cand.neighbour, cand.recipe, ev.speedup, ev.verified, ev.variant.status))
+            if ev.verified and ev.variant.median is not None:
+                best_time = min(best_time, ev.variant.median)
+        good = [c for c in evaluated if c.verified and (c.speedup or 0) >= self.min_speedup]
+        best = max(good, key=lambda c: c.speedup or 0.0) if good else None
+        return TransferResult(tuple(evaluated), best, len(evaluated), base.median)

@@ -1,0 +1,53 @@
+"""Transfer: a neighbour's recipe is mapped onto a differently written nest by loop roles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autotune.transfer import Neighbour, TransferTuner, adapt_recipe, loop_roles, map_loops
+from loopnest import Harness, Recipe, apply_recipe, extract_scops
+
+BLAS3 = Path(__file__).resolve().parents[2] / "corpus/kernels/blas3"
+TUNED = Recipe.from_dict({"steps": [{"op": "interchange", "order": [0, 2, 1]},
+                                    {"op": "tile", "loops": [0, 1, 2], "sizes": [32, 64, 256]},
+                                    {"op": "parallelize", "loop": 0}]})
+SIZES = {"ni": 96, "nj": 96, "nk": 96, "n_rows": 96, "n_cols": 96, "n_inner": 96}
+
+
+def nest(name: str):
+    return extract_scops(BLAS3 / name).scops[0]
+
+
+def test_loops_are_matched_by_role_not_by_position() -> None:
+    ijk = loop_roles(nest("gemm_ijk.c"), SIZES)
+    jki = loop_roles(nest("gemm_jki.c"), SIZES)
+    # ijk's i (row of C and A) is jki's innermost loop, j is outermost, k is in the middle.
+    assert map_loops(ijk, jki) == [2, 0, 1]
+
+
+def test_adapted_recipe_reproduces_the_tuned_loop_order() -> None:
+    source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")
+    adapted = adapt_recipe(TUNED, loop_roles(source, SIZES), target, loop_roles(target, SIZES))
+    assert adapted.to_dict()["steps"][0] == {"op": "interchange", "order": [2, 1, 0]}  # i, k, j like ikj
+    tuned_source = apply_recipe(source, TUNED)
+    tuned_target = apply_recipe(target, adapted)
+    assert tuned_source.schedule.marks == tuned_target.schedule.marks
+
+
+def test_tile_sizes_are_refitted_to_small_trip_counts() -> None:
+    source, target = nest("gemm_ijk.c"), nest("syrk.c")  # syrk's k runs to 80 only
+    adapted = adapt_recipe(TUNED, loop_roles(source, SIZES), target, loop_roles(target, {}))
+    tile = next(s for s in adapted.to_dict()["steps"] if s["op"] == "tile")
+    assert max(tile["sizes"]) <= 64
+
+
+def test_transfer_evaluates_verifies_and_gates() -> None:
+    source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")
+    neighbour = Neighbour(1, "gemm_ijk", 0.0, TUNED, loop_roles(source, SIZES), 3.0)
+    with Harness(target, SIZES, reps=2) as harness:
+        result = TransferTuner().evaluate(harness, [neighbour, neighbour])
+        assert result.evaluations == 1  # identical adapted recipes are evaluated once
+        (cand,) = result.candidates
+        assert cand.verified and cand.status == "ok"
+        refused = TransferTuner(min_speedup=1e9).evaluate(harness, [neighbour])
+        assert not refused.accepted and refused.candidates[0].verified
