@@ -3,6 +3,7 @@ dependences and parallel loops, as plain JSON-able data."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,30 +13,66 @@ from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform.parallel import blocking_dependences
 
+# isl counts points by scanning, in time that grows with the count: above this many points in the
+# bounding box, counts are extrapolated from two scaled-down parameter sets (and flagged inexact).
+EXACT_COUNT_LIMIT = 2_000_000
 
-def fix_params(scop: Scop, params: Mapping[str, int]) -> isl.Set:
-    fixed = [f"{p} = {int(params[p])}" for p in scop.params if p in params]
-    return isl.Set(f"[{', '.join(scop.params)}] -> {{ : {' and '.join(fixed) or 'true'} }}")
+
+def _box(dom: isl.Set) -> float:
+    size = 1.0
+    for k in range(dom.dim(isl.dim_type.set)):
+        size *= max(dom.dim_max_val(k).to_python() - dom.dim_min_val(k).to_python() + 1, 0)
+    return size
+
+
+def count_points(domain: str, params: Mapping[str, int], names: tuple[str, ...],
+                 project: tuple[int, int] | None = None) -> tuple[float, bool]:
+    """Number of points of ``domain`` (optionally with dims ``project=(first, n)`` projected out) at
+    these parameter values, and whether the number is exact."""
+
+    def at(values: Mapping[str, int]) -> tuple[isl.Set, float]:
+        ctx = isl.Set(f"[{', '.join(names)}] -> {{ : {' and '.join(f'{p} = {values[p]}' for p in names) or 'true'} }}")
+        dom = isl.Set(domain).intersect_params(ctx)
+        if project is not None and project[1] > 0:
+            dom = dom.project_out(isl.dim_type.set, *project)
+        return dom, (_box(dom) if not dom.is_empty() else 0.0)
+
+    dom, box = at(params)
+    if box <= EXACT_COUNT_LIMIT:
+        return float(dom.count_val().to_python()), True
+    dims = max(dom.dim(isl.dim_type.set), 1)
+    factor = (box / EXACT_COUNT_LIMIT) ** (1.0 / dims) * 2
+    small = {p: max(1, int(v / factor)) for p, v in params.items()}
+    smaller = {p: max(1, int(v / (2 * factor))) for p, v in params.items()}
+    c1 = float(at(small)[0].count_val().to_python())
+    c2 = float(at(smaller)[0].count_val().to_python())
+    if c1 <= 0 or c2 <= 0:
+        return box, False
+    exponent = min(max(math.log2(c1 / c2), 0.0), dims)
+    return min(c1 * factor**exponent, box), False
 
 
 def trip_counts(scop: Scop, params: Mapping[str, int]) -> dict[str, Any]:
     """Iterations per statement and the average trip count of each loop, at these parameter values."""
     if any(p not in params for p in scop.params):
         return {}
-    ctx = fix_params(scop, params)
+    values = {p: int(params[p]) for p in scop.params}
+    exact = True
     per_stmt = {}
     for stmt in scop.statements:
-        per_stmt[stmt.name] = isl.Set(stmt.domain).intersect_params(ctx).count_val().to_python()
+        per_stmt[stmt.name], ok = count_points(stmt.domain, values, scop.params)
+        exact = exact and ok
     loops = []
     for loop in scop.loops:
         if not loop.statements:
             continue
-        dom = isl.Set(scop.statements[loop.statements[0]].domain).intersect_params(ctx)
-        n = dom.dim(isl.dim_type.set)
-        inner = dom.project_out(isl.dim_type.set, loop.depth + 1, n - loop.depth - 1).count_val().to_python()
-        outer = dom.project_out(isl.dim_type.set, loop.depth, n - loop.depth).count_val().to_python()
+        stmt = scop.statements[loop.statements[0]]
+        n = stmt.depth
+        inner, ok1 = count_points(stmt.domain, values, scop.params, (loop.depth + 1, n - loop.depth - 1))
+        outer, ok2 = count_points(stmt.domain, values, scop.params, (loop.depth, n - loop.depth))
+        exact = exact and ok1 and ok2
         loops.append(inner / outer if outer else 0.0)
-    return {"statements": per_stmt, "loops": loops}
+    return {"statements": per_stmt, "loops": loops, "exact": exact}
 
 
 def parallel_levels(scop: Scop, deps: list[Dependence]) -> list[dict[str, Any]]:

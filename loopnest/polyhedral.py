@@ -90,6 +90,7 @@ class ScheduleSpace:
         self._sched = schedule_map(scop, self.schedule)
         self._n = 2 * self.schedule.n_levels + 1
         self._params = ", ".join(scop.params)
+        self._sets: dict[str, isl.UnionSet] = {}
 
     @cached_property
     def deltas(self) -> list[isl.UnionSet]:
@@ -101,8 +102,12 @@ class ScheduleSpace:
         return out
 
     def _set(self, constraint: str) -> isl.UnionSet:
+        cached = self._sets.get(constraint)
+        if cached is not None:
+            return cached
         dims = ", ".join(f"d{k}" for k in range(self._n))
-        return isl.UnionSet(f"[{self._params}] -> {{ [{dims}] : {constraint} }}")
+        self._sets[constraint] = isl.UnionSet(f"[{self._params}] -> {{ [{dims}] : {constraint} }}")
+        return self._sets[constraint]
 
     def _prefix_zero(self, upto: int) -> str:
         return " and ".join([f"d{k} = 0" for k in range(upto)] or ["true"])
