@@ -68,14 +68,21 @@ def _selected(extraction: Any, nest: int | None) -> list[int]:
 
 @app.command()
 def analyze(file: Path, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
-            param: list[str] = ParamOpt, function: str | None = FunctionOpt, json_out: bool = JsonOpt) -> None:
-    """Extract every loop nest and show loops, accesses, trip counts, dependences and parallel loops."""
+            param: list[str] = ParamOpt, function: str | None = FunctionOpt, json_out: bool = JsonOpt,
+            profile: bool = typer.Option(False, "--profile", help="Also measure dynamic features (runs the nest).")
+            ) -> None:
+    """Extract every loop nest and show loops, accesses, trip counts, dependences and parallel loops.
+
+    With --json each nest carries its static features (when every parameter has a value); with
+    --profile also its dynamic features, measured against this machine's cached peaks."""
     from loopnest.analysis import describe_scop
 
     params = parse_params(param)
     extraction = load_program(file, include, define, function)
     nests = [describe_scop(s, params) for s in extraction.scops]
     missing = sorted({p for s in extraction.scops for p in s.params if p not in params})
+    if json_out or profile:
+        _add_features(extraction.scops, nests, params, profile=profile)
     rejected = [r.to_dict() for r in extraction.rejected]
     if json_out:
         _emit_json({"file": str(file), "nests": nests, "rejected": rejected, "missing_params": missing})
@@ -87,8 +94,36 @@ def analyze(file: Path, include: list[str] = IncludeOpt, define: list[str] = Def
         if missing:
             err_console.print(f"[yellow]note[/]: no value for parameter(s) {', '.join(missing)}; "
                               "trip counts need --param NAME=INT")
+        for n in nests:
+            dynamic = n.get("dynamic_features") or {}
+            if dynamic:
+                table = Table("dynamic feature", "value", title=n["name"])
+                for name, value in dynamic.items():
+                    table.add_row(name, "masked" if value is None else f"{value:.4g}")
+                console.print(table)
     if not nests:
         raise typer.Exit(2)
+
+
+def _add_features(scops: list[Any], nests: list[dict[str, Any]], params: dict[str, int], *, profile: bool) -> None:
+    from embeddings.features import dynamic_features, load_or_measure, static_features
+    from loopnest.config import get_settings
+
+    settings = get_settings()
+    peaks = None
+    if profile:
+        with console.status("measuring this machine's peaks (cached afterwards)"):
+            from service.commands.features import target_cache_path
+
+            peaks = load_or_measure(target_cache_path(settings.data_dir), cc=settings.cc)
+    for scop, nest in zip(scops, nests, strict=True):
+        if any(p not in params for p in scop.params):
+            nest["static_features"] = None  # features need every parameter value
+            continue
+        nest["static_features"] = static_features(scop, params).to_dict()
+        if profile:
+            with console.status(f"profiling {scop.name}"):
+                nest["dynamic_features"] = dynamic_features(scop, params, target=peaks, cc=settings.cc).to_dict()
 
 
 def _print_nest(n: dict[str, Any]) -> None:
@@ -195,15 +230,15 @@ def serve(host: str = typer.Option("127.0.0.1", "--host"), port: int = typer.Opt
     uvicorn.run("service.app:create_app", factory=True, host=host, port=port)
 
 
-def _mount_optional() -> None:
-    try:
-        from service.commands.db import db_app
-    except ImportError:  # the database commands are optional until that package lands
-        return
+def _mount_commands() -> None:
+    from service.commands.db import db_app
+    from service.commands.features import target
+
     app.add_typer(db_app, name="db")
+    app.command("target")(target)
 
 
-_mount_optional()
+_mount_commands()
 
 
 def main() -> None:

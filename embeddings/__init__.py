@@ -1,0 +1,72 @@
+"""Performance embeddings of loop nests, and nearest-neighbour indexes over them.
+
+Public API (everything else in this package is private):
+
+* embedding models, scikit-learn transformers: :class:`StandardEmbedder`, :class:`SupervisedEmbedder`,
+  :class:`NCAEmbedder`, and the model-selection criterion :func:`evaluate_neighbour_transfer`;
+* vector indexes: the :class:`VectorIndex` contract with :class:`NumpyIndex` and :class:`FaissIndex`,
+  :func:`make_index`, and :class:`IndexMetadata` / :func:`read_index_metadata` for staleness checks.
+
+Names load on first access, so ``import embeddings`` imports neither scikit-learn nor faiss.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from embeddings.index import (
+        FaissIndex,
+        IndexMetadata,
+        NumpyIndex,
+        VectorIndex,
+        make_index,
+        read_index_metadata,
+    )
+    from embeddings.model import (
+        NCAEmbedder,
+        StandardEmbedder,
+        SupervisedEmbedder,
+        evaluate_neighbour_transfer,
+    )
+
+__all__ = [
+    "FaissIndex",
+    "IndexMetadata",
+    "NCAEmbedder",
+    "NumpyIndex",
+    "StandardEmbedder",
+    "SupervisedEmbedder",
+    "VectorIndex",
+    "evaluate_neighbour_transfer",
+    "make_index",
+    "read_index_metadata",
+]
+
+_MODULE_OF = {
+    "FaissIndex": "embeddings.index",
+    "IndexMetadata": "embeddings.index",
+    "NumpyIndex": "embeddings.index",
+    "VectorIndex": "embeddings.index",
+    "make_index": "embeddings.index",
+    "read_index_metadata": "embeddings.index",
+    "NCAEmbedder": "embeddings.model",
+    "StandardEmbedder": "embeddings.model",
+    "SupervisedEmbedder": "embeddings.model",
+    # The criterion needs only NumPy; import it from its module so it does not pull in scikit-learn.
+    "evaluate_neighbour_transfer": "embeddings._evaluation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'embeddings' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
