@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "EmbeddingStore",
     "FaissIndex",
     "IndexMetadata",
     "NCAEmbedder",
@@ -56,6 +57,9 @@ _MODULE_OF = {
     "SupervisedEmbedder": "embeddings.model",
     # The criterion needs only NumPy; import it from its module so it does not pull in scikit-learn.
     "evaluate_neighbour_transfer": "embeddings._evaluation",
+    # The store needs the database, a layer above this one; it is imported only when a notebook asks
+    # for ``embeddings.EmbeddingStore`` (the path users were promised), never by this package itself.
+    "EmbeddingStore": "database.embedding_store",
 }
 
 

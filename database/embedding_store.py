@@ -1,0 +1,327 @@
+"""The embedding store: nests' features in the database, a fitted embedding model, and a FAISS
+index persisted next to the database and rebuilt from it when missing or stale.
+
+It lives in ``database`` (it needs both the database and ``embeddings``) and is re-exported as
+``embeddings.EmbeddingStore`` for notebooks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from database.repositories import (
+    get_embedding_model,
+    list_embedding_models,
+    list_measurements,
+    list_nests,
+    load_embeddings,
+    register_embedding_model,
+    store_embeddings,
+)
+from database.store import Store, get_store
+from loopnest.errors import NotFoundError, ParameterError
+
+DESIGNS = ("standard", "supervised", "nca")
+
+
+def feature_matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str]) -> np.ndarray:
+    """Stack stored feature dicts in schema order; absent (masked) features become NaN."""
+    out = np.full((len(rows), len(names)), np.nan)
+    for r, row in enumerate(rows):
+        for c, name in enumerate(names):
+            value = row.get(name)
+            if value is not None:
+                out[r, c] = value
+    return out
+
+
+def static_names() -> tuple[str, ...]:
+    from embeddings.features import STATIC_SCHEMA
+
+    return STATIC_SCHEMA.names
+
+
+def make_embedder(design: str, n_components: int, random_state: int = 0) -> Any:
+    from embeddings import NCAEmbedder, StandardEmbedder, SupervisedEmbedder
+
+    if design == "standard":
+        return StandardEmbedder(n_components=n_components, log_transform=False)
+    if design == "supervised":
+        return SupervisedEmbedder(n_components=n_components, log_transform=False, random_state=random_state)
+    if design == "nca":
+        return NCAEmbedder(n_components=n_components, log_transform=False, random_state=random_state)
+    raise ParameterError(f"unknown embedding design {design!r}; choose one of {', '.join(DESIGNS)}")
+
+
+@dataclass(frozen=True)
+class Hit:
+    nest_id: int
+    distance: float
+    program: str
+    index: int
+    best_speedup: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"nest_id": self.nest_id, "distance": self.distance, "program": self.program,
+                "index": self.index, "best_speedup": self.best_speedup}
+
+
+class EmbeddingStore:
+    """Nests, their embeddings and the index over them, for the service and for notebooks."""
+
+    def __init__(self, store: Store, *, data_dir: Path) -> None:
+        self.store = store
+        self.data_dir = Path(data_dir)
+        self._model: tuple[str, Any] | None = None
+        self._index: tuple[str, Any] | None = None
+
+    @classmethod
+    def open(cls, url: str | None = None, *, data_dir: str | Path | None = None) -> EmbeddingStore:
+        from loopnest.config import get_settings
+
+        settings = get_settings()
+        store = get_store(url or settings.resolved_database_url, create=True)
+        return cls(store, data_dir=Path(data_dir) if data_dir else settings.data_dir)
+
+    # -- model -----------------------------------------------------------------------------------
+    def current_version(self) -> str | None:
+        with self.store.session() as session:
+            models = list_embedding_models(session)
+        return models[-1].version if models else None
+
+    def model(self) -> tuple[str, Any]:
+        """The current fitted model (version, estimator); NotFoundError before the first fit."""
+        version = self.current_version()
+        if version is None:
+            raise NotFoundError("no embedding model has been fitted yet: run 'perfembed embeddings fit'")
+        if self._model is None or self._model[0] != version:
+            with self.store.session() as session:
+                record = get_embedding_model(session, version=version)
+            self._model = (version, pickle.loads(record.fitted_state or b""))
+        return self._model
+
+    def fit(self, *, design: str = "standard", n_components: int = 16,
+            labels: Mapping[int, Any] | None = None) -> str:
+        """Fit a model on every stored nest, store all embeddings, rebuild the index; the version."""
+        with self.store.session() as session:
+            nests = list_nests(session)
+        if len(nests) < 2:
+            raise ParameterError("fitting an embedding needs at least two stored nests")
+        names = static_names()
+        X = feature_matrix([n.static_features for n in nests], names)
+        estimator = make_embedder(design, n_components)
+        if design == "standard":
+            estimator.fit(X)
+        else:
+            y = np.asarray([labels.get(n.id, "none") if labels else "none" for n in nests])
+            estimator.fit(X, y if design == "nca" else _numeric_targets(nests))
+        vectors = estimator.transform(X)
+        digest = hashlib.sha256(X.tobytes() + design.encode() + str(n_components).encode()).hexdigest()[:12]
+        version = f"{design}-{n_components}-{len(nests)}-{digest}"
+        gate = _gate_distance(vectors)
+        with self.store.session() as session:
+            existing = {m.version for m in list_embedding_models(session)}
+            if version not in existing:
+                register_embedding_model(session, version=version,
+                                         hyper_parameters={"design": design, "n_components": n_components,
+                                                           "features": "static"},
+                                         fitted_state=pickle.dumps(estimator),
+                                         quality_metrics={"gate_distance": gate, "nests": len(nests)})
+            store_embeddings(session, model_version=version,
+                             vectors={n.id: [float(x) for x in v] for n, v in zip(nests, vectors, strict=True)})
+        self._model = (version, estimator)
+        self._index = None
+        self.index(rebuild=True)
+        return version
+
+    def gate_distance(self) -> float:
+        version = self.model()[0]
+        with self.store.session() as session:
+            return float(get_embedding_model(session, version=version).quality_metrics.get("gate_distance", 0.0))
+
+    def embed(self, features: Mapping[str, float | None]) -> np.ndarray:
+        version, estimator = self.model()
+        X = feature_matrix([{k: v for k, v in features.items() if v is not None}], static_names())
+        return np.asarray(estimator.transform(X), dtype=np.float32)[0]
+
+    def add(self, nest_id: int, features: Mapping[str, float | None]) -> np.ndarray:
+        """Embed one stored nest, persist its vector and add it to the index (used after tuning)."""
+        vector = self.embed(features)
+        version = self.model()[0]
+        with self.store.session() as session:
+            store_embeddings(session, model_version=version, vectors={nest_id: [float(x) for x in vector]})
+        index = self.index()
+        if nest_id not in set(index.ids().tolist()):
+            index.add(np.asarray([nest_id], dtype=np.int64), vector[None, :])
+            index.save(self._index_path(version))
+        return vector
+
+    # -- index -----------------------------------------------------------------------------------
+    def _index_path(self, version: str) -> Path:
+        return self.data_dir / f"index-{version}.faiss"
+
+    def index(self, *, rebuild: bool = False) -> Any:
+        """The index of the current model: loaded from disk, or rebuilt when missing or stale."""
+        from embeddings import VectorIndex, make_index, read_index_metadata
+
+        version = self.model()[0]
+        if self._index is not None and self._index[0] == version and not rebuild:
+            return self._index[1]
+        with self.store.session() as session:
+            vectors = load_embeddings(session, model_version=version)
+        path = self._index_path(version)
+        if not rebuild and path.exists():
+            try:
+                if not read_index_metadata(path).is_stale(model_version=version, count=len(vectors)):
+                    self._index = (version, VectorIndex.load(path))
+                    return self._index[1]
+            except (OSError, ValueError):
+                pass  # unreadable or from another backend: rebuild below
+        dim = len(next(iter(vectors.values()))) if vectors else self.model()[1].n_components_
+        index = make_index(dim, n_expected=len(vectors), model_version=version)
+        if vectors:
+            ids = np.fromiter(vectors, dtype=np.int64)
+            index.add(ids, np.asarray([vectors[i] for i in ids], dtype=np.float32))
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        index.save(path)
+        self._index = (version, index)
+        return index
+
+    # -- queries ---------------------------------------------------------------------------------
+    def search(self, query: str | Path | Mapping[str, float | None] | Sequence[float] | np.ndarray, k: int = 5, *,
+               params: Mapping[str, int] | None = None, target_id: int | None = None,
+               exclude: Sequence[int] = ()) -> list[Hit]:
+        """Nearest stored nests to a C source (text or path; first nest), a feature dict, or a vector.
+
+        With ``target_id``, only nests measured on that target are returned (all when none is).
+        """
+        vector = self._query_vector(query, params)
+        index = self.index()
+        allowed = None
+        if target_id is not None:
+            with self.store.session() as session:
+                measured = {m.nest_id for m in list_measurements(session, target_id=target_id)}
+            allowed = np.asarray(sorted(measured - set(exclude)), dtype=np.int64) if measured else None
+        dist, ids = index.search(vector[None, :], k + len(exclude), allowed_ids=allowed)
+        hits = [(int(i), float(d)) for i, d in zip(ids[0], dist[0], strict=True) if i >= 0 and i not in exclude]
+        return self._describe(hits[:k])
+
+    def _query_vector(self, query: Any, params: Mapping[str, int] | None) -> np.ndarray:
+        if isinstance(query, Mapping):
+            return self.embed(query)
+        if isinstance(query, str | Path):
+            from embeddings.features import static_features
+            from loopnest.frontend.extract import extract_scops
+
+            path = Path(query)
+            if not path.exists():
+                tmp = self.data_dir / "query.c"
+                self.data_dir.mkdir(parents=True, exist_ok=True)
+                tmp.write_text(str(query))
+                path = tmp
+            scops = extract_scops(path).scops
+            if not scops:
+                raise ParameterError("the source has no supported loop nest")
+            values = dict(params or {})
+            missing = [p for p in scops[0].params if p not in values]
+            if missing:
+                raise ParameterError(f"search by source needs values for parameter(s) {', '.join(missing)}")
+            return self.embed(static_features(scops[0], values).to_dict())
+        vector = np.asarray(query, dtype=np.float32).reshape(-1)
+        dim = self.index().dim
+        if vector.shape[0] != dim:
+            raise ParameterError(f"the vector has {vector.shape[0]} components; the embedding has {dim}")
+        return vector
+
+    def _describe(self, hits: list[tuple[int, float]]) -> list[Hit]:
+        if not hits:
+            return []
+        from database.repositories import get_program
+
+        with self.store.session() as session:
+            nests = {n.id: n for n in list_nests(session, nest_ids=[h[0] for h in hits])}
+            pids = {n.program_id for n in nests.values()}
+            programs = {pid: get_program(session, program_id=pid).name for pid in pids}
+            best: dict[int, float] = {}
+            for nest_id, _ in hits:
+                speeds = [m.speedup for m in list_measurements(session, nest_id=nest_id) if m.verified and m.speedup]
+                if speeds:
+                    best[nest_id] = max(speeds)
+        return [Hit(i, d, programs[nests[i].program_id], nests[i].index, best.get(i)) for i, d in hits if i in nests]
+
+    def to_dataframe(self) -> Any:
+        """One row per stored nest: program, index, best verified speedup, and static features."""
+        import pandas as pd
+
+        with self.store.session() as session:
+            nests = list_nests(session)
+            from database.repositories import get_program
+
+            names = {pid: get_program(session, program_id=pid).name for pid in {n.program_id for n in nests}}
+            best: dict[int, float] = {}
+            for m in list_measurements(session):
+                if m.verified and m.speedup:
+                    best[m.nest_id] = max(best.get(m.nest_id, 0.0), m.speedup)
+        rows = [{"nest_id": n.id, "program": names[n.program_id], "index": n.index,
+                 "best_speedup": best.get(n.id), **n.static_features} for n in nests]
+        return pd.DataFrame(rows)
+
+    def plot_map(self, path: str | Path, *, method: str = "pca") -> Path:
+        """A 2-D map of the embedding space (PCA or t-SNE), coloured by best speedup, saved as PNG."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        version = self.model()[0]
+        with self.store.session() as session:
+            vectors = load_embeddings(session, model_version=version)
+        if len(vectors) < 2:
+            raise ParameterError("a map needs at least two embedded nests")
+        ids = list(vectors)
+        X = np.asarray([vectors[i] for i in ids], dtype=float)
+        if method == "tsne":
+            from sklearn.manifold import TSNE
+
+            xy = TSNE(n_components=2, perplexity=min(30, len(ids) - 1), random_state=0).fit_transform(X)
+        else:
+            from sklearn.decomposition import PCA
+
+            xy = PCA(n_components=2, random_state=0).fit_transform(X)
+        frame = self.to_dataframe().set_index("nest_id")
+        colour = [frame["best_speedup"].get(i) or 1.0 for i in ids]
+        fig, ax = plt.subplots(figsize=(7, 5))
+        points = ax.scatter(xy[:, 0], xy[:, 1], c=np.log2(np.asarray(colour, dtype=float)), cmap="viridis", s=18)
+        fig.colorbar(points, ax=ax, label="log2 best verified speedup")
+        ax.set_title(f"embedding map ({method}, model {version})")
+        out = Path(path)
+        fig.savefig(out, dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        return out
+
+
+def _gate_distance(vectors: np.ndarray) -> float:
+    """The confidence gate: the 90th percentile of each nest's distance to its nearest other nest."""
+    X = np.asarray(vectors, dtype=np.float64)
+    d = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1) if len(X) <= 4000 else None
+    if d is None:
+        sample = X[np.random.default_rng(0).choice(len(X), 4000, replace=False)]
+        d = ((sample[:, None, :] - sample[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d, np.inf)
+    return float(np.percentile(d.min(axis=1), 90))
+
+
+def _numeric_targets(nests: Sequence[Any]) -> np.ndarray:
+    """Targets for the supervised design: the nests' dynamic features where measured (log time, rates)."""
+    keys = ("log2_time_us_t1", "log2_gflops_t1", "log2_gbs_t1", "d1_miss_rate")
+    y = feature_matrix([n.dynamic_features for n in nests], keys)
+    col_mean = np.nanmean(np.where(np.isnan(y), np.nan, y), axis=0)
+    col_mean = np.where(np.isnan(col_mean), 0.0, col_mean)
+    return np.where(np.isnan(y), col_mean, y)
