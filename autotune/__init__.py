@@ -1,0 +1,127 @@
+"""Autotuning of loop nests with Optuna, sharing studies and results through the perfembed database.
+
+* :class:`RecipeSpace`: the engine's recipe space of one nest as Optuna parameters, and back
+  (``params_for``, for warm starts with ``enqueue_trial``);
+* :func:`tune_nest`: one study per (nest, target, parameter values) in Optuna's RDB storage in
+  the same database; illegal samples pruned before compiling, failures as FAIL trials, a trial
+  budget shared by every worker, heartbeats to fail a dead worker's trial;
+* :class:`MeasurementRecorder`, :func:`register_nest`, :func:`ensure_local_target`,
+  :func:`study_name_for`: what tuning writes to the database;
+* :func:`run_worker` / :func:`run_job`: the worker that claims queued tuning jobs;
+* :class:`TransferTuner`, :func:`adapt_recipe` and friends (``autotune.transfer``): the
+  neighbours' recipes mapped onto a new nest, which :func:`tune_nest` takes as ``warm_start``.
+
+Names load on first access, so ``import autotune`` does not import Optuna.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from autotune.records import (
+        MeasurementRecorder,
+        ensure_local_target,
+        local_target_fields,
+        normalized_nest,
+        register_nest,
+        study_name_for,
+    )
+    from autotune.space import TILE_SIZES, UNROLL_FACTORS, RecipeSpace
+    from autotune.transfer import (
+        Candidate,
+        LoopRoles,
+        Neighbour,
+        TransferResult,
+        TransferTuner,
+        adapt_recipe,
+        loop_roles,
+        map_loops,
+    )
+    from autotune.tuner import (
+        StudyMismatchError,
+        TrialRecord,
+        TuneProgress,
+        TuneResult,
+        default_sampler,
+        open_storage,
+        tune_nest,
+    )
+    from autotune.worker import JobOutcome, WorkerReport, default_worker_id, run_job, run_worker
+
+_MODULE_OF = {
+    "MeasurementRecorder": "autotune.records",
+    "ensure_local_target": "autotune.records",
+    "local_target_fields": "autotune.records",
+    "normalized_nest": "autotune.records",
+    "register_nest": "autotune.records",
+    "study_name_for": "autotune.records",
+    "RecipeSpace": "autotune.space",
+    "TILE_SIZES": "autotune.space",
+    "UNROLL_FACTORS": "autotune.space",
+    "StudyMismatchError": "autotune.tuner",
+    "TrialRecord": "autotune.tuner",
+    "TuneProgress": "autotune.tuner",
+    "TuneResult": "autotune.tuner",
+    "default_sampler": "autotune.tuner",
+    "open_storage": "autotune.tuner",
+    "tune_nest": "autotune.tuner",
+    "Candidate": "autotune.transfer",
+    "LoopRoles": "autotune.transfer",
+    "Neighbour": "autotune.transfer",
+    "TransferResult": "autotune.transfer",
+    "TransferTuner": "autotune.transfer",
+    "adapt_recipe": "autotune.transfer",
+    "loop_roles": "autotune.transfer",
+    "map_loops": "autotune.transfer",
+    "JobOutcome": "autotune.worker",
+    "WorkerReport": "autotune.worker",
+    "default_worker_id": "autotune.worker",
+    "run_job": "autotune.worker",
+    "run_worker": "autotune.worker",
+}
+
+__all__ = [
+    "Candidate",
+    "JobOutcome",
+    "LoopRoles",
+    "MeasurementRecorder",
+    "Neighbour",
+    "RecipeSpace",
+    "StudyMismatchError",
+    "TILE_SIZES",
+    "TransferResult",
+    "TransferTuner",
+    "TrialRecord",
+    "TuneProgress",
+    "TuneResult",
+    "UNROLL_FACTORS",
+    "WorkerReport",
+    "adapt_recipe",
+    "default_sampler",
+    "default_worker_id",
+    "ensure_local_target",
+    "local_target_fields",
+    "loop_roles",
+    "map_loops",
+    "normalized_nest",
+    "open_storage",
+    "register_nest",
+    "run_job",
+    "run_worker",
+    "study_name_for",
+    "tune_nest",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module 'autotune' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

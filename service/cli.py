@@ -230,12 +230,114 @@ def serve(host: str = typer.Option("127.0.0.1", "--host"), port: int = typer.Opt
     uvicorn.run("service.app:create_app", factory=True, host=host, port=port)
 
 
+embeddings_app = typer.Typer(no_args_is_help=True, help="The embedding model and its index.")
+
+
+def _open_store() -> Any:
+    from database import get_store
+    from loopnest.config import get_settings
+
+    settings = get_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return get_store(settings.resolved_database_url, create=True), settings
+
+
+@embeddings_app.command("fit")
+def embeddings_fit(design: str = typer.Option("standard", "--design", help="standard | supervised | nca"),
+                   components: int = typer.Option(16, "--components", min=2, max=256),
+                   json_out: bool = JsonOpt) -> None:
+    """Fit the embedding model on every stored nest, re-embed them all, and rebuild the index."""
+    from database.embedding_store import EmbeddingStore
+
+    store, settings = _open_store()
+    es = EmbeddingStore(store, data_dir=settings.data_dir)
+    with console.status("fitting and re-embedding"):
+        version = es.fit(design=design, n_components=components)
+    info = {"version": version, "nests": len(es.index()), "gate_distance": es.gate_distance()}
+    if json_out:
+        _emit_json(info)
+    else:
+        console.print(f"model {version}: {info['nests']} nests embedded, confidence gate at distance "
+                      f"{info['gate_distance']:.3g}")
+
+
+@app.command()
+def suggest(file: Path, include: list[str] = IncludeOpt, define: list[str] = DefineOpt, param: list[str] = ParamOpt,
+            function: str | None = FunctionOpt, k: int = typer.Option(5, "--k", min=1, max=50),
+            evaluate: bool = typer.Option(False, "--evaluate/--no-evaluate", help="Compile, verify and time."),
+            fallback: bool = typer.Option(False, "--fallback", help="Autotune nests no neighbour helps."),
+            trials: int = typer.Option(40, "--trials", help="Autotuning budget for --fallback."),
+            json_out: bool = JsonOpt,
+            write_best: Path | None = typer.Option(None, "--write-best", help="Write the drop-in file here.")) -> None:
+    """Neighbours of each nest from the database, their adapted recipes and (with --evaluate) measured
+    speedups; --write-best writes the file with the best verified recipe of each nest applied."""
+    from service.pipeline import program_from_file
+    from service.pipeline import suggest as run_suggest
+
+    store, settings = _open_store()
+    program = program_from_file(file, include=include, define=define, params=parse_params(param), function=function)
+    with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")):
+        result = run_suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
+                             name=file.name, budget=trials)
+    if fallback:
+        _run_fallback_jobs(store, settings, result, trials)
+    if write_best is not None:
+        _write_best(file, include, define, function, result, write_best)
+    if json_out:
+        _emit_json(result)
+        return
+    for n in result["nests"]:
+        console.rule(f"{n['name']} (nest {n['index']})")
+        table = Table("neighbour", "distance", "recorded speedup", "adapted recipe")
+        for nb, cand in zip(n["neighbours"], n["candidates"] + [None] * len(n["neighbours"]), strict=False):
+            table.add_row(nb["name"], f"{nb['distance']:.3g}", _fmt(nb["recorded_speedup"], "{:.2f}x"),
+                          json.dumps(cand["recipe"]["steps"]) if cand else "-")
+        console.print(table)
+        if not n["confident"]:
+            console.print("low confidence: no stored nest is close to this one"
+                          + (" (tuning job enqueued)" if n.get("tuning_job") else "; use --fallback to autotune"))
+        for ev in n.get("evaluated", []):
+            console.print(f"  {ev['from']}: {ev['status']}, verified={ev['verified']}, "
+                          f"speedup {_fmt(ev['speedup'], '{:.2f}x')}")
+        if "accepted" in n:
+            console.print("accepted: " + (f"{n['best']['speedup']:.2f}x from {n['best']['from']}" if n["accepted"]
+                                          else "no candidate was verified and at least 1.1x faster"))
+
+
+def _run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials: int) -> None:
+    jobs = [n["tuning_job"] for n in result["nests"] if n.get("tuning_job")]
+    if not jobs:
+        return
+    from autotune.worker import default_worker_id, run_worker
+
+    with console.status(f"autotuning {len(jobs)} nest(s) no neighbour helped"):
+        report = run_worker(store, worker_id=default_worker_id(), once=True, max_jobs=len(jobs), settings=settings)
+    err_console.print(f"autotuning: {escape(str(report))}")
+
+
+def _write_best(file: Path, include: list[str], define: list[str], function: str | None, result: dict[str, Any],
+                out: Path) -> None:
+    from loopnest.dropin import replace_regions
+    from loopnest.transform.recipe import Recipe, apply_recipe
+
+    extraction = load_program(file, include, define, function)
+    chosen = {n["index"]: Recipe.from_dict(n["best"]["recipe"]) for n in result["nests"]
+              if n.get("accepted") and n.get("best")}
+    transformed = {i: apply_recipe(extraction.scops[i], r) for i, r in chosen.items()}
+    out.write_text(replace_regions(file, transformed, extraction.scops))
+    err_console.print(f"wrote {escape(str(out))}: {len(transformed)} of {len(extraction.scops)} nest(s) tuned")
+
+
 def _mount_commands() -> None:
     from service.commands.db import db_app
     from service.commands.features import target
+    from service.commands.tune import tune_command, worker_command
 
     app.add_typer(db_app, name="db")
+    app.add_typer(embeddings_app, name="embeddings")
     app.command("target")(target)
+    app.command("tune")(tune_command)
+    app.command("worker")(worker_command)
 
 
 _mount_commands()

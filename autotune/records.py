@@ -1,0 +1,158 @@
+"""What tuning writes to the perfembed database: programs and nests, the target, measurements.
+
+Every variant that ran is recorded as a measurement with origin ``autotune``; only a variant
+whose outputs matched the original's is recorded as ``verified`` with a speedup. The target
+here is a simple signature (CPU model, cores, ISA level, caches, compiler); pass a
+``target_id`` where a fuller machine description exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from database.domain import MeasurementOrigin, canonical_json, sha256_hex
+from loopnest.errors import ParameterError
+
+if TYPE_CHECKING:
+    from database import Nest, Store, Target
+    from loopnest.harness import Evaluation
+    from loopnest.ir import Scop
+
+# Optuna limits study names to 512 characters; longer parameter lists are hashed.
+_MAX_STUDY_NAME = 200
+
+
+def study_name_for(nest_id: int, target_id: int, params: Mapping[str, int]) -> str:
+    """The study of one (nest, target, parameter values): every worker tuning them shares it."""
+    values = canonical_json({k: int(v) for k, v in params.items()})
+    name = f"perfembed:nest={nest_id}:target={target_id}:params={values}"
+    if len(name) > _MAX_STUDY_NAME:
+        name = f"perfembed:nest={nest_id}:target={target_id}:params-sha256={sha256_hex(values)[:32]}"
+    return name
+
+
+def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """A JSON description of a nest, for the ``nests`` table (its identity is program + index).
+
+    With parameter values it also holds the loop roles that transfer matches loops by."""
+    extra: dict[str, Any] = {}
+    if params is not None:
+        from autotune.transfer import loop_roles
+
+        extra = {"param_values": {p: int(params[p]) for p in scop.params},
+                 "loop_roles": loop_roles(scop, params).to_dict()}
+    return {**extra,
+        "name": scop.name,
+        "function": scop.region.function,
+        "params": list(scop.params),
+        "depth": scop.depth,
+        "levels": scop.schedule.n_levels,
+        "statements": [{"domain": s.domain, "text": s.to_c(lambda d, s=s: s.iterators[d])}
+                       for s in scop.statements],
+        "schedule": scop.schedule_isl(),
+    }
+
+
+def register_nest(store: Store, *, source: str, name: str, index: int, scop: Scop,
+                  params: Mapping[str, int] | None = None, data_dir: Path | None = None) -> Nest:
+    """The database nest for ``scop``, the ``index``-th nest of the program ``source``.
+
+    With parameter values the nest gets its static features and loop roles; with ``data_dir`` too,
+    it is embedded and added to the index when an embedding model exists, so the very next
+    search finds it.
+    """
+    from database import get_or_create_nest, get_or_create_program, list_embedding_models, set_nest_features
+
+    features: dict[str, float] = {}
+    if params is not None:
+        from embeddings.features import static_features
+
+        missing = [p for p in scop.params if p not in params]
+        if missing:
+            raise ParameterError(f"{scop.name}: missing value for parameter(s) {', '.join(missing)}")
+        features = {k: v for k, v in static_features(scop, params).to_dict().items() if v is not None}
+    with store.session() as session:
+        program = get_or_create_program(session, source=source, name=name)
+        nest = get_or_create_nest(session, program_id=program.id, index=index,
+                                  normalized=normalized_nest(scop, params), static_features=features)
+        if features and not nest.static_features:
+            nest = set_nest_features(session, nest_id=nest.id, static_features=features)
+        has_model = bool(list_embedding_models(session))
+    if features and data_dir is not None and has_model:
+        from database.embedding_store import EmbeddingStore
+
+        EmbeddingStore(store, data_dir=data_dir).add(nest.id, features)
+    return nest
+
+
+# -- the target --------------------------------------------------------------------------------
+
+
+def local_target_fields(cc: str = "gcc") -> dict[str, Any]:
+    """This machine and compiler in ``get_or_create_target``'s terms (from the machine signature)."""
+    from embeddings.features.machine import machine_signature
+
+    sig = machine_signature(cc=cc)
+    caches = {k: v for k, v in (("l1d", sig.l1d_bytes), ("l2", sig.l2_bytes), ("l3", sig.l3_bytes)) if v}
+    return {"cpu_model": sig.cpu_model, "cores": sig.cores, "isa_level": sig.isa_level, "cache_sizes": caches,
+            "compiler": Path(cc).name, "compiler_version": sig.compiler_version}
+
+
+def ensure_local_target(store: Store, *, cc: str = "gcc") -> Target:
+    """This machine's target record, created if new."""
+    from database import get_or_create_target
+
+    fields = local_target_fields(cc)
+    with store.session() as session:
+        return get_or_create_target(session, **fields)
+
+
+# -- measurements ------------------------------------------------------------------------------
+
+
+@dataclass
+class MeasurementRecorder:
+    """Writes each evaluated variant of one nest on one target to the database.
+
+    Call it with an :class:`~loopnest.harness.Evaluation`; it returns the measurement id, or None
+    when the variant produced no timing (it did not compile, crashed or timed out). Variants with
+    wrong outputs are stored unverified and without a speedup, so they can never rank as a
+    success. Each call is its own committed transaction: a worker killed a moment later loses
+    nothing it measured.
+    """
+
+    store: Store
+    nest_id: int
+    target_id: int
+    params: Mapping[str, int]
+    origin: MeasurementOrigin | str = MeasurementOrigin.AUTOTUNE
+
+    def __call__(self, evaluation: Evaluation) -> int | None:
+        from database import add_measurement
+
+        variant = evaluation.variant
+        if not variant.times or variant.median is None:
+            return None
+        verified = bool(evaluation.verified and variant.ok and evaluation.speedup and evaluation.speedup > 0)
+        steps = evaluation.recipe["steps"]
+        with self.store.session() as session:
+            measurement = add_measurement(
+                session, nest_id=self.nest_id, recipe_id=self._recipe_id(session, steps), target_id=self.target_id,
+                median_time_s=variant.median, spread_s=max(variant.times) - min(variant.times),
+                repetitions=len(variant.times), verified=verified, origin=self.origin, params=dict(self.params),
+                speedup=evaluation.speedup if verified else None)
+        return measurement.id
+
+    def recipe_id(self, steps: list[dict[str, Any]]) -> int:
+        """The database id of a recipe (its steps list), created if new."""
+        with self.store.session() as session:
+            return self._recipe_id(session, steps)
+
+    @staticmethod
+    def _recipe_id(session: Any, steps: list[dict[str, Any]]) -> int:
+        from database import get_or_create_recipe
+
+        return get_or_create_recipe(session, steps=steps).id

@@ -1,0 +1,381 @@
+"""The recipe space of one nest, as Optuna parameters.
+
+A point of the space is a dict of categorical parameters whose names and choices depend only on
+the nest (its loop levels, statements and dependences) and its parameter values, which identify
+a study: a study created by one worker can be resumed by another, on another day, and
+:attr:`RecipeSpace.signature` tells when it cannot (another perfembed version):
+
+``distribute`` (bool, nests whose outermost loop holds several statements)
+    full loop distribution at depth 0, first.
+``fuse`` (bool, nests with sibling loops)
+    fuse the sibling loops at the shallowest depth that has some.
+``order`` (int, nests with at least two loop levels)
+    index into the permutations of the outermost ``min(levels, max_permuted)`` levels, in
+    lexicographic order (0 is the original order); an ``interchange`` step.
+``tile_l{k}`` (int in ``tile_sizes``, 1 = not tiled), one per loop level ``k`` *after* the interchange
+    one ``tile`` step over the band from the first to the last tiled level.
+``parallel`` (-1 = none, else a loop ``l`` of the original nest)
+    ``parallelize`` loop ``l`` wherever the interchange put it: its tile loop if it is tiled, else
+    its point loop. Naming the loop rather than the position keeps most choices legal in every
+    order (a reduction loop is never offered).
+``inner`` (``"none"``, ``"simd"`` or ``"unroll{f}"`` for ``f`` in ``unroll_factors``)
+    what happens to the innermost loop: ``vectorize`` or ``unroll`` (gcc takes one pragma there).
+
+Steps come in that order. Choices that are illegal on their own are left out when the space is
+built (see :meth:`RecipeSpace.prune`); combinations the engine still refuses (a tile band that is
+not permutable, a loop that carries a dependence once moved) raise when the recipe is applied,
+and the tuner prunes those trials before compiling anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from loopnest.errors import IllegalTransformError, RecipeError
+from loopnest.ir import Scop
+from loopnest.polyhedral import Dependence, compute_dependences
+from loopnest.transform.recipe import Recipe, apply_recipe
+
+if TYPE_CHECKING:
+    import optuna
+
+TILE_SIZES: tuple[int, ...] = (1, 8, 16, 32, 64, 128, 256)
+UNROLL_FACTORS: tuple[int, ...] = (2, 4, 8)
+# 5! = 120 orders is the most a categorical parameter explores usefully within tens of trials;
+# deeper nests permute their outermost five levels only.
+MAX_PERMUTED = 5
+
+_STEP_ORDER = ("distribute", "fuse", "interchange", "tile", "parallelize", "vectorize", "unroll")
+
+
+class RecipeSpace:
+    """The recipe space of ``scop``: Optuna parameters in, :class:`Recipe` out, and back.
+
+    Parameters
+    ----------
+    scop : Scop
+        The nest.
+    deps : list of Dependence, optional
+        Its dependences (computed when needed and not given).
+    params : mapping, optional
+        Parameter values; tile sizes no smaller than the longest loop's trip count are then left
+        out (a study is per parameter values, so its space may depend on them).
+    prune : bool
+        Leave out the choices that are illegal on their own (see :meth:`prune`).
+    tile_sizes : sequence of int
+        The tile-size grid; 1 (no tiling) is always added.
+    unroll_factors : sequence of int
+        Unroll factors (>= 2) offered for the innermost loop.
+    max_permuted : int
+        At most this many outermost levels are permuted by ``order``.
+
+    Attributes
+    ----------
+    choices : dict
+        Parameter name -> tuple of choices, in sampling order; the first choice of each is the
+        untransformed nest.
+    """
+
+    def __init__(self, scop: Scop, deps: list[Dependence] | None = None, *, params: Mapping[str, int] | None = None,
+                 prune: bool = True, tile_sizes: Sequence[int] = TILE_SIZES,
+                 unroll_factors: Sequence[int] = UNROLL_FACTORS, max_permuted: int = MAX_PERMUTED) -> None:
+        if any(int(f) < 2 for f in unroll_factors) or any(int(s) < 1 for s in tile_sizes):
+            raise ValueError("tile sizes must be >= 1 and unroll factors >= 2")
+        self.scop = scop
+        longest = _longest_trip(scop, params) if params is not None else None
+        self.tile_sizes = tuple(sorted({1, *(int(s) for s in tile_sizes if longest is None or int(s) < longest)}))
+        self.unroll_factors = tuple(sorted({int(f) for f in unroll_factors}))
+        sched = scop.schedule
+        self.n_levels = sched.n_levels
+        self.n_permuted = min(self.n_levels, max_permuted)
+        self.permutations: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(self.n_permuted)))
+        self.fuse_depth = _sibling_depth(scop)
+        self.choices: dict[str, tuple[Any, ...]] = {}
+        if self.n_levels and len(sched.statements_at(0)) > 1:
+            self.choices["distribute"] = (False, True)
+        if self.fuse_depth is not None:
+            self.choices["fuse"] = (False, True)
+        if len(self.permutations) > 1:
+            self.choices["order"] = tuple(range(len(self.permutations)))
+        for k in range(self.n_levels):
+            self.choices[f"tile_l{k}"] = self.tile_sizes
+        if self.n_levels:
+            self.choices["parallel"] = (-1, *range(self.n_levels))
+            self.choices["inner"] = ("none", "simd", *(f"unroll{f}" for f in self.unroll_factors))
+        if prune:
+            self.prune(compute_dependences(scop) if deps is None else deps)
+
+    def __repr__(self) -> str:
+        return f"RecipeSpace({self.scop.name!r}, params={list(self.choices)})"
+
+    def prune(self, deps: list[Dependence]) -> None:
+        """Leave out the choices that are illegal on their own, where that decides legality.
+
+        ``distribute`` is the first step of every recipe, so if it is illegal alone it always is.
+        A loop that cannot run in parallel in the original order (it carries a dependence, as a
+        reduction loop does) is not offered to ``parallel``. An interchange or fusion illegal on
+        its own is dropped too, though it might become legal after a distribution: the trial
+        budget is better spent on samples that compile. Tile sizes and ``inner`` depend on the
+        order and are all kept.
+        """
+
+        def legal(params: dict[str, Any]) -> bool:
+            try:
+                apply_recipe(self.scop, self.recipe_for(params), deps)
+            except (IllegalTransformError, RecipeError):
+                return False
+            return True
+
+        for name in ("distribute", "fuse"):
+            if name in self.choices and not legal({name: True}):
+                del self.choices[name]
+        for name in ("order", "parallel"):
+            if name in self.choices:
+                first = self.choices[name][0]
+                kept = tuple(v for v in self.choices[name] if v == first or legal({name: v}))
+                if len(kept) > 1:
+                    self.choices[name] = kept
+                else:
+                    del self.choices[name]
+
+    @property
+    def signature(self) -> str:
+        """A short hash of the parameter names and choices: equal signatures, compatible studies."""
+        text = json.dumps({k: list(v) for k, v in self.choices.items()}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    @property
+    def size(self) -> int:
+        """The number of points (several may map to the same recipe)."""
+        return math.prod(len(v) for v in self.choices.values())
+
+    def distributions(self) -> dict[str, optuna.distributions.CategoricalDistribution]:
+        from optuna.distributions import CategoricalDistribution
+
+        return {name: CategoricalDistribution(choices) for name, choices in self.choices.items()}
+
+    def default_params(self) -> dict[str, Any]:
+        """The point of the untransformed nest (the empty recipe)."""
+        return {name: choices[0] for name, choices in self.choices.items()}
+
+    def sample(self, trial: optuna.trial.BaseTrial) -> dict[str, Any]:
+        """Ask ``trial`` for every parameter, in a fixed order."""
+        return {name: trial.suggest_categorical(name, choices) for name, choices in self.choices.items()}
+
+    def suggest(self, trial: optuna.trial.BaseTrial) -> Recipe:
+        """The recipe of the point ``trial`` samples."""
+        return self.recipe_for(self.sample(trial))
+
+    # -- parameters -> recipe ---------------------------------------------------------------------
+    def recipe_for(self, params: Mapping[str, Any]) -> Recipe:
+        """The recipe of a point; parameters left out take their first choice.
+
+        Raises ValueError for a parameter this space does not have or a value outside its choices.
+        """
+        p = self._complete(params)
+        n = self.n_levels
+        steps: list[dict[str, Any]] = []
+        if p.get("distribute"):
+            steps.append({"op": "distribute", "loop": 0})
+        if p.get("fuse"):
+            steps.append({"op": "fuse", "loop": self.fuse_depth})
+        order = list(self.permutations[p.get("order", 0)]) + list(range(self.n_permuted, n))
+        if order != sorted(order):
+            steps.append({"op": "interchange", "order": order[:self.n_permuted]})
+        sizes = [p.get(f"tile_l{k}", 1) for k in range(n)]
+        band = _band(sizes)
+        if band is not None:
+            a, b = band
+            steps.append({"op": "tile", "loops": list(range(a, b + 1)), "sizes": sizes[a:b + 1]})
+        if p.get("parallel", -1) >= 0:
+            steps.append({"op": "parallelize", "loop": _loop_depth(order.index(p["parallel"]), sizes, band)})
+        inner = p.get("inner", "none")
+        innermost = n - 1 + _width(band)
+        if inner == "simd":
+            steps.append({"op": "vectorize", "loop": innermost})
+        elif inner != "none":
+            steps.append({"op": "unroll", "loop": innermost, "factor": int(inner.removeprefix("unroll"))})
+        return Recipe.from_dict({"steps": steps})
+
+    def _complete(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        unknown = set(params) - set(self.choices)
+        if unknown:
+            raise ValueError(f"{self.scop.name}: the recipe space has no parameter(s) {sorted(unknown)}; "
+                             f"it has {list(self.choices)}")
+        out = self.default_params()
+        for name, value in params.items():
+            allowed = self.choices[name]
+            if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
+                raise ValueError(f"{self.scop.name}: {name}={value!r} is not one of {list(allowed)}")
+            out[name] = value
+        return out
+
+    # -- recipe -> parameters ---------------------------------------------------------------------
+    def params_for(self, recipe: Recipe | Mapping[str, Any] | Sequence[Any], *,
+                   strict: bool = False) -> dict[str, Any] | None:
+        """The point whose recipe is ``recipe``, or the nearest one, for ``study.enqueue_trial``.
+
+        Steps must come in this space's order (distribute, fuse, interchange, tile, parallelize,
+        vectorize or unroll), each at most once, else the result is None: depths in a reordered
+        recipe name other loops. Tile sizes and unroll factors off the grid snap to the nearest
+        choice on a log scale; steps the space cannot express (skew, multi-level tiles, a pruned
+        interchange, a SIMD loop that is not innermost) are dropped. With ``strict``, snapping or
+        dropping gives None instead, so a strict result always maps back to exactly ``recipe``.
+        """
+        if not isinstance(recipe, Recipe):
+            try:
+                recipe = Recipe.from_dict(recipe)
+            except RecipeError:
+                return None
+        params = self.default_params()
+        state = _ReadState(order=list(range(self.n_levels)), sizes=[1] * self.n_levels)
+        position = -1
+        for step in recipe.steps:
+            if step.op not in _STEP_ORDER:
+                if strict:
+                    return None
+                continue
+            rank = _STEP_ORDER.index(step.op)
+            if rank <= position or (step.op == "unroll" and position == _STEP_ORDER.index("vectorize")):
+                return None
+            position = rank
+            exact = self._read_step(step.op, dict(step.args), params, state)
+            if strict and not exact:
+                return None
+        if strict and self.recipe_for(params) != recipe:
+            return None
+        return params
+
+    def _read_step(self, op: str, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
+        """Fold one step into ``params``; False if it was dropped or approximated."""
+        n = self.n_levels
+        if op in ("distribute", "fuse"):
+            wanted = {"loop": 0 if op == "distribute" else self.fuse_depth}
+            if op in self.choices and args == wanted:
+                params[op] = True
+                return True
+            return False
+        if op == "interchange":
+            order = args.get("order")
+            if "statements" in args or not isinstance(order, list) or sorted(order) != list(range(len(order))):
+                return False
+            full = order + list(range(len(order), n))
+            if len(full) != n or full[self.n_permuted:] != list(range(self.n_permuted, n)):
+                return False
+            index = self.permutations.index(tuple(full[:self.n_permuted]))
+            if index and index not in self.choices.get("order", ()):
+                return False  # an order this space pruned as illegal
+            if index:
+                params["order"] = index
+            state.order = full
+            return True
+        if op == "tile":
+            band = _band_of(args)
+            raw = args.get("sizes")
+            if isinstance(raw, list) and raw and all(isinstance(s, list) for s in raw):
+                raw = raw[0] if len(raw) == 1 else None
+            if band is None or band[1] >= n or not isinstance(raw, list) or len(raw) != band[1] - band[0] + 1:
+                return False
+            exact = True
+            for k, size in zip(range(band[0], band[1] + 1), raw, strict=True):
+                snapped = _snap(size, self.tile_sizes)
+                exact = exact and snapped == size
+                state.sizes[k] = params[f"tile_l{k}"] = snapped
+            state.band = band
+            return exact and _band(state.sizes) == band
+        if op == "parallelize":
+            position = _position_of(args.get("loop"), n, state.band)
+            if position is None or "parallel" not in self.choices:
+                return False
+            loop = state.order[position]
+            if loop not in self.choices["parallel"]:
+                return False
+            params["parallel"] = loop
+            return _band(state.sizes) == state.band and _loop_depth(position, state.sizes, state.band) == args["loop"]
+        if args.get("loop") != n - 1 + _width(state.band) or "inner" not in self.choices:
+            return False
+        if op == "vectorize":
+            params["inner"] = "simd"
+            return True
+        factor = args.get("factor")
+        if not isinstance(factor, int) or isinstance(factor, bool):
+            return False
+        snapped = _snap(factor, self.unroll_factors)
+        params["inner"] = f"unroll{snapped}"
+        return snapped == factor
+
+
+class _ReadState:
+    """What :meth:`RecipeSpace.params_for` knows about the schedule after the steps read so far."""
+
+    def __init__(self, *, order: list[int], sizes: list[int]) -> None:
+        self.order = order
+        self.sizes = sizes
+        self.band: tuple[int, int] | None = None
+
+
+# -- pure helpers ---------------------------------------------------------------------------------
+
+
+def _longest_trip(scop: Scop, params: Mapping[str, int]) -> float | None:
+    from loopnest.analysis import trip_counts
+
+    loops = trip_counts(scop, params).get("loops") or []
+    return max(loops) if loops else None
+
+
+def _sibling_depth(scop: Scop) -> int | None:
+    """The shallowest depth with sibling loops: statements there whose enclosing loops differ."""
+    sched = scop.schedule
+    for depth in range(sched.n_levels):
+        prefixes = {tuple(sched.rows[s][: 2 * depth + 1]) for s in sched.statements_at(depth)}
+        if len(prefixes) > 1:
+            return depth
+    return None
+
+
+def _band(sizes: Sequence[int]) -> tuple[int, int] | None:
+    """First and last tiled level, or None when nothing is tiled."""
+    tiled = [k for k, size in enumerate(sizes) if size > 1]
+    return (tiled[0], tiled[-1]) if tiled else None
+
+
+def _width(band: tuple[int, int] | None) -> int:
+    """How many tile loops a band inserts."""
+    return 0 if band is None else band[1] - band[0] + 1
+
+
+def _band_of(args: Mapping[str, Any]) -> tuple[int, int] | None:
+    loops = args.get("loops")
+    if (not isinstance(loops, list) or not loops or not all(isinstance(x, int) for x in loops)
+            or loops != list(range(loops[0], loops[0] + len(loops)))):
+        return None
+    return loops[0], loops[-1]
+
+
+def _loop_depth(position: int, sizes: Sequence[int], band: tuple[int, int] | None) -> int:
+    """The depth, after tiling, of the outermost loop over position ``position``'s iterations: its
+    tile loop when that position is tiled, else its point loop."""
+    if band is None or position < band[0] or (position <= band[1] and sizes[position] > 1):
+        return position
+    return position + _width(band)
+
+
+def _position_of(depth: object, n: int, band: tuple[int, int] | None) -> int | None:
+    """The position (level before tiling) whose tile or point loop sits at ``depth``."""
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+        return None
+    position = depth if band is None or depth <= band[1] else depth - _width(band)
+    return position if position < n else None
+
+
+def _snap(value: object, grid: Sequence[int]) -> int:
+    """The grid value nearest to ``value`` on a log scale (ties go to the smaller)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        return grid[0]
+    return min(grid, key=lambda g: (abs(math.log2(g) - math.log2(value)), g))

@@ -1,0 +1,557 @@
+"""Tune one nest at fixed parameter values with an Optuna study in the perfembed database.
+
+One study per (nest, target, parameter values) lives in Optuna's RDB storage inside the same
+database, so every worker on every machine that tunes the same nest shares it; a study that
+was interrupted simply goes on where it stopped. The loop is Optuna's ask/tell:
+
+1. under the study's budget lock (:mod:`autotune._locks`): fail the trials of dead workers
+   (stale heartbeats, or no ``worker`` attribute: see :func:`_fail_orphans`), stop if the
+   budget is spent, ``ask``, start the trial's heartbeat, build the sampled recipe and check it
+   against the exact dependences. An illegal sample is told PRUNED, and a recipe some earlier
+   trial already measured is told that trial's result: neither reaches the compiler;
+2. outside the lock, with the heartbeat running: compile, run, verify and time the variant,
+   write the measurement to the database, then ``tell`` the speedup. A variant that fails to
+   compile, crashes, times out or computes wrong outputs is a FAIL trial.
+
+Every worker of a study must run this loop (not ``study.optimize``): it relies on the lock and
+on the trial attributes it sets.
+
+**The budget** ``n_trials`` counts evaluated trials, those that reached the compiler (running,
+complete or failed), across all workers of the study, and is never exceeded: the count and the
+``ask`` happen under one lock. Pruned samples and repeats are free, up to ``max_free_trials``
+(default ``max(50, 10 * n_trials)``) so that a space with nothing legal left still ends.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+import optuna
+from optuna.exceptions import ExperimentalWarning
+from optuna.trial import TrialState
+
+from autotune._locks import study_lock
+from autotune.space import RecipeSpace
+from loopnest.errors import ExecutionError, IllegalTransformError, PerfembedError, RecipeError
+from loopnest.harness import Harness, Limits
+from loopnest.polyhedral import compute_dependences
+from loopnest.transform.recipe import Recipe, apply_recipe
+
+if TYPE_CHECKING:
+    from optuna.storages import RDBStorage
+
+    from loopnest.harness import Evaluation, VariantResult
+    from loopnest.ir import Scop
+
+_logger = logging.getLogger(__name__)
+
+DEFAULT_HEARTBEAT_INTERVAL = 10  # seconds between trial heartbeats; a trial is stale after twice that
+# A variant may run this many times longer than the baseline (all repetitions and the driver's
+# set-up included) before it is killed: slow variants cost time, hung ones must not stall a study.
+VARIANT_WALL_FACTOR = 20.0
+MIN_VARIANT_WALL_S = 5.0
+_EVALUATED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAIL)
+
+
+class StudyMismatchError(PerfembedError):
+    """An existing study was built over another recipe space (another perfembed version or nest)."""
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    """One trial of a tuning run, as this worker saw it."""
+
+    number: int
+    state: str  # "complete", "pruned" or "fail"
+    status: str  # "ok", "illegal", "duplicate", "error", or the harness status ("wrong-output", ...)
+    params: Mapping[str, Any]
+    recipe: Mapping[str, Any]
+    speedup: float | None = None
+    median_s: float | None = None
+    verified: bool = False
+    measurement_id: int | None = None
+    message: str = ""
+
+    @property
+    def evaluated(self) -> bool:
+        """Whether the variant reached the compiler (what the budget counts)."""
+        return self.status not in ("illegal", "duplicate")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "params": dict(self.params), "recipe": dict(self.recipe)}
+
+
+@dataclass(frozen=True)
+class TuneProgress:
+    """Passed to ``on_trial`` after every trial."""
+
+    record: TrialRecord
+    evaluated: int  # evaluated trials in the study, every worker's
+    budget: int
+    best_speedup: float | None
+    best_recipe: list[dict[str, Any]] | None = None  # steps of the study's best recipe
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """The state of the study when this worker stopped, and what this worker did.
+
+    ``best_*`` and the counts cover the whole study (every worker, earlier runs included);
+    ``evaluations`` lists only this call's trials.
+    """
+
+    study_name: str
+    best_recipe: Recipe | None
+    best_speedup: float | None
+    best_trial: int | None
+    trials: int  # finished trials in the study, any state
+    evaluated: int  # trials that reached the compiler: what the budget counts
+    evaluations: tuple[TrialRecord, ...] = ()
+    baseline: VariantResult | None = None
+    stopped: str = "budget"  # "budget", "timeout", "exhausted" (free-trial cap) or "stopped"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "study_name": self.study_name,
+            "best_recipe": self.best_recipe.to_dict() if self.best_recipe else None,
+            "best_speedup": self.best_speedup,
+            "best_trial": self.best_trial,
+            "trials": self.trials,
+            "evaluated": self.evaluated,
+            "stopped": self.stopped,
+            "baseline": self.baseline.to_dict() if self.baseline else None,
+            "evaluations": [r.to_dict() for r in self.evaluations],
+        }
+
+
+# -- storage -----------------------------------------------------------------------------------
+
+
+def open_storage(url: str, *, heartbeat_interval: int | None = DEFAULT_HEARTBEAT_INTERVAL,
+                 grace_period: int | None = None) -> RDBStorage:
+    """Optuna's RDB storage on the database at ``url`` (its tables sit beside perfembed's).
+
+    SQLite connections wait for locks and start every transaction with ``BEGIN IMMEDIATE``, as
+    perfembed's own do: a deferred transaction that reads and then writes fails at once when
+    another process wrote in between, which is common with several workers.
+    """
+    from optuna.storages import RDBStorage
+
+    is_sqlite = url.startswith("sqlite")
+    kwargs: dict[str, Any] = {"connect_args": {"timeout": 60}} if is_sqlite else {"pool_pre_ping": True}
+    with warnings.catch_warnings(), study_lock(url, "perfembed-optuna-schema"):
+        warnings.simplefilter("ignore", ExperimentalWarning)
+        storage = RDBStorage(url, engine_kwargs=kwargs, heartbeat_interval=heartbeat_interval,
+                             grace_period=grace_period)
+    if is_sqlite:
+        _begin_immediate(storage.engine)
+    return storage
+
+
+def _begin_immediate(engine: Any) -> None:
+    from sqlalchemy import event
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA busy_timeout = 60000")
+            cursor.execute("PRAGMA journal_mode = WAL")  # as perfembed's own connections set it
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    engine.dispose()  # connections made before the listeners would keep deferred transactions
+
+
+def default_sampler(seed: int | None = None, *, n_trials: int = 50) -> optuna.samplers.BaseSampler:
+    """TPE over the joint space, with the constant liar so parallel workers spread out."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExperimentalWarning)
+        return optuna.samplers.TPESampler(seed=seed, multivariate=True, constant_liar=True,
+                                          n_startup_trials=max(3, min(10, n_trials // 3)))
+
+
+# -- the tuning loop ---------------------------------------------------------------------------
+
+
+def tune_nest(
+    scop: Scop,
+    params: Mapping[str, int],
+    *,
+    storage: str | RDBStorage,
+    study_name: str,
+    n_trials: int,
+    timeout: float | None = None,
+    sampler: optuna.samplers.BaseSampler | None = None,
+    seed: int | None = None,
+    warm_start: Iterable[Recipe | Mapping[str, Any] | list[Any]] = (),
+    space: RecipeSpace | None = None,
+    reps: int = 3,
+    threads: int | None = None,
+    limits: Limits | None = None,
+    cc: str = "gcc",
+    cflags: str = "-O3 -march=native -fopenmp",
+    recorder: Callable[[Evaluation], int | None] | None = None,
+    on_trial: Callable[[TuneProgress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    worker_id: str | None = None,
+    heartbeat_interval: int = DEFAULT_HEARTBEAT_INTERVAL,
+    grace_period: int | None = None,
+    max_free_trials: int | None = None,
+) -> TuneResult:
+    """Tune ``scop`` at ``params`` in the study ``study_name`` until ``n_trials`` variants of the
+    study were evaluated (by any worker), ``timeout`` seconds passed, or ``should_stop()``.
+
+    ``warm_start`` recipes (e.g. the neighbours' adapted recipes) are mapped into the space with
+    :meth:`RecipeSpace.params_for` and enqueued, so they are the first trials of a new study.
+    ``recorder`` is called with every evaluation that ran (see
+    :class:`~autotune.records.MeasurementRecorder`) and returns a measurement id. ``storage`` is
+    a database URL (opened with ``heartbeat_interval`` and ``grace_period``) or an
+    :class:`~optuna.storages.RDBStorage` from :func:`open_storage`, whose settings then apply. Raises
+    :class:`~loopnest.errors.ExecutionError` if the original nest itself does not run, and
+    :class:`StudyMismatchError` if the study was built over another recipe space.
+    """
+    if n_trials < 0:
+        raise ValueError(f"n_trials must be zero or more, got {n_trials}")
+    start = time.monotonic()
+    deps = compute_dependences(scop)
+    space = space or RecipeSpace(scop, deps, params=params)
+    harness = Harness(scop, params, reps=reps, threads=threads, limits=limits or Limits(), cc=cc, cflags=cflags)
+    owned = isinstance(storage, str)
+    rdb = open_storage(storage, heartbeat_interval=heartbeat_interval, grace_period=grace_period) \
+        if isinstance(storage, str) else storage
+    run = _Run(scop=scop, params=dict(harness.params), deps=deps, space=space, storage=rdb, study_name=study_name,
+               n_trials=n_trials, free_cap=max(50, 10 * n_trials) if max_free_trials is None else max_free_trials,
+               worker=worker_id or "local", heartbeat_interval=rdb.heartbeat_interval or heartbeat_interval,
+               recorder=recorder, on_trial=on_trial)
+    try:
+        study = run.open_study(sampler or default_sampler(seed, n_trials=n_trials), warm_start)
+        counts = _counts(study)
+        if counts.evaluated >= n_trials:
+            return _result(study, counts, (), None, "budget")
+        with harness:
+            return run.loop(study, harness, deadline=None if timeout is None else start + timeout,
+                            should_stop=should_stop)
+    finally:
+        if owned:
+            rdb.engine.dispose()
+
+
+@dataclass
+class _Run:
+    """One worker's tuning run of one study (the arguments of :func:`tune_nest`, resolved)."""
+
+    scop: Scop
+    params: dict[str, int]
+    deps: list[Any]
+    space: RecipeSpace
+    storage: RDBStorage
+    study_name: str
+    n_trials: int
+    free_cap: int
+    worker: str
+    heartbeat_interval: int
+    recorder: Callable[[Evaluation], int | None] | None
+    on_trial: Callable[[TuneProgress], None] | None
+
+    def locked(self) -> Any:
+        return study_lock(self.storage.url, self.study_name)
+
+    def open_study(self, sampler: optuna.samplers.BaseSampler,
+                   warm_start: Iterable[Recipe | Mapping[str, Any] | list[Any]]) -> optuna.Study:
+        with self.locked():
+            study = optuna.create_study(storage=self.storage, study_name=self.study_name, direction="maximize",
+                                        sampler=sampler, load_if_exists=True)
+            _check_space(study, self.space, self.scop, self.params)
+            _enqueue_warm_start(study, self.space, warm_start, self.n_trials)
+        return study
+
+    def loop(self, study: optuna.Study, harness: Harness, *, deadline: float | None,
+             should_stop: Callable[[], bool] | None) -> TuneResult:
+        base = harness.baseline()
+        if not base.ok or not base.median:
+            raise ExecutionError(f"{self.scop.name}: the original nest does not run at {self.params}: "
+                                 f"{base.status} {base.message}".strip())
+        wall = min(harness.limits.wall_seconds,
+                   max(MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR * base.median * (harness.reps + 1)))
+        study_id = self.storage.get_study_id_from_name(self.study_name)
+        records: list[TrialRecord] = []
+        stopped = "budget"
+        while True:
+            if should_stop is not None and should_stop():
+                stopped = "stopped"
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                stopped = "timeout"
+                break
+            with self.locked():
+                _fail_stale(study)
+                _fail_orphans(study, self.storage, study_id)
+                counts = _counts(study)
+                if counts.evaluated >= self.n_trials:
+                    break
+                if counts.free >= self.free_cap:
+                    stopped = "exhausted"
+                    break
+                trial = _ask(study)
+                trial_id = self.storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
+                heartbeat = _Heartbeat(self.storage, trial_id, self.heartbeat_interval)
+                heartbeat.start()
+                trial.set_user_attr("worker", self.worker)  # from here on, a dead worker's trial goes stale
+                try:
+                    record, pending = _prepare(study, trial, self.space, self.scop, self.deps, counts)
+                except BaseException:
+                    heartbeat.stop()
+                    _tell_failed_quietly(study, trial)
+                    raise
+                if record is not None:
+                    heartbeat.stop()
+            if pending is not None:
+                try:
+                    record = _evaluate(study, trial, pending, harness, wall, self.recorder)
+                finally:
+                    heartbeat.stop()
+            assert record is not None
+            records.append(record)
+            if self.on_trial is not None:
+                counts = _counts(study)
+                best = counts.best_trial
+                self.on_trial(TuneProgress(record, counts.evaluated, self.n_trials, counts.best_value,
+                                           best.user_attrs.get("recipe") if best is not None else None))
+        return _result(study, _counts(study), tuple(records), base, stopped)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    params: dict[str, Any]
+    recipe: Recipe
+    transformed: Scop
+
+
+def _prepare(study: optuna.Study, trial: optuna.Trial, space: RecipeSpace, scop: Scop, deps: list[Any],
+             counts: _Counts) -> tuple[TrialRecord | None, _Pending | None]:
+    """Sample the trial and settle it at once if it is illegal or a repeat (under the lock)."""
+    params = space.sample(trial)
+    recipe = space.recipe_for(params)
+    steps = recipe.to_dict()
+    trial.set_user_attr("recipe", steps["steps"])
+    trial.set_user_attr("recipe_hash", recipe.hash)
+    try:
+        transformed = apply_recipe(scop, recipe, deps)
+    except (IllegalTransformError, RecipeError) as exc:
+        trial.set_user_attr("status", "illegal")
+        trial.set_user_attr("message", str(exc)[:500])
+        study.tell(trial, state=TrialState.PRUNED)
+        return TrialRecord(trial.number, "pruned", "illegal", params, steps, message=str(exc)), None
+    earlier = counts.by_recipe.get(recipe.hash)
+    if earlier is not None:
+        trial.set_user_attr("status", "duplicate")
+        trial.set_user_attr("duplicate_of", earlier.number)
+        trial.set_user_attr("free", True)
+        if earlier.state == TrialState.COMPLETE and earlier.value is not None:
+            study.tell(trial, earlier.value)
+            return TrialRecord(trial.number, "complete", "duplicate", params, steps, speedup=earlier.value,
+                               verified=True, message=f"same recipe as trial {earlier.number}"), None
+        study.tell(trial, state=TrialState.FAIL)
+        return TrialRecord(trial.number, "fail", "duplicate", params, steps,
+                           message=f"same recipe as trial {earlier.number}, which failed"), None
+    return None, _Pending(params, recipe, transformed)
+
+
+def _evaluate(study: optuna.Study, trial: optuna.Trial, pending: _Pending, harness: Harness, wall: float,
+              recorder: Callable[[Evaluation], int | None] | None) -> TrialRecord:
+    """Compile, run, verify and time the variant; store the measurement; tell the result."""
+    steps = pending.recipe.to_dict()
+    try:
+        evaluation = harness.evaluate(pending.recipe, transformed=pending.transformed, wall_seconds=wall)
+    except Exception as exc:  # a code generation bug must cost one trial, not the whole study
+        _logger.warning("trial %d: evaluating %s failed", trial.number, pending.recipe.canonical_json(),
+                        exc_info=True)
+        message = f"{type(exc).__name__}: {exc}"[:500]
+        _finish(study, trial, None, {"status": "error", "message": message})
+        return TrialRecord(trial.number, "fail", "error", pending.params, steps, message=message)
+    variant = evaluation.variant
+    verified = bool(evaluation.verified and variant.ok and evaluation.speedup and evaluation.speedup > 0)
+    try:
+        measurement_id = recorder(evaluation) if recorder is not None else None
+    except BaseException:
+        _tell_failed_quietly(study, trial)
+        raise
+    attrs: dict[str, Any] = {"status": variant.status, "message": variant.message[:500], "median_s": variant.median,
+                             "verified": verified, "measurement_id": measurement_id}
+    value = evaluation.speedup if verified else None
+    _finish(study, trial, value, attrs)
+    return TrialRecord(trial.number, "complete" if verified else "fail", variant.status, pending.params, steps,
+                       speedup=value, median_s=variant.median, verified=verified, measurement_id=measurement_id,
+                       message=variant.message)
+
+
+def _tell_failed_quietly(study: optuna.Study, trial: optuna.Trial) -> None:
+    """Best effort on the way out of an error: the stale check would fail the trial later anyway."""
+    try:
+        study.tell(trial, state=TrialState.FAIL, skip_if_finished=True)
+    except Exception:
+        _logger.warning("could not fail trial %d", trial.number, exc_info=True)
+
+
+def _finish(study: optuna.Study, trial: optuna.Trial, value: float | None, attrs: Mapping[str, Any]) -> None:
+    """Set the attributes and tell; a trial another worker already failed as stale stays failed."""
+    try:
+        for key, item in attrs.items():
+            trial.set_user_attr(key, item)
+    except (RuntimeError, optuna.exceptions.UpdateFinishedTrialError):
+        pass
+    if value is None:
+        study.tell(trial, state=TrialState.FAIL, skip_if_finished=True)
+    else:
+        study.tell(trial, value, skip_if_finished=True)
+
+
+# -- study bookkeeping -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Counts:
+    trials: int
+    evaluated: int
+    free: int
+    best_value: float | None
+    best_trial: optuna.trial.FrozenTrial | None
+    by_recipe: Mapping[str, optuna.trial.FrozenTrial]
+
+
+def _counts(study: optuna.Study) -> _Counts:
+    trials = study.get_trials(deepcopy=False)
+    evaluated = free = finished = 0
+    best: optuna.trial.FrozenTrial | None = None
+    by_recipe: dict[str, optuna.trial.FrozenTrial] = {}
+    for t in trials:
+        if t.state.is_finished():
+            finished += 1
+        if t.state == TrialState.PRUNED or t.user_attrs.get("free"):
+            free += 1
+        elif t.state in _EVALUATED:
+            evaluated += 1
+            key = t.user_attrs.get("recipe_hash")
+            # Only trials this code told: a worker that died leaves a stale FAIL without a status.
+            if key and "status" in t.user_attrs and t.state != TrialState.RUNNING and key not in by_recipe:
+                by_recipe[key] = t
+        if t.state == TrialState.COMPLETE and t.value is not None and (best is None or t.value > (best.value or 0)):
+            best = t
+    return _Counts(finished, evaluated, free, best.value if best else None, best, by_recipe)
+
+
+def _result(study: optuna.Study, counts: _Counts, records: tuple[TrialRecord, ...],
+            baseline: VariantResult | None, stopped: str) -> TuneResult:
+    best = counts.best_trial
+    recipe = Recipe.from_dict({"steps": best.user_attrs["recipe"]}) if best and "recipe" in best.user_attrs else None
+    return TuneResult(study.study_name, recipe, counts.best_value, best.number if best else None,
+                      counts.trials, counts.evaluated, records, baseline, stopped)
+
+
+def _check_space(study: optuna.Study, space: RecipeSpace, scop: Scop, params: Mapping[str, int]) -> None:
+    attrs = study.user_attrs
+    if "space" not in attrs:
+        study.set_user_attr("space", space.signature)
+        study.set_user_attr("nest", scop.name)
+        study.set_user_attr("params", {k: int(v) for k, v in params.items()})
+        return
+    if attrs["space"] != space.signature:
+        raise StudyMismatchError(
+            f"study {study.study_name!r} was built over another recipe space (signature {attrs['space']}, "
+            f"this nest gives {space.signature}); tune under another study name")
+
+
+def _enqueue_warm_start(study: optuna.Study, space: RecipeSpace,
+                        recipes: Iterable[Recipe | Mapping[str, Any] | list[Any]], n_trials: int) -> int:
+    """Enqueue the recipes that map into the space, at most as many as the budget has left."""
+    counts = _counts(study)
+    waiting = len(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
+    room = n_trials - counts.evaluated - waiting
+    added = 0
+    for recipe in recipes:
+        if added >= room:
+            break
+        params = space.params_for(recipe)
+        if params is None:
+            continue
+        before = len(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
+        study.enqueue_trial(params, user_attrs={"warm_start": True}, skip_if_exists=True)
+        added += len(study.get_trials(deepcopy=False, states=(TrialState.WAITING,))) - before
+    return added
+
+
+def _ask(study: optuna.Study) -> optuna.Trial:
+    with warnings.catch_warnings():
+        # This loop records the heartbeats itself (``_Heartbeat``), which Optuna cannot know.
+        warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used")
+        return study.ask()
+
+
+def _fail_orphans(study: optuna.Study, storage: RDBStorage, study_id: int) -> None:
+    """Fail the running trials whose worker died between ``ask`` and naming itself.
+
+    Every worker asks and sets the ``worker`` attribute under the budget lock, and the caller
+    holds it now: a running trial without that attribute has no live worker. Such a trial may
+    have no heartbeat either (the worker died before its first one), so the stale check would
+    never fail it.
+    """
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if "worker" not in trial.user_attrs:
+            trial_id = storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
+            try:
+                storage.set_trial_user_attr(trial_id, "free", True)  # it never reached the compiler
+                storage.set_trial_user_attr(trial_id, "status", "orphaned")
+                storage.set_trial_state_values(trial_id, state=TrialState.FAIL)
+            except optuna.exceptions.UpdateFinishedTrialError:
+                pass
+
+
+def _fail_stale(study: optuna.Study) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ExperimentalWarning)
+        optuna.storages.fail_stale_trials(study)
+
+
+class _Heartbeat:
+    """Records a trial's heartbeat every ``interval`` seconds, so a dead worker's trial goes stale."""
+
+    def __init__(self, storage: RDBStorage, trial_id: int, interval: int) -> None:
+        self._storage = storage
+        self._trial_id = trial_id
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._beat()
+        self._thread = threading.Thread(target=self._run, name=f"heartbeat-{self._trial_id}", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            self._beat()
+
+    def _beat(self) -> None:
+        try:
+            self._storage.record_heartbeat(self._trial_id)
+        except Exception:  # a missed beat only risks the trial being failed as stale
+            _logger.warning("could not record the heartbeat of trial id %d", self._trial_id, exc_info=True)

@@ -1,0 +1,323 @@
+"""The tuning worker: claims queued jobs from the database and runs them.
+
+A job names a nest (``nest_id``), a budget of evaluated trials and, in ``options``, what the
+worker needs to rebuild and run the nest:
+
+``params`` (required when the nest has parameters)
+    parameter values, ``{"n": 1000}``.
+``source``, ``filename``
+    the C text and a file name for messages; default: the nest's program from the database.
+``headers``
+    quoted includes by relative file name, as the API's ``headers``.
+``include``, ``defines``, ``nest_index``, ``function``
+    include directories and ``NAME[=VALUE]`` macros as ``-I`` and ``-D`` take them; the nest's
+    index among every nest of the file (default: the database nest's index, which
+    ``perfembed tune`` registers that way); ``function``, if given, is checked against it.
+``timeout``, ``reps``, ``threads``, ``seed``
+    time budget in seconds for this run of the job, repetitions per variant, OpenMP threads,
+    sampler seed.
+``warm_start``
+    recipes to try first (the neighbours' adapted recipes), as steps lists or ``{"steps": ...}``.
+``study_name``, ``heartbeat_interval``, ``grace_period``
+    override the study (default: one per nest, target and parameter values) and Optuna's
+    trial heartbeat settings.
+
+While it runs, the worker renews the job's lease from a background thread and records the
+progress (evaluated trials, best recipe, best speedup) after every trial. If the lease is lost
+(the job was cancelled, or this worker stalled and another took the job over) it stops after
+the current trial. A worker that dies leaves its lease to expire; the next worker to claim the
+job resumes the same study, and the dead worker's running trial is failed by Optuna's
+heartbeat check. A user error (bad C, missing parameter, a nest that does not run) fails the
+job for good; an unexpected error puts it back in the queue until it has been tried
+``MAX_ATTEMPTS`` times.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import tempfile
+import threading
+import traceback
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from autotune.records import MeasurementRecorder, ensure_local_target, study_name_for
+from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneProgress, TuneResult, tune_nest
+from loopnest.errors import ParameterError, PerfembedError, StorageError
+
+if TYPE_CHECKING:
+    from database import Store, TuningJob
+    from loopnest.config import Settings
+    from loopnest.ir import Scop
+
+_logger = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 3
+DEFAULT_LEASE_SECONDS = 120.0
+
+
+def default_worker_id() -> str:
+    """``host:pid:random``: unique per worker process, readable in the jobs table."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """What one worker did with one job."""
+
+    job_id: int
+    status: str  # "done", "failed", "requeued", "lease-lost" or "stopped"
+    evaluated: int = 0
+    best_speedup: float | None = None
+    best_recipe_id: int | None = None
+    error: str | None = None
+    result: TuneResult | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class WorkerReport:
+    worker_id: str
+    jobs: tuple[JobOutcome, ...] = ()
+
+
+def run_worker(
+    store: Store,
+    *,
+    worker_id: str | None = None,
+    once: bool = False,
+    max_jobs: int | None = None,
+    lease_seconds: float = DEFAULT_LEASE_SECONDS,
+    poll_seconds: float = 5.0,
+    settings: Settings | None = None,
+    stop: threading.Event | None = None,
+    on_trial: Callable[[TuningJob, TuneProgress], None] | None = None,
+    on_job: Callable[[TuningJob], None] | None = None,
+) -> WorkerReport:
+    """Claim and run jobs until ``max_jobs`` were run or ``stop`` is set.
+
+    With ``once``, return as soon as no job can be claimed; otherwise poll every
+    ``poll_seconds``. ``settings`` (default :func:`loopnest.config.get_settings`) give the
+    compiler, flags, threads and harness limits.
+    """
+    from loopnest.config import get_settings
+
+    settings = settings or get_settings()
+    worker_id = worker_id or default_worker_id()
+    stop = stop or threading.Event()
+    outcomes: list[JobOutcome] = []
+    while not stop.is_set() and (max_jobs is None or len(outcomes) < max_jobs):
+        job = store.claim_next_job(worker_id=worker_id, lease_seconds=lease_seconds)
+        if job is None:
+            if once:
+                break
+            stop.wait(poll_seconds)
+            continue
+        _logger.info("worker %s claimed job %d (attempt %d)", worker_id, job.id, job.attempts)
+        if on_job is not None:
+            on_job(job)
+        outcomes.append(run_job(store, job, worker_id=worker_id, lease_seconds=lease_seconds, settings=settings,
+                                stop=stop, on_trial=on_trial))
+    return WorkerReport(worker_id, tuple(outcomes))
+
+
+def run_job(
+    store: Store,
+    job: TuningJob,
+    *,
+    worker_id: str,
+    lease_seconds: float = DEFAULT_LEASE_SECONDS,
+    settings: Settings | None = None,
+    stop: threading.Event | None = None,
+    on_trial: Callable[[TuningJob, TuneProgress], None] | None = None,
+) -> JobOutcome:
+    """Run one claimed job to its end and record the outcome in the database."""
+    from database import LeaseLostError
+    from loopnest.config import get_settings
+    from loopnest.harness import Limits
+
+    settings = settings or get_settings()
+    lease = _Lease(store, job.id, worker_id, lease_seconds)
+    stop = stop or threading.Event()
+    recorder: MeasurementRecorder | None = None
+    try:
+        options = dict(job.options)
+        scop, params = _load_nest(store, job, options)
+        target_id = job.target_id if job.target_id is not None else ensure_local_target(store, cc=settings.cc).id
+        recorder = MeasurementRecorder(store, nest_id=job.nest_id, target_id=target_id, params=params)
+        interval = int(options.get("heartbeat_interval", DEFAULT_HEARTBEAT_INTERVAL))
+        best: dict[str, Any] = {"steps": None, "id": None}
+
+        def progress(update: TuneProgress) -> None:
+            assert recorder is not None
+            if update.best_recipe is not None and update.best_recipe != best["steps"]:
+                best["steps"], best["id"] = update.best_recipe, recorder.recipe_id(list(update.best_recipe))
+            store.update_job_progress(job.id, worker_id=worker_id, progress=update.evaluated,
+                                      best_recipe_id=best["id"], best_speedup=update.best_speedup,
+                                      lease_seconds=lease_seconds)
+            if on_trial is not None:
+                on_trial(job, update)
+
+        lease.start()
+        result = tune_nest(
+            scop, params,
+            storage=store.url,
+            study_name=str(options.get("study_name") or study_name_for(job.nest_id, target_id, params)),
+            n_trials=job.budget,
+            timeout=_optional_float(options.get("timeout")),
+            seed=options.get("seed"),
+            warm_start=list(options.get("warm_start") or ()),
+            reps=int(options.get("reps", 3)),
+            threads=options.get("threads") or settings.threads or None,
+            limits=Limits.from_settings(settings),
+            cc=settings.cc,
+            cflags=settings.cflags,
+            recorder=recorder,
+            on_trial=progress,
+            should_stop=lambda: lease.lost.is_set() or stop.is_set(),
+            worker_id=worker_id,
+            heartbeat_interval=interval,
+            grace_period=_optional_int(options.get("grace_period")),
+        )
+    except LeaseLostError as exc:
+        return JobOutcome(job.id, "lease-lost", error=str(exc))
+    except StorageError as exc:  # the database, not the job: another worker may do better
+        return _fail(store, job, worker_id, str(exc), retry=job.attempts < MAX_ATTEMPTS)
+    except PerfembedError as exc:
+        return _fail(store, job, worker_id, str(exc), retry=False)
+    except Exception as exc:
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        _logger.exception("job %d failed", job.id)
+        return _fail(store, job, worker_id, f"internal error: {detail}", retry=job.attempts < MAX_ATTEMPTS)
+    finally:
+        lease.stop()
+    if lease.lost.is_set():
+        return JobOutcome(job.id, "lease-lost", result.evaluated, result.best_speedup, result=result,
+                          error=lease.error)
+    if result.stopped == "stopped":  # the worker is shutting down: let another one go on
+        return _fail(store, job, worker_id, "worker stopped; requeued", retry=True, result=result)
+    best_id = recorder.recipe_id(list(result.best_recipe.to_dict()["steps"])) \
+        if result.best_recipe is not None and recorder is not None else None
+    try:
+        store.update_job_progress(job.id, worker_id=worker_id, progress=result.evaluated)
+        store.finish_job(job.id, worker_id=worker_id, best_recipe_id=best_id, best_speedup=result.best_speedup)
+    except LeaseLostError as exc:
+        return JobOutcome(job.id, "lease-lost", result.evaluated, result.best_speedup, best_id, str(exc), result)
+    return JobOutcome(job.id, "done", result.evaluated, result.best_speedup, best_id, result=result)
+
+
+def _fail(store: Store, job: TuningJob, worker_id: str, error: str, *, retry: bool,
+          result: TuneResult | None = None) -> JobOutcome:
+    from database import LeaseLostError
+
+    try:
+        store.fail_job(job.id, worker_id=worker_id, error=error[:4000], retry=retry)
+    except LeaseLostError as exc:
+        return JobOutcome(job.id, "lease-lost", error=str(exc), result=result)
+    status = "requeued" if retry else "failed"
+    if result is not None and result.stopped == "stopped":
+        status = "stopped"
+    return JobOutcome(job.id, status, result.evaluated if result else 0,
+                      result.best_speedup if result else None, error=error, result=result)
+
+
+def _load_nest(store: Store, job: TuningJob, options: Mapping[str, Any]) -> tuple[Scop, dict[str, int]]:
+    """Rebuild the job's nest from its source and check the parameter values."""
+    from database import get_nest, get_program
+    from loopnest.frontend.extract import extract_scops
+    from loopnest.frontend.preprocess import PreprocessOptions
+
+    with store.session() as session:
+        nest = get_nest(session, nest_id=job.nest_id)
+        program = None if options.get("source") else get_program(session, program_id=nest.program_id)
+    source = str(options.get("source") or (program.source if program else ""))
+    filename = Path(str(options.get("filename") or (program.name if program else "") or "nest.c")).name
+    if not filename.endswith(".c"):
+        filename += ".c"
+    preprocess = PreprocessOptions(
+        tuple(str(d) for d in options.get("include") or ()),
+        tuple(PreprocessOptions.parse_define(str(d)) for d in options.get("defines") or ()))
+    with tempfile.TemporaryDirectory(prefix="perfembed-job-") as tmp:
+        path = Path(tmp) / filename
+        path.write_text(source)
+        headers = options.get("headers") or {}
+        if headers:
+            # Quoted includes sent with the program (the API's "headers"), found first as with -I.
+            include = Path(tmp) / "include"
+            for name, text in dict(headers).items():
+                target = (include / str(name)).resolve()
+                if not target.is_relative_to(include.resolve()):
+                    raise ParameterError(f"job {job.id}: header name {name!r} is not a plain relative path")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(str(text))
+            preprocess = PreprocessOptions((str(include), *preprocess.include_dirs), preprocess.defines)
+        extraction = extract_scops(path, preprocess)
+    index = int(options.get("nest_index", nest.index))
+    if not 0 <= index < len(extraction.scops):
+        raise ParameterError(f"job {job.id}: nest index {index} is out of range; {filename} has "
+                             f"{len(extraction.scops)} supported nest(s)")
+    scop = extraction.scops[index]
+    function = options.get("function")
+    if function is not None and scop.region.function != function:
+        raise ParameterError(f"job {job.id}: nest {index} of {filename} is in {scop.region.function}, "
+                             f"not in {function}")
+    raw = options.get("params") or {}
+    if not isinstance(raw, Mapping):
+        raise ParameterError(f"job {job.id}: options.params must be an object of NAME: INT")
+    missing = [p for p in scop.params if p not in raw]
+    if missing:
+        raise ParameterError(f"job {job.id}: no value for parameter(s) {', '.join(missing)} in options.params")
+    try:
+        params = {p: int(raw[p]) for p in scop.params}
+    except (TypeError, ValueError):
+        raise ParameterError(f"job {job.id}: options.params values must be integers, got {dict(raw)}") from None
+    return scop, params
+
+
+def _optional_float(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+def _optional_int(value: object) -> int | None:
+    return None if value is None else int(value)  # type: ignore[call-overload]
+
+
+class _Lease:
+    """Renews a job's lease every third of its length; sets ``lost`` when the lease is gone."""
+
+    def __init__(self, store: Store, job_id: int, worker_id: str, lease_seconds: float) -> None:
+        self._store = store
+        self._job_id = job_id
+        self._worker_id = worker_id
+        self._seconds = lease_seconds
+        self._halt = threading.Event()
+        self.lost = threading.Event()
+        self.error: str | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=f"lease-{self._job_id}", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._halt.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def _run(self) -> None:
+        from database import LeaseLostError
+
+        while not self._halt.wait(max(self._seconds / 3, 0.05)):
+            try:
+                self._store.heartbeat_job(self._job_id, worker_id=self._worker_id, lease_seconds=self._seconds)
+            except LeaseLostError as exc:
+                self.error = str(exc)
+                self.lost.set()
+                return
+            except Exception:  # a missed renewal is retried; the lease has two more thirds to go
+                _logger.warning("could not renew the lease of job %d", self._job_id, exc_info=True)

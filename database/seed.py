@@ -1,0 +1,137 @@
+"""Seed files: a compact, versioned export of tuned nests (gzip JSON lines).
+
+The first line is a header ``{"format": "perfembed-seed", "version": 1, ...}``; every other line is
+one record, ``{"type": "program" | "nest" | "target" | "recipe" | "measurement", ...}``, with the
+file's own ids. Loading maps them onto the database through the idempotent get-or-create
+repositories, so loading the same file twice adds nothing the second time.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from database.repositories import (
+    add_measurement,
+    get_or_create_nest,
+    get_or_create_program,
+    get_or_create_recipe,
+    get_or_create_target,
+    list_measurements,
+    list_nests,
+    list_programs,
+    list_targets,
+    set_nest_features,
+)
+from database.store import Store
+from loopnest.errors import ParameterError
+
+FORMAT = "perfembed-seed"
+VERSION = 1
+
+
+def export_seed(store: Store, path: Path) -> dict[str, int]:
+    """Write every program, nest, target, used recipe and measurement; returns record counts."""
+    counts = {"program": 0, "nest": 0, "target": 0, "recipe": 0, "measurement": 0}
+    with store.session() as session:
+        programs = list_programs(session)
+        nests = list_nests(session)
+        targets = list_targets(session)
+        measurements = list_measurements(session)
+        from database.repositories import get_recipe
+
+        recipes = {m.recipe_id: get_recipe(session, recipe_id=m.recipe_id) for m in measurements}
+    tmp = Path(str(path) + ".tmp")
+    with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=9) as out:
+        out.write(json.dumps({"format": FORMAT, "version": VERSION,
+                              "created": datetime.now().astimezone().isoformat()}) + "\n")
+
+        def emit(record: dict[str, Any]) -> None:
+            out.write(json.dumps(record, separators=(",", ":"), default=str) + "\n")
+            counts[record["type"]] += 1
+
+        for p in programs:
+            emit({"type": "program", "id": p.id, "name": p.name, "language": p.language, "source": p.source})
+        for n in nests:
+            emit({"type": "nest", "id": n.id, "program_id": n.program_id, "index": n.index, "normalized": n.normalized,
+                  "static_features": dict(n.static_features), "dynamic_features": dict(n.dynamic_features)})
+        for t in targets:
+            emit({"type": "target", "id": t.id, "cpu_model": t.cpu_model, "cores": t.cores, "isa_level": t.isa_level,
+                  "cache_sizes": dict(t.cache_sizes), "compiler": t.compiler, "compiler_version": t.compiler_version,
+                  "peak_gflops": t.peak_gflops, "memory_bandwidth_gbs": t.memory_bandwidth_gbs})
+        for r in recipes.values():
+            emit({"type": "recipe", "id": r.id, "steps": r.steps})
+        for m in measurements:
+            emit({"type": "measurement", "nest_id": m.nest_id, "recipe_id": m.recipe_id, "target_id": m.target_id,
+                  "params": dict(m.params), "median_time_s": m.median_time_s, "spread_s": m.spread_s,
+                  "repetitions": m.repetitions, "speedup": m.speedup, "verified": m.verified,
+                  "origin": str(m.origin), "measured_at": m.measured_at.isoformat()})
+    tmp.replace(path)
+    return counts
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            header = json.loads(f.readline() or "{}")
+            if header.get("format") != FORMAT:
+                raise ParameterError(f"{path} is not a perfembed seed file")
+            if header.get("version") != VERSION:
+                raise ParameterError(f"{path} has seed format version {header.get('version')}; "
+                                     f"this perfembed reads version {VERSION}")
+            for lineno, line in enumerate(f, start=2):
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ParameterError(f"{path}:{lineno}: not JSON ({exc.msg})") from None
+    except (OSError, EOFError) as exc:
+        raise ParameterError(f"cannot read seed file {path}: {exc}") from None
+
+
+def is_empty(store: Store) -> bool:
+    with store.session() as session:
+        return not list_nests(session, limit=1)
+
+
+def load_seed(store: Store, path: Path) -> dict[str, int]:
+    """Load a seed file in one transaction; measurements already present are not duplicated."""
+    counts = {"program": 0, "nest": 0, "target": 0, "recipe": 0, "measurement": 0}
+    ids: dict[str, dict[int, int]] = {k: {} for k in counts}
+    with store.session() as session:
+        for rec in _records(path):
+            kind = rec.get("type")
+            if kind == "program":
+                ids[kind][rec["id"]] = get_or_create_program(session, source=rec["source"], name=rec["name"],
+                                                             language=rec.get("language", "c")).id
+            elif kind == "nest":
+                nest = get_or_create_nest(session, program_id=ids["program"][rec["program_id"]], index=rec["index"],
+                                          normalized=rec["normalized"], static_features=rec["static_features"])
+                if rec.get("dynamic_features"):
+                    set_nest_features(session, nest_id=nest.id, dynamic_features=rec["dynamic_features"])
+                ids[kind][rec["id"]] = nest.id
+            elif kind == "target":
+                fields = {k: rec[k] for k in ("cpu_model", "cores", "isa_level", "cache_sizes", "compiler",
+                                              "compiler_version", "peak_gflops", "memory_bandwidth_gbs")}
+                ids[kind][rec["id"]] = get_or_create_target(session, **fields).id
+            elif kind == "recipe":
+                ids[kind][rec["id"]] = get_or_create_recipe(session, steps=rec["steps"]).id
+            elif kind == "measurement":
+                nest_id, recipe_id = ids["nest"][rec["nest_id"]], ids["recipe"][rec["recipe_id"]]
+                target_id = ids["target"][rec["target_id"]]
+                existing = list_measurements(session, nest_id=nest_id, recipe_id=recipe_id, target_id=target_id)
+                if any(abs(m.median_time_s - rec["median_time_s"]) < 1e-12 and dict(m.params) == rec["params"]
+                       for m in existing):
+                    continue
+                add_measurement(session, nest_id=nest_id, recipe_id=recipe_id, target_id=target_id,
+                                median_time_s=rec["median_time_s"], spread_s=rec["spread_s"],
+                                repetitions=rec["repetitions"], verified=rec["verified"], origin=rec["origin"],
+                                params=rec["params"], speedup=rec["speedup"],
+                                measured_at=datetime.fromisoformat(rec["measured_at"]))
+            else:
+                raise ParameterError(f"{path}: unknown record type {kind!r}")
+            counts[kind] += 1
+    return counts

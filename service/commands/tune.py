@@ -1,0 +1,239 @@
+"""``perfembed tune`` and ``perfembed worker``: autotuning from the command line.
+
+Register with ``app.command("tune")(tune_command)`` and ``app.command("worker")(worker_command)``.
+Both read :func:`loopnest.config.get_settings` and open the database at
+``settings.resolved_database_url`` (created on first use). Optuna and SQLAlchemy are imported
+inside the commands so that ``perfembed --help`` stays fast. User errors are
+:class:`~loopnest.errors.PerfembedError`, left to the CLI's handler (exit code 2).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from loopnest.errors import ParameterError, RecipeError
+
+if TYPE_CHECKING:
+    from autotune import TuneProgress
+
+console = Console(markup=False)
+err_console = Console(stderr=True, soft_wrap=True)
+
+IncludeOpt = typer.Option([], "-I", "--include", help="Directory for quoted includes (as cc -I).")
+DefineOpt = typer.Option([], "-D", "--define", help="Macro NAME or NAME=VALUE (as cc -D).")
+ParamOpt = typer.Option([], "--param", help="Parameter value NAME=INT for sizes and trip counts.")
+FunctionOpt = typer.Option(None, "--function", help="Only nests of this function.")
+JsonOpt = typer.Option(False, "--json", help="Print one JSON object.")
+
+
+def tune_command(
+    file: Path,
+    include: list[str] = IncludeOpt,
+    define: list[str] = DefineOpt,
+    param: list[str] = ParamOpt,
+    function: str | None = FunctionOpt,
+    nest: int | None = typer.Option(None, "--nest", help="Only this nest (default: every nest of FILE)."),
+    trials: int = typer.Option(50, "--trials", min=0,
+                               help="Variants to evaluate per nest, counted over the whole study: a rerun "
+                                    "resumes, and one that reached the budget returns at once."),
+    timeout: float | None = typer.Option(None, "--timeout", min=0, help="Stop each nest after S seconds."),
+    reps: int = typer.Option(3, "--reps", min=1, max=1000, help="Timed repetitions per variant."),
+    threads: int | None = typer.Option(None, "--threads", help="OpenMP threads (default: settings, else all)."),
+    seed: int | None = typer.Option(None, "--seed", help="Sampler seed."),
+    warm_start: list[Path] = typer.Option([], "--warm-start", help="Recipe JSON file to try first (repeatable)."),
+    json_out: bool = JsonOpt,
+    write_best: Path | None = typer.Option(None, "--write-best",
+                                           help="Write FILE with every nest's best recipe applied (when faster)."),
+) -> None:
+    """Autotune the loop nests of FILE; every verified measurement is stored in the database."""
+    import optuna
+
+    from autotune import MeasurementRecorder, ensure_local_target, register_nest, study_name_for, tune_nest
+    from database import get_store, ranked_recipes_for
+    from loopnest.config import get_settings
+    from loopnest.dropin import replace_regions
+    from loopnest.frontend.extract import extract_scops
+    from loopnest.frontend.preprocess import PreprocessOptions
+    from loopnest.harness import Limits
+    from loopnest.transform.recipe import Recipe, apply_recipe
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    settings = get_settings()
+    params = parse_params(param)
+    seeds = [Recipe.from_json(_read(path)) for path in warm_start]
+    options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
+    # Nest indices count every nest of the file, so that they match with or without --function.
+    scops = extract_scops(file, options).scops
+    chosen = [i for i, s in enumerate(scops) if function is None or s.region.function == function]
+    if nest is not None:
+        if nest not in chosen:
+            raise ParameterError(f"--nest {nest}: the file has {len(scops)} supported nest(s)"
+                                 + (f", {len(chosen)} in {function}" if function else ""))
+        chosen = [nest]
+    if not chosen:
+        raise ParameterError(f"{file}: no supported loop nest to tune"
+                             + (f" in function {function!r}" if function else ""))
+    store = get_store(settings.resolved_database_url, create=True)
+    source = file.read_text()
+    target = ensure_local_target(store, cc=settings.cc)
+    results: list[dict[str, Any]] = []
+    best: dict[int, Any] = {}
+    with _progress(json_out) as progress:
+        for i in chosen:
+            scop = scops[i]
+            values = {p: params[p] for p in scop.params if p in params}
+            db_nest = register_nest(store, source=source, name=file.name, index=i, scop=scop)
+            with store.session() as session:
+                known = ranked_recipes_for(session, nest_id=db_nest.id, target_id=target.id, limit=3)
+            task = progress.add_task(scop.name, total=trials, best="-")
+
+            def on_trial(update: TuneProgress, task: Any = task) -> None:
+                shown = "-" if update.best_speedup is None else f"{update.best_speedup:.2f}x"
+                progress.update(task, completed=update.evaluated, best=shown)
+
+            result = tune_nest(
+                scop, values, storage=store.url, study_name=study_name_for(db_nest.id, target.id, values),
+                n_trials=trials, timeout=timeout, seed=seed,
+                warm_start=[*seeds, *(Recipe.from_dict(r.recipe.steps) for r in known)],
+                reps=reps, threads=threads or settings.threads or None, limits=Limits.from_settings(settings),
+                cc=settings.cc, cflags=settings.cflags,
+                recorder=MeasurementRecorder(store, nest_id=db_nest.id, target_id=target.id, params=values),
+                on_trial=on_trial)
+            progress.update(task, completed=result.evaluated)
+            if result.best_recipe is not None and (result.best_speedup or 0) > 1.0:
+                best[i] = apply_recipe(scop, result.best_recipe)
+            results.append({"nest": i, "name": scop.name, "nest_id": db_nest.id, "target_id": target.id,
+                            "params": values, "budget": trials, **result.to_dict()})
+    if write_best is not None:
+        write_best.write_text(replace_regions(file, best, scops))
+    if json_out:
+        _emit_json({"file": str(file), "results": results, "written": str(write_best) if write_best else None})
+        return
+    table = Table("nest", "evaluated", "baseline s", "best speedup", "best recipe", "stopped")
+    for r in results:
+        baseline = (r["baseline"] or {}).get("median")
+        table.add_row(r["name"], f"{r['evaluated']}/{r['budget']}", _fmt(baseline),
+                      _fmt(r["best_speedup"], "{:.2f}x"),
+                      json.dumps(r["best_recipe"]["steps"]) if r["best_recipe"] else "-", r["stopped"])
+    console.print(table)
+    if write_best is not None:
+        err_console.print(f"wrote {write_best} ({len(best)} nest(s) transformed)")
+
+
+def worker_command(
+    once: bool = typer.Option(False, "--once", help="Exit when the queue is empty instead of waiting for jobs."),
+    max_jobs: int | None = typer.Option(None, "--max-jobs", min=1, help="Exit after this many jobs."),
+    lease: float = typer.Option(120.0, "--lease", min=1, help="Lease length in seconds (renewed while running)."),
+    poll: float = typer.Option(5.0, "--poll", min=0.1, help="Seconds between looks at an empty queue."),
+    worker_id: str | None = typer.Option(None, "--worker-id", help="Name in the jobs table (default host:pid)."),
+    json_out: bool = JsonOpt,
+) -> None:
+    """Claim queued tuning jobs from the database and run them (Ctrl-C: finish the trial, requeue)."""
+    import optuna
+
+    from autotune import run_worker
+    from database import get_store
+    from loopnest.config import get_settings
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    settings = get_settings()
+    store = get_store(settings.resolved_database_url, create=True)
+    stop = threading.Event()
+    restore = _stop_on_signals(stop)
+    try:
+        with _progress(json_out) as progress:
+            tasks: dict[int, Any] = {}
+
+            def on_job(job: Any) -> None:
+                tasks[job.id] = progress.add_task(f"job {job.id} (nest {job.nest_id})", total=job.budget,
+                                                  completed=job.progress, best="-")
+
+            def on_trial(job: Any, update: TuneProgress) -> None:
+                shown = "-" if update.best_speedup is None else f"{update.best_speedup:.2f}x"
+                progress.update(tasks[job.id], completed=update.evaluated, best=shown)
+
+            report = run_worker(store, worker_id=worker_id, once=once, max_jobs=max_jobs, lease_seconds=lease,
+                                poll_seconds=poll, settings=settings, stop=stop, on_job=on_job, on_trial=on_trial)
+    finally:
+        restore()
+    if json_out:
+        _emit_json({"worker_id": report.worker_id, "jobs": [
+            {"job_id": o.job_id, "status": o.status, "evaluated": o.evaluated, "best_speedup": o.best_speedup,
+             "best_recipe_id": o.best_recipe_id, "error": o.error} for o in report.jobs]})
+        return
+    table = Table("job", "status", "evaluated", "best speedup", "error")
+    for o in report.jobs:
+        table.add_row(str(o.job_id), o.status, str(o.evaluated), _fmt(o.best_speedup, "{:.2f}x"), o.error or "")
+    console.print(table)
+    err_console.print(f"worker {report.worker_id}: {len(report.jobs)} job(s)")
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def parse_params(items: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise ParameterError(f"--param {item!r}: expected NAME=INT")
+        try:
+            out[name.strip()] = int(value, 0)
+        except ValueError:
+            raise ParameterError(f"--param {item!r}: expected NAME=INT") from None
+    return out
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError as exc:
+        raise RecipeError(f"cannot read recipe {path}: {exc.strerror}") from None
+
+
+def _progress(quiet: bool) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("best {task.fields[best]}"), TimeElapsedColumn(),
+                    console=err_console, disable=quiet, transient=False)
+
+
+def _stop_on_signals(stop: threading.Event) -> Any:
+    """SIGINT/SIGTERM set ``stop`` (the worker finishes its trial and requeues the job); a second
+    SIGINT interrupts at once. Returns a function that restores the previous handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum: int, _frame: Any) -> None:
+        if stop.is_set() and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        stop.set()
+        err_console.print("stopping after the current trial (Ctrl-C again to interrupt now)")
+
+    for sig in previous:
+        signal.signal(sig, handler)
+
+    def restore() -> None:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+    return restore
+
+
+def _emit_json(data: object) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _fmt(value: float | None, pattern: str = "{:.4g}") -> str:
+    return "-" if value is None else pattern.format(value)

@@ -1,0 +1,271 @@
+"""The core pipeline shared by the CLI, the REST API and notebooks:
+
+source -> nests -> static features -> embedding -> neighbours -> adapted recipes -> (measured)
+candidates -> database, with the confidence gate and the autotuning fallback.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autotune.records import ensure_local_target, register_nest
+from autotune.transfer import LoopRoles, Neighbour, TransferTuner
+from database import (
+    add_measurement,
+    best_recipe_for,
+    enqueue_job,
+    get_nest,
+    get_or_create_recipe,
+    list_embedding_models,
+    load_embeddings,
+    ranked_recipes_for,
+)
+from database.embedding_store import EmbeddingStore
+from database.store import Store
+from loopnest.config import Settings
+from loopnest.errors import NotFoundError, ParameterError
+from loopnest.harness import Evaluation, Harness, Limits
+from loopnest.ir import Scop
+from loopnest.polyhedral import compute_dependences
+from loopnest.transform.recipe import Recipe
+from service.schemas import ProgramIn
+from service.services import extract_program
+
+
+@dataclass
+class Context:
+    """What one pipeline call needs: the database, the embedding store, settings and target."""
+
+    store: Store
+    settings: Settings
+    _embeddings: EmbeddingStore | None = None
+    _target_id: int | None = None
+
+    @property
+    def embeddings(self) -> EmbeddingStore:
+        if self._embeddings is None:
+            self._embeddings = EmbeddingStore(self.store, data_dir=self.settings.data_dir)
+        return self._embeddings
+
+    @property
+    def target_id(self) -> int:
+        if self._target_id is None:
+            self._target_id = ensure_local_target(self.store, cc=self.settings.cc).id
+        return self._target_id
+
+    def harness(self, scop: Scop, params: Mapping[str, int], *, reps: int = 3) -> Harness:
+        s = self.settings
+        return Harness(scop, params, reps=reps, threads=s.threads or None, limits=Limits.from_settings(s),
+                       cc=s.cc, cflags=s.cflags)
+
+
+def _require_params(scop: Scop, params: Mapping[str, int]) -> dict[str, int]:
+    missing = [p for p in scop.params if p not in params]
+    if missing:
+        raise ParameterError(f"{scop.name}: missing value for parameter(s) {', '.join(missing)}")
+    return {p: int(params[p]) for p in scop.params}
+
+
+def ingest_scop(ctx: Context, *, source: str, name: str, index: int, scop: Scop,
+                params: Mapping[str, int]) -> int:
+    """Store a nest (program, normalized form, static features) and embed it when a model exists."""
+    values = _require_params(scop, params)
+    return register_nest(ctx.store, source=source, name=name, index=index, scop=scop, params=values,
+                         data_dir=ctx.settings.data_dir).id
+
+
+def ingest_program(store: Store, program: ProgramIn, *, settings: Settings, name: str | None = None) -> list[int]:
+    ctx = Context(store, settings)
+    extraction = extract_program(program)
+    name = name or program.function or "program"
+    return [ingest_scop(ctx, source=program.source, name=name, index=i, scop=s, params=program.params)
+            for i, s in enumerate(extraction.scops)]
+
+
+def record_evaluation(ctx: Context, *, nest_id: int, recipe: Recipe, evaluation: Evaluation,
+                      params: Mapping[str, int], origin: str, reps: int) -> None:
+    """Store a run: verified with its speedup, or unverified (never a success) when it failed."""
+    variant = evaluation.variant
+    if variant.median is None:
+        return
+    target_id = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
+    with ctx.store.session() as session:
+        rec = get_or_create_recipe(session, steps=recipe.to_dict())
+        add_measurement(session, nest_id=nest_id, recipe_id=rec.id, target_id=target_id,
+                        median_time_s=variant.median, spread_s=(variant.spread or 0.0) * variant.median,
+                        repetitions=reps, verified=evaluation.verified, origin=origin, params=dict(params),
+                        speedup=evaluation.speedup if evaluation.verified else None)
+
+
+def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int,
+                   exclude: tuple[int, ...] = ()) -> list[Neighbour]:
+    """The k nearest stored nests that have a verified recipe, with what transfer needs of them."""
+    target_id = ctx.target_id
+    hits = ctx.embeddings.search(dict(features), k=k * 3, target_id=target_id, exclude=exclude)
+    out: list[Neighbour] = []
+    with ctx.store.session() as session:
+        for hit in hits:
+            best = best_recipe_for(session, nest_id=hit.nest_id, target_id=target_id)
+            if best is None:
+                ranked = ranked_recipes_for(session, nest_id=hit.nest_id, target_id=target_id, limit=1)
+                best = ranked[0] if ranked else None
+            if best is None or not best.measurement.speedup:
+                continue
+            normalized = get_nest(session, nest_id=hit.nest_id).normalized
+            roles = normalized.get("loop_roles") if isinstance(normalized, dict) else None
+            if roles is None:
+                continue
+            out.append(Neighbour(hit.nest_id, f"{hit.program}#{hit.index}", hit.distance,
+                                 Recipe.from_dict(best.recipe.steps), LoopRoles.from_dict(roles),
+                                 best.measurement.speedup))
+            if len(out) == k:
+                break
+    return out
+
+
+def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings,
+            fallback: bool = False, min_speedup: float = 1.1, reps: int = 3, name: str | None = None,
+            budget: int = 40) -> dict[str, Any]:
+    """Per nest: neighbours, adapted recipes, measured results (``evaluate``) and the gate decision.
+
+    With ``fallback``, a nest whose neighbours are too far or whose candidates all fail the gate
+    gets a tuning job enqueued (its id is returned); the caller decides whether to run it now.
+    """
+    from embeddings.features import static_features
+
+    ctx = Context(store, settings)
+    extraction = extract_program(program)
+    name = name or program.function or "program"
+    nests = []
+    for index, scop in enumerate(extraction.scops):
+        params = _require_params(scop, program.params)
+        features = static_features(scop, params).to_dict()
+        deps = compute_dependences(scop)
+        nest_id = ingest_scop(ctx, source=program.source, name=name, index=index, scop=scop, params=params) \
+            if evaluate or fallback else None
+        try:
+            neighbours = neighbours_for(ctx, features, k=k, exclude=(nest_id,) if nest_id else ())
+            gate = ctx.embeddings.gate_distance()
+        except NotFoundError:
+            neighbours, gate = [], 0.0
+        tuner = TransferTuner(min_speedup=min_speedup)
+        candidates = tuner.candidates(scop, params, neighbours, deps)
+        entry: dict[str, Any] = {
+            "index": index, "name": scop.name, "nest_id": nest_id, "params": params,
+            "neighbours": [{"nest_id": n.nest_id, "name": n.name, "distance": n.distance,
+                            "recorded_speedup": n.recorded_speedup, "recipe": n.recipe.to_dict()} for n in neighbours],
+            "candidates": [{"from": c.neighbour.name, "recipe": c.recipe.to_dict()} for c in candidates],
+            "confident": bool(neighbours) and neighbours[0].distance <= gate * 1.0 + 1e-12,
+            "gate_distance": gate if math.isfinite(gate) else None,
+        }
+        if evaluate and candidates and nest_id is not None:
+            entry.update(_evaluate(ctx, scop, params, nest_id, neighbours, tuner, reps))
+        accepted = entry.get("accepted")
+        if fallback and nest_id is not None and (not entry["confident"] or accepted is False or not candidates):
+            target_id = ctx.target_id
+            with store.session() as session:
+                job = enqueue_job(session, nest_id=nest_id, budget=budget,
+                                  target_id=target_id,
+                                  options=job_options(program, index, params, candidates))
+            entry["tuning_job"] = job.id
+        nests.append(entry)
+    return {"nests": nests, "rejected": [r.to_dict() for r in extraction.rejected]}
+
+
+def job_options(program: ProgramIn, index: int, params: Mapping[str, int], candidates: list[Any]) -> dict[str, Any]:
+    """What a worker needs to rebuild the nest (see autotune.worker), warm-started with the candidates."""
+    defines = [k if v is None else f"{k}={v}" for k, v in program.defines.items()]
+    return {"source": program.source, "filename": "program.c", "headers": dict(program.headers),
+            "defines": defines, "nest_index": index,
+            "function": program.function, "params": dict(params),
+            "warm_start": [c.recipe.to_dict() for c in candidates]}
+
+
+def _evaluate(ctx: Context, scop: Scop, params: dict[str, int], nest_id: int, neighbours: list[Neighbour],
+              tuner: TransferTuner, reps: int) -> dict[str, Any]:
+    target_id = ctx.target_id
+    with ctx.harness(scop, params, reps=reps) as harness:
+        base = harness.baseline()
+        result = tuner.evaluate(harness, neighbours)
+        if base.ok and base.median is not None:
+            identity = Recipe()
+            with ctx.store.session() as session:
+                rec = get_or_create_recipe(session, steps=identity.to_dict())
+                add_measurement(session, nest_id=nest_id, recipe_id=rec.id, target_id=target_id,
+                                median_time_s=base.median, spread_s=(base.spread or 0.0) * base.median,
+                                repetitions=reps, verified=True, origin="transfer", params=params, speedup=1.0)
+        for cand in result.candidates:
+            with ctx.store.session() as session:
+                rec = get_or_create_recipe(session, steps=cand.recipe.to_dict())
+                if cand.speedup is not None and base.median:
+                    add_measurement(session, nest_id=nest_id, recipe_id=rec.id, target_id=target_id,
+                                    median_time_s=base.median / cand.speedup, spread_s=0.0, repetitions=reps,
+                                    verified=cand.verified, origin="transfer", params=params,
+                                    speedup=cand.speedup if cand.verified else None)
+    return {
+        "baseline_seconds": result.baseline_seconds,
+        "evaluated": [{"from": c.neighbour.name, "recipe": c.recipe.to_dict(), "speedup": c.speedup,
+                       "verified": c.verified, "status": c.status} for c in result.candidates],
+        "accepted": result.accepted,
+        "best": None if result.best is None else {"recipe": result.best.recipe.to_dict(),
+                                                  "speedup": result.best.speedup, "from": result.best.neighbour.name},
+        "evaluations": result.evaluations,
+    }
+
+
+def search(store: Store, *, vector: list[float] | None, program: ProgramIn | None, k: int,
+           settings: Settings) -> list[dict[str, Any]]:
+    es = EmbeddingStore(store, data_dir=settings.data_dir)
+    if vector is not None:
+        return [h.to_dict() for h in es.search(vector, k)]
+    if program is None:
+        raise ParameterError("search needs a vector or a program")
+    from embeddings.features import static_features
+
+    scops = extract_program(program).scops
+    if not scops:
+        raise ParameterError("the program has no supported loop nest")
+    params = _require_params(scops[0], program.params)
+    return [h.to_dict() for h in es.search(static_features(scops[0], params).to_dict(), k)]
+
+
+def nest_detail(store: Store, nest_id: int, *, settings: Settings) -> dict[str, Any]:
+    ctx = Context(store, settings)
+    with store.session() as session:
+        nest = get_nest(session, nest_id=nest_id)
+        models = list_embedding_models(session)
+        embedding = None
+        if models:
+            vectors = load_embeddings(session, model_version=models[-1].version, nest_ids=[nest_id])
+            embedding = list(vectors.get(nest_id, ())) or None
+        from database import list_targets
+
+        best = {}
+        for target in list_targets(session):
+            ranked = best_recipe_for(session, nest_id=nest_id, target_id=target.id)
+            if ranked is not None:
+                best[str(target.id)] = {"recipe": ranked.recipe.steps, "speedup": ranked.measurement.speedup,
+                                        "median_time_s": ranked.measurement.median_time_s}
+    del ctx
+    return {"id": nest.id, "program_id": nest.program_id, "index": nest.index, "normalized": nest.normalized,
+            "static_features": dict(nest.static_features), "dynamic_features": dict(nest.dynamic_features),
+            "embedding": embedding, "model_version": models[-1].version if models else None,
+            "best_recipes": best}
+
+
+def program_from_file(path: Path, *, include: list[str], define: list[str], params: Mapping[str, int],
+                      function: str | None) -> ProgramIn:
+    """A ProgramIn for a local file: its quoted includes travel as ``headers``."""
+    from loopnest.frontend.preprocess import PreprocessOptions
+
+    headers: dict[str, str] = {}
+    for directory in include:
+        for header in Path(directory).rglob("*.h"):
+            headers[str(header.relative_to(directory))] = header.read_text(errors="replace")
+    defines = dict(PreprocessOptions.parse_define(d) for d in define)
+    return ProgramIn(source=Path(path).read_text(), headers=headers, defines=defines, params=dict(params),
+                     function=function)

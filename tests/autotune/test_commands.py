@@ -1,0 +1,75 @@
+"""``perfembed tune`` and ``perfembed worker`` (service/commands/tune.py), on their own Typer app."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from database import enqueue_job, get_store
+from loopnest.config import get_settings
+from loopnest.errors import ParameterError
+from service.commands.tune import tune_command, worker_command
+from tests.autotune.conftest import GEMM
+
+app = typer.Typer()
+app.command("tune")(tune_command)
+app.command("worker")(worker_command)
+GEMM_ARGS = [str(GEMM), "--param", "ni=48", "--param", "nj=48", "--param", "nk=48", "--reps", "1"]
+
+
+@pytest.fixture
+def settings_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("PERFEMBED_DATABASE_URL", db_url)
+    monkeypatch.setenv("PERFEMBED_THREADS", "1")
+    get_settings.cache_clear()
+    yield db_url
+    get_settings.cache_clear()
+
+
+def test_tune_reports_json_writes_the_best_variant_and_resumes(settings_db, tmp_path):
+    recipe = tmp_path / "ikj.json"
+    recipe.write_text(json.dumps({"steps": [{"op": "interchange", "order": [0, 2, 1]}]}))
+    out = tmp_path / "gemm_tuned.c"
+    runner = CliRunner()
+    result = runner.invoke(app, ["tune", *GEMM_ARGS, "--trials", "3", "--seed", "0", "--json",
+                                 "--warm-start", str(recipe), "--write-best", str(out)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    (nest,) = report["results"]
+    assert nest["evaluated"] == 3 and nest["budget"] == 3 and nest["stopped"] == "budget"
+    assert nest["best_speedup"] > 1.0 and nest["evaluations"][0]["recipe"] == json.loads(recipe.read_text())
+    text = out.read_text()
+    assert "void gemm_ijk(" in text and text != GEMM.read_text()
+    if shutil.which("gcc"):
+        subprocess.run(["gcc", "-fopenmp", "-c", str(out), "-o", str(tmp_path / "gemm.o")], check=True)
+    again = runner.invoke(app, ["tune", *GEMM_ARGS, "--trials", "3", "--json"])
+    assert again.exit_code == 0, again.output
+    resumed = json.loads(again.stdout)["results"][0]
+    assert resumed["evaluated"] == 3 and resumed["evaluations"] == [] and resumed["study_name"] == nest["study_name"]
+    table = runner.invoke(app, ["tune", *GEMM_ARGS, "--trials", "3"])
+    assert table.exit_code == 0 and "3/3" in table.stdout
+
+
+def test_tune_without_parameter_values_is_a_user_error(settings_db):
+    result = CliRunner().invoke(app, ["tune", str(GEMM), "--trials", "2"])
+    assert isinstance(result.exception, ParameterError) and "ni" in str(result.exception)
+
+
+def test_worker_once_runs_the_queue_and_exits(settings_db):
+    tune = CliRunner().invoke(app, ["tune", *GEMM_ARGS, "--trials", "0", "--json"])  # registers the nest
+    nest_id = json.loads(tune.stdout)["results"][0]["nest_id"]
+    store = get_store(settings_db)
+    with store.session() as session:
+        job = enqueue_job(session, nest_id=nest_id, budget=2,
+                          options={"params": {"ni": 48, "nj": 48, "nk": 48}, "reps": 1})
+    store.dispose()
+    result = CliRunner().invoke(app, ["worker", "--once", "--json"])
+    assert result.exit_code == 0, result.output
+    (outcome,) = json.loads(result.stdout)["jobs"]
+    assert outcome["job_id"] == job.id and outcome["status"] == "done" and outcome["evaluated"] == 2

@@ -1,0 +1,133 @@
+"""The recipe space: fixed parameter names, legal-only choices, and the way back from recipes."""
+
+from __future__ import annotations
+
+import optuna
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from autotune import RecipeSpace
+from loopnest import IllegalTransformError, Recipe, RecipeError, apply_recipe, compute_dependences
+from tests.autotune.conftest import GEMM_PARAMS, KERNELS, load
+
+IKJ = [{"op": "interchange", "order": [0, 2, 1]}]
+
+
+@pytest.fixture(scope="module")
+def gemm_space(gemm):
+    return RecipeSpace(gemm)
+
+
+@pytest.fixture(scope="module")
+def gemv_space(gemv):
+    return RecipeSpace(gemv)
+
+
+def points(space: RecipeSpace) -> st.SearchStrategy[dict]:
+    return st.fixed_dictionaries({name: st.sampled_from(choices) for name, choices in space.choices.items()})
+
+
+def test_parameter_names_depend_only_on_the_nest_shape(gemm, gemm_space):
+    assert list(gemm_space.choices) == ["order", "tile_l0", "tile_l1", "tile_l2", "parallel", "inner"]
+    assert gemm_space.choices["tile_l0"] == (1, 8, 16, 32, 64, 128, 256)
+    assert gemm_space.choices["inner"] == ("none", "simd", "unroll2", "unroll4", "unroll8")
+    again = RecipeSpace(load(KERNELS / "blas3" / "gemm_ijk.c"))
+    assert again.choices == gemm_space.choices and again.signature == gemm_space.signature
+    assert gemm_space.recipe_for({}) == Recipe()
+
+
+def test_tile_sizes_stop_below_the_longest_trip_count(gemm):
+    space = RecipeSpace(gemm, params=GEMM_PARAMS)
+    assert space.choices["tile_l1"] == (1, 8, 16, 32)
+    assert space.signature != RecipeSpace(gemm).signature
+
+
+def test_choices_illegal_on_their_own_are_left_out(gemm_space):
+    # k carries the reduction: never offered to parallel; every loop order of gemm is legal.
+    assert gemm_space.choices["parallel"] == (-1, 0, 1)
+    assert gemm_space.choices["order"] == tuple(range(6))
+    covariance = RecipeSpace(load(KERNELS / "datamining" / "covariance.c"))
+    assert "distribute" not in covariance.choices and "order" not in covariance.choices
+    two_mm = RecipeSpace(load(KERNELS / "blas3" / "two_mm.c"))
+    assert {"distribute", "fuse"} <= set(two_mm.choices)
+
+
+def test_imperfect_nest_gets_distribution(gemv_space):
+    space = gemv_space
+    assert space.choices["distribute"] == (False, True)
+    assert space.recipe_for({"distribute": True}).to_dict() == {"steps": [{"op": "distribute", "loop": 0}]}
+
+
+def test_recipe_of_a_point(gemm_space):
+    recipe = gemm_space.recipe_for({"order": 1, "tile_l1": 32, "tile_l2": 64, "parallel": 0, "inner": "simd"})
+    assert recipe.to_dict()["steps"] == [
+        {"op": "interchange", "order": [0, 2, 1]},
+        {"op": "tile", "loops": [1, 2], "sizes": [32, 64]},
+        {"op": "parallelize", "loop": 0},  # loop i stayed at position 0, untiled
+        {"op": "vectorize", "loop": 4},  # innermost after two tile loops
+    ]
+    # parallel names a loop of the original nest: j sits at position 2 after ikj, its tile loop is depth 2.
+    moved = gemm_space.recipe_for({"order": 1, "tile_l2": 32, "parallel": 1})
+    assert moved.to_dict()["steps"][-1] == {"op": "parallelize", "loop": 2}
+
+
+def test_unknown_parameter_or_value_is_refused(gemm_space):
+    with pytest.raises(ValueError, match="no parameter"):
+        gemm_space.recipe_for({"tile_l7": 8})
+    with pytest.raises(ValueError, match="not one of"):
+        gemm_space.recipe_for({"tile_l0": 12})
+    with pytest.raises(ValueError, match="not one of"):
+        gemm_space.recipe_for({"parallel": 2})
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_params_for_inverts_recipe_for(gemm_space, gemv_space, data):
+    for space in (gemm_space, gemv_space):
+        point = data.draw(points(space))
+        recipe = space.recipe_for(point)
+        back = space.params_for(recipe, strict=True)
+        assert back is not None
+        assert space.recipe_for(back) == recipe
+        assert space.params_for(recipe.to_dict()) == back  # dicts and lists are accepted too
+
+
+def test_every_sampled_recipe_is_legal_or_refused_before_compiling(gemm, gemm_space):
+    deps = compute_dependences(gemm)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    legal = 0
+    for _ in range(40):
+        trial = study.ask()
+        recipe = gemm_space.suggest(trial)
+        try:
+            apply_recipe(gemm, recipe, deps)
+            legal += 1
+        except (IllegalTransformError, RecipeError):
+            pass
+        study.tell(trial, 0.0)
+    assert legal > 20  # most of gemm's space is legal once reductions are kept out
+
+
+def test_params_for_snaps_and_drops_in_lenient_mode(gemm_space):
+    neighbour = {"steps": [*IKJ, {"op": "tile", "loops": [1, 2], "sizes": [30, 100]},
+                           {"op": "skew", "loop": 1}]}
+    assert gemm_space.params_for(neighbour, strict=True) is None
+    params = gemm_space.params_for(neighbour)
+    assert params is not None
+    assert gemm_space.recipe_for(params).to_dict()["steps"] == [
+        *IKJ, {"op": "tile", "loops": [1, 2], "sizes": [32, 128]}]
+    assert gemm_space.params_for([{"op": "unroll", "loop": 2, "factor": 3}]) == {
+        **gemm_space.default_params(), "inner": "unroll4"}
+
+
+def test_params_for_refuses_steps_out_of_order(gemm_space):
+    reordered = [{"op": "tile", "loops": [0, 1], "sizes": [8, 8]}, *IKJ]
+    assert gemm_space.params_for(reordered) is None
+    assert gemm_space.params_for([{"op": "parallelize", "loop": 0}, {"op": "parallelize", "loop": 1}]) is None
+    assert gemm_space.params_for({"steps": "nonsense"}) is None
+
+
+def test_sample_asks_every_parameter_once(gemm_space):
+    trial = optuna.trial.FixedTrial({**gemm_space.default_params(), "order": 1, "inner": "unroll2"})
+    assert gemm_space.suggest(trial).to_dict()["steps"] == [*IKJ, {"op": "unroll", "loop": 2, "factor": 2}]

@@ -1,0 +1,156 @@
+"""tune_nest on real compiles: finds faster verified variants, stores them, prunes, resumes."""
+
+from __future__ import annotations
+
+import importlib
+import time
+
+import pytest
+from optuna.trial import TrialState
+
+from autotune import (
+    MeasurementRecorder,
+    StudyMismatchError,
+    ensure_local_target,
+    open_storage,
+    register_nest,
+    tune_nest,
+)
+from database import best_recipe_for, list_measurements
+from loopnest import Harness, Recipe
+from tests.autotune.conftest import FAST, GEMM, GEMM_PARAMS, GEMV_PARAMS
+
+# The module, not the function ``loopnest.harness.measure`` that shadows it in the package.
+measure = importlib.import_module("loopnest.harness.measure")
+IKJ = {"steps": [{"op": "interchange", "order": [0, 2, 1]}]}
+SIMD_ON_REDUCTION = {"steps": [{"op": "vectorize", "loop": 2}]}  # k carries C's reduction: illegal
+
+
+@pytest.fixture
+def gemm_db(store, gemm):
+    """The gemm nest and this machine's target in the database, and a recorder for them."""
+    nest = register_nest(store, source=GEMM.read_text(), name=GEMM.name, index=0, scop=gemm)
+    target = ensure_local_target(store)
+    return nest, target, MeasurementRecorder(store, nest_id=nest.id, target_id=target.id, params=GEMM_PARAMS)
+
+
+def load_study(url: str, name: str):
+    import optuna
+
+    return optuna.load_study(study_name=name, storage=open_storage(url))
+
+
+def test_tuning_gemm_finds_a_verified_recipe_faster_than_the_baseline(store, db_url, gemm, gemm_db):
+    nest, target, recorder = gemm_db
+    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=10, seed=0,
+                       recorder=recorder, **FAST)
+    assert result.evaluated == 10 and result.stopped == "budget"
+    assert result.baseline is not None and result.baseline.ok
+    assert result.best_speedup is not None and result.best_speedup > 1.0
+    best = next(r for r in result.evaluations if r.number == result.best_trial)
+    assert best.verified and best.state == "complete" and best.recipe == result.best_recipe.to_dict()
+    with store.session() as session:
+        ranked = best_recipe_for(session, nest_id=nest.id, target_id=target.id, params=GEMM_PARAMS)
+        measurements = list_measurements(session, nest_id=nest.id, origin="autotune")
+    assert ranked is not None and ranked.measurement.verified
+    assert Recipe.from_dict(ranked.recipe.steps) == result.best_recipe
+    assert ranked.measurement.speedup == pytest.approx(result.best_speedup)
+    # One measurement per evaluated trial that ran, none for pruned samples or repeats.
+    ids = [r.measurement_id for r in result.evaluations if r.measurement_id is not None]
+    assert sorted(ids) == sorted(m.id for m in measurements) and len(set(ids)) == len(ids)
+    assert all(m.verified == (m.speedup is not None) for m in measurements)
+
+
+def test_illegal_samples_are_pruned_before_compiling(db_url, gemm, monkeypatch):
+    builds: list[str] = []
+    real = Harness._build_and_run
+
+    def counting(self, label, kernel, limits=None):
+        builds.append(label)
+        return real(self, label, kernel, limits)
+
+    monkeypatch.setattr(Harness, "_build_and_run", counting)
+    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=1,
+                       warm_start=[SIMD_ON_REDUCTION, IKJ], **FAST)
+    first, second = result.evaluations[:2]
+    assert first.state == "pruned" and first.status == "illegal" and "carries the dependence" in first.message
+    assert second.recipe == IKJ and second.verified  # warm starts come first, in order
+    evaluated = [r for r in result.evaluations if r.evaluated]
+    assert len(evaluated) == result.evaluated == 3
+    # One compile for the baseline and one per evaluated trial: nothing for the pruned sample.
+    assert builds[0] == "baseline" and len(builds) == 1 + len(evaluated)
+
+
+def test_a_study_resumes_and_never_exceeds_its_budget(db_url, gemm):
+    first = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=2, **FAST)
+    again = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=2, **FAST)
+    assert again.evaluated == 3 and again.evaluations == () and again.baseline is None  # nothing left to do
+    assert again.best_speedup == first.best_speedup
+    more = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=5, seed=3, **FAST)
+    assert more.evaluated == 5
+    assert min(r.number for r in more.evaluations) > max(r.number for r in first.evaluations)
+    study = load_study(db_url, "gemm")
+    assert all(t.state.is_finished() for t in study.trials)
+    assert study.user_attrs["params"] == GEMM_PARAMS
+
+
+@pytest.mark.filterwarnings("ignore:Heartbeat of storage is supposed to be used")
+def test_a_dead_workers_trials_are_failed_and_do_not_block_the_budget(db_url, gemm):
+    import optuna
+
+    tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=0, **FAST)  # creates the study
+    storage = open_storage(db_url, heartbeat_interval=1, grace_period=1)
+    study = optuna.load_study(study_name="gemm", storage=storage)
+    orphan = study.ask()  # a worker that died between ask and its first heartbeat
+    stale = study.ask()  # one that died while its variant ran: its heartbeat stops
+    stale.set_user_attr("worker", "dead")
+    study_id = storage.get_study_id_from_name("gemm")
+    storage.record_heartbeat(storage.get_trial_id_from_study_id_trial_number(study_id, stale.number))
+    time.sleep(2.5)  # let the heartbeat go stale (grace period 1 s)
+    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, heartbeat_interval=1,
+                       grace_period=1, **FAST)
+    states = {t.number: t for t in load_study(db_url, "gemm").trials}
+    assert states[orphan.number].state == TrialState.FAIL and states[orphan.number].user_attrs["free"]
+    assert states[stale.number].state == TrialState.FAIL
+    # The stale trial was being evaluated, so it used one unit of the budget; the orphan did not.
+    assert result.evaluated == 3 and len([r for r in result.evaluations if r.evaluated]) == 2
+
+
+def test_a_study_refuses_another_recipe_space(db_url, gemm, gemv):
+    tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="shared", n_trials=0, **FAST)
+    with pytest.raises(StudyMismatchError, match="another recipe space"):
+        tune_nest(gemv, GEMV_PARAMS, storage=db_url, study_name="shared", n_trials=1, **FAST)
+
+
+def test_a_variant_with_wrong_output_is_never_stored_as_a_success(store, db_url, gemm, gemm_db, monkeypatch):
+    nest, target, recorder = gemm_db
+    real = measure.generate_c
+
+    def faulty(scop):  # a code generator bug: every variant subtracts instead of accumulating
+        return real(scop).replace("] += ", "] -= ")
+
+    monkeypatch.setattr(measure, "generate_c", faulty)
+    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=4,
+                       warm_start=[IKJ], recorder=recorder, **FAST)
+    evaluated = [r for r in result.evaluations if r.evaluated]
+    assert evaluated and all(r.state == "fail" and r.status == "wrong-output" for r in evaluated)
+    assert all(not r.verified and r.speedup is None for r in result.evaluations)
+    assert result.best_speedup is None and result.best_recipe is None
+    with store.session() as session:
+        measurements = list_measurements(session, nest_id=nest.id)
+        assert best_recipe_for(session, nest_id=nest.id, target_id=target.id) is None
+    assert measurements and all(not m.verified and m.speedup is None for m in measurements)
+    study = load_study(db_url, "gemm")
+    assert not [t for t in study.trials if t.state == TrialState.COMPLETE]
+
+
+def test_timeout_stops_a_run(db_url, gemm):
+    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=50, timeout=0, **FAST)
+    assert result.stopped == "timeout" and result.evaluations == ()
+
+
+def test_should_stop_is_asked_between_trials(db_url, gemm):
+    seen: list[int] = []
+    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=50,
+                       on_trial=lambda p: seen.append(p.evaluated), should_stop=lambda: len(seen) >= 2, **FAST)
+    assert result.stopped == "stopped" and len(result.evaluations) == 2

@@ -1,0 +1,189 @@
+"""The job worker: leases, progress, shared studies across processes, crashes and errors."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import optuna
+from optuna.trial import TrialState
+
+from autotune import ensure_local_target, open_storage, register_nest, run_job, run_worker, study_name_for
+from database import JobStatus, enqueue_job, get_job, list_measurements
+from loopnest.config import Settings
+from tests.autotune.conftest import GEMM, GEMM_PARAMS, ROOT, load
+
+SETTINGS = Settings(threads=1)
+measure = importlib.import_module("loopnest.harness.measure")
+
+
+def wait_for(predicate: Callable[[], bool], *, timeout: float = 120.0, interval: float = 0.05) -> None:
+    """Poll until ``predicate`` holds; fail the test if it never does (a hang, not a timing check)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "gave up waiting"
+        time.sleep(interval)
+
+
+def gemm_job(store, *, budget: int, **options) -> tuple[int, int]:
+    """A queued job tuning corpus gemm_ijk.c; returns (job id, nest id)."""
+    nest = register_nest(store, source=GEMM.read_text(), name=GEMM.name, index=0, scop=load(GEMM))
+    with store.session() as session:
+        job = enqueue_job(session, nest_id=nest.id, budget=budget,
+                          options={"params": GEMM_PARAMS, "reps": 1, **options})
+    return job.id, nest.id
+
+
+def study_of(store, nest_id: int):
+    target = ensure_local_target(store)
+    return optuna.load_study(study_name=study_name_for(nest_id, target.id, GEMM_PARAMS),
+                             storage=open_storage(store.url))
+
+
+def spawn_worker(url: str, worker_id: str, lease: float, barrier: Path | None = None) -> subprocess.Popen[str]:
+    args = [sys.executable, "-m", "tests.autotune._worker_process", url, worker_id, str(lease)]
+    if barrier is not None:
+        args.append(str(barrier))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def test_a_worker_runs_a_job_and_records_progress_and_the_best_recipe(store):
+    job_id, nest_id = gemm_job(store, budget=4, seed=0)
+    progress: list[int] = []
+    report = run_worker(store, worker_id="w1", once=True, lease_seconds=30, settings=SETTINGS,
+                        on_trial=lambda job, update: progress.append(update.evaluated))
+    assert [o.status for o in report.jobs] == ["done"]
+    with store.session() as session:
+        job = get_job(session, job_id=job_id)
+        measurements = list_measurements(session, nest_id=nest_id, origin="autotune", verified=True)
+    assert job.status is JobStatus.DONE and job.progress == 4 and job.lease_owner == "w1"
+    assert progress[-1] == 4 and progress == sorted(progress)
+    assert job.best_speedup == max(m.speedup for m in measurements)
+    assert job.best_recipe_id in {m.recipe_id for m in measurements if m.speedup == job.best_speedup}
+    assert report.jobs[0].best_recipe_id == job.best_recipe_id
+
+
+def test_two_workers_share_one_study_without_repeating_a_trial_or_exceeding_the_budget(store, tmp_path):
+    # Two jobs for the same nest, target and parameters: one study, one budget of 8 evaluations.
+    first, nest_id = gemm_job(store, budget=8, seed=1)
+    second, _ = gemm_job(store, budget=8, seed=2)
+    barrier = tmp_path / "barrier"
+    barrier.mkdir()
+    workers = [spawn_worker(store.url, name, 60, barrier) for name in ("wA", "wB")]
+    wait_for(lambda: len(list(barrier.glob("ready-*"))) == 2 or any(w.poll() is not None for w in workers))
+    (barrier / "go").touch()
+    outputs = [w.communicate(timeout=180) for w in workers]
+    assert [w.returncode for w in workers] == [0, 0], outputs
+    with store.session() as session:
+        jobs = [get_job(session, job_id=i) for i in (first, second)]
+        measurements = list_measurements(session, nest_id=nest_id, origin="autotune")
+    assert all(job.status is JobStatus.DONE for job in jobs)
+    trials = study_of(store, nest_id).trials
+    evaluated = [t for t in trials if t.state != TrialState.PRUNED and not t.user_attrs.get("free")]
+    assert len(evaluated) == 8  # together exactly the budget
+    assert len({t.number for t in trials}) == len(trials)
+    assert {t.user_attrs["worker"] for t in trials} == {"wA", "wB"}  # both took part
+    assert all(t.state.is_finished() for t in trials)
+    ids = [t.user_attrs["measurement_id"] for t in evaluated]
+    assert len(set(ids)) == len(ids) == len(measurements)  # every evaluated trial measured exactly once
+    assert {m.id for m in measurements} == set(ids)
+
+
+def test_a_killed_workers_job_resumes_and_keeps_every_measurement(store):
+    job_id, nest_id = gemm_job(store, budget=10, seed=3, heartbeat_interval=1, grace_period=2)
+    victim = spawn_worker(store.url, "victim", 2.0)
+
+    def measured() -> list[int]:
+        with store.session() as session:
+            return [m.id for m in list_measurements(session, nest_id=nest_id, verified=True)]
+
+    wait_for(lambda: len(measured()) >= 2 or victim.poll() is not None)
+    os.killpg(victim.pid, signal.SIGKILL)
+    victim.communicate()
+    killed_at = time.monotonic()
+    before = set(measured())
+    with store.session() as session:
+        job = get_job(session, job_id=job_id)
+    assert job.status is JobStatus.RUNNING and job.lease_owner == "victim" and job.progress < 10
+
+    def lease_expired() -> bool:
+        with store.session() as session:
+            expires = get_job(session, job_id=job_id).lease_expires_at
+        return expires is not None and expires < datetime.now(UTC)
+
+    # Wait for the lease to expire and for the victim's last trial heartbeat to go stale.
+    wait_for(lambda: lease_expired() and time.monotonic() - killed_at > 3.5)
+    report = run_worker(store, worker_id="rescuer", once=True, lease_seconds=30, settings=SETTINGS)
+    assert [o.status for o in report.jobs] == ["done"]
+    with store.session() as session:
+        job = get_job(session, job_id=job_id)
+    assert job.status is JobStatus.DONE and job.attempts == 2 and job.progress == 10
+    assert before <= set(measured())  # nothing the victim measured was lost
+    trials = study_of(store, nest_id).trials
+    assert all(t.state.is_finished() for t in trials)  # the victim's running trial was failed as stale
+    by_victim = [t.number for t in trials if t.user_attrs.get("worker") == "victim"]
+    by_rescuer = [t.number for t in trials if t.user_attrs.get("worker") == "rescuer"]
+    assert by_victim and by_rescuer and max(by_victim) < min(by_rescuer)
+    evaluated = [t for t in trials if t.state != TrialState.PRUNED and not t.user_attrs.get("free")]
+    assert len(evaluated) == 10
+    recorded = {t.user_attrs["measurement_id"] for t in trials if t.user_attrs.get("measurement_id")}
+    with store.session() as session:
+        assert recorded <= {m.id for m in list_measurements(session, nest_id=nest_id)}
+
+
+def test_a_job_with_wrong_outputs_ends_without_a_best_recipe(store, monkeypatch):
+    real = measure.generate_c
+    monkeypatch.setattr(measure, "generate_c", lambda scop: real(scop).replace("] += ", "] -= "))
+    job_id, nest_id = gemm_job(store, budget=2, warm_start=[[{"op": "interchange", "order": [0, 2, 1]}]])
+    report = run_worker(store, worker_id="w", once=True, lease_seconds=30, settings=SETTINGS)
+    assert report.jobs[0].status == "done" and report.jobs[0].best_speedup is None
+    with store.session() as session:
+        job = get_job(session, job_id=job_id)
+        measurements = list_measurements(session, nest_id=nest_id)
+    assert job.best_recipe_id is None and job.best_speedup is None
+    assert measurements and not any(m.verified for m in measurements)
+
+
+def test_a_cancelled_job_stops_its_worker(store):
+    job_id, _ = gemm_job(store, budget=50)
+
+    def cancel(job, update):
+        store.cancel_job(job.id)
+
+    claimed = store.claim_next_job(worker_id="w", lease_seconds=30)
+    assert claimed is not None and claimed.id == job_id
+    outcome = run_job(store, claimed, worker_id="w", lease_seconds=30, settings=SETTINGS, on_trial=cancel)
+    assert outcome.status == "lease-lost" and "cancelled" in (outcome.error or "")
+    with store.session() as session:
+        job = get_job(session, job_id=job_id)
+    assert job.status is JobStatus.CANCELLED and job.progress < 50
+
+
+def test_a_job_without_parameter_values_fails_with_a_clear_error(store):
+    nest = register_nest(store, source=GEMM.read_text(), name=GEMM.name, index=0, scop=load(GEMM))
+    with store.session() as session:
+        job = enqueue_job(session, nest_id=nest.id, budget=3, options={"params": {"ni": 8}})
+    report = run_worker(store, worker_id="w", once=True, lease_seconds=30, settings=SETTINGS)
+    assert report.jobs[0].status == "failed"
+    with store.session() as session:
+        failed = get_job(session, job_id=job.id)
+    assert failed.status is JobStatus.FAILED and "nj, nk" in (failed.error or "")
+    assert store.claim_next_job(worker_id="w", lease_seconds=30) is None  # not retried
+
+
+def test_max_jobs_limits_a_worker(store):
+    gemm_job(store, budget=0)
+    second, _ = gemm_job(store, budget=0)
+    report = run_worker(store, worker_id="w", max_jobs=1, lease_seconds=30, settings=SETTINGS)
+    assert len(report.jobs) == 1
+    with store.session() as session:
+        assert get_job(session, job_id=second).status is JobStatus.QUEUED
