@@ -23,7 +23,10 @@ lint: install
 test: install lint
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
+# Migrate, load the shipped seed database into an empty database, then serve (SQLite + FAISS in ./data).
 serve: install
+	$(BIN)/perfembed db upgrade
+	$(BIN)/perfembed seed load --if-empty
 	$(BIN)/perfembed serve --host $(HOST) --port $(PORT)
 
 bench: install

@@ -331,10 +331,12 @@ def _write_best(file: Path, include: list[str], define: list[str], function: str
 def _mount_commands() -> None:
     from service.commands.db import db_app
     from service.commands.features import target
+    from service.commands.seed import seed_app
     from service.commands.tune import tune_command, worker_command
 
     app.add_typer(db_app, name="db")
     app.add_typer(embeddings_app, name="embeddings")
+    app.add_typer(seed_app, name="seed")
     app.command("target")(target)
     app.command("tune")(tune_command)
     app.command("worker")(worker_command)

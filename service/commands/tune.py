@@ -91,7 +91,9 @@ def tune_command(
         for i in chosen:
             scop = scops[i]
             values = {p: params[p] for p in scop.params if p in params}
-            db_nest = register_nest(store, source=source, name=file.name, index=i, scop=scop)
+            complete = all(p in values for p in scop.params)
+            db_nest = register_nest(store, source=source, name=file.name, index=i, scop=scop,
+                                    params=values if complete else None, data_dir=settings.data_dir)
             with store.session() as session:
                 known = ranked_recipes_for(session, nest_id=db_nest.id, target_id=target.id, limit=3)
             task = progress.add_task(scop.name, total=trials, best="-")

@@ -1,0 +1,116 @@
+"""Build the seed database: autotune every corpus nest on this machine, resumably.
+
+A nest counts as done when its study holds ``trials`` evaluated variants; re-running continues
+unfinished nests and skips finished ones. Program names are ``family/file.c`` so that
+evaluations can hold out whole families.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, study_name_for
+from autotune.tuner import tune_nest
+from loopnest.config import Settings
+from loopnest.errors import ParameterError, PerfembedError
+
+
+@dataclass(frozen=True)
+class SeedEntry:
+    file: Path
+    family: str
+    function: str | None
+    params: dict[str, int]
+
+    @property
+    def name(self) -> str:
+        return f"{self.family}/{self.file.name}"
+
+
+@dataclass(frozen=True)
+class SeedOutcome:
+    name: str
+    status: str  # "tuned" | "skipped" | "failed"
+    evaluated: int = 0
+    best_speedup: float | None = None
+    message: str = ""
+
+
+def read_manifest(path: Path) -> list[SeedEntry]:
+    try:
+        raw = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ParameterError(f"cannot read corpus manifest {path}: {exc}") from None
+    entries = raw["nests"] if isinstance(raw, dict) else raw
+    root = Path(path).parent
+    out = []
+    for item in entries:
+        file = Path(item["file"])
+        if not file.is_absolute():
+            file = (root / file) if (root / file).exists() else Path(item["file"]).resolve()
+        out.append(SeedEntry(file, str(item["family"]), item.get("function"),
+                             {k: int(v) for k, v in item["params"].items()}))
+    return out
+
+
+def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: Settings, seed: int = 0) -> SeedOutcome:
+    """Tune one corpus nest into the database at ``url`` (runs in a worker process)."""
+    import optuna
+
+    from database import get_store, list_measurements
+    from loopnest.frontend.extract import extract_scops
+    from loopnest.harness import Limits
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        store = get_store(url)
+        scops = extract_scops(entry.file, function=entry.function).scops
+        if not scops:
+            return SeedOutcome(entry.name, "failed", message="no supported nest")
+        scop = scops[0]
+        nest = register_nest(store, source=entry.file.read_text(), name=entry.name, index=0, scop=scop,
+                             params=entry.params)
+        target = ensure_local_target(store, cc=settings.cc)
+        with store.session() as session:
+            done = len(list_measurements(session, nest_id=nest.id, target_id=target.id, origin="autotune"))
+        if done >= trials:
+            return SeedOutcome(entry.name, "skipped", done)
+        result = tune_nest(scop, entry.params, storage=store.url,
+                           study_name=study_name_for(nest.id, target.id, entry.params), n_trials=trials,
+                           seed=seed, reps=reps, threads=settings.threads or None,
+                           limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags,
+                           recorder=MeasurementRecorder(store, nest_id=nest.id, target_id=target.id,
+                                                        params=entry.params))
+        return SeedOutcome(entry.name, "tuned", result.evaluated, result.best_speedup)
+    except PerfembedError as exc:
+        return SeedOutcome(entry.name, "failed", message=str(exc))
+
+
+def _tune_star(args: tuple[Any, ...]) -> SeedOutcome:
+    url, entry, trials, reps, settings = args
+    return tune_entry(url, entry, trials=trials, reps=reps, settings=settings)
+
+
+def build_seed(url: str, entries: Iterable[SeedEntry], *, trials: int, jobs: int, reps: int, settings: Settings,
+               on_done: Callable[[SeedOutcome], None] | None = None) -> list[SeedOutcome]:
+    """Tune every entry, ``jobs`` at a time (separate processes sharing the database)."""
+    work = [(url, e, trials, reps, settings) for e in entries]
+    outcomes: list[SeedOutcome] = []
+    if jobs <= 1:
+        iterator: Iterable[SeedOutcome] = map(_tune_star, work)
+        for outcome in iterator:
+            outcomes.append(outcome)
+            if on_done:
+                on_done(outcome)
+        return outcomes
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        for outcome in pool.imap_unordered(_tune_star, work):
+            outcomes.append(outcome)
+            if on_done:
+                on_done(outcome)
+    return outcomes

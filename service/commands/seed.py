@@ -1,0 +1,87 @@
+"""``perfembed seed``: build the tuning database from the corpus, export it, load it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+seed_app = typer.Typer(no_args_is_help=True, help="The shipped tuning database: build, export, load.")
+console = Console(stderr=True, markup=False)
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_MANIFEST = ROOT / "corpus" / "generated" / "manifest.json"
+DEFAULT_SEED = ROOT / "seed" / "perfembed-seed.jsonl.gz"
+
+
+def _store() -> tuple:
+    from database import get_store
+    from loopnest.config import get_settings
+
+    settings = get_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return get_store(settings.resolved_database_url, create=True), settings
+
+
+@seed_app.command("build")
+def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Corpus manifest (JSON)."),
+          trials: int = typer.Option(40, "--trials", min=1, help="Evaluated variants per nest."),
+          jobs: int = typer.Option(1, "--jobs", min=1, max=64, help="Nests tuned at once."),
+          reps: int = typer.Option(3, "--reps", min=1, max=50),
+          family: list[str] = typer.Option([], "--family", help="Only these families."),
+          limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N nests.")) -> None:
+    """Autotune the corpus into the database; nests already tuned to the budget are skipped."""
+    from autotune.seed import build_seed, read_manifest
+
+    store, settings = _store()
+    entries = [e for e in read_manifest(manifest) if not family or e.family in family][:limit]
+    failed = 0
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[last]}"), console=console) as progress:
+        task = progress.add_task("seed build", total=len(entries), last="")
+
+        def done(outcome: object) -> None:
+            nonlocal failed
+            failed += getattr(outcome, "status", "") == "failed"
+            best = getattr(outcome, "best_speedup", None)
+            progress.update(task, advance=1, last=f"{outcome.name}: {outcome.status}"  # type: ignore[attr-defined]
+                            + (f" {best:.2f}x" if best else ""))
+
+        build_seed(store.url, entries, trials=trials, jobs=jobs, reps=reps, settings=settings, on_done=done)
+    console.print(f"{len(entries) - failed} of {len(entries)} nests tuned or already done; {failed} failed")
+
+
+@seed_app.command("export")
+def export(out: Path = typer.Option(DEFAULT_SEED, "--out", "-o", help="Seed file to write (.jsonl.gz).")) -> None:
+    """Write the database's nests, recipes and measurements as a compact seed file."""
+    from database.seed import export_seed
+
+    store, _ = _store()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    counts = export_seed(store, out)
+    console.print(f"wrote {out} ({out.stat().st_size / 2**20:.1f} MiB): "
+                  + ", ".join(f"{v} {k}s" for k, v in counts.items()))
+
+
+@seed_app.command("load")
+def load(path: Path = typer.Argument(DEFAULT_SEED, help="Seed file (.jsonl.gz)."),
+         if_empty: bool = typer.Option(False, "--if-empty", help="Do nothing when the database has nests."),
+         fit: bool = typer.Option(True, "--fit/--no-fit", help="Fit the embedding model afterwards.")) -> None:
+    """Load a seed file (idempotent), then fit the embedding model and build the index."""
+    from database.embedding_store import EmbeddingStore
+    from database.seed import is_empty, load_seed
+
+    store, settings = _store()
+    if if_empty and not is_empty(store):
+        console.print("the database already holds nests; seed not loaded")
+        return
+    if not path.exists():
+        console.print(f"no seed file at {path}; starting with an empty database")
+        return
+    counts = load_seed(store, path)
+    console.print("loaded " + ", ".join(f"{v} {k}s" for k, v in counts.items()))
+    if fit and counts["nest"]:
+        version = EmbeddingStore(store, data_dir=settings.data_dir).fit()
+        console.print(f"embedding model {version} fitted")
