@@ -1,45 +1,99 @@
-"""The FastAPI application: routes stay thin, errors map to 4xx by class."""
+"""The FastAPI application: routes stay thin, every error is a JSON body, user errors are 4xx by class.
+
+``create_app()`` reads :class:`~service.config.ServiceSettings` from the environment; tests and
+benchmarks pass their own (``create_app(settings)``). ``uvicorn --factory service.app:create_app``
+and ``perfembed serve`` build it the same way.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, FastAPI, Request
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from loopnest.errors import (
-    DuplicateError,
-    NotFoundError,
-    PerfembedError,
-    StorageError,
-)
-from service.schemas import AnalysisPublic, ErrorPublic, ProgramIn
-from service.services import analyze_program
+from loopnest.errors import PerfembedError
+from service.api.deps import AppState
+from service.api.routes import api_router
+from service.api.routes.health import router as health_router
+from service.config import ServiceSettings, get_service_settings
+from service.errors import AuthenticationError, BusyError, status_of
+from service.middleware import BodyLimitMiddleware, MetricsMiddleware
 
-_STATUS = {NotFoundError: 404, DuplicateError: 409, StorageError: 503}
+if TYPE_CHECKING:
+    from database import Store
 
-router = APIRouter(prefix="/v1")
-
-
-@router.post("/programs:analyze", response_model=AnalysisPublic, responses={422: {"model": ErrorPublic}},
-             operation_id="programs-analyze", tags=["programs"])
-def analyze(program: ProgramIn) -> dict[str, object]:
-    """Extract the program's loop nests with loops, accesses, dependences and parallel loops."""
-    return analyze_program(program)
+_logger = logging.getLogger("perfembed.service")
 
 
-def _error_handler(_: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, PerfembedError)
-    status = next((code for cls, code in _STATUS.items() if isinstance(exc, cls)), 422)
-    return JSONResponse(status_code=status, content=exc.to_dict())
+def create_app(settings: ServiceSettings | None = None, *, store: Store | None = None) -> FastAPI:
+    """Build the app. ``store``: serve this store (the caller keeps it) instead of opening
+    ``settings.resolved_database_url`` on first use."""
+    settings = settings or get_service_settings()
+    state = AppState(settings, store=store)
 
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        state.close()
 
-def create_app() -> FastAPI:
-    app = FastAPI(title="perfembed", version="0.1.0",
-                  description="Transfer tuning of C loop nests with performance embeddings.")
-    app.include_router(router)
-    app.add_exception_handler(PerfembedError, _error_handler)
-
-    @app.get("/healthz", tags=["health"], operation_id="health-live")
-    def healthz() -> dict[str, str]:
-        return {"status": "ok"}
-
+    app = FastAPI(title="perfembed", version="0.1.0", lifespan=lifespan,
+                  description="Transfer tuning of C loop nests with performance embeddings. Writes need an "
+                              "API key (`Authorization: Bearer KEY`, from `perfembed keys create NAME`).")
+    app.state.perfembed = state
+    app.include_router(health_router)
+    app.include_router(api_router)
+    app.add_exception_handler(PerfembedError, _perfembed_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _internal_error)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
+    app.add_middleware(MetricsMiddleware, metrics=state.metrics)
     return app
+
+
+def _perfembed_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, PerfembedError)
+    headers: dict[str, str] = {}
+    if isinstance(exc, BusyError):
+        headers["Retry-After"] = str(exc.retry_after)
+    if isinstance(exc, AuthenticationError):
+        headers["WWW-Authenticate"] = "Bearer"
+    return JSONResponse(status_code=status_of(exc), content=jsonable_encoder(exc.to_dict()), headers=headers)
+
+
+def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    problems: list[dict[str, Any]] = []
+    for error in exc.errors():
+        loc = [str(part) for part in error.get("loc", ())]
+        message = str(error.get("msg", "invalid"))
+        ctx = error.get("ctx") or {}
+        if error.get("type") == "json_invalid" and "error" in ctx:
+            message = f"{message}: {ctx['error']}"
+        problems.append({"loc": loc, "msg": message, "type": str(error.get("type", ""))})
+    summary = "; ".join(f"{'.'.join(p['loc'])}: {p['msg']}" for p in problems[:5]) or "invalid request"
+    return JSONResponse(status_code=422, content={"error": "ValidationError", "message": summary,
+                                                  "detail": problems})
+
+
+def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400:  # FastAPI could not read the body (not UTF-8): invalid input like any other
+        return JSONResponse(status_code=422, content={
+            "error": "ValidationError", "message": f"body: {exc.detail}; send UTF-8 JSON"})
+    return JSONResponse(status_code=exc.status_code, headers=exc.headers,
+                        content={"error": "HTTPError", "message": str(exc.detail)})
+
+
+def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    _logger.exception("internal error on %s %s", request.method, request.url.path, exc_info=exc)
+    return JSONResponse(status_code=500, content={
+        "error": "InternalError",
+        "message": f"internal error ({type(exc).__name__}); this is a bug in perfembed, see the server log"})

@@ -31,6 +31,9 @@ DefineOpt = typer.Option([], "-D", "--define", help="Macro NAME or NAME=VALUE (a
 ParamOpt = typer.Option([], "--param", help="Parameter value NAME=INT for sizes and trip counts.")
 FunctionOpt = typer.Option(None, "--function", help="Only nests of this function.")
 JsonOpt = typer.Option(False, "--json", help="Print one JSON object.")
+ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
+                         help="Ask the perfembed server at this URL (sends the file and its local quoted includes).")
+ApiKeyOpt = typer.Option(None, "--api-key", envvar="PERFEMBED_API_KEY", help="API key for --server writes.")
 
 
 def parse_params(items: list[str]) -> dict[str, int]:
@@ -69,8 +72,8 @@ def _selected(extraction: Any, nest: int | None) -> list[int]:
 @app.command()
 def analyze(file: Path, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
             param: list[str] = ParamOpt, function: str | None = FunctionOpt, json_out: bool = JsonOpt,
-            profile: bool = typer.Option(False, "--profile", help="Also measure dynamic features (runs the nest).")
-            ) -> None:
+            profile: bool = typer.Option(False, "--profile", help="Also measure dynamic features (runs the nest)."),
+            server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
     """Extract every loop nest and show loops, accesses, trip counts, dependences and parallel loops.
 
     With --json each nest carries its static features (when every parameter has a value); with
@@ -78,6 +81,9 @@ def analyze(file: Path, include: list[str] = IncludeOpt, define: list[str] = Def
     from loopnest.analysis import describe_scop
 
     params = parse_params(param)
+    if server:
+        _analyze_remote(server, api_key, file, include, define, params, function, json_out=json_out)
+        return
     extraction = load_program(file, include, define, function)
     nests = [describe_scop(s, params) for s in extraction.scops]
     missing = sorted({p for s in extraction.scops for p in s.params if p not in params})
@@ -102,6 +108,25 @@ def analyze(file: Path, include: list[str] = IncludeOpt, define: list[str] = Def
                     table.add_row(name, "masked" if value is None else f"{value:.4g}")
                 console.print(table)
     if not nests:
+        raise typer.Exit(2)
+
+
+def _analyze_remote(server: str, api_key: str | None, file: Path, include: list[str], define: list[str],
+                    params: dict[str, int], function: str | None, *, json_out: bool) -> None:
+    from service.commands.remote import analyze_remote
+
+    data = analyze_remote(server, file, include=include, define=define, params=params, function=function,
+                          api_key=api_key)
+    if json_out:
+        _emit_json(data)
+    else:
+        for n in data["nests"]:
+            _print_nest(n)
+        for r in data["rejected"]:
+            where = r.get("location") or {}
+            err_console.print(f"[yellow]rejected[/] {escape(str(where.get('file', file)))}:{where.get('line', '?')}: "
+                              f"{escape(str(r.get('message', '')))}")
+    if not data["nests"]:
         raise typer.Exit(2)
 
 
@@ -268,9 +293,17 @@ def suggest(file: Path, include: list[str] = IncludeOpt, define: list[str] = Def
             fallback: bool = typer.Option(False, "--fallback", help="Autotune nests no neighbour helps."),
             trials: int = typer.Option(40, "--trials", help="Autotuning budget for --fallback."),
             json_out: bool = JsonOpt,
-            write_best: Path | None = typer.Option(None, "--write-best", help="Write the drop-in file here.")) -> None:
+            write_best: Path | None = typer.Option(None, "--write-best", help="Write the drop-in file here."),
+            server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
     """Neighbours of each nest from the database, their adapted recipes and (with --evaluate) measured
-    speedups; --write-best writes the file with the best verified recipe of each nest applied."""
+    speedups; --write-best writes the file with the best verified recipe of each nest applied.
+    With --server the server answers (--fallback there enqueues the job for its workers)."""
+    if server:
+        from service.commands.remote import suggest_remote
+
+        suggest_remote(server, file, include=include, define=define, params=parse_params(param), function=function,
+                       k=k, evaluate=evaluate, fallback=fallback, api_key=api_key, json_out=json_out)
+        return
     from service.pipeline import program_from_file
     from service.pipeline import suggest as run_suggest
 
@@ -331,11 +364,13 @@ def _write_best(file: Path, include: list[str], define: list[str], function: str
 def _mount_commands() -> None:
     from service.commands.db import db_app
     from service.commands.features import target
+    from service.commands.keys import keys_app
     from service.commands.seed import seed_app
     from service.commands.tune import tune_command, worker_command
 
     app.add_typer(db_app, name="db")
     app.add_typer(embeddings_app, name="embeddings")
+    app.add_typer(keys_app, name="keys")
     app.add_typer(seed_app, name="seed")
     app.command("target")(target)
     app.command("tune")(tune_command)

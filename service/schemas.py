@@ -1,20 +1,79 @@
-"""Request and response models of the REST API (kept apart from the ORM models)."""
+"""Request and response models of the REST API (kept apart from the ORM models).
+
+Families follow the template: ``XIn`` is what a client sends, ``XPublic`` what it gets back and
+``XsPublic`` a page of them (``data`` plus ``count``). Response models whose content comes from
+the core pipeline (suggestions, search, nest details) fix the fields clients rely on and let the
+pipeline add more (``extra="allow"``).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+from database.domain import JobStatus
 
 MAX_SOURCE_BYTES = 256 * 1024
+MAX_HEADERS = 64
+MAX_VECTOR = 4096
+MAX_WARM_START = 20
+
+Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=128)]
+HeaderName = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+ParamValue = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+MAX_ID = 2**31 - 1  # ids are 32-bit integers in the database
+
+JsonObject = dict[str, Any]
+
+
+def _check_utf8(text: str, what: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{what} is not valid Unicode text (position {exc.start})") from None
+    if "\x00" in text:
+        raise ValueError(f"{what} contains a NUL character (position {text.index(chr(0))})")
+    return text
+
+
+# --- programs -----------------------------------------------------------------------------------
 
 
 class ProgramIn(BaseModel):
+    """A C program as the client has it: the source, its quoted includes, macros and sizes."""
+
     source: str = Field(..., max_length=MAX_SOURCE_BYTES, description="C source text")
-    headers: dict[str, str] = Field(default_factory=dict, description="Quoted includes by file name")
-    defines: dict[str, str | None] = Field(default_factory=dict, description="Macros, as cc -D")
-    params: dict[str, int] = Field(default_factory=dict, description="Parameter values")
-    function: str | None = None
+    headers: dict[HeaderName, Annotated[str, Field(max_length=MAX_SOURCE_BYTES)]] = Field(
+        default_factory=dict, max_length=MAX_HEADERS, description="Quoted includes by file name")
+    defines: dict[Identifier, Annotated[str, Field(max_length=1024)] | None] = Field(
+        default_factory=dict, max_length=256, description="Macros, as cc -D")
+    params: dict[Identifier, ParamValue] = Field(default_factory=dict, max_length=256,
+                                                 description="Parameter values")
+    function: Identifier | None = None
+
+    @field_validator("source")
+    @classmethod
+    def _source_is_text(cls, value: str) -> str:
+        return _check_utf8(value, "source")
+
+    @field_validator("headers")
+    @classmethod
+    def _headers_are_text(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, text in value.items():
+            _check_utf8(name, "a header name")
+            _check_utf8(text, f"header {name!r}")
+        return value
+
+    @field_validator("defines")
+    @classmethod
+    def _defines_are_text(cls, value: dict[str, str | None]) -> dict[str, str | None]:
+        for name, text in value.items():
+            if text is not None:
+                _check_utf8(text, f"macro {name}")
+        return value
 
 
 class AnalysisPublic(BaseModel):
@@ -23,8 +82,194 @@ class AnalysisPublic(BaseModel):
         description="Regions outside the supported subset, with construct and location")
 
 
+class ProgramStoredPublic(BaseModel):
+    nest_ids: list[int] = Field(description="Database ids of the program's nests, in source order")
+
+
+# --- suggestions and search ---------------------------------------------------------------------
+
+
+class SuggestionsIn(ProgramIn):
+    k: int = Field(5, ge=1, le=100, description="Neighbours per nest")
+    evaluate: bool = Field(False, description="Compile, verify and time the adapted recipes here (bounded pool)")
+    fallback: bool = Field(True, description="Enqueue a tuning job when no neighbour is good enough")
+
+
+class NeighbourPublic(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    nest_id: int
+    distance: float | None = None
+
+
+class SuggestedNestPublic(BaseModel):
+    """What the service knows and did for one nest of the program."""
+
+    model_config = ConfigDict(extra="allow")
+
+    index: int = Field(description="Position of the nest in the program (0 = first)")
+    nest_id: int | None = None
+    name: str | None = None
+    neighbours: list[NeighbourPublic] = Field(default_factory=list)
+    recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest")
+    results: list[JsonObject] = Field(default_factory=list,
+                                      description="Measured results, or the database's answers without evaluation")
+    gate: JsonObject | None = Field(None, description="The confidence gate's decision and reason")
+    job_id: int | None = Field(None, description="The tuning job enqueued when the gate said no")
+
+
+class SuggestionsPublic(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    nests: list[SuggestedNestPublic]
+    rejected: list[JsonObject] = Field(default_factory=list)
+    evaluated: bool = False
+
+
+class SearchIn(BaseModel):
+    vector: list[float] | None = Field(None, min_length=1, max_length=MAX_VECTOR,
+                                       description="An embedding vector to search from")
+    program: ProgramIn | None = Field(None, description="A program whose nests to search from")
+    k: int = Field(5, ge=1, le=100)
+
+    @field_validator("vector")
+    @classmethod
+    def _finite(cls, value: list[float] | None) -> list[float] | None:
+        if value is not None and not all(math.isfinite(x) for x in value):
+            raise ValueError("vector values must be finite numbers")
+        return value
+
+    @model_validator(mode="after")
+    def _one_query(self) -> SearchIn:
+        if (self.vector is None) == (self.program is None):
+            raise ValueError("give exactly one of 'vector' and 'program'")
+        return self
+
+
+class SearchPublic(BaseModel):
+    neighbours: list[NeighbourPublic]
+    count: int
+
+
+# --- tuning jobs --------------------------------------------------------------------------------
+
+
+class RecipeIn(BaseModel):
+    steps: list[JsonObject] = Field(..., max_length=64)
+
+
+class JobIn(BaseModel):
+    """A tuning job for a stored nest (``nest_id``) or for a nest of a program sent along."""
+
+    nest_id: int | None = Field(None, ge=1, le=MAX_ID, description="A nest already in the database")
+    program: ProgramIn | None = Field(None, description="Or a program: it is stored, and its nest 'nest' tuned")
+    nest: int = Field(0, ge=0, le=10_000, description="Which nest of 'program' (0 = first)")
+    params: dict[Identifier, ParamValue] | None = Field(
+        None, max_length=256, description="Parameter values (default: the program's)")
+    budget: int | None = Field(None, ge=1, le=MAX_ID, description="Trials to evaluate (default: the server's)")
+    target_id: int | None = Field(None, ge=1, le=MAX_ID, description="Target (default: the worker's machine)")
+    reps: int | None = Field(None, ge=1, le=100)
+    threads: int | None = Field(None, ge=0, le=1024)
+    timeout_s: float | None = Field(None, gt=0, le=7 * 24 * 3600)
+    seed: int | None = Field(None, ge=0, le=2**32 - 1)
+    warm_start: list[RecipeIn] = Field(default_factory=list, max_length=MAX_WARM_START,
+                                       description="Recipes to try first")
+
+    @model_validator(mode="after")
+    def _one_nest(self) -> JobIn:
+        if (self.nest_id is None) == (self.program is None):
+            raise ValueError("give exactly one of 'nest_id' and 'program'")
+        return self
+
+
+class JobPublic(BaseModel):
+    id: int
+    nest_id: int
+    target_id: int | None
+    status: JobStatus
+    budget: int
+    trials_done: int
+    best_speedup: float | None
+    best_recipe_id: int | None
+    best_recipe: JsonObject | None = Field(description="Steps of the best recipe so far")
+    error: str | None
+    worker: str | None = Field(description="The worker that holds or held the job")
+    attempts: int
+    created_at: datetime
+    updated_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class JobsPublic(BaseModel):
+    data: list[JobPublic]
+    count: int
+
+
+# --- nests and targets --------------------------------------------------------------------------
+
+
+class NestSummaryPublic(BaseModel):
+    id: int
+    program_id: int
+    index: int
+    name: str | None
+    created_at: datetime
+
+
+class NestsPublic(BaseModel):
+    data: list[NestSummaryPublic]
+    count: int
+    limit: int
+    offset: int
+
+
+class NestDetailPublic(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: int
+    features: JsonObject = Field(default_factory=dict, description="Static and dynamic features")
+    embedding: JsonObject | list[float] | None = Field(None, description="The nest's embedding (newest model)")
+    best_recipes: list[JsonObject] = Field(default_factory=list, description="The best recipe on each target")
+
+
+class TargetPublic(BaseModel):
+    id: int
+    signature_hash: str
+    cpu_model: str
+    cores: int
+    isa_level: str
+    cache_sizes: dict[str, int]
+    compiler: str
+    compiler_version: str
+    peak_gflops: float | None
+    memory_bandwidth_gbs: float | None
+    created_at: datetime
+
+
+class TargetsPublic(BaseModel):
+    data: list[TargetPublic]
+    count: int
+
+
+# --- health and errors --------------------------------------------------------------------------
+
+
+class HealthPublic(BaseModel):
+    status: Literal["ok"]
+
+
+class ReadyPublic(BaseModel):
+    status: Literal["ready", "not ready"]
+    checks: dict[str, str]
+
+
 class ErrorPublic(BaseModel):
+    """Every 4xx and 5xx body: the error class, a message naming the problem (and line), details."""
+
+    model_config = ConfigDict(extra="allow")
+
     error: str
     message: str
-    detail: str | None = None
+    detail: Any = None
     location: dict[str, Any] | None = None

@@ -5,12 +5,19 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from loopnest.analysis import describe_scop
 from loopnest.errors import ParameterError, SourceError
 from loopnest.frontend.extract import Extraction, extract_scops
 from loopnest.frontend.preprocess import PreprocessOptions
-from service.schemas import ProgramIn
+from service.schemas import ProgramIn, SearchIn, SuggestionsIn
+
+if TYPE_CHECKING:
+    from database import Store
+    from service.config import ServiceSettings
+    from service.evaluation import EvaluationPool
 
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*$")
 
@@ -23,8 +30,11 @@ def extract_program(program: ProgramIn) -> Extraction:
             if not _HEADER_NAME.match(name) or ".." in name.split("/"):
                 raise ParameterError(f"header name {name!r} is not a plain relative path")
             target = root / "include" / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text)
+            except OSError as exc:  # "a" and "a/b", or a name too long for the file system
+                raise ParameterError(f"header name {name!r} cannot be used: {exc.strerror}") from None
         source = root / "program.c"
         source.write_text(program.source)
         defines = tuple((PreprocessOptions.parse_define(k)[0], v) for k, v in program.defines.items())
@@ -50,3 +60,66 @@ def analyze_program(program: ProgramIn) -> dict[str, object]:
     for n in nests:
         n["region"]["file"] = "program.c"
     return {"nests": nests, "rejected": [r.to_dict() for r in extraction.rejected]}
+
+
+# --- programs, suggestions and search through the core pipeline ---------------------------------
+
+
+def store_program(program: ProgramIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType) -> list[int]:
+    """Store the program and its nests (one transaction, in the pipeline); returns the nest ids."""
+    return [int(i) for i in pipeline.ingest_program(store, program, settings=settings)]
+
+
+def suggest(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType,
+            pool: EvaluationPool) -> dict[str, Any]:
+    """Neighbours, adapted recipes and results per nest; evaluations go through the bounded pool."""
+    _check_k(body.k, settings)
+    program = ProgramIn.model_validate(body.model_dump(include=set(ProgramIn.model_fields)))
+    if body.evaluate:
+        with pool.slot():
+            raw = pipeline.suggest(store, program, k=body.k, evaluate=True, settings=settings.for_evaluation(),
+                                   fallback=body.fallback)
+    else:
+        raw = pipeline.suggest(store, program, k=body.k, evaluate=False, settings=settings, fallback=body.fallback)
+    out: dict[str, Any] = {"nests": raw} if isinstance(raw, list) else dict(raw)
+    out["nests"] = [suggestion_view(dict(nest), evaluated=body.evaluate) for nest in out.get("nests", [])]
+    out.setdefault("rejected", [])
+    out["evaluated"] = body.evaluate
+    return out
+
+
+def suggestion_view(nest: dict[str, Any], *, evaluated: bool) -> dict[str, Any]:
+    """One nest of the pipeline's answer in the API's terms (:class:`SuggestedNestPublic`).
+
+    The pipeline's own names are mapped: ``candidates`` -> ``recipes``, ``tuning_job`` ->
+    ``job_id``, ``confident``/``gate_distance``/``accepted`` -> ``gate``; ``results`` are the
+    measured candidates (``evaluated``) or, without evaluation, the neighbours' recorded results.
+    """
+    if "recipes" not in nest and "candidates" in nest:
+        nest["recipes"] = nest.pop("candidates")
+    if "job_id" not in nest and "tuning_job" in nest:
+        nest["job_id"] = nest.pop("tuning_job")
+    if "gate" not in nest:
+        nest["gate"] = {"confident": nest.pop("confident", None), "distance": nest.pop("gate_distance", None),
+                        "accepted": nest.get("accepted")}
+    if "results" not in nest:
+        measured = nest.pop("evaluated", None)
+        if evaluated and isinstance(measured, list):
+            nest["results"] = [{"source": "measured", **r} for r in measured]
+        else:
+            nest["results"] = [{"source": "database", "from": n.get("name"), "nest_id": n.get("nest_id"),
+                                "recipe": n.get("recipe"), "speedup": n.get("recorded_speedup")}
+                               for n in nest.get("neighbours", []) if n.get("recipe") is not None]
+    return nest
+
+
+def search(body: SearchIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType) -> dict[str, Any]:
+    _check_k(body.k, settings)
+    found = pipeline.search(store, vector=body.vector, program=body.program, k=body.k, settings=settings)
+    neighbours = list(found)
+    return {"neighbours": neighbours, "count": len(neighbours)}
+
+
+def _check_k(k: int, settings: ServiceSettings) -> None:
+    if k > settings.max_k:
+        raise ParameterError(f"k={k} is over this server's limit of {settings.max_k} neighbours")

@@ -1,0 +1,37 @@
+# perfembed: one image for the API (`perfembed serve`), the tuning workers (`perfembed worker`) and
+# the one-shot migration (`perfembed db upgrade`); see docker-compose.yml.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# gcc with OpenMP (libgomp) and the C preprocessor: the frontend runs cpp, the sandbox compiles and
+# runs every candidate variant.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc cpp libc6-dev libgomp1 \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+# Dependencies first, so that a code change does not reinstall them.
+COPY pyproject.toml README.md ./
+RUN mkdir -p loopnest embeddings database autotune service \
+    && pip install . \
+    && pip uninstall -y perfembed
+COPY loopnest ./loopnest
+COPY embeddings ./embeddings
+COPY database ./database
+COPY autotune ./autotune
+COPY service ./service
+RUN pip install --no-deps .
+
+RUN useradd --create-home --uid 10001 perfembed \
+    && mkdir -p /data \
+    && chown perfembed /data
+USER perfembed
+ENV PERFEMBED_DATA_DIR=/data
+VOLUME ["/data"]
+EXPOSE 8000
+
+CMD ["perfembed", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -1,0 +1,408 @@
+"""REST API load benchmark: latency and throughput of suggestions and search, and the API's memory.
+
+    python benchmarks/service.py [--json] [--nests 10000] [--rss-nests 100000] [--seconds 10]
+                                 [--requests 2000] [--clients 1,8,32]
+
+The benchmark starts the API itself (uvicorn, one process, on a free loopback port) on a temporary
+SQLite database seeded with N synthetic nests: a few real corpus kernels go through the pipeline
+(real static features and loop roles, a verified recipe each), then N nests are bulk-inserted with
+those features jittered (log-normal, sigma 0.3), a fifth of them with a verified measurement, and
+the embedding is fitted over all of them. Then, for 1, 8 and 32 concurrent clients (threads with a
+keep-alive connection each), it sends for at most --seconds and --requests per level:
+
+* ``suggestions``: POST /v1/suggestions, a ~50-line kernel with two nests, k=5, no evaluation and
+  no fallback job (a read);
+* ``search (program)``: POST /v1/search with the same kernel;
+* ``search (vector)``: POST /v1/search with a stored nest's embedding.
+
+Latency is per request at the client (p50, p99, max); throughput is completed requests per second
+of the level's wall time. Non-2xx answers are counted as errors. Then the API is restarted on a
+database with --rss-nests nests (0: skip) and its resident memory (VmRSS, and peak VmHWM) is read
+after warm-up requests that load the model and index.
+
+Targets: p50 <= 50 ms and p99 <= 200 ms for suggestions at 32 clients; API process under 1 GB
+resident with 100k nests in the index. The client and the server share the machine's cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+
+P50_TARGET_MS = 50.0
+P99_TARGET_MS = 200.0
+RSS_TARGET_MB = 1024.0
+RSS_TARGET_NESTS = 100_000
+SYNTHETIC_MEASURED = 0.2  # share of synthetic nests with a verified recipe
+SEED_KERNELS = ["blas3/gemm_ijk.c", "blas3/two_mm.c", "blas2/gemv.c", "blas2/ger.c", "stencil/jacobi1d_t.c",
+                "stencil/box9.c", "datamining/covariance.c", "conv/conv2d.c"]
+
+# The query: a ~50-line kernel with two nests (scaling, then a matrix product with a bias).
+KERNEL = """\
+/*
+ * A dense layer: Y <- act(alpha * X W + b), written as plain loops.
+ *
+ * The first nest scales the bias into the output, the second accumulates the
+ * product. Both nests are static control parts with affine subscripts, so
+ * perfembed extracts both.
+ */
+
+void dense_layer(int batch, int in, int out, double alpha,
+                 double X[batch][in],
+                 double W[in][out],
+                 double b[out],
+                 double Y[batch][out])
+{
+    int i, j, k;
+
+    /* Y = b, broadcast over the batch */
+    for (i = 0; i < batch; i++) {
+        for (j = 0; j < out; j++) {
+            Y[i][j] = b[j];
+        }
+    }
+
+    /* Y += alpha * X W */
+    for (i = 0; i < batch; i++) {
+        for (j = 0; j < out; j++) {
+            for (k = 0; k < in; k++) {
+                Y[i][j] += alpha * X[i][k] * W[k][j];
+            }
+        }
+    }
+}
+
+/*
+ * Sizes used by the benchmark: a batch of 64 rows, 256 inputs and 128
+ * outputs. The loops above do not depend on them, so any sizes work.
+ *
+ * Notes:
+ *   - the reduction over k is innermost (ijk order), which a neighbour's
+ *     recipe usually interchanges;
+ *   - the i loop of both nests is parallel;
+ *   - nothing here is vectorised by hand.
+ *
+ * The benchmark sends this file as it is: its source, no headers, no
+ * macros, and the three sizes as parameter values. A nest of the database
+ * whose features are close to one of these two nests is a neighbour, and
+ * its recipe is adapted to this nest by loop roles before it is returned.
+ */
+"""
+KERNEL_PARAMS = {"batch": 64, "in": 256, "out": 128}
+
+
+# --- seeding -----------------------------------------------------------------------------------
+
+
+def seed_database(directory: Path, n_nests: int, *, pipeline_module: str) -> dict[str, Any]:
+    """A database with a few real nests and ``n_nests`` synthetic ones, embedded; returns its env and key."""
+    import importlib
+
+    from sqlalchemy import insert
+
+    from autotune.records import ensure_local_target
+    from database import add_measurement, create_api_key, get_or_create_recipe, get_store, list_nests
+    from database.models import MeasurementModel, NestModel, ProgramModel
+    from service.config import ServiceSettings
+    from service.schemas import ProgramIn
+
+    directory.mkdir(parents=True, exist_ok=True)
+    url = f"sqlite:///{directory / 'perfembed.db'}"
+    settings = ServiceSettings(database_url=url, data_dir=directory, threads=1, pipeline_module=pipeline_module)
+    pipeline = importlib.import_module(pipeline_module)
+    store = get_store(url, create=True)
+    started = time.perf_counter()
+    expected = json.loads((ROOT / "corpus" / "expected.json").read_text())
+    target = ensure_local_target(store)
+    for rel in SEED_KERNELS:
+        path = ROOT / "corpus" / "kernels" / rel
+        program = ProgramIn(source=path.read_text(), params=expected[f"corpus/kernels/{rel}"]["params"])
+        pipeline.ingest_program(store, program, settings=settings)
+    with store.session() as session:
+        real = list_nests(session)
+        recipe = get_or_create_recipe(session, steps={"steps": [{"op": "parallelize", "loop": 0}]})
+        for nest in real:
+            add_measurement(session, nest_id=nest.id, recipe_id=recipe.id, target_id=target.id, median_time_s=0.01,
+                            spread_s=0.0, repetitions=3, verified=True, origin="manual", speedup=1.5)
+    rng = random.Random(0)
+    batch = 5000
+    for first in range(0, n_nests, batch):
+        count = min(batch, n_nests - first)
+        programs = [{"source_hash": hashlib.sha256(f"synthetic {first + i}".encode()).hexdigest(), "language": "c",
+                     "name": f"synthetic-{first + i}.c", "source": f"/* synthetic nest {first + i} */"}
+                    for i in range(count)]
+        with store.session() as session:
+            program_ids = list(session.scalars(insert(ProgramModel).returning(ProgramModel.id), programs))
+            rows = []
+            for program_id in program_ids:
+                model = rng.choice(real)
+                features = {k: (v * rng.lognormvariate(0.0, 0.3) if v > 0 else v)
+                            for k, v in model.static_features.items()}
+                rows.append({"program_id": program_id, "index": 0, "normalized": model.normalized,
+                             "static_features": features, "dynamic_features": {}})
+            nest_ids = list(session.scalars(insert(NestModel).returning(NestModel.id), rows))
+            measured = [{"nest_id": nest_id, "recipe_id": recipe.id, "target_id": target.id, "params": {},
+                         "median_time_s": 0.01, "spread_s": 0.0, "repetitions": 3,
+                         "speedup": rng.uniform(1.0, 4.0), "verified": True, "origin": "manual"}
+                        for nest_id in nest_ids if rng.random() < SYNTHETIC_MEASURED]
+            if measured:
+                session.execute(insert(MeasurementModel), measured)
+    inserted = time.perf_counter()
+    from database.embedding_store import EmbeddingStore
+
+    EmbeddingStore(store, data_dir=directory).fit(n_components=16)
+    fitted = time.perf_counter()
+    with store.session() as session:
+        _, key = create_api_key(session, name="benchmark")
+        first_nest = list_nests(session, limit=1)[0].id
+    store.dispose()
+    env = {"PERFEMBED_DATABASE_URL": url, "PERFEMBED_DATA_DIR": str(directory), "PERFEMBED_THREADS": "1",
+           "PERFEMBED_PIPELINE_MODULE": pipeline_module}
+    return {"env": env, "key": key, "nests": n_nests + len(real), "probe_nest": first_nest,
+            "seed_s": round(inserted - started, 1), "fit_s": round(fitted - inserted, 1)}
+
+
+# --- the server --------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``uvicorn --factory service.app:create_app`` on a free loopback port (one process)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", "127.0.0.1",
+             "--port", str(self.port), "--log-level", "warning", "--no-access-log"],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **env}, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the API exited: {self.proc.stderr.read() if self.proc.stderr else ''}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("the API did not start within 60 s")
+            time.sleep(0.1)
+
+    def memory_mb(self) -> dict[str, float]:
+        out = {}
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            key = line.split(":")[0]
+            if key in ("VmRSS", "VmHWM"):
+                out[key] = int(line.split()[1]) / 1024.0
+        return out
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(15)
+
+
+# --- load --------------------------------------------------------------------------------------
+
+
+def run_level(url: str, key: str, request: dict[str, Any], clients: int, *, seconds: float,
+              max_requests: int) -> dict[str, Any]:
+    """``clients`` threads sending ``request`` until ``seconds`` pass or ``max_requests`` were sent."""
+    latencies: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+    sent = 0
+    deadline = time.monotonic() + seconds
+
+    def client() -> None:
+        nonlocal sent
+        with httpx.Client(base_url=url, timeout=60, headers={"Authorization": f"Bearer {key}"}) as http:
+            while time.monotonic() < deadline:
+                with lock:
+                    if sent >= max_requests:
+                        return
+                    sent += 1
+                start = time.perf_counter()
+                try:
+                    response = http.request(request["method"], request["path"], json=request.get("json"))
+                    ok, what = response.is_success, f"HTTP {response.status_code}: {response.text[:200]}"
+                except httpx.HTTPError as exc:
+                    ok, what = False, f"{type(exc).__name__}: {exc}"
+                elapsed = time.perf_counter() - start
+                with lock:
+                    (latencies if ok else errors).append(elapsed if ok else what)  # type: ignore[arg-type]
+
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - started
+    ms = sorted(x * 1000 for x in latencies)
+    return {
+        "clients": clients, "requests": len(ms), "errors": len(errors), "first_error": errors[0] if errors else None,
+        "wall_s": round(wall, 2), "throughput_rps": round(len(ms) / wall, 1) if wall else 0.0,
+        "p50_ms": round(percentile(ms, 50), 1), "p99_ms": round(percentile(ms, 99), 1),
+        "max_ms": round(ms[-1], 1) if ms else float("nan"),
+        "mean_ms": round(statistics.fmean(ms), 1) if ms else float("nan"),
+    }
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    rank = (len(sorted_values) - 1) * q / 100
+    low = int(rank)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (rank - low)
+
+
+def workloads(url: str, key: str, probe_nest: int) -> dict[str, dict[str, Any]]:
+    program = {"source": KERNEL, "params": KERNEL_PARAMS}
+    vector = httpx.get(f"{url}/v1/nests/{probe_nest}", timeout=60).json()["embedding"]
+    if isinstance(vector, dict):
+        vector = vector["vector"]
+    return {
+        "suggestions": {"method": "POST", "path": "/v1/suggestions",
+                        "json": {**program, "k": 5, "evaluate": False, "fallback": False}},
+        "search (program)": {"method": "POST", "path": "/v1/search", "json": {"program": program, "k": 5}},
+        "search (vector)": {"method": "POST", "path": "/v1/search", "json": {"vector": vector, "k": 5}},
+    }
+
+
+def warm_up(url: str, key: str, requests: dict[str, dict[str, Any]]) -> None:
+    with httpx.Client(base_url=url, timeout=300, headers={"Authorization": f"Bearer {key}"}) as http:
+        for request in requests.values():
+            response = http.request(request["method"], request["path"], json=request.get("json"))
+            if not response.is_success:
+                raise RuntimeError(f"{request['path']}: HTTP {response.status_code}: {response.text[:500]}")
+
+
+# --- report ------------------------------------------------------------------------------------
+
+
+def evaluate_targets(rows: list[dict[str, Any]], memory: dict[str, Any] | None) -> list[dict[str, Any]]:
+    checks = []
+    for row in rows:
+        if row["workload"] == "suggestions" and row["clients"] == 32:
+            checks.append({"target": f"suggestions p50 <= {P50_TARGET_MS:g} ms at 32 clients",
+                           "value": row["p50_ms"], "pass": row["p50_ms"] <= P50_TARGET_MS and not row["errors"]})
+            checks.append({"target": f"suggestions p99 <= {P99_TARGET_MS:g} ms at 32 clients",
+                           "value": row["p99_ms"], "pass": row["p99_ms"] <= P99_TARGET_MS and not row["errors"]})
+    if memory is not None:
+        checks.append({"target": f"API resident memory < {RSS_TARGET_MB:g} MB with {memory['nests']:,} nests",
+                       "value": memory["rss_mb"], "pass": memory["rss_mb"] < RSS_TARGET_MB})
+    return checks
+
+
+def format_table(config: dict[str, Any], rows: list[dict[str, Any]], memory: dict[str, Any] | None,
+                 checks: list[dict[str, Any]]) -> str:
+    lines = [f"perfembed API on {config['url_kind']}, {config['nests']:,} nests "
+             f"(seeded in {config['seed_s']} s, embedding fitted in {config['fit_s']} s), {os.cpu_count()} cores", "",
+             f"{'workload':<17} {'clients':>7} {'requests':>8} {'errors':>6} {'req/s':>7} {'p50 ms':>7} "
+             f"{'p99 ms':>7} {'max ms':>7}"]
+    for r in rows:
+        lines.append(f"{r['workload']:<17} {r['clients']:>7} {r['requests']:>8} {r['errors']:>6} "
+                     f"{r['throughput_rps']:>7.1f} {r['p50_ms']:>7.1f} {r['p99_ms']:>7.1f} {r['max_ms']:>7.1f}")
+    for r in rows:
+        if r["first_error"]:
+            lines.append(f"first error ({r['workload']}, {r['clients']} clients): {r['first_error']}")
+    if memory is not None:
+        lines += ["", f"API process with {memory['nests']:,} nests: {memory['rss_mb']:.0f} MB resident "
+                      f"(peak {memory['peak_mb']:.0f} MB); at rest before requests {memory['idle_rss_mb']:.0f} MB"]
+    lines.append("")
+    for c in checks:
+        lines.append(f"{'PASS' if c['pass'] else 'FAIL'}  {c['target']}: {c['value']}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    parser.add_argument("--nests", type=int, default=10_000, help="synthetic nests for the load test")
+    parser.add_argument("--rss-nests", type=int, default=RSS_TARGET_NESTS, help="nests for the memory test (0: skip)")
+    parser.add_argument("--clients", default="1,8,32", help="comma-separated concurrency levels")
+    parser.add_argument("--seconds", type=float, default=10.0, help="longest time per workload and level")
+    parser.add_argument("--requests", type=int, default=2000, help="most requests per workload and level")
+    parser.add_argument("--pipeline", default="service.pipeline", help="pipeline module the API serves")
+    args = parser.parse_args(argv)
+    levels = [int(c) for c in args.clients.split(",") if c]
+
+    rows: list[dict[str, Any]] = []
+    memory = None
+    with tempfile.TemporaryDirectory(prefix="perfembed-bench-") as tmp:
+        seeded = seed_database(Path(tmp) / "load", args.nests, pipeline_module=args.pipeline)
+        sys.stderr.write(f"seeded {seeded['nests']:,} nests in {seeded['seed_s']} s, fitted in {seeded['fit_s']} s\n")
+        server = Server(seeded["env"])
+        try:
+            requests = workloads(server.url, seeded["key"], seeded["probe_nest"])
+            warm_up(server.url, seeded["key"], requests)
+            for name, request in requests.items():
+                for clients in levels:
+                    row = run_level(server.url, seeded["key"], request, clients, seconds=args.seconds,
+                                    max_requests=args.requests)
+                    rows.append({"workload": name, **row})
+                    sys.stderr.write(f"{name} x{clients}: p50 {row['p50_ms']} ms, p99 {row['p99_ms']} ms, "
+                                     f"{row['throughput_rps']} req/s\n")
+        finally:
+            server.stop()
+        if args.rss_nests:
+            big = seed_database(Path(tmp) / "memory", args.rss_nests, pipeline_module=args.pipeline)
+            sys.stderr.write(f"seeded {big['nests']:,} nests in {big['seed_s']} s, fitted in {big['fit_s']} s\n")
+            server = Server(big["env"])
+            try:
+                idle = server.memory_mb()["VmRSS"]
+                requests = workloads(server.url, big["key"], big["probe_nest"])
+                for _ in range(3):
+                    warm_up(server.url, big["key"], requests)
+                mem = server.memory_mb()
+                memory = {"nests": big["nests"], "rss_mb": round(mem["VmRSS"], 1), "peak_mb": round(mem["VmHWM"], 1),
+                          "idle_rss_mb": round(idle, 1), "seed_s": big["seed_s"], "fit_s": big["fit_s"]}
+            finally:
+                server.stop()
+    checks = evaluate_targets(rows, memory)
+    config = {"nests": seeded["nests"], "seed_s": seeded["seed_s"], "fit_s": seeded["fit_s"], "clients": levels,
+              "seconds": args.seconds, "requests": args.requests, "pipeline": args.pipeline,
+              "url_kind": "loopback, one uvicorn process", "kernel_lines": KERNEL.count("\n"),
+              "cores": os.cpu_count()}
+    ok = all(c["pass"] for c in checks)
+    if args.json:
+        sys.stdout.write(json.dumps({"config": config, "results": rows, "memory": memory, "targets": checks,
+                                     "pass": ok}) + "\n")
+    else:
+        sys.stdout.write(format_table(config, rows, memory, checks) + "\n")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,172 @@
+"""Dependencies of the routes: settings, store, session, pipeline, evaluation pool, API keys.
+
+Everything a route needs comes through an ``Annotated`` alias declared here; nothing is global.
+The per-app objects live in one :class:`AppState` on ``app.state.perfembed``, built by
+:func:`service.app.create_app`. Tests override :func:`get_pipeline` (or pass settings) as needed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Annotated
+
+from fastapi import Depends, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.orm import Session
+
+from database.domain import ApiKey, api_key_hash
+from database.store import Store
+from loopnest.errors import StorageError
+from service.config import ServiceSettings
+from service.errors import AuthenticationError, UnavailableError
+from service.evaluation import EvaluationPool
+from service.middleware import Metrics
+
+
+class AppState:
+    """What one app shares between requests: settings, the store (opened on first use), the
+    evaluation pool, the metrics and a short-lived cache of checked API keys."""
+
+    def __init__(self, settings: ServiceSettings, *, store: Store | None = None) -> None:
+        self.settings = settings
+        self.metrics = Metrics()
+        self.pool = EvaluationPool(size=settings.evaluation_pool_size, queue=settings.evaluation_queue_size,
+                                   timeout=settings.evaluation_queue_timeout_s,
+                                   retry_after=settings.evaluation_retry_after_s,
+                                   on_change=self.metrics.pool_changed,
+                                   on_reject=self.metrics.evaluations_rejected.inc)
+        self._store = store
+        self._own_store = store is None
+        self._lock = threading.Lock()
+        self._keys: dict[str, tuple[ApiKey, float]] = {}
+
+    def store(self) -> Store:
+        """The store, opened (and created if the database is empty) on first use.
+
+        A database that cannot be opened raises :class:`StorageError` (503); the next request
+        tries again, so the API comes up before its database does.
+        """
+        with self._lock:
+            if self._store is None:
+                from database import get_store
+                from database.session import safe_url
+
+                url = self.settings.resolved_database_url
+                try:
+                    self._store = get_store(url, create=True)
+                except OSError as exc:  # e.g. a SQLite directory that cannot be created
+                    raise StorageError(f"cannot open the database {safe_url(url)}: {exc}") from exc
+            return self._store
+
+    def close(self) -> None:
+        with self._lock:
+            if self._store is not None and self._own_store:
+                self._store.dispose()
+                self._store = None
+
+    def check_key(self, key: str) -> ApiKey:
+        """The record of a presented key; raises :class:`AuthenticationError` for an unknown one."""
+        digest = api_key_hash(key)
+        now = time.monotonic()
+        cached = self._keys.get(digest)
+        if cached is not None and cached[1] > now:
+            return cached[0]
+        from database import find_api_key
+
+        with self.store().session() as session:
+            record = find_api_key(session, key=key)
+        if record is None:
+            self._keys.pop(digest, None)
+            raise AuthenticationError("the API key is not valid (create one with `perfembed keys create NAME`)")
+        if self.settings.api_key_cache_s > 0:
+            if len(self._keys) > 1024:
+                self._keys.clear()
+            self._keys[digest] = (record, now + self.settings.api_key_cache_s)
+        return record
+
+
+def get_state(request: Request) -> AppState:
+    state: AppState = request.app.state.perfembed
+    return state
+
+
+StateDep = Annotated[AppState, Depends(get_state)]
+
+
+def get_settings(state: StateDep) -> ServiceSettings:
+    return state.settings
+
+
+SettingsDep = Annotated[ServiceSettings, Depends(get_settings)]
+
+
+def get_store(state: StateDep) -> Store:
+    return state.store()
+
+
+StoreDep = Annotated[Store, Depends(get_store)]
+
+
+def get_session(store: StoreDep) -> Iterator[Session]:
+    """One read transaction per request (writes go through the services, one transaction each)."""
+    with store.session() as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def get_pipeline(settings: SettingsDep) -> ModuleType:
+    """The core pipeline module (``settings.pipeline_module``, normally ``service.pipeline``)."""
+    try:
+        return importlib.import_module(settings.pipeline_module)
+    except ImportError as exc:
+        if exc.name is not None and not settings.pipeline_module.startswith(exc.name):
+            raise
+        raise UnavailableError(f"the core pipeline {settings.pipeline_module!r} is not installed") from None
+
+
+PipelineDep = Annotated[ModuleType, Depends(get_pipeline)]
+
+
+def get_pool(state: StateDep) -> EvaluationPool:
+    return state.pool
+
+
+PoolDep = Annotated[EvaluationPool, Depends(get_pool)]
+
+
+def get_metrics(state: StateDep) -> Metrics:
+    return state.metrics
+
+
+MetricsDep = Annotated[Metrics, Depends(get_metrics)]
+
+_bearer = HTTPBearer(auto_error=False, scheme_name="ApiKey",
+                     description="An API key from `perfembed keys create NAME`, as `Authorization: Bearer KEY`")
+CredentialsDep = Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)]
+
+
+def require_write_key(state: StateDep, credentials: CredentialsDep) -> ApiKey:
+    """Writes need a valid API key: 401 without one."""
+    if credentials is None or not credentials.credentials:
+        raise AuthenticationError("this request writes to the database and needs an API key: "
+                                  "send `Authorization: Bearer KEY` (create one with `perfembed keys create NAME`)")
+    return state.check_key(credentials.credentials)
+
+
+def require_read_key(state: StateDep, credentials: CredentialsDep) -> ApiKey | None:
+    """Reads are open unless ``api_keys_for_reads`` is set; a key that is sent must be valid."""
+    if credentials is None or not credentials.credentials:
+        if state.settings.api_keys_for_reads:
+            raise AuthenticationError("this server needs an API key for reads too: send `Authorization: Bearer KEY`")
+        return None
+    return state.check_key(credentials.credentials)
+
+
+WriteKeyDep = Annotated[ApiKey, Depends(require_write_key)]
+ReadKeyDep = Annotated[ApiKey | None, Depends(require_read_key)]

@@ -1,0 +1,30 @@
+"""``/v1/nests``: the stored loop nests, and one nest's features, embedding and best recipes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+
+from service.api.deps import PipelineDep, ReadKeyDep, SessionDep, SettingsDep, StoreDep
+from service.api.responses import READ_AUTH, errors
+from service.schemas import MAX_ID, NestDetailPublic, NestsPublic
+from service.services_catalog import list_nests, nest_detail
+
+router = APIRouter(prefix="/nests", tags=["nests"])
+
+
+@router.get("", response_model=NestsPublic, responses=errors(*READ_AUTH), operation_id="nests-list")
+def index(session: SessionDep, _: ReadKeyDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+          offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+          program_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> dict[str, Any]:
+    """Nests by id, a page at a time."""
+    return list_nests(session, limit=limit, offset=offset, program_id=program_id)
+
+
+@router.get("/{nest_id}", response_model=NestDetailPublic, responses=errors(*READ_AUTH, 404),
+            operation_id="nests-get")
+def read(nest_id: Annotated[int, Path(ge=1, le=MAX_ID)], db: StoreDep, settings: SettingsDep,
+         pipeline: PipelineDep, _: ReadKeyDep) -> dict[str, Any]:
+    """Features, embedding and the best recipe on each target."""
+    return nest_detail(db, nest_id, settings=settings, pipeline=pipeline)

@@ -1,0 +1,25 @@
+"""``/v1/suggestions``: neighbours, adapted recipes and results for each nest of a program."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from service.api.deps import PipelineDep, PoolDep, SettingsDep, StoreDep, WriteKeyDep
+from service.api.responses import WRITE, errors
+from service.schemas import SuggestionsIn, SuggestionsPublic
+from service.services import suggest
+
+router = APIRouter(tags=["suggestions"])
+
+
+@router.post("/suggestions", response_model=SuggestionsPublic, responses=errors(*WRITE, 404, 429),
+             operation_id="suggestions-create")
+def create(body: SuggestionsIn, _: WriteKeyDep, db: StoreDep, settings: SettingsDep, pipeline: PipelineDep,
+           pool: PoolDep) -> dict[str, Any]:
+    """For each nest: its nearest stored neighbours, their recipes adapted to it, and either measured
+    results (``evaluate``, through a bounded pool: 429 with Retry-After when it is full) or the
+    database's answers. When the confidence gate finds no neighbour good enough and ``fallback``
+    is set, a tuning job is enqueued and its id returned."""
+    return suggest(body, store=db, settings=settings, pipeline=pipeline, pool=pool)

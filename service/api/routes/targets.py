@@ -1,0 +1,19 @@
+"""``/v1/targets``: the machines measurements were taken on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from service.api.deps import ReadKeyDep, SessionDep
+from service.api.responses import READ_AUTH, errors
+from service.schemas import TargetsPublic
+from service.services_catalog import list_targets
+
+router = APIRouter(prefix="/targets", tags=["targets"])
+
+
+@router.get("", response_model=TargetsPublic, responses=errors(*READ_AUTH), operation_id="targets-list")
+def index(session: SessionDep, _: ReadKeyDep) -> dict[str, Any]:
+    return list_targets(session)

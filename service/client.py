@@ -1,0 +1,290 @@
+"""A Python client of the perfembed REST API, one method per endpoint (httpx, synchronous).
+
+::
+
+    from service.client import Client, program_from_file
+
+    with Client("http://127.0.0.1:8000", api_key=KEY) as api:
+        program = program_from_file("gemm.c", include_dirs=["include"], params={"n": 1000})
+        for nest in api.suggest(program, k=5)["nests"]:
+            print(nest["name"], nest["gate"], nest["job_id"])
+        job = api.wait_for_job(api.submit_job(nest_id=1, params={"n": 1000}, budget=20)["id"])
+
+A 4xx or 5xx answer raises :class:`ClientError` (a :class:`PerfembedError`, so the CLI prints
+it and exits 2) carrying the status and the server's JSON body, whose message names the
+problem and its line. :func:`collect_quoted_includes` gathers the local headers a program
+includes with ``#include "..."``, which the server cannot see.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from loopnest.errors import ParameterError, PerfembedError
+
+_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
+_TERMINAL = frozenset({"done", "failed", "cancelled"})
+
+
+class ClientError(PerfembedError):
+    """The server answered with an error status; ``payload`` is its JSON body."""
+
+    def __init__(self, status: int, payload: Mapping[str, Any], *, retry_after: float | None = None) -> None:
+        self.status = status
+        self.payload = dict(payload)
+        self.retry_after = retry_after
+        self.error = str(self.payload.get("error", "HTTPError"))
+        super().__init__(f"{self.error} (HTTP {status}): {self.payload.get('message', '')}")
+
+    def to_dict(self) -> dict[str, object]:
+        return {**self.payload, "status": self.status}
+
+
+class Client:
+    """The REST API at ``url``; ``api_key`` is sent as ``Authorization: Bearer`` (writes need one).
+
+    ``http`` replaces the underlying :class:`httpx.Client` (tests pass a FastAPI ``TestClient``).
+    """
+
+    def __init__(self, url: str, api_key: str | None = None, *, timeout: float = 120.0,
+                 http: httpx.Client | None = None) -> None:
+        self.url = url.rstrip("/")
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._own = http is None
+        self._http = httpx.Client(base_url=self.url, timeout=timeout) if http is None else http
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._own:
+            self._http.close()
+
+    # --- health ---------------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        return self._call("GET", "/healthz")
+
+    def ready(self) -> dict[str, Any]:
+        """The readiness report; not an error when the server is not ready (check ``status``)."""
+        response = self._http.get(self._path("/readyz"), headers=self._headers)
+        if response.status_code in (200, 503):
+            return dict(response.json())
+        raise self._error(response)
+
+    def metrics(self) -> str:
+        response = self._http.get(self._path("/metrics"), headers=self._headers)
+        if response.is_error:
+            raise self._error(response)
+        return response.text
+
+    # --- programs, suggestions, search ----------------------------------------------------------
+
+    def analyze(self, program: Mapping[str, Any]) -> dict[str, Any]:
+        return self._call("POST", "/v1/programs:analyze", json=_program(program))
+
+    def store_program(self, program: Mapping[str, Any]) -> list[int]:
+        """Store the program and its nests; returns the nest ids."""
+        return list(self._call("POST", "/v1/programs", json=_program(program))["nest_ids"])
+
+    def suggest(self, program: Mapping[str, Any], *, k: int = 5, evaluate: bool = False,
+                fallback: bool = True) -> dict[str, Any]:
+        body = {**_program(program), "k": k, "evaluate": evaluate, "fallback": fallback}
+        return self._call("POST", "/v1/suggestions", json=body)
+
+    def search(self, *, vector: Iterable[float] | None = None, program: Mapping[str, Any] | None = None,
+               k: int = 5) -> list[dict[str, Any]]:
+        body: dict[str, Any] = {"k": k}
+        if vector is not None:
+            body["vector"] = [float(x) for x in vector]
+        if program is not None:
+            body["program"] = _program(program)
+        return list(self._call("POST", "/v1/search", json=body)["neighbours"])
+
+    # --- catalogue ------------------------------------------------------------------------------
+
+    def nests(self, *, limit: int = 100, offset: int = 0, program_id: int | None = None) -> list[dict[str, Any]]:
+        params: dict[str, Any] = {"limit": limit, "offset": offset}
+        if program_id is not None:
+            params["program_id"] = program_id
+        return list(self._call("GET", "/v1/nests", params=params)["data"])
+
+    def nest(self, nest_id: int) -> dict[str, Any]:
+        return self._call("GET", f"/v1/nests/{int(nest_id)}")
+
+    def targets(self) -> list[dict[str, Any]]:
+        return list(self._call("GET", "/v1/targets")["data"])
+
+    # --- tuning jobs ----------------------------------------------------------------------------
+
+    def submit_job(self, *, nest_id: int | None = None, program: Mapping[str, Any] | None = None, nest: int = 0,
+                   params: Mapping[str, int] | None = None, budget: int | None = None, target_id: int | None = None,
+                   reps: int | None = None, threads: int | None = None, timeout_s: float | None = None,
+                   seed: int | None = None, warm_start: Iterable[Mapping[str, Any]] = ()) -> dict[str, Any]:
+        """Enqueue a tuning job for a stored nest or a nest of ``program``; returns the job (queued)."""
+        body: dict[str, Any] = {"nest": nest, "warm_start": [dict(r) for r in warm_start]}
+        for key, value in (("nest_id", nest_id), ("budget", budget), ("target_id", target_id), ("reps", reps),
+                           ("threads", threads), ("timeout_s", timeout_s), ("seed", seed)):
+            if value is not None:
+                body[key] = value
+        if program is not None:
+            body["program"] = _program(program)
+        if params is not None:
+            body["params"] = dict(params)
+        return self._call("POST", "/v1/tuning-jobs", json=body)
+
+    def job(self, job_id: int) -> dict[str, Any]:
+        return self._call("GET", f"/v1/tuning-jobs/{int(job_id)}")
+
+    def jobs(self, *, status: str | None = None, nest_id: int | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        params: dict[str, Any] = {"limit": limit}
+        if status is not None:
+            params["status"] = status
+        if nest_id is not None:
+            params["nest_id"] = nest_id
+        return list(self._call("GET", "/v1/tuning-jobs", params=params)["data"])
+
+    def cancel_job(self, job_id: int) -> dict[str, Any]:
+        return self._call("DELETE", f"/v1/tuning-jobs/{int(job_id)}")
+
+    def wait_for_job(self, job_id: int, *, timeout: float | None = None, interval: float = 1.0,
+                     on_update: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        """Poll until the job is done, failed or cancelled; raises TimeoutError after ``timeout`` s."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            job = self.job(job_id)
+            if on_update is not None:
+                on_update(job)
+            if job["status"] in _TERMINAL:
+                return job
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"tuning job {job_id} is still {job['status']} after {timeout:g} s")
+            time.sleep(interval)
+
+    # --- plumbing -------------------------------------------------------------------------------
+
+    def _path(self, path: str) -> str:
+        # A TestClient has no base URL of ours: give it absolute URLs.
+        return path if self._own else self.url + path
+
+    def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        response = self._http.request(method, self._path(path), headers=self._headers, **kwargs)
+        if response.is_error:
+            raise self._error(response)
+        return dict(response.json())
+
+    @staticmethod
+    def _error(response: httpx.Response) -> ClientError:
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict):
+            payload = {"error": "HTTPError", "message": response.text[:500] or response.reason_phrase}
+        retry = response.headers.get("Retry-After")
+        return ClientError(response.status_code, payload,
+                           retry_after=float(retry) if retry and retry.isdigit() else None)
+
+
+def _program(program: Mapping[str, Any]) -> dict[str, Any]:
+    if hasattr(program, "model_dump"):
+        return dict(program.model_dump(exclude_none=True))
+    return dict(program)
+
+
+def collect_quoted_includes(path: str | Path, include_dirs: Iterable[str | Path] = ()) -> dict[str, str]:
+    """The local headers ``path`` includes with ``#include "..."``, recursively, by include name.
+
+    Each name is resolved as the preprocessor does: first beside the including file, then in
+    ``include_dirs`` in order. A header found beside another header is keyed by its path
+    relative to the first header's include root, so the server's layout resolves it the same
+    way. Names that resolve nowhere are left out (they may be system headers, or the server
+    reports them). A name that climbs out of its directory (``..``) raises
+    :class:`ParameterError`: the server only accepts plain relative paths.
+    """
+    dirs = [Path(d) for d in include_dirs]
+    found: dict[str, str] = {}
+    # (file, the name it was included as): the name's directory is the prefix of its own includes.
+    queue: list[tuple[Path, str]] = [(Path(path), "")]
+    seen: set[Path] = set()
+    while queue:
+        current, as_name = queue.pop(0)
+        try:
+            resolved = current.resolve()
+            text = current.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ParameterError(f"cannot read {current}: {exc}") from None
+        if resolved in seen:
+            continue
+        seen.add(resolved)
+        prefix = str(Path(as_name).parent) if as_name else ""
+        for name in _QUOTED_INCLUDE.findall(text):
+            hit = _resolve(name, current.parent, prefix, dirs)
+            if hit is None:
+                continue
+            header, key = hit
+            if any(part == ".." for part in Path(key).parts) or Path(key).is_absolute():
+                raise ParameterError(f"{current}: #include \"{name}\" leaves its directory; the server "
+                                     "accepts only headers below the include directories")
+            if key not in found:
+                try:
+                    found[key] = header.read_text()
+                except (OSError, UnicodeDecodeError) as exc:
+                    raise ParameterError(f"cannot read {header}: {exc}") from None
+                queue.append((header, key))
+    return found
+
+
+def _resolve(name: str, here: Path, prefix: str, dirs: list[Path]) -> tuple[Path, str] | None:
+    beside = here / name
+    if beside.is_file():
+        # Beside the main file: its own name; beside a header: below that header's directory.
+        key = str(Path(prefix) / name) if prefix not in ("", ".") else name
+        return beside, _normal(key)
+    for d in dirs:
+        candidate = d / name
+        if candidate.is_file():
+            return candidate, _normal(name)
+    return None
+
+
+def _normal(key: str) -> str:
+    parts: list[str] = []
+    for part in Path(key).parts:
+        if part == ".":
+            continue
+        parts.append(part)
+    return "/".join(parts)
+
+
+def program_from_file(path: str | Path, *, include_dirs: Iterable[str | Path] = (),
+                      defines: Iterable[str] | Mapping[str, str | None] = (),
+                      params: Mapping[str, int] | None = None, function: str | None = None) -> dict[str, Any]:
+    """A request body for ``path``: its source, its local quoted includes as ``headers``, the
+    macros (``NAME`` / ``NAME=VALUE`` strings, as ``-D``), parameter values and function."""
+    path = Path(path)
+    try:
+        source = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParameterError(f"cannot read {path}: {exc}") from None
+    if isinstance(defines, Mapping):
+        macros = dict(defines)
+    else:
+        macros = {}
+        for item in defines:
+            name, sep, value = item.partition("=")
+            macros[name] = value if sep else None
+    body: dict[str, Any] = {"source": source, "headers": collect_quoted_includes(path, include_dirs),
+                            "defines": macros, "params": dict(params or {})}
+    if function:
+        body["function"] = function
+    return body

@@ -1,0 +1,60 @@
+"""Settings of the REST API: the engine's :class:`~loopnest.config.Settings` plus the service's limits.
+
+Every field reads ``PERFEMBED_<NAME>`` from the environment, like the base settings. The app
+gets them through :func:`get_service_settings` (cached) unless ``create_app(settings=...)`` is
+given its own; tests build a ``ServiceSettings(...)`` and pass it in.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from pydantic import Field
+
+from loopnest.config import Settings
+
+
+class ServiceSettings(Settings):
+    # Who may do what. Writes (storing programs and results, enqueuing or cancelling jobs) always
+    # need an API key; reads need one only when this is set.
+    api_keys_for_reads: bool = Field(default=False, description="Require an API key for reads too.")
+    api_key_cache_s: float = Field(default=30.0, ge=0, description="How long a checked key is trusted (0: never).")
+
+    # Size of what a client may send. Larger bodies get 413 before they are read into memory.
+    max_request_bytes: int = Field(default=2 * 1024 * 1024, ge=1024, description="Largest request body in bytes.")
+    max_nests_per_request: int = Field(default=32, ge=1, description="Loop nests one program may bring.")
+    max_k: int = Field(default=50, ge=1, description="Most neighbours one request may ask for.")
+    max_job_budget: int = Field(default=1000, ge=1, description="Most trials one tuning job may ask for.")
+    default_job_budget: int = Field(default=50, ge=1, description="Trials of a job that names no budget.")
+
+    # Evaluations (compile and run in the sandbox) from requests: a bounded pool with a short
+    # queue; a request that finds the queue full, or waits too long, gets 429 with Retry-After.
+    evaluation_pool_size: int = Field(default=2, ge=1, description="Evaluating requests served at once.")
+    evaluation_queue_size: int = Field(default=4, ge=0, description="Evaluating requests allowed to wait.")
+    evaluation_queue_timeout_s: float = Field(default=10.0, ge=0, description="Longest wait for a pool slot.")
+    evaluation_retry_after_s: int = Field(default=5, ge=1, description="Retry-After of a 429.")
+
+    # Harness limits of one request's compiles and runs (tuning jobs keep the base limits).
+    request_cpu_time_limit_s: int = Field(default=20, ge=1)
+    request_wall_time_limit_s: float = Field(default=30.0, gt=0)
+    request_memory_limit_mb: int = Field(default=1024, ge=64)
+    request_threads: int = Field(default=1, ge=0, description="OpenMP threads of a request's runs (0: all).")
+
+    # The core pipeline the routes call (a module path); tests and benchmarks may serve another.
+    pipeline_module: str = Field(default="service.pipeline", description="Module with the core pipeline.")
+
+    def for_evaluation(self) -> ServiceSettings:
+        """A copy whose harness limits are the per-request ones (never looser than the base limits)."""
+        update: dict[str, Any] = {
+            "cpu_time_limit_s": min(self.cpu_time_limit_s, self.request_cpu_time_limit_s),
+            "wall_time_limit_s": min(self.wall_time_limit_s, self.request_wall_time_limit_s),
+            "memory_limit_mb": min(self.memory_limit_mb, self.request_memory_limit_mb),
+            "threads": self.request_threads,
+        }
+        return self.model_copy(update=update)
+
+
+@lru_cache(maxsize=1)
+def get_service_settings() -> ServiceSettings:
+    return ServiceSettings()

@@ -1,0 +1,91 @@
+"""Reads of the catalogue behind the routes (nests, targets) and the readiness checks."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from loopnest.errors import PerfembedError
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from service.api.deps import AppState
+    from service.config import ServiceSettings
+
+
+def list_nests(session: Session, *, limit: int, offset: int, program_id: int | None) -> dict[str, Any]:
+    from database import list_nests as load
+
+    rows = load(session, program_id=program_id, limit=limit, offset=offset)
+    data = [{"id": n.id, "program_id": n.program_id, "index": n.index, "name": _name(n.normalized),
+             "created_at": n.created_at} for n in rows]
+    return {"data": data, "count": len(data), "limit": limit, "offset": offset}
+
+
+def _name(normalized: Any) -> str | None:
+    name = normalized.get("name") if isinstance(normalized, dict) else None
+    return str(name) if name is not None else None
+
+
+def nest_detail(store: Any, nest_id: int, *, settings: ServiceSettings, pipeline: ModuleType) -> dict[str, Any]:
+    """Features, embedding and best recipe per target, from the pipeline (404 for an unknown id)."""
+    detail = dict(pipeline.nest_detail(store, nest_id, settings=settings))
+    detail.setdefault("id", nest_id)
+    if "features" not in detail:
+        detail["features"] = {"static": detail.pop("static_features", {}) or {},
+                              "dynamic": detail.pop("dynamic_features", {}) or {}}
+    embedding = detail.get("embedding")
+    if isinstance(embedding, list | tuple):
+        detail["embedding"] = {"model_version": detail.pop("model_version", None), "vector": list(embedding)}
+    best = detail.get("best_recipes")
+    if isinstance(best, dict):  # {target id: {...}} -> [{"target_id": id, ...}]
+        detail["best_recipes"] = [{"target_id": int(k), **v} for k, v in best.items()]
+    return detail
+
+
+def list_targets(session: Session) -> dict[str, Any]:
+    from database import list_targets as load
+
+    data = [dataclasses.asdict(t) for t in load(session)]
+    return {"data": data, "count": len(data)}
+
+
+def readiness(state: AppState, pipeline: ModuleType | None) -> tuple[bool, dict[str, str]]:
+    """Whether the database answers at the current schema and the pipeline's index can serve.
+
+    The index check calls ``pipeline.index_status(store, settings=...)`` when the pipeline has
+    it; that returns ``{"ready": bool, "detail": str}``.
+    """
+    checks: dict[str, str] = {}
+    ready = True
+    store = None
+    try:
+        store = state.store()
+        store.check_schema()
+        from sqlalchemy import text
+
+        with store.session() as session:
+            session.execute(text("SELECT 1"))
+        checks["database"] = "ok"
+    except PerfembedError as exc:
+        ready = False
+        checks["database"] = str(exc)
+    if pipeline is None:
+        ready = False
+        checks["index"] = f"the core pipeline {state.settings.pipeline_module!r} is not installed"
+    elif store is None or not ready:
+        checks["index"] = "not checked: the database is not ready"
+    elif not hasattr(pipeline, "index_status"):
+        checks["index"] = "ok (the pipeline reports no index status)"
+    else:
+        try:
+            status = pipeline.index_status(store, settings=state.settings)
+            ok = bool(status.get("ready", False))
+            checks["index"] = ("ok" if ok else "not ready") + (f": {status['detail']}" if status.get("detail") else "")
+            ready = ready and ok
+        except PerfembedError as exc:
+            ready = False
+            checks["index"] = str(exc)
+    return ready, checks

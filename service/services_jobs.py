@@ -1,0 +1,142 @@
+"""Tuning jobs behind the routes: enqueue, read, list, cancel. No HTTP here.
+
+A job is enqueued in one transaction. A job for a program sent along first checks everything a
+user can get wrong (the C, the nest index, parameter values, recipes) before anything is
+written; then the pipeline stores the program and its nests (idempotent: the same source gives
+the same rows), and the job is enqueued.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from database.domain import JobStatus, TuningJob
+from loopnest.errors import ParameterError
+from service.errors import ConflictError
+from service.schemas import JobIn, ProgramIn
+from service.services import extract_program, store_program
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from database import Store
+    from service.config import ServiceSettings
+
+
+def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType) -> TuningJob:
+    """Enqueue a tuning job; raises a 4xx-mapped :class:`PerfembedError` for anything the user got wrong."""
+    from database import enqueue_job, get_nest, get_target
+
+    budget = body.budget if body.budget is not None else settings.default_job_budget
+    if budget > settings.max_job_budget:
+        raise ParameterError(f"budget {budget} is over this server's limit of {settings.max_job_budget} trials")
+    options = _options(body)
+    if body.program is not None:
+        nest_id = _store_program_nest(body.program, body.nest, body.params, store=store, settings=settings,
+                                      pipeline=pipeline, options=options)
+    else:
+        assert body.nest_id is not None
+        nest_id = body.nest_id
+    with store.session() as session:
+        if body.program is None:
+            nest = get_nest(session, nest_id=nest_id)
+            _check_params(nest.normalized, options.get("params") or {}, what=f"nest {nest_id}")
+        if body.target_id is not None:
+            get_target(session, target_id=body.target_id)
+        return enqueue_job(session, nest_id=nest_id, budget=budget, target_id=body.target_id, options=options)
+
+
+def _options(body: JobIn) -> dict[str, Any]:
+    """The job's options in the worker's terms (see :mod:`autotune.worker`)."""
+    from loopnest.transform.recipe import Recipe
+
+    options: dict[str, Any] = {}
+    params = body.params if body.params is not None else (body.program.params if body.program else None)
+    if params:
+        options["params"] = dict(params)
+    for key, value in (("reps", body.reps), ("threads", body.threads), ("timeout", body.timeout_s),
+                       ("seed", body.seed)):
+        if value is not None:
+            options[key] = value
+    if body.warm_start:
+        # A malformed recipe is refused now (422), not when a worker gets to it.
+        options["warm_start"] = [Recipe.from_dict(r.model_dump()).to_dict()["steps"] for r in body.warm_start]
+    return options
+
+
+def _store_program_nest(program: ProgramIn, index: int, params: Mapping[str, int] | None, *, store: Store,
+                        settings: ServiceSettings, pipeline: ModuleType, options: dict[str, Any]) -> int:
+    extraction = extract_program(program)
+    scops = extraction.scops
+    if not 0 <= index < len(scops):
+        raise ParameterError(f"nest {index}: the program has {len(scops)} supported loop nest(s)"
+                             + "".join(f"; rejected {r.location}: {r.message}" for r in extraction.rejected[:3]))
+    scop = scops[index]
+    _check_params({"params": list(scop.params)}, options.get("params") or {}, what=scop.name)
+    nest_ids = store_program(program, store=store, settings=settings, pipeline=pipeline)
+    if len(nest_ids) != len(scops):
+        raise ParameterError(f"the pipeline stored {len(nest_ids)} nest(s) of {len(scops)}")
+    if program.defines:
+        options["defines"] = [k if v is None else f"{k}={v}" for k, v in program.defines.items()]
+    if program.headers:
+        options["headers"] = dict(program.headers)
+    if program.function:
+        options["function"] = program.function
+    options["nest_index"] = index
+    return nest_ids[index]
+
+
+def _check_params(normalized: Any, params: Mapping[str, int], *, what: str) -> None:
+    """Every parameter of the nest needs a value, or the worker would fail the job later."""
+    names = normalized.get("params") if isinstance(normalized, Mapping) else None
+    if not isinstance(names, list):
+        return
+    missing = [str(p) for p in names if p not in params]
+    if missing:
+        raise ParameterError(f"{what}: no value for parameter(s) {', '.join(missing)}; "
+                             "give them in 'params' (NAME: INT)")
+
+
+def get_job(session: Session, job_id: int) -> dict[str, Any]:
+    from database import get_job as load
+
+    return job_public(session, load(session, job_id=job_id))
+
+
+def list_jobs(session: Session, *, status: JobStatus | None, nest_id: int | None, limit: int) -> dict[str, Any]:
+    from database import list_jobs as load
+
+    jobs = [job_public(session, job) for job in load(session, status=status, nest_id=nest_id, limit=limit)]
+    return {"data": jobs, "count": len(jobs)}
+
+
+def cancel_job(store: Store, job_id: int) -> dict[str, Any]:
+    """Cancel a queued or running job (its worker stops after the current trial).
+
+    Cancelling a cancelled job returns it unchanged; one that is done or failed is a
+    :class:`ConflictError` (409).
+    """
+    from database import cancel_job as cancel
+
+    with store.session() as session:
+        job = cancel(session, job_id=job_id)
+        if job.status in (JobStatus.DONE, JobStatus.FAILED):
+            raise ConflictError(f"tuning job {job_id} is already {job.status.value}; there is nothing to cancel")
+        return job_public(session, job)
+
+
+def job_public(session: Session, job: TuningJob) -> dict[str, Any]:
+    from database import get_recipe
+
+    best = None
+    if job.best_recipe_id is not None:
+        best = {"steps": get_recipe(session, recipe_id=job.best_recipe_id).steps}
+    return {
+        "id": job.id, "nest_id": job.nest_id, "target_id": job.target_id, "status": job.status,
+        "budget": job.budget, "trials_done": job.progress, "best_speedup": job.best_speedup,
+        "best_recipe_id": job.best_recipe_id, "best_recipe": best, "error": job.error,
+        "worker": job.lease_owner, "attempts": job.attempts, "created_at": job.created_at,
+        "updated_at": job.updated_at, "started_at": job.started_at, "finished_at": job.finished_at,
+    }

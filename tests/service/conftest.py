@@ -1,0 +1,47 @@
+"""Fixtures for the API tests: one app per module on a throwaway SQLite database, with a key.
+
+The app serves :mod:`tests.service.fake_pipeline` (the routes, auth, limits and transactions
+are under test here, not the core pipeline); tests of the real pipeline select it themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from database import create_api_key
+from service.app import create_app
+from service.config import ServiceSettings
+from tests.service.factories import service_settings
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory: pytest.TempPathFactory) -> ServiceSettings:
+    return service_settings(Path(tmp_path_factory.mktemp("service")))
+
+
+@pytest.fixture(scope="module")
+def app(settings: ServiceSettings) -> FastAPI:
+    return create_app(settings)
+
+
+@pytest.fixture(scope="module")
+def api(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def api_key(app: FastAPI, api: TestClient) -> str:
+    with app.state.perfembed.store().session() as session:
+        _, key = create_api_key(session, name="tests")
+    return key
+
+
+@pytest.fixture(scope="module")
+def auth(api_key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}"}

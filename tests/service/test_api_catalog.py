@@ -1,0 +1,78 @@
+"""/v1/programs, /v1/nests, /v1/search and /v1/targets."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+import database
+from tests.service.factories import PB, gemm_program, gemv_program
+
+
+@pytest.fixture(scope="module")
+def stored(api: TestClient, auth) -> dict[str, int]:
+    gemm = api.post("/v1/programs", json=gemm_program(), headers=auth).json()["nest_ids"][0]
+    gemv = api.post("/v1/programs", json=gemv_program(), headers=auth).json()["nest_ids"][0]
+    return {"gemm": gemm, "gemv": gemv}
+
+
+def test_storing_a_program_twice_gives_the_same_nests(api: TestClient, auth, stored) -> None:
+    again = api.post("/v1/programs", json=gemm_program(), headers=auth)
+    assert again.status_code == 201 and again.json()["nest_ids"] == [stored["gemm"]]
+
+
+def test_a_program_with_headers_and_several_nests(api: TestClient, auth) -> None:
+    body = {"source": (PB / "mb_gemm.c").read_text(),
+            "headers": {"minibench.h": (PB / "include" / "minibench.h").read_text()}}
+    r = api.post("/v1/programs", json=body, headers=auth)
+    assert r.status_code == 201, r.text and len(r.json()["nest_ids"]) >= 1
+
+
+def test_nests_are_listed_a_page_at_a_time(api: TestClient, stored) -> None:
+    page = api.get("/v1/nests", params={"limit": 1}).json()
+    assert page["count"] == 1 and page["limit"] == 1 and page["offset"] == 0
+    everything = api.get("/v1/nests").json()["data"]
+    assert {stored["gemm"], stored["gemv"]} <= {n["id"] for n in everything}
+    assert api.get("/v1/nests", params={"offset": 10_000}).json()["data"] == []
+    assert api.get("/v1/nests", params={"limit": 0}).status_code == 422
+
+
+def test_a_nest_has_features_embedding_and_best_recipes(api: TestClient, stored) -> None:
+    detail = api.get(f"/v1/nests/{stored['gemm']}").json()
+    assert detail["id"] == stored["gemm"] and detail["features"]["static"]["depth"] == 3.0
+    assert detail["embedding"]["vector"] == [3.0, 1.0] and detail["best_recipes"] == []
+    r = api.get("/v1/nests/987654")
+    assert r.status_code == 404 and "987654" in r.json()["message"]
+
+
+def test_search_by_vector_and_by_program(api: TestClient, stored) -> None:
+    vector = api.get(f"/v1/nests/{stored['gemv']}").json()["embedding"]["vector"]
+    by_vector = api.post("/v1/search", json={"vector": vector, "k": 1}).json()
+    assert by_vector["count"] == 1 and by_vector["neighbours"][0]["nest_id"] == stored["gemv"]
+    by_program = api.post("/v1/search", json={"program": gemm_program(), "k": 2}).json()
+    assert by_program["neighbours"][0] == {"nest_id": stored["gemm"], "distance": 0.0,
+                                           "name": "program.c:gemm_ijk#0"}
+
+
+@pytest.mark.parametrize("body, needle", [
+    ({"k": 3}, "exactly one of"),
+    ({"vector": [1.0, 2.0], "program": gemm_program()}, "exactly one of"),
+    ({"vector": []}, "vector"),
+    ({"vector": [1.0, 2.0, 3.0]}, "dimensions"),
+    ({"program": {"source": "void f() { for (;;) }"}}, "program.c:1"),
+])
+def test_bad_searches_are_422(api: TestClient, body, needle: str) -> None:
+    r = api.post("/v1/search", json=body)
+    assert r.status_code == 422 and needle in r.json()["message"]
+
+
+def test_targets(api: TestClient, app) -> None:
+    with app.state.perfembed.store().session() as session:
+        target = database.get_or_create_target(session, cpu_model="EPYC", cores=2, isa_level="x86-64-v3",
+                                               cache_sizes={"l1d": 32768, "l2": 524288}, compiler="gcc",
+                                               compiler_version="12.2.0", peak_gflops=50.0)
+    data = api.get("/v1/targets").json()
+    assert data["count"] >= 1
+    (shown,) = [t for t in data["data"] if t["id"] == target.id]
+    assert shown["cpu_model"] == "EPYC" and shown["cache_sizes"] == {"l1d": 32768, "l2": 524288}
+    assert shown["peak_gflops"] == 50.0 and shown["signature_hash"] == target.signature_hash

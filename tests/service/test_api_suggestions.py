@@ -1,0 +1,138 @@
+"""/v1/suggestions: per-nest answers, a job when the gate says no, and a bounded evaluation pool."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+import database
+from service.app import create_app
+from tests.service import fake_pipeline
+from tests.service.factories import gemm_program, gemv_program, service_settings
+
+
+def test_each_nest_gets_neighbours_and_a_job_when_the_gate_says_no(api: TestClient, auth) -> None:
+    api.post("/v1/programs", json=gemv_program(), headers=auth)
+    r = api.post("/v1/suggestions", json={**gemm_program(), "k": 3}, headers=auth)
+    assert r.status_code == 200, r.text
+    data = r.json()
+    (nest,) = data["nests"]
+    assert data["evaluated"] is False and nest["index"] == 0 and nest["neighbours"]
+    assert nest["gate"]["confident"] is False and nest["job_id"] is not None
+    job = api.get(f"/v1/tuning-jobs/{nest['job_id']}").json()
+    assert job["status"] == "queued" and job["nest_id"] == nest["nest_id"]
+
+
+def test_no_job_without_fallback(api: TestClient, auth) -> None:
+    r = api.post("/v1/suggestions", json={**gemm_program(), "fallback": False}, headers=auth)
+    assert r.status_code == 200 and r.json()["nests"][0]["job_id"] is None
+
+
+def test_answers_come_from_the_database_when_a_neighbour_has_a_verified_recipe(api: TestClient, app, auth) -> None:
+    store = app.state.perfembed.store()
+    gemv_id = api.post("/v1/programs", json=gemv_program(), headers=auth).json()["nest_ids"][0]
+    with store.session() as session:
+        target = database.get_or_create_target(session, cpu_model="cpu", cores=2, isa_level="x86-64",
+                                               cache_sizes={"l1d": 32768}, compiler="gcc", compiler_version="12")
+        recipe = database.get_or_create_recipe(session, steps=[{"op": "parallelize", "loop": 0}])
+        database.add_measurement(session, nest_id=gemv_id, recipe_id=recipe.id, target_id=target.id,
+                                 median_time_s=0.1, spread_s=0.01, repetitions=3, verified=True,
+                                 origin="autotune", speedup=1.8)
+    nest = api.post("/v1/suggestions", json=gemm_program(), headers=auth).json()["nests"][0]
+    assert nest["gate"]["confident"] is True and nest["job_id"] is None
+    assert nest["results"][0] == {"source": "database", "from": "program.c:gemv#0", "nest_id": gemv_id,
+                                  "recipe": {"steps": [{"op": "parallelize", "loop": 0}]}, "speedup": 1.8}
+    assert nest["recipes"] == [{"from": "program.c:gemv#0", "recipe": {"steps": [{"op": "parallelize", "loop": 0}]}}]
+    assert nest["gate"] == {"confident": True, "distance": 1.5, "accepted": None}
+    detail = api.get(f"/v1/nests/{gemv_id}").json()
+    assert detail["best_recipes"][0]["speedup"] == 1.8
+
+
+@pytest.mark.parametrize("body, status, needle", [
+    ({"source": "int f( {", "k": 2}, 422, "program.c:1"),
+    ({**gemm_program(), "k": 0}, 422, "k"),
+    ({**gemm_program(), "k": 101}, 422, "k"),
+])
+def test_bad_requests_are_4xx(api: TestClient, auth, body, status: int, needle: str) -> None:
+    r = api.post("/v1/suggestions", json=body, headers=auth)
+    assert r.status_code == status and needle in r.json()["message"]
+
+
+def test_the_server_limit_on_k_is_a_422_naming_it(tmp_path: Path, auth) -> None:
+    settings = service_settings(tmp_path, max_k=4)
+    with TestClient(create_app(settings)) as api:
+        with api.app.state.perfembed.store().session() as session:
+            _, key = database.create_api_key(session, name="k")
+        r = api.post("/v1/suggestions", json={**gemm_program(), "k": 5}, headers={"Authorization": f"Bearer {key}"})
+        assert r.status_code == 422 and "limit of 4" in r.json()["message"]
+
+
+@pytest.fixture
+def gate() -> Iterator[threading.Event]:
+    fake_pipeline.EVALUATE_GATE = threading.Event()
+    try:
+        yield fake_pipeline.EVALUATE_GATE
+    finally:
+        fake_pipeline.EVALUATE_GATE.set()
+        fake_pipeline.EVALUATE_GATE = None
+
+
+def test_a_burst_of_evaluations_is_queued_then_refused_with_retry_after(tmp_path: Path, gate) -> None:
+    settings = service_settings(tmp_path, evaluation_pool_size=1, evaluation_queue_size=1,
+                                evaluation_queue_timeout_s=30, evaluation_retry_after_s=9)
+    app = create_app(settings)
+    with TestClient(app) as api:
+        with app.state.perfembed.store().session() as session:
+            _, key = database.create_api_key(session, name="burst")
+        headers = {"Authorization": f"Bearer {key}"}
+        body = {**gemm_program(), "evaluate": True}
+        answers: list[int] = []
+
+        def evaluate() -> None:
+            answers.append(api.post("/v1/suggestions", json=body, headers=headers).status_code)
+
+        first = threading.Thread(target=evaluate)
+        first.start()
+        assert fake_pipeline.EVALUATE_STARTED.acquire(timeout=30)  # the first holds the only slot
+        second = threading.Thread(target=evaluate)
+        second.start()
+        pool = app.state.perfembed.pool
+        while pool.waiting == 0:  # the second waits in the queue
+            threading.Event().wait(0.005)
+        third = api.post("/v1/suggestions", json=body, headers=headers)
+        assert third.status_code == 429 and third.headers["Retry-After"] == "9"
+        assert third.json()["retry_after"] == 9 and "busy" in third.json()["message"]
+        # Reads and non-evaluating suggestions are not held up by the pool.
+        assert api.post("/v1/suggestions", json=gemm_program(), headers=headers).status_code == 200
+        gate.set()
+        first.join(30)
+        second.join(30)
+        assert answers == [200, 200]
+        metrics = api.get("/metrics").text
+        assert "perfembed_evaluations_rejected_total 1.0" in metrics
+
+
+def test_evaluations_run_under_the_per_request_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[object] = []
+    real = fake_pipeline.suggest
+
+    def spy(store, program, **kwargs):
+        seen.append(kwargs["settings"])
+        return real(store, program, **kwargs)
+
+    monkeypatch.setattr(fake_pipeline, "suggest", spy)
+    settings = service_settings(tmp_path, request_wall_time_limit_s=7, request_cpu_time_limit_s=5)
+    with TestClient(create_app(settings)) as api:
+        with api.app.state.perfembed.store().session() as session:
+            _, key = database.create_api_key(session, name="limits")
+        headers = {"Authorization": f"Bearer {key}"}
+        evaluate = {**gemm_program(), "evaluate": True}
+        assert api.post("/v1/suggestions", json=evaluate, headers=headers).status_code == 200
+        assert api.post("/v1/suggestions", json=gemm_program(), headers=headers).status_code == 200
+    evaluated, plain = seen
+    assert (evaluated.wall_time_limit_s, evaluated.cpu_time_limit_s, evaluated.threads) == (7, 5, 1)
+    assert plain.wall_time_limit_s == settings.wall_time_limit_s

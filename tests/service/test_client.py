@@ -1,0 +1,110 @@
+"""service.client: the Client mirrors the endpoints; local quoted includes travel as headers; --server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from database import create_api_key, get_store
+from loopnest.errors import ParameterError
+from service.client import Client, ClientError, collect_quoted_includes, program_from_file
+from service.commands.remote import analyze_remote, suggest_remote
+from tests.service.factories import CORPUS, FAKE_PIPELINE, GEMM, GEMM_PARAMS, PB, gemm_program, gemv_program
+from tests.service.servers import api_server
+
+
+@pytest.fixture(scope="module")
+def client(api: TestClient, api_key: str) -> Client:
+    return Client("http://testserver", api_key=api_key, http=api)
+
+
+def test_the_client_mirrors_the_endpoints(client: Client) -> None:
+    assert client.health() == {"status": "ok"} and client.ready()["status"] == "ready"
+    assert len(client.analyze(gemm_program())["nests"]) == 1
+    (gemm,) = client.store_program(gemm_program())
+    client.store_program(gemv_program())
+    answer = client.suggest(gemm_program(), k=2, fallback=False)
+    assert answer["nests"][0]["nest_id"] == gemm and answer["nests"][0]["job_id"] is None
+    assert client.search(program=gemm_program(), k=1)[0]["nest_id"] == gemm
+    assert client.search(vector=client.nest(gemm)["embedding"]["vector"], k=1)[0]["nest_id"] == gemm
+    assert gemm in [n["id"] for n in client.nests(limit=10)]
+    assert client.targets() == []
+    job = client.submit_job(nest_id=gemm, params=GEMM_PARAMS, budget=3, warm_start=[{"steps": []}])
+    assert job["status"] == "queued" and client.job(job["id"])["budget"] == 3
+    assert job["id"] in [j["id"] for j in client.jobs(status="queued")]
+    assert client.cancel_job(job["id"])["status"] == "cancelled"
+    seen: list[str] = []
+    assert client.wait_for_job(job["id"], timeout=5, on_update=lambda j: seen.append(j["status"]))["status"] \
+        == "cancelled" and seen == ["cancelled"]
+    assert "perfembed_http_requests_total" in client.metrics()
+
+
+def test_errors_carry_the_status_and_the_servers_body(client: Client, api: TestClient) -> None:
+    with pytest.raises(ClientError) as info:
+        client.nest(55555)
+    assert info.value.status == 404 and info.value.error == "NotFoundError" and "55555" in str(info.value)
+    with pytest.raises(ClientError) as info:
+        client.analyze({"source": "void f( {"})
+    assert info.value.status == 422 and "program.c:1" in info.value.to_dict()["message"]
+    anonymous = Client(client.url, http=api)
+    with pytest.raises(ClientError) as info:
+        anonymous.store_program(gemm_program())
+    assert info.value.status == 401
+
+
+def test_quoted_includes_are_collected_recursively(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "inc" / "sub").mkdir(parents=True)
+    main = tmp_path / "src" / "main.c"
+    main.write_text('#include <stdio.h>\n#include "local.h"\n  # include "sub/a.h"\n#include "missing.h"\nint x;\n')
+    (tmp_path / "src" / "local.h").write_text("#define L 1\n")
+    (tmp_path / "inc" / "sub" / "a.h").write_text('#include "b.h"\n#include "local.h"\n')
+    (tmp_path / "inc" / "sub" / "b.h").write_text("#define B 2\n")
+    (tmp_path / "inc" / "local.h").write_text("#define SHADOWED 1\n")
+    headers = collect_quoted_includes(main, [tmp_path / "inc"])
+    assert headers == {"local.h": "#define L 1\n", "sub/a.h": '#include "b.h"\n#include "local.h"\n',
+                       "sub/b.h": "#define B 2\n"}
+    (tmp_path / "src" / "up.c").write_text('#include "../inc/local.h"\n')
+    with pytest.raises(ParameterError, match="leaves its directory"):
+        collect_quoted_includes(tmp_path / "src" / "up.c")
+
+
+def test_program_from_file_sends_headers_macros_and_params() -> None:
+    program = program_from_file(PB / "mb_gemm.c", include_dirs=[PB / "include"], defines=["FAST", "N=4"],
+                                params={"ni": 8}, function="kernel")
+    assert set(program["headers"]) == {"minibench.h"} and program["defines"] == {"FAST": None, "N": "4"}
+    assert program["params"] == {"ni": 8} and program["function"] == "kernel"
+
+
+def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'perfembed.db'}"
+    store = get_store(url, create=True)
+    with store.session() as session:
+        _, key = create_api_key(session, name="cli")
+    store.dispose()
+    env = {"PERFEMBED_DATABASE_URL": url, "PERFEMBED_DATA_DIR": str(tmp_path),
+           "PERFEMBED_PIPELINE_MODULE": FAKE_PIPELINE}
+    with api_server(env) as server:
+        with Client(server) as api:
+            assert api.ready()["status"] == "ready"
+        data = analyze_remote(server, PB / "mb_gemm.c", include=[str(PB / "include")], define=[],
+                              params={"ni": 8}, function=None)
+        assert data["nests"] and data["nests"][0]["region"]["file"] == str(PB / "mb_gemm.c")
+        assert set(data["missing_params"]) == {"nj", "nk"}
+        reject = CORPUS / "kernels" / "reject" / "indirect_subscript.c"
+        (rejected,) = analyze_remote(server, reject, include=[], define=[], params={}, function=None)["rejected"]
+        assert rejected["location"]["file"] == str(reject) and rejected["construct"] == "indirect subscript"
+
+        suggest = {"include": [], "define": [], "params": GEMM_PARAMS, "function": None, "k": 3,
+                   "evaluate": False, "fallback": True}
+        with pytest.raises(ClientError) as info:
+            suggest_remote(server, GEMM, **suggest)
+        assert info.value.status == 401
+        suggest_remote(server, GEMM, **suggest, api_key=key, json_out=True)
+        (nest,) = json.loads(capsys.readouterr().out)["nests"]
+        assert nest["job_id"] is not None and nest["gate"]["confident"] is False
+        table = suggest_remote(server, GEMM, **suggest, api_key=key)  # the same answer, as a table
+        assert "not confident" in capsys.readouterr().out and table["nests"][0]["nest_id"] == nest["nest_id"]

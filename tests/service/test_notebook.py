@@ -1,0 +1,45 @@
+"""notebooks/explore.ipynb runs from top to bottom (nbclient) against a fresh temporary database."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from tests.service.factories import ROOT
+
+NOTEBOOK = ROOT / "notebooks" / "explore.ipynb"
+
+
+def _embedding_store_missing() -> str | None:
+    try:
+        from embeddings import EmbeddingStore  # noqa: F401
+    except (ImportError, AttributeError) as exc:
+        return f"`from embeddings import EmbeddingStore` fails ({exc}); the notebook needs it"
+    for module in ("matplotlib", "nbclient", "ipykernel", "service.pipeline"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed; the notebook needs it"
+    return None
+
+
+@pytest.mark.skipif(_embedding_store_missing() is not None, reason=str(_embedding_store_missing()))
+def test_the_notebook_runs_on_a_fresh_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import nbformat
+    from nbclient import NotebookClient
+
+    monkeypatch.setenv("PERFEMBED_DATABASE_URL", f"sqlite:///{tmp_path / 'perfembed.db'}")
+    monkeypatch.setenv("PERFEMBED_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("PERFEMBED_THREADS", "1")
+    monkeypatch.setenv("PERFEMBED_ROOT", str(ROOT))
+    monkeypatch.setenv("PERFEMBED_NOTEBOOK_BUDGET", "3")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+                   ).execute()
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert "enqueued tuning job" in text and "done:" in text
+    assert any("image/png" in o.get("data", {}) for o in outputs), "the embedding map was not shown"
+    assert (tmp_path / "embedding-map.png").stat().st_size > 0
