@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from database.repositories import (
     list_measurements,
     list_nests,
     load_embeddings,
+    measured_nest_ids,
     register_embedding_model,
     store_embeddings,
 )
@@ -80,7 +82,18 @@ class EmbeddingStore:
         self.store = store
         self.data_dir = Path(data_dir)
         self._model: tuple[str, Any] | None = None
-        self._index: tuple[str, Any] | None = None
+        self._index: tuple[str, Any, float] | None = None  # version, index, metadata mtime
+        self._lock = threading.RLock()
+
+    @classmethod
+    def for_store(cls, store: Store, *, data_dir: Path) -> EmbeddingStore:
+        """The embedding store shared by everything using ``store`` (one loaded model and index per
+        process and database, instead of one per request)."""
+        shared: dict[str, EmbeddingStore] = store.__dict__.setdefault("_embedding_stores", {})
+        key = str(Path(data_dir).resolve())
+        if key not in shared:
+            shared[key] = cls(store, data_dir=Path(data_dir))
+        return shared[key]
 
     @classmethod
     def open(cls, url: str | None = None, *, data_dir: str | Path | None = None) -> EmbeddingStore:
@@ -157,10 +170,13 @@ class EmbeddingStore:
         version = self.model()[0]
         with self.store.session() as session:
             store_embeddings(session, model_version=version, vectors={nest_id: [float(x) for x in vector]})
-        index = self.index()
-        if nest_id not in set(index.ids().tolist()):
-            index.add(np.asarray([nest_id], dtype=np.int64), vector[None, :])
-            index.save(self._index_path(version))
+        with self._lock:
+            index = self.index()
+            if nest_id not in set(index.ids().tolist()):
+                index.add(np.asarray([nest_id], dtype=np.int64), vector[None, :])
+                path = self._index_path(version)
+                index.save(path)
+                self._index = (version, index, Path(str(path) + ".json").stat().st_mtime)
         return vector
 
     # -- index -----------------------------------------------------------------------------------
@@ -169,18 +185,25 @@ class EmbeddingStore:
 
     def index(self, *, rebuild: bool = False) -> Any:
         """The index of the current model: loaded from disk, or rebuilt when missing or stale."""
+        version = self.model()[0]
+        path = self._index_path(version)
+        meta = Path(str(path) + ".json")
+        with self._lock:
+            if self._index is not None and self._index[0] == version and not rebuild:
+                # Another process (a worker) may have added nests: reload only when the file changed.
+                if not meta.exists() or meta.stat().st_mtime == self._index[2]:
+                    return self._index[1]
+            return self._load_or_rebuild(version, path, meta, rebuild)
+
+    def _load_or_rebuild(self, version: str, path: Path, meta: Path, rebuild: bool) -> Any:
         from embeddings import VectorIndex, make_index, read_index_metadata
 
-        version = self.model()[0]
-        if self._index is not None and self._index[0] == version and not rebuild:
-            return self._index[1]
         with self.store.session() as session:
             vectors = load_embeddings(session, model_version=version)
-        path = self._index_path(version)
         if not rebuild and path.exists():
             try:
                 if not read_index_metadata(path).is_stale(model_version=version, count=len(vectors)):
-                    self._index = (version, VectorIndex.load(path))
+                    self._index = (version, VectorIndex.load(path), meta.stat().st_mtime)
                     return self._index[1]
             except (OSError, ValueError):
                 pass  # unreadable or from another backend: rebuild below
@@ -191,7 +214,7 @@ class EmbeddingStore:
             index.add(ids, np.asarray([vectors[i] for i in ids], dtype=np.float32))
         self.data_dir.mkdir(parents=True, exist_ok=True)
         index.save(path)
-        self._index = (version, index)
+        self._index = (version, index, meta.stat().st_mtime)
         return index
 
     # -- queries ---------------------------------------------------------------------------------
@@ -207,7 +230,7 @@ class EmbeddingStore:
         allowed = None
         if target_id is not None:
             with self.store.session() as session:
-                measured = {m.nest_id for m in list_measurements(session, target_id=target_id)}
+                measured = measured_nest_ids(session, target_id=target_id)
             allowed = np.asarray(sorted(measured - set(exclude)), dtype=np.int64) if measured else None
         dist, ids = index.search(vector[None, :], k + len(exclude), allowed_ids=allowed)
         hits = [(int(i), float(d)) for i, d in zip(ids[0], dist[0], strict=True) if i >= 0 and i not in exclude]
@@ -307,15 +330,18 @@ class EmbeddingStore:
         return out
 
 
-def _gate_distance(vectors: np.ndarray) -> float:
-    """The confidence gate: the 90th percentile of each nest's distance to its nearest other nest."""
+def _gate_distance(vectors: np.ndarray, *, chunk: int = 512) -> float:
+    """The confidence gate: the 90th percentile of each nest's squared distance to its nearest other
+    nest (the index's metric), computed in row chunks so memory stays O(chunk x n)."""
     X = np.asarray(vectors, dtype=np.float64)
-    d = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1) if len(X) <= 4000 else None
-    if d is None:
-        sample = X[np.random.default_rng(0).choice(len(X), 4000, replace=False)]
-        d = ((sample[:, None, :] - sample[None, :, :]) ** 2).sum(-1)
-    np.fill_diagonal(d, np.inf)
-    return float(np.percentile(d.min(axis=1), 90))
+    norms = (X**2).sum(axis=1)
+    nearest = np.empty(len(X))
+    for start in range(0, len(X), chunk):
+        block = norms[start:start + chunk, None] + norms[None, :] - 2.0 * X[start:start + chunk] @ X.T
+        rows = np.arange(block.shape[0])
+        block[rows, start + rows] = np.inf
+        nearest[start:start + chunk] = np.maximum(block.min(axis=1), 0.0)
+    return float(np.percentile(nearest, 90))
 
 
 def _numeric_targets(nests: Sequence[Any]) -> np.ndarray:

@@ -21,6 +21,7 @@ from database import (
     get_nest,
     get_or_create_recipe,
     list_embedding_models,
+    list_jobs,
     load_embeddings,
     ranked_recipes_for,
 )
@@ -48,7 +49,7 @@ class Context:
     @property
     def embeddings(self) -> EmbeddingStore:
         if self._embeddings is None:
-            self._embeddings = EmbeddingStore(self.store, data_dir=self.settings.data_dir)
+            self._embeddings = EmbeddingStore.for_store(self.store, data_dir=self.settings.data_dir)
         return self._embeddings
 
     @property
@@ -168,9 +169,11 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
         if fallback and nest_id is not None and (not entry["confident"] or accepted is False or not candidates):
             target_id = ctx.target_id
             with store.session() as session:
-                job = enqueue_job(session, nest_id=nest_id, budget=budget,
-                                  target_id=target_id,
-                                  options=job_options(program, index, params, candidates))
+                # One open job per nest: a repeated request reuses it instead of queueing another.
+                open_jobs = [j for j in list_jobs(session, nest_id=nest_id) if not j.status.is_terminal]
+                job = open_jobs[0] if open_jobs else enqueue_job(
+                    session, nest_id=nest_id, budget=budget, target_id=target_id,
+                    options=job_options(program, index, params, candidates))
             entry["tuning_job"] = job.id
         nests.append(entry)
     return {"nests": nests, "rejected": [r.to_dict() for r in extraction.rejected]}
@@ -219,7 +222,7 @@ def _evaluate(ctx: Context, scop: Scop, params: dict[str, int], nest_id: int, ne
 
 def search(store: Store, *, vector: list[float] | None, program: ProgramIn | None, k: int,
            settings: Settings) -> list[dict[str, Any]]:
-    es = EmbeddingStore(store, data_dir=settings.data_dir)
+    es = EmbeddingStore.for_store(store, data_dir=settings.data_dir)
     if vector is not None:
         return [h.to_dict() for h in es.search(vector, k)]
     if program is None:
@@ -269,3 +272,15 @@ def program_from_file(path: Path, *, include: list[str], define: list[str], para
     defines = dict(PreprocessOptions.parse_define(d) for d in define)
     return ProgramIn(source=Path(path).read_text(), headers=headers, defines=defines, params=dict(params),
                      function=function)
+
+
+def index_status(store: Store, *, settings: Settings) -> dict[str, Any]:
+    """For /readyz: whether the embedding index can answer (no model yet counts as ready)."""
+    es = EmbeddingStore.for_store(store, data_dir=settings.data_dir)
+    try:
+        index = es.index()
+    except NotFoundError:
+        return {"ready": True, "detail": "no embedding model fitted yet"}
+    except (OSError, ValueError) as exc:
+        return {"ready": False, "detail": f"index unavailable: {exc}"}
+    return {"ready": True, "detail": f"{len(index)} nests indexed"}

@@ -37,6 +37,7 @@ from database.repositories.measurements import (
     add_measurement,
     best_recipe_for,
     list_measurements,
+    measured_nest_ids,
     ranked_recipes_for,
 )
 from database.repositories.programs import (
@@ -83,6 +84,7 @@ __all__ = [
     "list_embedding_models",
     "list_jobs",
     "list_measurements",
+    "measured_nest_ids",
     "list_nests",
     "list_programs",
     "list_targets",

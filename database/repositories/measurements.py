@@ -142,3 +142,11 @@ def best_recipe_for(
         session, nest_id=nest_id, target_id=target_id, params=params, verified_only=verified_only, limit=1
     )
     return ranked[0] if ranked else None
+
+
+def measured_nest_ids(session: Session, *, target_id: int, verified: bool = True) -> set[int]:
+    """Ids of the nests with at least one (verified) measurement on ``target_id``."""
+    stmt = select(MeasurementModel.nest_id).where(MeasurementModel.target_id == target_id).distinct()
+    if verified:
+        stmt = stmt.where(MeasurementModel.verified.is_(True))
+    return set(session.scalars(stmt))
