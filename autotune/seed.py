@@ -58,6 +58,14 @@ def read_manifest(path: Path) -> list[SeedEntry]:
     return out
 
 
+def scaled(entry: SeedEntry, factor: float) -> SeedEntry:
+    """The entry with every parameter multiplied by ``factor`` (at least 4, so loops stay loops)."""
+    if factor == 1.0:
+        return entry
+    return SeedEntry(entry.file, entry.family, entry.function,
+                     {k: max(4, int(round(v * factor))) for k, v in entry.params.items()})
+
+
 def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: Settings, seed: int = 0) -> SeedOutcome:
     """Tune one corpus nest into the database at ``url`` (runs in a worker process)."""
     import optuna

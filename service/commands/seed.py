@@ -31,12 +31,15 @@ def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Co
           jobs: int = typer.Option(1, "--jobs", min=1, max=64, help="Nests tuned at once."),
           reps: int = typer.Option(3, "--reps", min=1, max=50),
           family: list[str] = typer.Option([], "--family", help="Only these families."),
-          limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N nests.")) -> None:
+          limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N nests."),
+          scale: float = typer.Option(1.0, "--scale", min=0.05, max=4.0,
+                                      help="Multiply every size parameter (min 4): trade fidelity for build time.")
+          ) -> None:
     """Autotune the corpus into the database; nests already tuned to the budget are skipped."""
-    from autotune.seed import build_seed, read_manifest
+    from autotune.seed import build_seed, read_manifest, scaled
 
     store, settings = _store()
-    entries = [e for e in read_manifest(manifest) if not family or e.family in family][:limit]
+    entries = [scaled(e, scale) for e in read_manifest(manifest) if not family or e.family in family][:limit]
     failed = 0
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[last]}"), console=console) as progress:
