@@ -15,7 +15,7 @@ from loopnest.transform.parallel import blocking_dependences
 
 # isl counts points by scanning, in time that grows with the count: above this many points in the
 # bounding box, counts are extrapolated from two scaled-down parameter sets (and flagged inexact).
-EXACT_COUNT_LIMIT = 2_000_000
+EXACT_COUNT_LIMIT = 200_000
 
 
 def _box(dom: isl.Set) -> float:

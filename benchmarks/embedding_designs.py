@@ -1,0 +1,183 @@
+"""Which embedding design transfers best? Leave-one-family-out over a tuned database.
+
+    python benchmarks/embedding_designs.py [--url URL] [--json] [--designs standard,supervised,nca]
+                                           [--per-family N]
+
+For every design, a model is fitted without the held-out family; each held-out nest takes its
+nearest neighbour from the other families, that neighbour's best verified recipe is adapted to the
+held-out nest (loop roles), and the adapted recipe is compiled, verified and timed on it. The score
+is the fraction of held-out nests where that speedup comes within 10% of the nest's own best
+(from its autotuning), the issue's criterion. Identical adapted recipes are measured once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from autotune.transfer import LoopRoles, adapt_recipe, loop_roles  # noqa: E402
+from database import best_recipe_for, get_program, get_store, list_nests  # noqa: E402
+from database.embedding_store import feature_matrix, make_embedder, static_names  # noqa: E402
+from loopnest import Harness, Recipe, extract_scops  # noqa: E402
+from loopnest.config import get_settings  # noqa: E402
+
+OPS = ("interchange", "tile", "parallelize", "vectorize", "unroll", "distribute", "fuse", "skew")
+
+
+def _recipe_family(steps: list[dict[str, Any]]) -> str:
+    return "+".join(sorted({s["op"] for s in steps})) or "none"
+
+
+def load_rows(url: str) -> list[dict[str, Any]]:
+    """Every nest with a verified best recipe: features, family, best recipe and speedup, roles."""
+    store = get_store(url)
+    rows = []
+    with store.session() as session:
+        from database import list_targets
+
+        targets = list_targets(session)
+        for nest in list_nests(session):
+            best = None
+            for target in targets:
+                ranked = best_recipe_for(session, nest_id=nest.id, target_id=target.id)
+                if ranked and (best is None or (ranked.measurement.speedup or 0) > (best.measurement.speedup or 0)):
+                    best = ranked
+            normalized = nest.normalized if isinstance(nest.normalized, dict) else {}
+            if best is None or "loop_roles" not in normalized:
+                continue
+            program = get_program(session, program_id=nest.program_id)
+            rows.append({"nest_id": nest.id, "family": program.name.split("/")[0], "program": program.name,
+                         "source": program.source, "params": normalized.get("param_values", {}),
+                         "features": dict(nest.static_features), "best_steps": best.recipe.steps["steps"],
+                         "best_speedup": max(best.measurement.speedup or 1.0, 1.0),
+                         "roles": normalized["loop_roles"]})
+    return rows
+
+
+def _targets(rows: list[dict[str, Any]]) -> np.ndarray:
+    out = []
+    for r in rows:
+        ops = {s["op"] for s in r["best_steps"]}
+        out.append([math.log2(r["best_speedup"]), *(1.0 if op in ops else 0.0 for op in OPS)])
+    return np.asarray(out)
+
+
+class Evaluator:
+    """Measures adapted recipes on held-out nests, one harness per nest, each recipe once."""
+
+    def __init__(self, rows: list[dict[str, Any]], reps: int) -> None:
+        self.rows = {r["nest_id"]: r for r in rows}
+        self.reps = reps
+        self.cache: dict[tuple[int, str], float] = {}
+        self.harnesses: dict[int, Any] = {}
+        self.tmp = Path(tempfile.mkdtemp(prefix="perfembed-designs-"))
+
+    def scop(self, nest_id: int) -> Any:
+        row = self.rows[nest_id]
+        path = self.tmp / f"n{nest_id}.c"
+        path.write_text(row["source"])
+        return extract_scops(path).scops[0]
+
+    def speedup(self, nest_id: int, neighbour_id: int) -> float:
+        row, nb = self.rows[nest_id], self.rows[neighbour_id]
+        if nest_id not in self.harnesses:
+            scop = self.scop(nest_id)
+            self.harnesses[nest_id] = Harness(scop, row["params"], reps=self.reps)
+        harness = self.harnesses[nest_id]
+        recipe = adapt_recipe(Recipe.from_dict({"steps": nb["best_steps"]}), LoopRoles.from_dict(nb["roles"]),
+                              harness.scop, loop_roles(harness.scop, harness.params, harness.dependences),
+                              harness.dependences)
+        key = (nest_id, recipe.hash)
+        if key not in self.cache:
+            ev = harness.evaluate(recipe) if not recipe.is_identity else None
+            self.cache[key] = (ev.speedup or 0.0) if ev is not None and ev.verified else (1.0 if ev is None else 0.0)
+        return self.cache[key]
+
+    def close(self) -> None:
+        for h in self.harnesses.values():
+            h.close()
+
+
+def run(url: str, designs: list[str], per_family: int, reps: int, components: int) -> dict[str, Any]:
+    rows = load_rows(url)
+    names = static_names()
+    X = feature_matrix([r["features"] for r in rows], names)
+    Y = _targets(rows)
+    labels = np.asarray([_recipe_family(r["best_steps"]) for r in rows])
+    families = sorted({r["family"] for r in rows})
+    by_family: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        by_family[r["family"]].append(i)
+    evaluator = Evaluator(rows, reps)
+    results: dict[str, Any] = {}
+    try:
+        for design in designs:
+            hits, total, details = 0, 0, []
+            for family in families:
+                held = by_family[family][:per_family] if per_family else by_family[family]
+                train = [i for i in range(len(rows)) if rows[i]["family"] != family]
+                if len(train) < 3 or not held:
+                    continue
+                model = make_embedder(design, components)
+                if design == "standard":
+                    model.fit(X[train])
+                elif design == "nca":
+                    model.fit(X[train], labels[train])
+                else:
+                    model.fit(X[train], Y[train])
+                emb_train = np.asarray(model.transform(X[train]), dtype=float)
+                for i in held:
+                    q = np.asarray(model.transform(X[i:i + 1]), dtype=float)[0]
+                    j = train[int(np.argmin(((emb_train - q) ** 2).sum(axis=1)))]
+                    got = evaluator.speedup(rows[i]["nest_id"], rows[j]["nest_id"])
+                    own = rows[i]["best_speedup"]
+                    ok = got >= 0.9 * own
+                    hits += ok
+                    total += 1
+                    details.append({"nest": rows[i]["program"], "neighbour": rows[j]["program"],
+                                    "speedup": got, "own_best": own, "within_10pct": bool(ok)})
+            results[design] = {"score": hits / total if total else None, "held_out": total, "details": details}
+    finally:
+        evaluator.close()
+    return {"nests": len(rows), "families": len(families), "designs": results,
+            "best_design": max((d for d in results if results[d]["score"] is not None),
+                               key=lambda d: results[d]["score"], default=None)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default=None)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--designs", default="standard,supervised,nca")
+    parser.add_argument("--per-family", type=int, default=4)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--components", type=int, default=16)
+    args = parser.parse_args()
+    url = args.url or get_settings().resolved_database_url
+    result = run(url, args.designs.split(","), args.per_family, args.reps, args.components)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"{result['nests']} tuned nests in {result['families']} families; leave-one-family-out, "
+          f"up to {args.per_family} held-out nests per family\n")
+    print(f"{'design':12s} {'held out':>9s} {'within 10% of own best':>24s}")
+    for design, r in result["designs"].items():
+        score = "-" if r["score"] is None else f"{100 * r['score']:.1f}%"
+        print(f"{design:12s} {r['held_out']:9d} {score:>24s}")
+    print(f"\nbest design: {result['best_design']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
