@@ -32,6 +32,8 @@ def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Co
           reps: int = typer.Option(3, "--reps", min=1, max=50),
           family: list[str] = typer.Option([], "--family", help="Only these families."),
           limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N nests."),
+          per_family: int | None = typer.Option(None, "--per-family", min=1,
+                                                help="Only the first N nests of each family (in manifest order)."),
           scale: float = typer.Option(1.0, "--scale", min=0.05, max=4.0,
                                       help="Multiply every size parameter (min 4): trade fidelity for build time.")
           ) -> None:
@@ -39,7 +41,11 @@ def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Co
     from autotune.seed import build_seed, read_manifest, scaled
 
     store, settings = _store()
-    entries = [scaled(e, scale) for e in read_manifest(manifest) if not family or e.family in family][:limit]
+    entries = [scaled(e, scale) for e in read_manifest(manifest) if not family or e.family in family]
+    if per_family:
+        rank = {id(e): sum(1 for f in entries[:i] if f.family == e.family) for i, e in enumerate(entries)}
+        entries = [e for e in entries if rank[id(e)] < per_family]
+    entries = entries[:limit]
     failed = 0
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[last]}"), console=console) as progress:
