@@ -6,7 +6,12 @@ candidates -> database, with the confidence gate and the autotuning fallback.
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import json
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,6 +133,19 @@ def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int
     return out
 
 
+def _database_stamp(store: Store) -> tuple[int, int, str | None]:
+    """Changes whenever an answer from the database alone could change: nests, measurements, model."""
+    from sqlalchemy import func, select
+
+    from database.models import MeasurementModel, NestModel
+
+    with store.session() as session:
+        nests = session.scalar(select(func.count()).select_from(NestModel)) or 0
+        measurements = session.scalar(select(func.count()).select_from(MeasurementModel)) or 0
+        models = list_embedding_models(session)
+    return nests, measurements, models[-1].version if models else None
+
+
 def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings,
             fallback: bool = False, min_speedup: float = 1.1, reps: int = 3, name: str | None = None,
             budget: int = 40) -> dict[str, Any]:
@@ -135,7 +153,31 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
 
     With ``fallback``, a nest whose neighbours are too far or whose candidates all fail the gate
     gets a tuning job enqueued (its id is returned); the caller decides whether to run it now.
+    Answers from the database alone are cached per program until the database changes (a new nest,
+    measurement or model), so repeated queries for the same code cost one count query.
     """
+    if evaluate or fallback:
+        return _suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
+                        min_speedup=min_speedup, reps=reps, name=name, budget=budget)
+    cache: OrderedDict[str, dict[str, Any]] = store.__dict__.setdefault("_suggestion_cache", OrderedDict())
+    lock: threading.Lock = store.__dict__.setdefault("_suggestion_lock", threading.Lock())
+    key = hashlib.sha256(json.dumps([program.model_dump(), k, min_speedup, _database_stamp(store)],
+                                    sort_keys=True, default=str).encode()).hexdigest()
+    with lock:
+        if key in cache:
+            cache.move_to_end(key)
+            return copy.deepcopy(cache[key])
+    result = _suggest(store, program, k=k, evaluate=False, settings=settings, fallback=False,
+                      min_speedup=min_speedup, reps=reps, name=name, budget=budget)
+    with lock:
+        cache[key] = copy.deepcopy(result)
+        while len(cache) > 256:
+            cache.popitem(last=False)
+    return result
+
+
+def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings, fallback: bool,
+             min_speedup: float, reps: int, name: str | None, budget: int) -> dict[str, Any]:
     from embeddings.features import static_features
 
     ctx = Context(store, settings)
