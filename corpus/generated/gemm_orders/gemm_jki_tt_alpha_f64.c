@@ -1,0 +1,11 @@
+/*
+ * gemm in jki loop order, C += alpha * op(A) op(B) with A transposed and B transposed (double).
+ */
+void gemm_jki_tt_alpha_f64(int ni, int nj, int nk, double alpha, double C[ni][nj],
+                           double A[nk][ni], double B[nj][nk])
+{
+    for (int j = 0; j < nj; j++)
+        for (int k = 0; k < nk; k++)
+            for (int i = 0; i < ni; i++)
+                C[i][j] += alpha * A[k][i] * B[j][k];
+}

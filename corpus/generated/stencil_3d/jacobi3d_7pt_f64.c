@@ -1,0 +1,14 @@
+/*
+ * 3-D stencil, 7-point, no time loop (double).
+ */
+void jacobi3d_7pt_f64(int nx, int ny, int nz, double A[nx][ny][nz], double B[nx][ny][nz])
+{
+    int i, j, k;
+
+    for (i = 1; i < nx - 1; ++i)
+        for (j = 1; j < ny - 1; ++j)
+            for (k = 1; k < nz - 1; ++k)
+                B[i][j][k] = 0.2502 * A[i][j][k]
+                    + 0.125 * (A[i - 1][j][k] + A[i + 1][j][k] + A[i][j - 1][k]
+                    + A[i][j + 1][k] + A[i][j][k - 1] + A[i][j][k + 1]);
+}

@@ -1,0 +1,11 @@
+/*
+ * lower-triangular matrix-vector product y += T x, ji order (float).
+ */
+void trmv_lower_ji_f32(int n, float T[n][n], float x[n], float y[n])
+{
+    int j, i;
+
+    for (j = 0; j < n; ++j)
+        for (i = j; i < n; ++i)
+            y[i] += T[i][j] * x[j];
+}
