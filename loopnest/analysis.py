@@ -40,6 +40,8 @@ def count_points(domain: str, params: Mapping[str, int], names: tuple[str, ...],
     dom, box = at(params)
     if box <= EXACT_COUNT_LIMIT:
         return float(dom.count_val().to_python()), True
+    if dom.is_box():  # rectangular (after fixing the parameters): the bounding box is the count
+        return box, True
     dims = max(dom.dim(isl.dim_type.set), 1)
     factor = (box / EXACT_COUNT_LIMIT) ** (1.0 / dims) * 2
     small = {p: max(1, int(v / factor)) for p, v in params.items()}
