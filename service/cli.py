@@ -362,6 +362,7 @@ def _write_best(file: Path, include: list[str], define: list[str], function: str
 
 
 def _mount_commands() -> None:
+    from service.commands.bench import bench_app
     from service.commands.db import db_app
     from service.commands.features import target
     from service.commands.keys import keys_app
@@ -372,6 +373,7 @@ def _mount_commands() -> None:
     app.add_typer(embeddings_app, name="embeddings")
     app.add_typer(keys_app, name="keys")
     app.add_typer(seed_app, name="seed")
+    app.add_typer(bench_app, name="bench")
     app.command("target")(target)
     app.command("tune")(tune_command)
     app.command("worker")(worker_command)

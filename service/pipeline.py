@@ -108,7 +108,7 @@ def record_evaluation(ctx: Context, *, nest_id: int, recipe: Recipe, evaluation:
 
 
 def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int,
-                   exclude: tuple[int, ...] = ()) -> list[Neighbour]:
+                   exclude: tuple[int, ...] = (), min_speedup: float = 1.1) -> list[Neighbour]:
     """The k nearest stored nests that have a verified recipe, with what transfer needs of them."""
     target_id = ctx.target_id
     hits = ctx.embeddings.search(dict(features), k=k * 3, target_id=target_id, exclude=exclude)
@@ -119,7 +119,9 @@ def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int
             if best is None:
                 ranked = ranked_recipes_for(session, nest_id=hit.nest_id, target_id=target_id, limit=1)
                 best = ranked[0] if ranked else None
-            if best is None or not best.measurement.speedup:
+            # A neighbour whose best recipe never beat its own baseline by the acceptance margin has
+            # nothing to transfer: its candidate would be a wasted (or harmful) evaluation.
+            if best is None or (best.measurement.speedup or 0.0) < min_speedup:
                 continue
             normalized = get_nest(session, nest_id=hit.nest_id).normalized
             roles = normalized.get("loop_roles") if isinstance(normalized, dict) else None
@@ -191,7 +193,8 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
         nest_id = ingest_scop(ctx, source=program.source, name=name, index=index, scop=scop, params=params) \
             if evaluate or fallback else None
         try:
-            neighbours = neighbours_for(ctx, features, k=k, exclude=(nest_id,) if nest_id else ())
+            neighbours = neighbours_for(ctx, features, k=k, exclude=(nest_id,) if nest_id else (),
+                                        min_speedup=min_speedup)
             gate = ctx.embeddings.gate_distance()
         except NotFoundError:
             neighbours, gate = [], 0.0

@@ -132,6 +132,11 @@ class Harness:
         return Path(self._tmp.name)
 
     @property
+    def workdir(self) -> Path:
+        """The private working directory (``baseline.out`` holds the original's outputs)."""
+        return self._dir()
+
+    @property
     def dependences(self) -> list[Dependence]:
         if self._deps is None:
             self._deps = compute_dependences(self.scop)

@@ -1,0 +1,209 @@
+"""The paper benchmark (benchmarks/paper.py) end to end on a tiny seed database, and its summary rules.
+
+The run is real (seed build, autotuning, transfer, Polly when clang-16 exists) but small: three families,
+one held-out nest each, 2 and 4 autotuning trials, one repetition, one thread. Nothing here is timed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from autotune.seed import build_seed, read_manifest
+from benchmarks.paper import family_of, geomean, run_paper_benchmark, summarize
+from database import get_store
+from loopnest.config import Settings, get_settings
+from loopnest.errors import ParameterError
+from loopnest.transform.recipe import Recipe
+from service.commands.bench import bench_app
+
+ROOT = Path(__file__).resolve().parents[2]
+KERNELS = ROOT / "corpus" / "kernels"
+CORPUS = [
+    ("blas1/axpy.c", "blas1", {"n": 20000}),
+    ("blas1/dot.c", "blas1", {"n": 20000}),
+    ("blas2/gemv.c", "blas2", {"m": 96, "n": 96}),
+    ("blas2/gemv_t.c", "blas2", {"m": 96, "n": 96}),
+    ("blas3/gemm_ijk.c", "blas3", {"ni": 48, "nj": 48, "nk": 48}),
+]
+K_VALUES = (1, 2)
+TUNE_TRIALS = (2, 4)
+HAS_CLANG = shutil.which("clang-16") is not None
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Settings]:
+    data = tmp_path_factory.mktemp("bench-seed")
+    manifest = data / "manifest.json"
+    manifest.write_text(json.dumps([{"file": str(KERNELS / f), "family": fam, "params": p} for f, fam, p in CORPUS]))
+    settings = Settings(data_dir=data, threads=1)
+    url = settings.resolved_database_url
+    get_store(url, create=True)
+    outcomes = build_seed(url, read_manifest(manifest), trials=4, jobs=1, reps=1, settings=settings)
+    assert [o.status for o in outcomes] == ["tuned"] * len(CORPUS), outcomes
+    return url, data, settings
+
+
+@pytest.fixture(scope="module")
+def report(seeded: tuple[str, Path, Settings]) -> dict:
+    url, data, settings = seeded
+    events = []
+    result = run_paper_benchmark(url, data_dir=data, per_family=1, k_values=K_VALUES, tune_trials=TUNE_TRIALS,
+                                 polly=HAS_CLANG, reps=1, out=data / "docs" / "paper.md", settings=settings,
+                                 progress=events.append)
+    result["_events"] = [e.phase for e in events]
+    return result
+
+
+def test_report_structure_and_one_nest_per_family(report: dict) -> None:
+    json.dumps({k: v for k, v in report.items() if k != "_events"})  # JSON all the way down
+    assert report["skipped"] == []
+    assert sorted(r["family"] for r in report["nests"]) == ["blas1", "blas2", "blas3"]
+    assert report["config"]["k_values"] == list(K_VALUES) and report["config"]["tune_trials"] == list(TUNE_TRIALS)
+    assert report["_events"][0] == "start" and report["_events"].count("done") == 3
+    methods = [m["method"] for m in report["summary"]["methods"]]
+    expected = ["baseline", "transfer k=1", "transfer k=2", "autotune 2", "autotune 4"] + (["polly"] if HAS_CLANG
+                                                                                            else [])
+    assert methods == expected
+    for key in ("a", "b"):
+        assert report["summary"]["targets"][key]["status"] in ("PASS", "FAIL", "NOT AVAILABLE")
+    assert set(report["summary"]["near_autotune"]) >= {"k=1", "k=2", "best k"}
+
+
+def test_neighbours_come_from_other_families_only(report: dict) -> None:
+    for row in report["nests"]:
+        assert row["neighbours"], row["name"]
+        assert all(nb["family"] != row["family"] for nb in row["neighbours"])
+        assert len(row["neighbours"]) <= max(K_VALUES)
+        for k in K_VALUES:
+            assert all(c["from_nest_id"] in [nb["nest_id"] for nb in row["neighbours"][:k]]
+                       for c in row["transfer"][str(k)]["candidates"])
+
+
+def test_transfer_follows_the_acceptance_rule_and_counts_distinct_candidates(report: dict) -> None:
+    for row in report["nests"]:
+        for k in K_VALUES:
+            t = row["transfer"][str(k)]
+            assert t["speedup"] >= 1.0
+            if t["accepted"]:
+                assert t["speedup"] >= 1.1 and t["speedup"] == t["best_measured"] and t["recipe"]
+            else:
+                assert t["speedup"] == 1.0 and t["recipe"] is None
+            hashes = {Recipe.from_dict(c["recipe"]).hash for c in t["candidates"]}
+            assert t["evaluations"] == len(t["candidates"]) == len(hashes) <= k
+        # a larger k only adds candidates
+        small, large = (row["transfer"][str(k)]["candidates"] for k in K_VALUES)
+        assert [c["recipe"] for c in small] == [c["recipe"] for c in large[:len(small)]]
+
+
+def test_autotuning_budgets_and_re_evaluation(report: dict) -> None:
+    for row in report["nests"]:
+        for n in TUNE_TRIALS:
+            a = row["autotune"][str(n)]
+            assert a["evaluations"] == min(n, row["autotune_evaluated"])
+            assert a["speedup"] >= 1.0
+            if a["accepted"]:
+                assert a["speedup"] >= 1.1 and a["speedup"] == a["measured"] and a["verified"]
+            else:
+                assert a["speedup"] == 1.0
+        assert row["autotune_evaluated"] <= max(TUNE_TRIALS)
+    methods = {m["method"]: m for m in report["summary"]["methods"]}
+    for n in TUNE_TRIALS:
+        evals = [r["autotune"][str(n)]["evaluations"] for r in report["nests"]]
+        assert methods[f"autotune {n}"]["mean_evaluations"] == pytest.approx(sum(evals) / len(evals))
+        assert methods[f"autotune {n}"]["geomean_speedup"] >= 1.0
+    for k in K_VALUES:
+        evals = [r["transfer"][str(k)]["evaluations"] for r in report["nests"]]
+        assert methods[f"transfer k={k}"]["mean_evaluations"] == pytest.approx(sum(evals) / len(evals))
+        assert methods[f"transfer k={k}"]["min_speedup"] >= 1.0
+
+
+def test_polly_is_verified_against_gcc_or_reported(report: dict) -> None:
+    for row in report["nests"]:
+        polly = row["polly"]
+        if not HAS_CLANG:
+            assert polly["status"] == "not available"
+            continue
+        assert polly["status"] in ("verified", "unverified", "failed")
+        if polly["status"] != "failed":
+            assert polly["speedup"] > 0 and polly["median_s"] > 0
+    if HAS_CLANG:
+        polly = report["summary"]["methods"][-1]
+        assert polly["nests"] + polly["unverified"] + polly["failed"] == len(report["nests"])
+
+
+def test_markdown_and_plot_are_written(report: dict) -> None:
+    md, png = Path(report["report"]["markdown"]), Path(report["report"]["plot"])
+    text = md.read_text()
+    assert "| transfer k=1 |" in text and "| autotune 4 |" in text and "Target (a)" in text
+    assert png.name in text and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, Settings], monkeypatch, tmp_path) -> None:
+    url, data, _ = seeded
+    monkeypatch.setenv("PERFEMBED_DATABASE_URL", url)
+    monkeypatch.setenv("PERFEMBED_DATA_DIR", str(data))
+    monkeypatch.setenv("PERFEMBED_THREADS", "1")
+    get_settings.cache_clear()
+    app = typer.Typer()
+    app.add_typer(bench_app, name="bench")
+    try:
+        runner = CliRunner()
+        result = runner.invoke(app, ["bench", "paper", "--json", "--families", "blas3", "--per-family", "1",
+                                     "--tune-trials", "2", "--k", "1", "--no-polly", "--reps", "1",
+                                     "--out", str(tmp_path / "p.md")])
+        assert result.exit_code == 0, result.output
+        out = json.loads(result.stdout)
+        assert [r["family"] for r in out["nests"]] == ["blas3"] and out["nests"][0]["polly"] == {"status": "off"}
+        assert (tmp_path / "p.md").exists() and (tmp_path / "p.png").exists()
+        bad = runner.invoke(app, ["bench", "paper", "--families", "nope"])
+        assert isinstance(bad.exception, ParameterError) and "nope" in str(bad.exception)
+        bad_trials = runner.invoke(app, ["bench", "paper", "--tune-trials", "10,x"])
+        assert isinstance(bad_trials.exception, ParameterError)
+    finally:
+        get_settings.cache_clear()
+
+
+# -- the summary rules, on rows made up by hand ----------------------------------------------------
+
+
+def _row(transfer: dict[int, tuple[float, int]], autotune: dict[int, tuple[float, int]], polly: float | None,
+         polly_status: str = "verified") -> dict:
+    def cell(s: float, e: int) -> dict:
+        return {"speedup": s, "evaluations": e, "accepted": s > 1.0}
+
+    return {"transfer": {str(k): cell(s, e) for k, (s, e) in transfer.items()},
+            "autotune": {str(n): cell(s, e) for n, (s, e) in autotune.items()},
+            "polly": {"status": polly_status, "speedup": polly}}
+
+
+def test_summary_targets_pass_and_fail_by_the_numbers() -> None:
+    rows = [_row({1: (2.0, 1), 5: (3.0, 3)}, {10: (2.5, 10), 100: (3.2, 100)}, 1.5),
+            _row({1: (1.0, 1), 5: (1.5, 4)}, {10: (1.2, 10), 100: (1.6, 100)}, 0.5),
+            _row({1: (1.0, 0), 5: (1.0, 2)}, {10: (1.0, 10), 100: (1.0, 100)}, 9.0, "unverified")]
+    s = summarize(rows, [1, 5], [10, 100])
+    by = {m["method"]: m for m in s["methods"]}
+    assert by["transfer k=5"]["geomean_speedup"] == pytest.approx(geomean([3.0, 1.5, 1.0]))
+    assert by["transfer k=5"]["mean_evaluations"] == pytest.approx(3.0)
+    assert by["polly"]["geomean_speedup"] == pytest.approx(math.sqrt(1.5 * 0.5))
+    assert by["polly"]["unverified"] == 1 and by["polly"]["nests"] == 2
+    # k=5: 3.0 >= 0.9*3.2, 1.5 >= 0.9*1.6, 1.0 >= 0.9*1.0 -> all three; k=1: only the last
+    assert s["near_autotune"]["k=5"] == pytest.approx(1.0) and s["near_autotune"]["k=1"] == pytest.approx(1 / 3)
+    ratio = geomean([3.0, 1.5, 1.0]) / geomean([3.2, 1.6, 1.0])
+    assert ratio >= 0.9 and s["targets"]["a"]["status"] == "PASS" and s["targets"]["a"]["passing_k"] == [5]
+    assert s["targets"]["b"]["status"] == "PASS"  # 1.65 > Polly's 0.87 and never below 1.0
+    slow = summarize([_row({5: (1.0, 40)}, {100: (3.0, 100)}, 5.0)], [5], [100])
+    assert slow["targets"]["a"]["status"] == "FAIL" and slow["targets"]["b"]["status"] == "FAIL"
+    off = summarize(rows, [1, 5], [10, 100], polly_requested=True, polly_available=False)
+    assert off["targets"]["b"]["status"] == "NOT AVAILABLE"
+
+
+def test_family_of_program_names() -> None:
+    assert family_of("blas3/gemm_ijk.c") == "blas3"
+    assert family_of("gemm") is None and family_of("/x.c") is None
