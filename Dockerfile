@@ -24,6 +24,7 @@ COPY embeddings ./embeddings
 COPY database ./database
 COPY autotune ./autotune
 COPY service ./service
+COPY benchmarks ./benchmarks
 RUN pip install --no-deps .
 
 RUN useradd --create-home --uid 10001 perfembed \

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import tempfile
 from collections import defaultdict
@@ -27,50 +26,32 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from autotune.transfer import LoopRoles, adapt_recipe, loop_roles  # noqa: E402
-from database import best_recipe_for, get_program, get_store, list_nests  # noqa: E402
-from database.embedding_store import feature_matrix, make_embedder, static_names  # noqa: E402
+from database import get_program, get_store, list_nests  # noqa: E402
+from database.embedding_store import (  # noqa: E402
+    best_recipes,
+    feature_matrix,
+    make_embedder,
+    recipe_family,
+    static_names,
+    tuning_targets,
+)
 from loopnest import Harness, Recipe, extract_scops  # noqa: E402
 from loopnest.config import get_settings  # noqa: E402
 
-OPS = ("interchange", "tile", "parallelize", "vectorize", "unroll", "distribute", "fuse", "skew")
-
-
-def _recipe_family(steps: list[dict[str, Any]]) -> str:
-    return "+".join(sorted({s["op"] for s in steps})) or "none"
-
 
 def load_rows(url: str) -> list[dict[str, Any]]:
-    """Every nest with a verified best recipe: features, family, best recipe and speedup, roles."""
+    """Every nest with loop roles: features, family, best recipe and speedup (the identity, 1.0,
+    when nothing beat the original)."""
     store = get_store(url)
-    rows = []
     with store.session() as session:
-        from database import list_targets
-
-        targets = list_targets(session)
-        for nest in list_nests(session):
-            best = None
-            for target in targets:
-                ranked = best_recipe_for(session, nest_id=nest.id, target_id=target.id)
-                if ranked and (best is None or (ranked.measurement.speedup or 0) > (best.measurement.speedup or 0)):
-                    best = ranked
-            normalized = nest.normalized if isinstance(nest.normalized, dict) else {}
-            if best is None or "loop_roles" not in normalized:
-                continue
-            program = get_program(session, program_id=nest.program_id)
-            rows.append({"nest_id": nest.id, "family": program.name.split("/")[0], "program": program.name,
-                         "source": program.source, "params": normalized.get("param_values", {}),
-                         "features": dict(nest.static_features), "best_steps": best.recipe.steps["steps"],
-                         "best_speedup": max(best.measurement.speedup or 1.0, 1.0),
-                         "roles": normalized["loop_roles"]})
-    return rows
-
-
-def _targets(rows: list[dict[str, Any]]) -> np.ndarray:
-    out = []
-    for r in rows:
-        ops = {s["op"] for s in r["best_steps"]}
-        out.append([math.log2(r["best_speedup"]), *(1.0 if op in ops else 0.0 for op in OPS)])
-    return np.asarray(out)
+        nests = [n for n in list_nests(session) if isinstance(n.normalized, dict) and "loop_roles" in n.normalized]
+        programs = {n.program_id: get_program(session, program_id=n.program_id) for n in nests}
+    best = best_recipes(store, [n.id for n in nests])
+    return [{"nest_id": n.id, "family": programs[n.program_id].name.split("/")[0],
+             "program": programs[n.program_id].name, "source": programs[n.program_id].source,
+             "params": n.normalized.get("param_values", {}), "features": dict(n.static_features),
+             "best_steps": best[n.id][0], "best_speedup": best[n.id][1], "roles": n.normalized["loop_roles"]}
+            for n in nests]
 
 
 class Evaluator:
@@ -113,8 +94,8 @@ def run(url: str, designs: list[str], per_family: int, reps: int, components: in
     rows = load_rows(url)
     names = static_names()
     X = feature_matrix([r["features"] for r in rows], names)
-    Y = _targets(rows)
-    labels = np.asarray([_recipe_family(r["best_steps"]) for r in rows])
+    Y = tuning_targets([(r["best_steps"], r["best_speedup"]) for r in rows])
+    labels = np.asarray([recipe_family(r["best_steps"]) for r in rows])
     families = sorted({r["family"] for r in rows})
     by_family: dict[str, list[int]] = defaultdict(list)
     for i, r in enumerate(rows):

@@ -136,7 +136,7 @@ def seed_database(directory: Path, n_nests: int, *, pipeline_module: str) -> dic
         pipeline.ingest_program(store, program, settings=settings)
     with store.session() as session:
         real = list_nests(session)
-        recipe = get_or_create_recipe(session, steps={"steps": [{"op": "parallelize", "loop": 0}]})
+        recipe = get_or_create_recipe(session, steps=[{"op": "parallelize", "loop": 0}])
         for nest in real:
             add_measurement(session, nest_id=nest.id, recipe_id=recipe.id, target_id=target.id, median_time_s=0.01,
                             spread_s=0.0, repetitions=3, verified=True, origin="manual", speedup=1.5)

@@ -8,6 +8,7 @@ It lives in ``database`` (it needs both the database and ``embeddings``) and is 
 from __future__ import annotations
 
 import hashlib
+import math
 import pickle
 import threading
 from collections.abc import Mapping, Sequence
@@ -120,8 +121,7 @@ class EmbeddingStore:
             self._model = (version, pickle.loads(record.fitted_state or b""))
         return self._model
 
-    def fit(self, *, design: str = "standard", n_components: int = 16,
-            labels: Mapping[int, Any] | None = None) -> str:
+    def fit(self, *, design: str = "standard", n_components: int = 16) -> str:
         """Fit a model on every stored nest, store all embeddings, rebuild the index; the version."""
         with self.store.session() as session:
             nests = list_nests(session)
@@ -133,8 +133,11 @@ class EmbeddingStore:
         if design == "standard":
             estimator.fit(X)
         else:
-            y = np.asarray([labels.get(n.id, "none") if labels else "none" for n in nests])
-            estimator.fit(X, y if design == "nca" else _numeric_targets(nests))
+            best = best_recipes(self.store, [n.id for n in nests])
+            if design == "nca":
+                estimator.fit(X, np.asarray([recipe_family(best[n.id][0]) for n in nests]))
+            else:
+                estimator.fit(X, tuning_targets([best[n.id] for n in nests]))
         vectors = estimator.transform(X)
         digest = hashlib.sha256(X.tobytes() + design.encode() + str(n_components).encode()).hexdigest()[:12]
         version = f"{design}-{n_components}-{len(nests)}-{digest}"
@@ -344,10 +347,38 @@ def _gate_distance(vectors: np.ndarray, *, chunk: int = 512) -> float:
     return float(np.percentile(nearest, 90))
 
 
-def _numeric_targets(nests: Sequence[Any]) -> np.ndarray:
-    """Targets for the supervised design: the nests' dynamic features where measured (log time, rates)."""
-    keys = ("log2_time_us_t1", "log2_gflops_t1", "log2_gbs_t1", "d1_miss_rate")
-    y = feature_matrix([n.dynamic_features for n in nests], keys)
-    col_mean = np.nanmean(np.where(np.isnan(y), np.nan, y), axis=0)
-    col_mean = np.where(np.isnan(col_mean), 0.0, col_mean)
-    return np.where(np.isnan(y), col_mean, y)
+RECIPE_OPS = ("interchange", "tile", "parallelize", "vectorize", "unroll", "distribute", "fuse", "skew")
+
+
+def recipe_family(steps: Sequence[Mapping[str, Any]]) -> str:
+    """A recipe's family: the set of its operations ("interchange+parallelize+tile")."""
+    return "+".join(sorted({str(s["op"]) for s in steps})) or "none"
+
+
+def tuning_targets(best: Sequence[tuple[Sequence[Mapping[str, Any]], float]]) -> np.ndarray:
+    """What the supervised design predicts per nest: log2 of its best speedup and which operations
+    its best recipe uses (the performance characteristics that decide what to transfer)."""
+    rows = []
+    for steps, speedup in best:
+        ops = {s["op"] for s in steps}
+        rows.append([math.log2(max(speedup, 1.0)), *(1.0 if op in ops else 0.0 for op in RECIPE_OPS)])
+    return np.asarray(rows, dtype=float).reshape(-1, 1 + len(RECIPE_OPS))
+
+
+def best_recipes(store: Store, nest_ids: Sequence[int]) -> dict[int, tuple[list[dict[str, Any]], float]]:
+    """Each nest's best verified recipe (steps, speedup) on any target; the identity when none is faster."""
+    from database.repositories import best_recipe_for, list_targets
+
+    out: dict[int, tuple[list[dict[str, Any]], float]] = {}
+    with store.session() as session:
+        targets = list_targets(session)
+        for nest_id in nest_ids:
+            best: tuple[list[dict[str, Any]], float] = ([], 1.0)
+            for target in targets:
+                ranked = best_recipe_for(session, nest_id=nest_id, target_id=target.id)
+                if ranked is not None and (ranked.measurement.speedup or 0.0) > best[1]:
+                    steps = ranked.recipe.steps  # a steps list (older records: {"steps": [...]})
+                    steps = steps.get("steps", []) if isinstance(steps, dict) else steps
+                    best = (list(steps), float(ranked.measurement.speedup or 1.0))
+            out[nest_id] = best
+    return out

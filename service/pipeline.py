@@ -100,7 +100,7 @@ def record_evaluation(ctx: Context, *, nest_id: int, recipe: Recipe, evaluation:
         return
     target_id = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
     with ctx.store.session() as session:
-        rec = get_or_create_recipe(session, steps=recipe.to_dict())
+        rec = get_or_create_recipe(session, steps=recipe.to_dict()["steps"])
         add_measurement(session, nest_id=nest_id, recipe_id=rec.id, target_id=target_id,
                         median_time_s=variant.median, spread_s=(variant.spread or 0.0) * variant.median,
                         repetitions=reps, verified=evaluation.verified, origin=origin, params=dict(params),
@@ -242,13 +242,13 @@ def _evaluate(ctx: Context, scop: Scop, params: dict[str, int], nest_id: int, ne
         if base.ok and base.median is not None:
             identity = Recipe()
             with ctx.store.session() as session:
-                rec = get_or_create_recipe(session, steps=identity.to_dict())
+                rec = get_or_create_recipe(session, steps=identity.to_dict()["steps"])
                 add_measurement(session, nest_id=nest_id, recipe_id=rec.id, target_id=target_id,
                                 median_time_s=base.median, spread_s=(base.spread or 0.0) * base.median,
                                 repetitions=reps, verified=True, origin="transfer", params=params, speedup=1.0)
         for cand in result.candidates:
             with ctx.store.session() as session:
-                rec = get_or_create_recipe(session, steps=cand.recipe.to_dict())
+                rec = get_or_create_recipe(session, steps=cand.recipe.to_dict()["steps"])
                 if cand.speedup is not None and base.median:
                     add_measurement(session, nest_id=nest_id, recipe_id=rec.id, target_id=target_id,
                                     median_time_s=base.median / cand.speedup, spread_s=0.0, repetitions=reps,
@@ -296,7 +296,8 @@ def nest_detail(store: Store, nest_id: int, *, settings: Settings) -> dict[str, 
         for target in list_targets(session):
             ranked = best_recipe_for(session, nest_id=nest_id, target_id=target.id)
             if ranked is not None:
-                best[str(target.id)] = {"recipe": ranked.recipe.steps, "speedup": ranked.measurement.speedup,
+                best[str(target.id)] = {"recipe": Recipe.from_dict(ranked.recipe.steps).to_dict(),
+                                        "speedup": ranked.measurement.speedup,
                                         "median_time_s": ranked.measurement.median_time_s}
     del ctx
     return {"id": nest.id, "program_id": nest.program_id, "index": nest.index, "normalized": nest.normalized,

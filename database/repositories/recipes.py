@@ -9,9 +9,17 @@ from database.models import RecipeModel
 from database.repositories._common import get_or_create, json_value
 
 
+def _steps_list(steps: JsonValue) -> JsonValue:
+    """Recipes are stored as their steps list; ``{"steps": [...]}`` (the recipe file form) is unwrapped
+    so that one recipe never has two records."""
+    if isinstance(steps, dict) and set(steps) == {"steps"}:
+        return steps["steps"]
+    return steps
+
+
 def get_or_create_recipe(session: Session, *, steps: JsonValue) -> Recipe:
     """The recipe with these steps, created if new; key order and spacing do not matter."""
-    value = json_value(steps, what="recipe steps")
+    value = json_value(_steps_list(steps), what="recipe steps")
     text = canonical_json(value)
     digest = recipe_hash(value)
     row, _ = get_or_create(
@@ -28,5 +36,5 @@ def get_recipe(session: Session, *, recipe_id: int) -> Recipe:
 
 
 def find_recipe(session: Session, *, steps: JsonValue) -> Recipe | None:
-    row = RecipeModel.find_by_hash(session, recipe_hash(json_value(steps, what="recipe steps")))
+    row = RecipeModel.find_by_hash(session, recipe_hash(json_value(_steps_list(steps), what="recipe steps")))
     return None if row is None else row.to_domain()
