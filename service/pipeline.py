@@ -28,7 +28,6 @@ from database import (
     list_embedding_models,
     list_jobs,
     load_embeddings,
-    ranked_recipes_for,
 )
 from database.embedding_store import EmbeddingStore
 from database.store import Store
@@ -109,16 +108,23 @@ def record_evaluation(ctx: Context, *, nest_id: int, recipe: Recipe, evaluation:
 
 def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int,
                    exclude: tuple[int, ...] = (), min_speedup: float = 1.1) -> list[Neighbour]:
-    """The k nearest stored nests that have a verified recipe, with what transfer needs of them."""
+    """The k nearest stored nests that have a verified recipe, with what transfer needs of them.
+
+    Recipes tuned on this target come first; a nest never measured here falls back to its best on a
+    target of the same ISA level, then on any target (a shipped seed was tuned on another machine).
+    """
     target_id = ctx.target_id
-    hits = ctx.embeddings.search(dict(features), k=k * 3, target_id=target_id, exclude=exclude)
+    # Not filtered by target: a nest tuned only elsewhere still lends its recipe (see above).
+    hits = ctx.embeddings.search(dict(features), k=k * 3, exclude=exclude)
     out: list[Neighbour] = []
     with ctx.store.session() as session:
+        targets = _targets_by_preference(session, target_id)
         for hit in hits:
-            best = best_recipe_for(session, nest_id=hit.nest_id, target_id=target_id)
-            if best is None:
-                ranked = ranked_recipes_for(session, nest_id=hit.nest_id, target_id=target_id, limit=1)
-                best = ranked[0] if ranked else None
+            best = None
+            for candidate in targets:
+                best = best_recipe_for(session, nest_id=hit.nest_id, target_id=candidate)
+                if best is not None:
+                    break
             # A neighbour whose best recipe never beat its own baseline by the acceptance margin has
             # nothing to transfer: its candidate would be a wasted (or harmful) evaluation.
             if best is None or (best.measurement.speedup or 0.0) < min_speedup:
@@ -146,6 +152,17 @@ def _database_stamp(store: Store) -> tuple[int, int, str | None]:
         measurements = session.scalar(select(func.count()).select_from(MeasurementModel)) or 0
         models = list_embedding_models(session)
     return nests, measurements, models[-1].version if models else None
+
+
+def _targets_by_preference(session: Any, target_id: int) -> list[int]:
+    """This target, then targets of the same ISA level, then the rest."""
+    from database import list_targets
+
+    targets = list_targets(session)
+    here = next((t for t in targets if t.id == target_id), None)
+    same_isa = [t.id for t in targets if here is not None and t.id != target_id and t.isa_level == here.isa_level]
+    rest = [t.id for t in targets if t.id != target_id and t.id not in same_isa]
+    return [target_id, *same_isa, *rest]
 
 
 def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings,
