@@ -47,19 +47,24 @@ def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Co
         entries = [e for e in entries if rank[id(e)] < per_family]
     entries = entries[:limit]
     failed = 0
+    failures: list[str] = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[last]}"), console=console) as progress:
         task = progress.add_task("seed build", total=len(entries), last="")
 
         def done(outcome: object) -> None:
             nonlocal failed
-            failed += getattr(outcome, "status", "") == "failed"
+            if getattr(outcome, "status", "") == "failed":
+                failed += 1
+                failures.append(f"{outcome.name}: {outcome.message}")  # type: ignore[attr-defined]
             best = getattr(outcome, "best_speedup", None)
             progress.update(task, advance=1, last=f"{outcome.name}: {outcome.status}"  # type: ignore[attr-defined]
                             + (f" {best:.2f}x" if best else ""))
 
         build_seed(store.url, entries, trials=trials, jobs=jobs, reps=reps, settings=settings, on_done=done)
     console.print(f"{len(entries) - failed} of {len(entries)} nests tuned or already done; {failed} failed")
+    for line in failures:
+        console.print(f"  failed: {line}")
 
 
 @seed_app.command("export")
