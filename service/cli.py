@@ -14,39 +14,26 @@ from typing import Any
 
 import click
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from loopnest.errors import ParameterError, PerfembedError
+from service.commands.options import (
+    DefineOpt,
+    FunctionOpt,
+    IncludeOpt,
+    JsonOpt,
+    ParamOpt,
+    console,
+    err_console,
+    parse_params,
+)
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Transfer tuning of C loop nests with performance embeddings.")
-# Markup off: C subscripts such as A[i][j] would otherwise be read as style tags.
-console = Console(markup=False)
-err_console = Console(stderr=True, soft_wrap=True)
-
-IncludeOpt = typer.Option([], "-I", "--include", help="Directory for quoted includes (as cc -I).")
-DefineOpt = typer.Option([], "-D", "--define", help="Macro NAME or NAME=VALUE (as cc -D).")
-ParamOpt = typer.Option([], "--param", help="Parameter value NAME=INT for sizes and trip counts.")
-FunctionOpt = typer.Option(None, "--function", help="Only nests of this function.")
-JsonOpt = typer.Option(False, "--json", help="Print one JSON object.")
 ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
                          help="Ask the perfembed server at this URL (sends the file and its local quoted includes).")
 ApiKeyOpt = typer.Option(None, "--api-key", envvar="PERFEMBED_API_KEY", help="API key for --server writes.")
-
-
-def parse_params(items: list[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        try:
-            out[name.strip()] = int(value, 0)
-        except ValueError:
-            raise ParameterError(f"--param {item!r}: expected NAME=INT") from None
-        if not sep or not name.strip().isidentifier():
-            raise ParameterError(f"--param {item!r}: expected NAME=INT")
-    return out
 
 
 def load_program(file: Path, include: list[str], define: list[str], function: str | None) -> Any:

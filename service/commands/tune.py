@@ -17,22 +17,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from loopnest.errors import ParameterError, RecipeError
+from service.commands.options import (
+    DefineOpt,
+    FunctionOpt,
+    IncludeOpt,
+    JsonOpt,
+    ParamOpt,
+    console,
+    err_console,
+    parse_params,
+)
 
 if TYPE_CHECKING:
     from autotune import TuneProgress
 
-console = Console(markup=False)
-err_console = Console(stderr=True, soft_wrap=True)
-
-IncludeOpt = typer.Option([], "-I", "--include", help="Directory for quoted includes (as cc -I).")
-DefineOpt = typer.Option([], "-D", "--define", help="Macro NAME or NAME=VALUE (as cc -D).")
-ParamOpt = typer.Option([], "--param", help="Parameter value NAME=INT for sizes and trip counts.")
-FunctionOpt = typer.Option(None, "--function", help="Only nests of this function.")
-JsonOpt = typer.Option(False, "--json", help="Print one JSON object.")
 
 
 def tune_command(
@@ -180,19 +181,6 @@ def worker_command(
 
 
 # -- helpers -----------------------------------------------------------------------------------
-
-
-def parse_params(items: list[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip().isidentifier():
-            raise ParameterError(f"--param {item!r}: expected NAME=INT")
-        try:
-            out[name.strip()] = int(value, 0)
-        except ValueError:
-            raise ParameterError(f"--param {item!r}: expected NAME=INT") from None
-    return out
 
 
 def _read(path: Path) -> str:
