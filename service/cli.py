@@ -27,6 +27,7 @@ from service.commands.options import (
     console,
     err_console,
     parse_params,
+    read_recipe_file,
 )
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -173,7 +174,7 @@ def apply(file: Path, recipe: Path = typer.Option(..., "--recipe", help="Recipe 
     from loopnest.dropin import replace_regions
     from loopnest.transform.recipe import Recipe, apply_recipe
 
-    rec = Recipe.from_json(_read_recipe(recipe))
+    rec = Recipe.from_json(read_recipe_file(recipe))
     extraction = load_program(file, include, define, function)
     chosen = _selected(extraction, nest)
     transformed = {i: apply_recipe(extraction.scops[i], rec) for i in chosen}
@@ -184,12 +185,6 @@ def apply(file: Path, recipe: Path = typer.Option(..., "--recipe", help="Recipe 
         output.write_text(text)
         err_console.print(f"wrote {output} ({len(transformed)} nest(s) transformed)")
 
-
-def _read_recipe(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError as exc:
-        raise ParameterError(f"cannot read recipe {path}: {exc.strerror}") from None
 
 
 @app.command()
@@ -205,7 +200,7 @@ def measure(file: Path, recipe: Path | None = typer.Option(None, "--recipe", hel
     from loopnest.transform.recipe import Recipe
 
     settings = get_settings()
-    rec = Recipe.from_json(_read_recipe(recipe)) if recipe else Recipe()
+    rec = Recipe.from_json(read_recipe_file(recipe)) if recipe else Recipe()
     params = parse_params(param)
     extraction = load_program(file, include, define, function)
     results = []

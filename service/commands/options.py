@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 from rich.console import Console
 
-from loopnest.errors import ParameterError
+from loopnest.errors import ParameterError, RecipeError
 
 # Markup off: C subscripts such as A[i][j] would otherwise be read as style tags.
 console = Console(markup=False)
@@ -30,3 +32,11 @@ def parse_params(items: list[str]) -> dict[str, int]:
         if not sep or not name.strip().isidentifier():
             raise ParameterError(f"--param {item!r}: expected NAME=INT")
     return out
+
+
+def read_recipe_file(path: Path) -> str:
+    """The text of a recipe file; an unreadable one is a :class:`RecipeError` naming it."""
+    try:
+        return path.read_text()
+    except OSError as exc:
+        raise RecipeError(f"cannot read recipe {path}: {exc.strerror}") from None

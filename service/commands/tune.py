@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.table import Table
 
-from loopnest.errors import ParameterError, RecipeError
+from loopnest.errors import ParameterError
 from service.commands.options import (
     DefineOpt,
     FunctionOpt,
@@ -29,6 +29,7 @@ from service.commands.options import (
     console,
     err_console,
     parse_params,
+    read_recipe_file,
 )
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def tune_command(
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     settings = get_settings()
     params = parse_params(param)
-    seeds = [Recipe.from_json(_read(path)) for path in warm_start]
+    seeds = [Recipe.from_json(read_recipe_file(path)) for path in warm_start]
     options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
     # Nest indices count every nest of the file, so that they match with or without --function.
     scops = extract_scops(file, options).scops
@@ -182,12 +183,6 @@ def worker_command(
 
 # -- helpers -----------------------------------------------------------------------------------
 
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError as exc:
-        raise RecipeError(f"cannot read recipe {path}: {exc.strerror}") from None
 
 
 def _progress(quiet: bool) -> Any:
