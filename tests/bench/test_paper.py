@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from autotune.seed import build_seed, read_manifest
 from benchmarks.paper import family_of, geomean, run_paper_benchmark, summarize
-from database import get_store
+from database import best_recipe_for, get_store, list_nests, list_programs, list_targets
 from loopnest.config import Settings, get_settings
 from loopnest.errors import ParameterError
 from loopnest.transform.recipe import Recipe
@@ -76,11 +76,29 @@ def test_report_structure_and_one_nest_per_family(report: dict) -> None:
     assert set(report["summary"]["near_autotune"]) >= {"k=1", "k=2", "best k"}
 
 
-def test_neighbours_come_from_other_families_only(report: dict) -> None:
+def _transferable_by_family(url: str) -> dict[str, set[int]]:
+    """Per family, the nests whose best verified recipe beat their baseline by the acceptance margin."""
+    store = get_store(url)
+    out: dict[str, set[int]] = {}
+    with store.session() as session:
+        programs = {p.id: p for p in list_programs(session)}
+        targets = [t.id for t in list_targets(session)]
+        for nest in list_nests(session):
+            best = [b for t in targets if (b := best_recipe_for(session, nest_id=nest.id, target_id=t))]
+            if best and max(b.measurement.speedup or 0.0 for b in best) >= 1.1:
+                out.setdefault(family_of(programs[nest.program_id].name) or "", set()).add(nest.id)
+    return out
+
+
+def test_neighbours_come_from_other_families_only(seeded: tuple[str, Path, Settings], report: dict) -> None:
+    # Which seed nests got a recipe worth transferring depends on 4 timed trials, so the test checks the
+    # rule (other families, only nests with a recipe >= 1.1x, as many as exist up to k), not a count.
+    transferable = _transferable_by_family(seeded[0])
     for row in report["nests"]:
-        assert row["neighbours"], row["name"]
+        eligible = set().union(*(ids for fam, ids in transferable.items() if fam != row["family"]))
+        ids = [nb["nest_id"] for nb in row["neighbours"]]
+        assert set(ids) <= eligible and len(ids) == len(set(ids)) == min(max(K_VALUES), len(eligible)), row["name"]
         assert all(nb["family"] != row["family"] for nb in row["neighbours"])
-        assert len(row["neighbours"]) <= max(K_VALUES)
         for k in K_VALUES:
             assert all(c["from_nest_id"] in [nb["nest_id"] for nb in row["neighbours"][:k]]
                        for c in row["transfer"][str(k)]["candidates"])
