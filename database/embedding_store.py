@@ -21,10 +21,10 @@ import numpy as np
 from database.repositories import (
     get_embedding_model,
     list_embedding_models,
-    list_measurements,
     list_nests,
     load_embeddings,
     measured_nest_ids,
+    nest_summaries,
     register_embedding_model,
     store_embeddings,
 )
@@ -269,18 +269,9 @@ class EmbeddingStore:
     def _describe(self, hits: list[tuple[int, float]]) -> list[Hit]:
         if not hits:
             return []
-        from database.repositories import get_program
-
         with self.store.session() as session:
-            nests = {n.id: n for n in list_nests(session, nest_ids=[h[0] for h in hits])}
-            pids = {n.program_id for n in nests.values()}
-            programs = {pid: get_program(session, program_id=pid).name for pid in pids}
-            best: dict[int, float] = {}
-            for nest_id, _ in hits:
-                speeds = [m.speedup for m in list_measurements(session, nest_id=nest_id) if m.verified and m.speedup]
-                if speeds:
-                    best[nest_id] = max(speeds)
-        return [Hit(i, d, programs[nests[i].program_id], nests[i].index, best.get(i)) for i, d in hits if i in nests]
+            known = nest_summaries(session, nest_ids=[h[0] for h in hits])
+        return [Hit(i, d, *known[i]) for i, d in hits if i in known]
 
     def to_dataframe(self) -> Any:
         """One row per stored nest: program, index, best verified speedup, and static features."""
@@ -288,15 +279,9 @@ class EmbeddingStore:
 
         with self.store.session() as session:
             nests = list_nests(session)
-            from database.repositories import get_program
-
-            names = {pid: get_program(session, program_id=pid).name for pid in {n.program_id for n in nests}}
-            best: dict[int, float] = {}
-            for m in list_measurements(session):
-                if m.verified and m.speedup:
-                    best[m.nest_id] = max(best.get(m.nest_id, 0.0), m.speedup)
-        rows = [{"nest_id": n.id, "program": names[n.program_id], "index": n.index,
-                 "best_speedup": best.get(n.id), **n.static_features} for n in nests]
+            known = nest_summaries(session)
+        rows = [{"nest_id": n.id, "program": known[n.id][0], "index": n.index, "best_speedup": known[n.id][2],
+                 **n.static_features} for n in nests]
         return pd.DataFrame(rows)
 
     def plot_map(self, path: str | Path, *, method: str = "pca") -> Path:

@@ -11,8 +11,9 @@ import hashlib
 import json
 import math
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,8 +80,10 @@ def ingest_scop(ctx: Context, *, source: str, name: str, index: int, scop: Scop,
                 params: Mapping[str, int]) -> int:
     """Store a nest (program, normalized form, static features) and embed it when a model exists."""
     values = _require_params(scop, params)
-    return register_nest(ctx.store, source=source, name=name, index=index, scop=scop, params=values,
-                         data_dir=ctx.settings.data_dir).id
+    nest_id = register_nest(ctx.store, source=source, name=name, index=index, scop=scop, params=values,
+                            data_dir=ctx.settings.data_dir).id
+    _database_changed(ctx.store)
+    return nest_id
 
 
 def ingest_program(store: Store, program: ProgramIn, *, settings: Settings, name: str | None = None) -> list[int]:
@@ -104,6 +107,7 @@ def record_evaluation(ctx: Context, *, nest_id: int, recipe: Recipe, evaluation:
                         median_time_s=variant.median, spread_s=(variant.spread or 0.0) * variant.median,
                         repetitions=reps, verified=evaluation.verified, origin=origin, params=dict(params),
                         speedup=evaluation.speedup if evaluation.verified else None)
+    _database_changed(ctx.store)
 
 
 def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int,
@@ -141,8 +145,20 @@ def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int
     return out
 
 
+# How long a database stamp is trusted before it is read again. Writes through this module drop
+# it at once; a write by another process (a worker, `perfembed embeddings fit`) shows within it.
+STAMP_TTL_S = 1.0
+
+
 def _database_stamp(store: Store) -> tuple[int, int, str | None]:
-    """Changes whenever an answer from the database alone could change: nests, measurements, model."""
+    """Changes whenever an answer from the database alone could change: nests, measurements, model.
+
+    Reading it costs three queries, most of a cached suggestion; so it is reused for STAMP_TTL_S.
+    """
+    fresh = _fresh_stamp(store)
+    if fresh is not None:
+        return fresh
+    now = time.monotonic()
     from sqlalchemy import func, select
 
     from database.models import MeasurementModel, NestModel
@@ -151,7 +167,19 @@ def _database_stamp(store: Store) -> tuple[int, int, str | None]:
         nests = session.scalar(select(func.count()).select_from(NestModel)) or 0
         measurements = session.scalar(select(func.count()).select_from(MeasurementModel)) or 0
         models = list_embedding_models(session)
-    return nests, measurements, models[-1].version if models else None
+    stamp = (nests, measurements, models[-1].version if models else None)
+    store.__dict__["_database_stamp"] = (stamp, now + STAMP_TTL_S)
+    return stamp
+
+
+def _fresh_stamp(store: Store) -> tuple[int, int, str | None] | None:
+    """The stamp if read within STAMP_TTL_S (no I/O), else None."""
+    cached = store.__dict__.get("_database_stamp")
+    return cached[0] if cached is not None and cached[1] > time.monotonic() else None
+
+
+def _database_changed(store: Store) -> None:
+    store.__dict__.pop("_database_stamp", None)
 
 
 def _targets_by_preference(session: Any, target_id: int) -> list[int]:
@@ -173,26 +201,73 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
     With ``fallback``, a nest whose neighbours are too far or whose candidates all fail the gate
     gets a tuning job enqueued (its id is returned); the caller decides whether to run it now.
     Answers from the database alone are cached per program until the database changes (a new nest,
-    measurement or model), so repeated queries for the same code cost one count query.
+    measurement or model; see :func:`_database_stamp`), so a repeated query costs a lookup.
     """
     if evaluate or fallback:
         return _suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
                         min_speedup=min_speedup, reps=reps, name=name, budget=budget)
-    cache: OrderedDict[str, dict[str, Any]] = store.__dict__.setdefault("_suggestion_cache", OrderedDict())
-    lock: threading.Lock = store.__dict__.setdefault("_suggestion_lock", threading.Lock())
-    key = hashlib.sha256(json.dumps([program.model_dump(), k, min_speedup, _database_stamp(store)],
-                                    sort_keys=True, default=str).encode()).hexdigest()
-    with lock:
-        if key in cache:
-            cache.move_to_end(key)
-            return copy.deepcopy(cache[key])
-    result = _suggest(store, program, k=k, evaluate=False, settings=settings, fallback=False,
-                      min_speedup=min_speedup, reps=reps, name=name, budget=budget)
-    with lock:
-        cache[key] = copy.deepcopy(result)
-        while len(cache) > 256:
-            cache.popitem(last=False)
+    return _memoized(store, "suggestions", _suggestion_key(store, program, k, min_speedup),
+                     lambda: _suggest(store, program, k=k, evaluate=False, settings=settings, fallback=False,
+                                      min_speedup=min_speedup, reps=reps, name=name, budget=budget))
+
+
+def cached_suggestion(store: Store, program: ProgramIn, *, k: int, min_speedup: float = 1.1) -> dict[str, Any] | None:
+    """The database-only answer :func:`suggest` would return, if it is cached and the stamp is fresh.
+
+    Touches no database and runs no analysis, so the API can answer it on its event loop (a thread
+    per cached request made the tail latency under 32 clients).
+    """
+    stamp = _fresh_stamp(store)
+    if stamp is None:
+        return None
+    found = _cache_get(store, "suggestions", [program.model_dump(), k, min_speedup, stamp])
+    return found[0] if found else None
+
+
+def _suggestion_key(store: Store, program: ProgramIn, k: int, min_speedup: float) -> list[Any]:
+    return [program.model_dump(), k, min_speedup, _database_stamp(store)]
+
+
+def _memoized(store: Store, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
+    """``compute()``, remembered per store under ``key`` (JSON) in a small LRU; copies out."""
+    found = _cache_get(store, kind, key)
+    if found:
+        return found[0]
+    result = compute()
+    _cache_put(store, kind, key, result)
     return result
+
+
+_CACHE_SIZE = 256
+
+
+def _cache(store: Store, kind: str) -> tuple[OrderedDict[str, Any], threading.Lock]:
+    return (store.__dict__.setdefault(f"_{kind}_cache", OrderedDict()),
+            store.__dict__.setdefault(f"_{kind}_lock", threading.Lock()))
+
+
+def _digest(key: Any) -> str:
+    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _cache_get(store: Store, kind: str, key: Any) -> tuple[Any] | None:
+    cache, lock = _cache(store, kind)
+    digest = _digest(key)
+    with lock:
+        if digest not in cache:
+            return None
+        cache.move_to_end(digest)
+        value = cache[digest]
+    return (copy.deepcopy(value),)
+
+
+def _cache_put(store: Store, kind: str, key: Any, value: Any) -> None:
+    cache, lock = _cache(store, kind)
+    digest, value = _digest(key), copy.deepcopy(value)
+    with lock:
+        cache[digest] = value
+        while len(cache) > _CACHE_SIZE:
+            cache.popitem(last=False)
 
 
 def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings, fallback: bool,
@@ -289,13 +364,19 @@ def search(store: Store, *, vector: list[float] | None, program: ProgramIn | Non
         return [h.to_dict() for h in es.search(vector, k)]
     if program is None:
         raise ParameterError("search needs a vector or a program")
+    # The analysis is most of a search by program and depends on the program alone: remembered.
+    features = _memoized(store, "features", program.model_dump(), lambda: _first_nest_features(program))
+    return [h.to_dict() for h in es.search(features, k)]
+
+
+def _first_nest_features(program: ProgramIn) -> dict[str, float | None]:
     from embeddings.features import static_features
 
     scops = extract_program(program).scops
     if not scops:
         raise ParameterError("the program has no supported loop nest")
     params = _require_params(scops[0], program.params)
-    return [h.to_dict() for h in es.search(static_features(scops[0], params).to_dict(), k)]
+    return static_features(scops[0], params).to_dict()
 
 
 def nest_detail(store: Store, nest_id: int, *, settings: Settings) -> dict[str, Any]:

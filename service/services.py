@@ -81,10 +81,26 @@ def suggest(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pip
                                    fallback=body.fallback)
     else:
         raw = pipeline.suggest(store, program, k=body.k, evaluate=False, settings=settings, fallback=body.fallback)
+    return _suggestions_view(raw, evaluated=body.evaluate)
+
+
+def cached_suggestions(body: SuggestionsIn, *, store: Store, settings: ServiceSettings,
+                       pipeline: ModuleType) -> dict[str, Any] | None:
+    """The answer to a database-only request when the pipeline has it cached (no I/O), else None."""
+    _check_k(body.k, settings)
+    lookup = getattr(pipeline, "cached_suggestion", None)
+    if body.evaluate or body.fallback or lookup is None:
+        return None
+    program = ProgramIn.model_validate(body.model_dump(include=set(ProgramIn.model_fields)))
+    raw = lookup(store, program, k=body.k)
+    return None if raw is None else _suggestions_view(raw, evaluated=False)
+
+
+def _suggestions_view(raw: Any, *, evaluated: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"nests": raw} if isinstance(raw, list) else dict(raw)
-    out["nests"] = [suggestion_view(dict(nest), evaluated=body.evaluate) for nest in out.get("nests", [])]
+    out["nests"] = [suggestion_view(dict(nest), evaluated=evaluated) for nest in out.get("nests", [])]
     out.setdefault("rejected", [])
-    out["evaluated"] = body.evaluate
+    out["evaluated"] = evaluated
     return out
 
 

@@ -38,6 +38,7 @@ from database.repositories.measurements import (
     best_recipe_for,
     list_measurements,
     measured_nest_ids,
+    nest_summaries,
     ranked_recipes_for,
 )
 from database.repositories.programs import (
@@ -85,6 +86,7 @@ __all__ = [
     "list_jobs",
     "list_measurements",
     "measured_nest_ids",
+    "nest_summaries",
     "list_nests",
     "list_programs",
     "list_targets",

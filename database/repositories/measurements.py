@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from database.domain import Measurement, MeasurementOrigin, RankedRecipe, canonical_json
-from database.models import MeasurementModel, NestModel, RecipeModel, TargetModel
-from database.repositories._common import check_non_negative, check_positive, json_object
+from database.models import MeasurementModel, NestModel, ProgramModel, RecipeModel, TargetModel
+from database.repositories._common import check_non_negative, check_positive, chunks, json_object
 
 
 def add_measurement(
@@ -150,3 +150,27 @@ def measured_nest_ids(session: Session, *, target_id: int, verified: bool = True
     if verified:
         stmt = stmt.where(MeasurementModel.verified.is_(True))
     return set(session.scalars(stmt))
+
+
+def nest_summaries(session: Session, *,
+                   nest_ids: Iterable[int] | None = None) -> dict[int, tuple[str, int, float | None]]:
+    """Per nest: its program's name, its index, and its best verified speedup on any target.
+
+    One query (a search describes its hits with it; a query per hit was most of its time).
+    """
+    def query(ids: list[int] | None) -> Any:
+        best = (select(MeasurementModel.nest_id, func.max(MeasurementModel.speedup).label("best"))
+                .where(MeasurementModel.verified.is_(True), MeasurementModel.speedup.is_not(None))
+                .group_by(MeasurementModel.nest_id))
+        nests = select(NestModel.id, ProgramModel.name, NestModel.index)
+        if ids is not None:
+            best, nests = best.where(MeasurementModel.nest_id.in_(ids)), nests.where(NestModel.id.in_(ids))
+        sub = best.subquery()
+        return session.execute(nests.add_columns(sub.c.best).join(ProgramModel, ProgramModel.id == NestModel.program_id)
+                               .outerjoin(sub, sub.c.nest_id == NestModel.id))
+
+    out: dict[int, tuple[str, int, float | None]] = {}
+    rows = list(query(None)) if nest_ids is None else [r for part in chunks(nest_ids) for r in query(part)]
+    for nest_id, name, index, speedup in rows:
+        out[int(nest_id)] = (str(name), int(index), float(speedup) if speedup is not None else None)
+    return out

@@ -1,6 +1,9 @@
 """Dependencies of the routes: settings, store, session, pipeline, evaluation pool, API keys.
 
 Everything a route needs comes through an ``Annotated`` alias declared here; nothing is global.
+The dependencies are ``async``: a sync one costs a thread-pool hop per request, which under load
+(32 clients on 2 cores) was most of a cached suggestion's latency. The two that may block (opening
+the store, checking an uncached key) hand that part to the thread pool.
 The per-app objects live in one :class:`AppState` on ``app.state.perfembed``, built by
 :func:`service.app.create_app`. Tests override :func:`get_pipeline` (or pass settings) as needed.
 """
@@ -15,6 +18,7 @@ from types import ModuleType
 from typing import Annotated
 
 from fastapi import Depends, Request, Security
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
@@ -68,6 +72,16 @@ class AppState:
                 self._store.dispose()
                 self._store = None
 
+    @property
+    def opened(self) -> Store | None:
+        """The store if it is already open (no I/O), else None."""
+        return self._store
+
+    def cached_key(self, key: str) -> ApiKey | None:
+        """A key checked within ``api_key_cache_s``, without touching the database."""
+        cached = self._keys.get(api_key_hash(key))
+        return cached[0] if cached is not None and cached[1] > time.monotonic() else None
+
     def check_key(self, key: str) -> ApiKey:
         """The record of a presented key; raises :class:`AuthenticationError` for an unknown one."""
         digest = api_key_hash(key)
@@ -89,7 +103,7 @@ class AppState:
         return record
 
 
-def get_state(request: Request) -> AppState:
+async def get_state(request: Request) -> AppState:
     state: AppState = request.app.state.perfembed
     return state
 
@@ -97,15 +111,17 @@ def get_state(request: Request) -> AppState:
 StateDep = Annotated[AppState, Depends(get_state)]
 
 
-def get_settings(state: StateDep) -> ServiceSettings:
+async def get_settings(state: StateDep) -> ServiceSettings:
     return state.settings
 
 
 SettingsDep = Annotated[ServiceSettings, Depends(get_settings)]
 
 
-def get_store(state: StateDep) -> Store:
-    return state.store()
+async def get_store(state: StateDep) -> Store:
+    if state.opened is not None:
+        return state.opened
+    return await run_in_threadpool(state.store)  # opening may create the schema: off the event loop
 
 
 StoreDep = Annotated[Store, Depends(get_store)]
@@ -120,7 +136,7 @@ def get_session(store: StoreDep) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def get_pipeline(settings: SettingsDep) -> ModuleType:
+def load_pipeline(settings: ServiceSettings) -> ModuleType:
     """The core pipeline module (``settings.pipeline_module``, normally ``service.pipeline``)."""
     try:
         return importlib.import_module(settings.pipeline_module)
@@ -130,17 +146,21 @@ def get_pipeline(settings: SettingsDep) -> ModuleType:
         raise UnavailableError(f"the core pipeline {settings.pipeline_module!r} is not installed") from None
 
 
+async def get_pipeline(settings: SettingsDep) -> ModuleType:
+    return load_pipeline(settings)
+
+
 PipelineDep = Annotated[ModuleType, Depends(get_pipeline)]
 
 
-def get_pool(state: StateDep) -> EvaluationPool:
+async def get_pool(state: StateDep) -> EvaluationPool:
     return state.pool
 
 
 PoolDep = Annotated[EvaluationPool, Depends(get_pool)]
 
 
-def get_metrics(state: StateDep) -> Metrics:
+async def get_metrics(state: StateDep) -> Metrics:
     return state.metrics
 
 
@@ -151,21 +171,26 @@ _bearer = HTTPBearer(auto_error=False, scheme_name="ApiKey",
 CredentialsDep = Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)]
 
 
-def require_write_key(state: StateDep, credentials: CredentialsDep) -> ApiKey:
+async def _checked_key(state: AppState, key: str) -> ApiKey:
+    cached = state.cached_key(key)
+    return cached if cached is not None else await run_in_threadpool(state.check_key, key)
+
+
+async def require_write_key(state: StateDep, credentials: CredentialsDep) -> ApiKey:
     """Writes need a valid API key: 401 without one."""
     if credentials is None or not credentials.credentials:
         raise AuthenticationError("this request writes to the database and needs an API key: "
                                   "send `Authorization: Bearer KEY` (create one with `perfembed keys create NAME`)")
-    return state.check_key(credentials.credentials)
+    return await _checked_key(state, credentials.credentials)
 
 
-def require_read_key(state: StateDep, credentials: CredentialsDep) -> ApiKey | None:
+async def require_read_key(state: StateDep, credentials: CredentialsDep) -> ApiKey | None:
     """Reads are open unless ``api_keys_for_reads`` is set; a key that is sent must be valid."""
     if credentials is None or not credentials.credentials:
         if state.settings.api_keys_for_reads:
             raise AuthenticationError("this server needs an API key for reads too: send `Authorization: Bearer KEY`")
         return None
-    return state.check_key(credentials.credentials)
+    return await _checked_key(state, credentials.credentials)
 
 
 WriteKeyDep = Annotated[ApiKey, Depends(require_write_key)]

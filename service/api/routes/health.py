@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 
-from service.api.deps import MetricsDep, StateDep, get_pipeline
+from service.api.deps import MetricsDep, StateDep, load_pipeline
 from service.errors import UnavailableError
 from service.middleware import metrics_text
 from service.schemas import HealthPublic, ReadyPublic
@@ -27,7 +27,7 @@ def healthz() -> dict[str, str]:
 def readyz(state: StateDep) -> Any:
     pipeline: ModuleType | None
     try:
-        pipeline = get_pipeline(state.settings)
+        pipeline = load_pipeline(state.settings)
     except UnavailableError:
         pipeline = None
     ready, checks = readiness(state, pipeline)
