@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from autotune.transfer import LoopRoles, adapt_recipe, loop_roles  # noqa: E402
+from benchmarks.harness_cache import RecipeCache  # noqa: E402
 from database import get_program, get_store, list_nests  # noqa: E402
 from database.embedding_store import (  # noqa: E402
     best_recipes,
@@ -60,8 +61,7 @@ class Evaluator:
     def __init__(self, rows: list[dict[str, Any]], reps: int) -> None:
         self.rows = {r["nest_id"]: r for r in rows}
         self.reps = reps
-        self.cache: dict[tuple[int, str], float] = {}
-        self.harnesses: dict[int, Any] = {}
+        self.caches: dict[int, RecipeCache] = {}
         self.tmp = Path(tempfile.mkdtemp(prefix="perfembed-designs-"))
 
     def scop(self, nest_id: int) -> Any:
@@ -71,23 +71,22 @@ class Evaluator:
         return extract_scops(path).scops[0]
 
     def speedup(self, nest_id: int, neighbour_id: int) -> float:
+        """The neighbour's best recipe, adapted, on the nest: its speedup, 1.0 for the identity, 0.0 when it
+        fails or its outputs differ."""
         row, nb = self.rows[nest_id], self.rows[neighbour_id]
-        if nest_id not in self.harnesses:
-            scop = self.scop(nest_id)
-            self.harnesses[nest_id] = Harness(scop, row["params"], reps=self.reps)
-        harness = self.harnesses[nest_id]
+        if nest_id not in self.caches:
+            self.caches[nest_id] = RecipeCache(Harness(self.scop(nest_id), row["params"], reps=self.reps))
+        harness = self.caches[nest_id].harness
         recipe = adapt_recipe(Recipe.from_dict({"steps": nb["best_steps"]}), LoopRoles.from_dict(nb["roles"]),
                               harness.scop, loop_roles(harness.scop, harness.params, harness.dependences),
                               harness.dependences)
-        key = (nest_id, recipe.hash)
-        if key not in self.cache:
-            ev = harness.evaluate(recipe) if not recipe.is_identity else None
-            self.cache[key] = (ev.speedup or 0.0) if ev is not None and ev.verified else (1.0 if ev is None else 0.0)
-        return self.cache[key]
+        if recipe.is_identity:  # the original itself: nothing to build
+            return 1.0
+        return self.caches[nest_id].evaluate(recipe).speedup or 0.0
 
     def close(self) -> None:
-        for h in self.harnesses.values():
-            h.close()
+        for cache in self.caches.values():
+            cache.close()
 
 
 def run(url: str, designs: list[str], per_family: int, reps: int, components: int) -> dict[str, Any]:

@@ -1,0 +1,55 @@
+"""One nest's harness, measuring each distinct recipe once (shared by the benchmarks).
+
+Transfer benchmarks often arrive at the same adapted recipe from several neighbours (or from a
+neighbour and an autotuning winner); compiling and timing it again would cost time and, worse,
+give the same recipe two different measurements in one comparison. :class:`RecipeCache` keys the
+measurements by :attr:`Recipe.hash`, so every consumer sees one result per distinct recipe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Measured:
+    """One distinct recipe measured in the nest's harness."""
+
+    recipe: Any
+    speedup: float | None  # None unless the variant ran and its outputs were verified
+    verified: bool
+    status: str
+    median_s: float | None
+    message: str = ""
+
+
+@dataclass
+class RecipeCache:
+    """A nest's :class:`~loopnest.harness.Harness` and each recipe's :class:`Measured`, by recipe hash.
+
+    ``wall_s``: the wall-clock limit per variant (None: the harness's own limits). The harness stays
+    the caller's: use it as a context manager around the cache, or call :meth:`close`.
+    """
+
+    harness: Any
+    wall_s: float | None = None
+    results: dict[str, Measured] = field(default_factory=dict)
+
+    def evaluate(self, recipe: Any) -> Measured:
+        """The recipe's measurement, taken on the first request and remembered after."""
+        key = recipe.hash
+        if key not in self.results:
+            try:
+                ev = self.harness.evaluate(recipe, wall_seconds=self.wall_s)
+                variant = ev.variant
+                ok = bool(ev.verified and variant.ok and ev.speedup)
+                self.results[key] = Measured(recipe, ev.speedup if ok else None, ok, variant.status, variant.median,
+                                             variant.message[:300])
+            except Exception as exc:  # an illegal or broken recipe costs this candidate only
+                self.results[key] = Measured(recipe, None, False, "error", None, f"{type(exc).__name__}: {exc}"[:300])
+        return self.results[key]
+
+    def close(self) -> None:
+        """Remove the harness's working folder (its binaries and outputs)."""
+        self.harness.close()

@@ -1,0 +1,116 @@
+"""What the paper benchmark measures per held-out nest: transfer candidates, autotuning winners and Polly.
+
+The transfer candidates and the autotuning winners go through one :class:`~benchmarks.harness_cache.RecipeCache`
+on the nest's gcc harness, so that every ratio is over the same baseline median and a recipe both methods
+reach is measured once; Polly gets a second harness (another compiler) whose outputs are checked
+against the gcc baseline's.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from benchmarks.harness_cache import RecipeCache
+
+POLLY_CC = "clang-16"
+POLLY_FLAGS = "-O3 -march=native -fopenmp -mllvm -polly -mllvm -polly-parallel"
+
+
+def polly_available(cc: str = POLLY_CC) -> bool:
+    """Whether the Polly compiler is on PATH."""
+    return shutil.which(cc) is not None
+
+
+def accept(speedup: float | None, min_speedup: float) -> tuple[float, bool]:
+    """The acceptance rule: a verified speedup of at least ``min_speedup`` counts, else the original (1.0)."""
+    if speedup is not None and speedup >= min_speedup:
+        return speedup, True
+    return 1.0, False
+
+
+def transfer_results(cache: RecipeCache, tuner: Any, scop: Any, params: Mapping[str, int], neighbours: Sequence[Any],
+                     deps: Any, k_values: Sequence[int], min_speedup: float) -> dict[str, Any]:
+    """Per k (as a string): the k nearest neighbours' adapted recipes, each measured, and the accepted best."""
+    transfer: dict[str, Any] = {}
+    for k in k_values:
+        cands = tuner.candidates(scop, params, neighbours[:k], deps)
+        evaluated: list[dict[str, Any]] = []
+        for cand in cands:
+            ev = cache.evaluate(cand.recipe)
+            evaluated.append({"from": cand.neighbour.name, "from_nest_id": cand.neighbour.nest_id,
+                              "distance": cand.neighbour.distance, "recipe": cand.recipe.to_dict(),
+                              "speedup": ev.speedup, "verified": ev.verified, "status": ev.status})
+        good = [c for c in evaluated if c["verified"] and c["speedup"]]
+        best = max(good, key=lambda c: c["speedup"]) if good else None
+        speedup, accepted = accept(best["speedup"] if best else None, min_speedup)
+        transfer[str(k)] = {"k": k, "neighbours": len(neighbours[:k]), "evaluations": len(cands),
+                            "speedup": speedup, "accepted": accepted,
+                            "best_measured": best["speedup"] if best else None,
+                            "recipe": best["recipe"] if accepted and best else None,
+                            "from": best["from"] if accepted and best else None,
+                            "candidates": evaluated}
+    return transfer
+
+
+def autotune_results(cache: RecipeCache, history: Sequence[Any], tune_trials: Sequence[int],
+                     min_speedup: float) -> dict[str, Any]:
+    """Per budget n (as a string): the best verified of the first n evaluated trials, re-measured in ``cache``."""
+    from loopnest.transform.recipe import Recipe
+
+    autotune: dict[str, Any] = {}
+    for n in tune_trials:
+        first = history[:n]
+        good_trials = [r for r in first if r.verified and r.speedup]
+        pick = max(good_trials, key=lambda r: r.speedup) if good_trials else None
+        entry: dict[str, Any] = {"trials": n, "evaluations": len(first),
+                                 "search_speedup": pick.speedup if pick else None,
+                                 "trial": pick.number if pick else None}
+        if pick is not None:
+            recipe = Recipe.from_dict({"steps": list(pick.recipe.get("steps", []))})
+            if recipe.is_identity:
+                entry.update(speedup=1.0, accepted=False, measured=1.0, verified=True, recipe=None)
+            else:
+                ev = cache.evaluate(recipe)
+                speedup, accepted = accept(ev.speedup if ev.verified else None, min_speedup)
+                entry.update(speedup=speedup, accepted=accepted, measured=ev.speedup,
+                             verified=ev.verified, status=ev.status,
+                             recipe=recipe.to_dict() if accepted else None)
+        else:
+            entry.update(speedup=1.0, accepted=False, measured=None, verified=False, recipe=None)
+        autotune[str(n)] = entry
+    return autotune
+
+
+def run_polly(harness_cls: Any, verify_outputs: Any, scop: Any, params: Mapping[str, int], reps: int,
+              threads: int | None, limits: Any, gcc: Any, gcc_median: float, polly_cc: str,
+              polly_flags: str) -> dict[str, Any]:
+    """The original nest built by ``polly_cc``: its median, its speedup over ``gcc_median`` and whether its
+    outputs match those of ``gcc`` (the gcc harness, whose baseline has run)."""
+    try:
+        with harness_cls(scop, params, reps=reps, threads=threads, limits=limits, cc=polly_cc,
+                         cflags=polly_flags) as ph:
+            res = ph.baseline()
+            row: dict[str, Any] = {"median_s": res.median, "compile_s": res.compile_seconds}
+            if not res.ok or not res.median:
+                return {**row, "status": "failed", "message": f"{res.status}: {res.message}"[:300], "speedup": None}
+            expected, actual = _workdir(gcc) / "baseline.out", _workdir(ph) / "baseline.out"
+            check = verify_outputs(expected, actual, gcc.layouts)
+            tolerance = "default"
+            if not check.verified:  # clang may contract or order floating point differently from gcc
+                loose = verify_outputs(expected, actual, gcc.layouts, reorders_reduction=True)
+                if loose.verified:
+                    check, tolerance = loose, "reordered-reduction"
+            speedup = gcc_median / res.median
+            return {**row, "status": "verified" if check.verified else "unverified", "speedup": speedup,
+                    "verified": check.verified, "tolerance": tolerance, "max_rel_error": check.max_rel_error,
+                    "mismatch": check.mismatch}
+    except Exception as exc:  # Polly is a comparison point; its failure must not end the benchmark
+        return {"status": "failed", "message": f"{type(exc).__name__}: {exc}"[:300], "speedup": None}
+
+
+def _workdir(harness: Any) -> Path:
+    """The harness's private working folder, where ``baseline.out`` holds the baseline's outputs."""
+    return harness.workdir

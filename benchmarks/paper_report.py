@@ -1,0 +1,289 @@
+"""The paper benchmark's summary rules and its report: geomeans, the two targets, markdown and plot.
+
+Kept apart from the runner (``benchmarks/paper.py``) so that the rules can be read, tested and
+re-rendered from a saved JSON report without databases, compilers or harnesses. ``summarize`` works on
+the per-nest rows that :func:`benchmarks.paper.run_paper_benchmark` produces (plain dicts).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+NEAR_FRACTION = 0.9  # "transfer reaches 90% of autotuning"
+EVAL_FRACTION = 0.1  # "... with at most 10% of its evaluations"
+MAX_TARGET_K = 5  # the targets speak of transfer with few neighbours only
+
+
+def geomean(values: Sequence[float]) -> float | None:
+    """The geometric mean of the positive, finite values (a failed or missing ratio has no logarithm)."""
+    vals = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
+    if not vals:
+        return None
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+# -- summary ------------------------------------------------------------------------------------
+
+
+def _method(rows: Sequence[Mapping[str, Any]], kind: str, budget_key: str, budget: int, name: str) -> dict[str, Any]:
+    """One transfer (budget = k) or autotuning (budget = trials) method over every row."""
+    cells = [r[kind][str(budget)] for r in rows]
+    sp = [c["speedup"] for c in cells]
+    ev = [c["evaluations"] for c in cells]
+    return {"method": name, "kind": kind, budget_key: budget, "geomean_speedup": geomean(sp),
+            "mean_evaluations": statistics.fmean(ev) if ev else None, "nests": len(rows),
+            "accepted": sum(c["accepted"] for c in cells), "min_speedup": min(sp) if sp else None}
+
+
+def summarize(rows: Sequence[Mapping[str, Any]], k_values: Sequence[int], tune_trials: Sequence[int], *,
+              polly_requested: bool = True, polly_available: bool = True) -> dict[str, Any]:
+    """Geomeans, mean evaluations, the 90%-of-autotuning fraction and the two targets."""
+    n = len(rows)
+    methods: list[dict[str, Any]] = [{"method": "baseline", "kind": "baseline", "geomean_speedup": 1.0 if n else None,
+                                      "mean_evaluations": 0.0, "nests": n}]
+    methods += [_method(rows, "transfer", "k", k, f"transfer k={k}") for k in k_values]
+    methods += [_method(rows, "autotune", "trials", t, f"autotune {t}") for t in tune_trials]
+    polly: dict[str, Any] | None = None
+    if polly_requested:
+        verified = [r["polly"]["speedup"] for r in rows if r["polly"].get("status") == "verified"]
+        polly = {"method": "polly", "kind": "polly", "available": polly_available,
+                 "geomean_speedup": geomean(verified) if polly_available else None,
+                 "mean_evaluations": 0.0, "nests": len(verified),
+                 "unverified": sum(r["polly"].get("status") == "unverified" for r in rows),
+                 "failed": sum(r["polly"].get("status") == "failed" for r in rows),
+                 "slower_than_baseline": sum(1 for v in verified if v < 1.0)}
+        methods.append(polly)
+
+    ref_t = tune_trials[-1]
+    by = {m["method"]: m for m in methods}
+    ref = by[f"autotune {ref_t}"]
+    near: dict[str, Any] = {"reference": f"autotune {ref_t}", "threshold": NEAR_FRACTION}
+    for k in k_values:
+        hits = [r["transfer"][str(k)]["speedup"] >= NEAR_FRACTION * r["autotune"][str(ref_t)]["speedup"] for r in rows]
+        near[f"k={k}"] = sum(hits) / n if n else None
+    best_k_hits = [max(r["transfer"][str(k)]["speedup"] for k in k_values)
+                   >= NEAR_FRACTION * r["autotune"][str(ref_t)]["speedup"] for r in rows]
+    near["best k"] = sum(best_k_hits) / n if n else None
+
+    small_k = [k for k in k_values if k <= MAX_TARGET_K]
+    checks_a = []
+    for k in small_k:
+        m = by[f"transfer k={k}"]
+        ok = bool(n and m["geomean_speedup"] and ref["geomean_speedup"]
+                  and m["geomean_speedup"] >= NEAR_FRACTION * ref["geomean_speedup"]
+                  and m["mean_evaluations"] <= EVAL_FRACTION * ref["mean_evaluations"])
+        checks_a.append({"k": k, "geomean_ratio": (m["geomean_speedup"] / ref["geomean_speedup"])
+                         if n and ref["geomean_speedup"] else None,
+                         "evaluation_ratio": (m["mean_evaluations"] / ref["mean_evaluations"])
+                         if n and ref["mean_evaluations"] else None, "pass": ok})
+    passing_a = [c["k"] for c in checks_a if c["pass"]]
+    target_a = {"name": f"transfer (k<={MAX_TARGET_K}) reaches >= {NEAR_FRACTION:.0%} of autotune-{ref_t}'s geomean "
+                        f"with <= {EVAL_FRACTION:.0%} of its evaluations",
+                "status": "PASS" if passing_a else "FAIL", "passing_k": passing_a, "checks": checks_a}
+    checks_b = []
+    if polly is not None and polly["available"] and polly["geomean_speedup"] is not None:
+        for k in small_k:
+            m = by[f"transfer k={k}"]
+            ok = bool(n and m["geomean_speedup"] and m["geomean_speedup"] > polly["geomean_speedup"]
+                      and m["min_speedup"] is not None and m["min_speedup"] >= 1.0)
+            checks_b.append({"k": k, "geomean_speedup": m["geomean_speedup"], "polly_geomean": polly["geomean_speedup"],
+                             "min_speedup": m["min_speedup"], "pass": ok})
+        passing_b = [c["k"] for c in checks_b if c["pass"]]
+        status_b = "PASS" if passing_b else "FAIL"
+    else:
+        passing_b, status_b = [], "NOT EVALUATED" if polly is None else "NOT AVAILABLE"
+    target_b = {"name": f"transfer (k<={MAX_TARGET_K}) beats Polly's geomean and is never slower than the baseline "
+                        "(accepted-only rule)", "status": status_b, "passing_k": passing_b, "checks": checks_b}
+    return {"nests": n, "methods": methods, "near_autotune": near, "targets": {"a": target_a, "b": target_b}}
+
+
+# -- report -------------------------------------------------------------------------------------
+
+
+def _fmt(value: float | None, suffix: str = "x", digits: int = 2) -> str:
+    """A ratio for the tables; "-" where there is none."""
+    return "-" if value is None else f"{value:.{digits}f}{suffix}"
+
+
+def _load_note(cfg: Mapping[str, Any]) -> list[str]:
+    """A line on the machine's load during the run (a busy machine makes every ratio noisier)."""
+    load, cpus = cfg.get("load_average") or {}, cfg.get("cpus") or 1
+    start, end = load.get("start"), load.get("end")
+    if not start or not end:
+        return []
+    text = f"Load average (1 min) at start {start[0]:.1f}, at end {end[0]:.1f}, on {cpus} CPUs."
+    if max(start[0], end[0]) > 0.75 * cpus:
+        text += " **The machine was busy with other work during this run: ratios are noisier than usual.**"
+    return [text, ""]
+
+
+def _time(seconds: float) -> str:
+    """A baseline time in ms, or in us for the nests too small to read in ms."""
+    return f"{seconds * 1e3:.2f} ms" if seconds >= 1e-4 else f"{seconds * 1e6:.1f} us"
+
+
+def _pct(ratio: float | None, digits: int) -> str:
+    """A fraction as a percentage; "-" where there is none."""
+    return "-" if ratio is None else f"{ratio * 100:.{digits}f}%"
+
+
+def markdown_report(report: Mapping[str, Any], plot_name: str | None = None) -> str:
+    """The report as markdown: summary, targets, per-nest table and method; ``plot_name`` is linked."""
+    cfg, summary, rows = report["config"], report["summary"], report["nests"]
+    k_values, tune_trials = cfg["k_values"], cfg["tune_trials"]
+    ref_t = tune_trials[-1]
+    lines = [
+        "# Transfer tuning vs autotuning vs Polly (leave one family out)",
+        "",
+        f"Generated by `perfembed bench paper` (`benchmarks/paper.py`) in {report.get('seconds', 0):.0f} s: "
+        f"{summary['nests']} held-out nests from {len(cfg['families'])} families "
+        f"(up to {cfg['per_family']} per family), of {cfg['tuned_nests']} tuned nests in the database. "
+        f"Baseline `{cfg['cc']} {cfg['cflags']}`, {cfg['reps']} timed repetition(s) (median), "
+        f"threads: {cfg['threads'] or 'all cores'}; embedding model `{cfg['model_version']}`.",
+        "",
+        *_load_note(cfg),
+        "## Summary",
+        "",
+        "| method | geomean speedup | mean evaluations | nests | accepted / notes |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for m in summary["methods"]:
+        if m["kind"] == "polly":
+            if not m["available"]:
+                lines.append("| Polly | not available | - | - | " + (cfg["polly"].get("note") or "") + " |")
+                continue
+            note = f"{m['unverified']} unverified, {m['failed']} failed (left out); " \
+                   f"{m['slower_than_baseline']} slower than baseline"
+            lines.append(f"| Polly (`{cfg['polly']['cc']}`) | {_fmt(m['geomean_speedup'])} | 0 (one compile) | "
+                         f"{m['nests']} | {note} |")
+            continue
+        note = "" if m["kind"] == "baseline" else f"{m['accepted']} of {m['nests']} accepted (>= " \
+                                                  f"{cfg['min_speedup']}x), else 1.0"
+        lines.append(f"| {m['method']} | {_fmt(m['geomean_speedup'])} | {_fmt(m['mean_evaluations'], '', 1)} | "
+                     f"{m['nests']} | {note} |")
+    near = summary["near_autotune"]
+    lines += ["", f"Nests where transfer reaches >= {near['threshold']:.0%} of autotune {ref_t}: "
+              + ", ".join(f"{key} {_pct(val, 0)}"
+                          for key, val in near.items() if key not in ("reference", "threshold")) + ".", ""]
+    for key in ("a", "b"):
+        t = summary["targets"][key]
+        detail = ""
+        if t["checks"]:
+            if key == "a":
+                detail = "; ".join(f"k={c['k']}: {_pct(c['geomean_ratio'], 0)} of the geomean with "
+                                   f"{_pct(c['evaluation_ratio'], 1)} of the evaluations" for c in t["checks"])
+            else:
+                detail = "; ".join(f"k={c['k']}: {_fmt(c['geomean_speedup'])} vs Polly {_fmt(c['polly_geomean'])}, "
+                                   f"slowest {_fmt(c['min_speedup'])}" for c in t["checks"])
+        lines.append(f"- **Target ({key})** {t['name']}: **{t['status']}**" + (f" ({detail})" if detail else ""))
+    if plot_name:
+        lines += ["", f"![geomean speedup vs mean evaluations]({plot_name})"]
+    head = ["nest", "family", "baseline"] + [f"T k={k}" for k in k_values] + [f"AT {t}" for t in tune_trials] \
+        + ["Polly", "nearest neighbours (other families)"]
+    lines += ["", "## Per nest", "",
+              "Speedups over the gcc baseline, measured in one harness per nest; `(n)` = evaluations; "
+              "`*` = accepted; Polly `?` = outputs differ from gcc's.", "",
+              "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for r in rows:
+        cells = [r["name"] + ("" if r["index"] == 0 else f"#{r['index']}"), r["family"], _time(r["baseline_s"])]
+        for k in k_values:
+            t = r["transfer"][str(k)]
+            cells.append(f"{t['speedup']:.2f}x{'*' if t['accepted'] else ''} ({t['evaluations']})")
+        for n in tune_trials:
+            a = r["autotune"][str(n)]
+            cells.append(f"{a['speedup']:.2f}x{'*' if a['accepted'] else ''} ({a['evaluations']})")
+        p = r["polly"]
+        if p.get("status") == "verified":
+            cells.append(_fmt(p["speedup"]))
+        elif p.get("status") == "unverified":
+            cells.append(_fmt(p["speedup"]) + " ?")
+        else:
+            cells.append(p.get("status", "-"))
+        cells.append(", ".join(f"{nb['name']} ({nb['distance']:.2g})" for nb in r["neighbours"][:3]) or "none")
+        lines.append("| " + " | ".join(cells) + " |")
+    if report["skipped"]:
+        lines += ["", "Skipped: " + "; ".join(f"{s['name']} ({s['reason']})" for s in report["skipped"]) + "."]
+    lines += [
+        "", "## Method", "",
+        "- Families are program-name prefixes (`family/file.c`). While a family is held out, the neighbour search "
+        "excludes every nest of that family, so no recipe reaches a nest from its own family.",
+        "- Transfer k: the k nearest neighbours' best verified recipes, adapted to the nest; each distinct "
+        f"candidate evaluated once. The best verified candidate counts if >= {cfg['min_speedup']}x, else the "
+        "original is kept (1.0x).",
+        f"- Autotune n: one fresh Optuna study per nest (TPE, seed {cfg['seed']}) in a scratch SQLite storage "
+        f"for {ref_t} evaluated trials; autotune n takes the best of the first n evaluated trials and re-evaluates "
+        "it in the same harness as the transfer candidates; same acceptance rule.",
+        "- Polly: the original nest built by `" + cfg["polly"]["cc"] + " " + cfg["polly"]["flags"]
+        + "`, outputs checked against gcc's baseline outputs.",
+        "- Caveat: the transfer result is the maximum over its candidates' measurements, while the autotuning "
+        "winner is re-measured once; with run-to-run noise of about 15% this favours transfer slightly when "
+        "k > 1.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_plot(report: Mapping[str, Any], path: Path) -> Path:
+    """Geomean speedup vs mean evaluations (log x) per method; baseline and Polly as horizontal lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    methods = report["summary"]["methods"]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for kind, colour, marker in (("transfer", "tab:blue", "o"), ("autotune", "tab:orange", "s")):
+        pts = [m for m in methods if m["kind"] == kind and m["geomean_speedup"] is not None]
+        if not pts:
+            continue
+        xs = [max(m["mean_evaluations"] or 0.0, 0.8) for m in pts]
+        ys = [m["geomean_speedup"] for m in pts]
+        ax.plot(xs, ys, marker=marker, color=colour, label=kind)
+        for m, x, y in zip(pts, xs, ys, strict=True):
+            ax.annotate(f"k={m['k']}" if kind == "transfer" else f"n={m['trials']}", (x, y),
+                        textcoords="offset points", xytext=(5, 5), fontsize=8)
+    ax.axhline(1.0, color="grey", linestyle=":", label="baseline (gcc -O3)")
+    polly = next((m for m in methods if m["kind"] == "polly"), None)
+    if polly and polly.get("geomean_speedup"):
+        ax.axhline(polly["geomean_speedup"], color="tab:green", linestyle="--",
+                   label=f"Polly ({polly['nests']} verified nests)")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlabel("mean evaluations per nest (log)")
+    ax.set_ylabel("geomean speedup over gcc -O3")
+    ax.set_title(f"leave one family out, {report['summary']['nests']} nests")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def write_report(report: Mapping[str, Any], out: Path) -> tuple[Path, Path]:
+    """The markdown report at ``out`` and its plot beside it (``.png``)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    plot = write_plot(report, out.with_suffix(".png"))
+    out.write_text(markdown_report(report, plot.name))
+    return out, plot
+
+
+def summary_table(report: Mapping[str, Any]) -> str:
+    """A plain-text summary for terminals."""
+    lines = [f"{'method':<16} {'geomean':>9} {'mean evals':>11} {'nests':>6}"]
+    for m in report["summary"]["methods"]:
+        if m["kind"] == "polly" and not m["available"]:
+            lines.append(f"{'polly':<16} {'n/a':>9}")
+            continue
+        lines.append(f"{m['method']:<16} {_fmt(m['geomean_speedup']):>9} {_fmt(m['mean_evaluations'], '', 1):>11} "
+                     f"{m['nests']:>6}")
+    for key, t in report["summary"]["targets"].items():
+        lines.append(f"target ({key}): {t['status']}" + (f" (k={t['passing_k']})" if t["passing_k"] else ""))
+    return "\n".join(lines)
