@@ -27,7 +27,8 @@ if TYPE_CHECKING:
         machine_signature,
         measure_machine,
     )
-    from embeddings.features.static import MAX_DEPTH, STATIC_SCHEMA, StaticTotals, static_features, static_totals
+    from embeddings.features.static import StaticTotals, static_features, static_totals
+    from embeddings.features.static_schema import MAX_DEPTH, STATIC_SCHEMA
     from embeddings.features.vector import Feature, FeatureVector, Schema, signed_log2, stack
 
 __all__ = [
@@ -38,8 +39,9 @@ __all__ = [
 
 _MODULE_OF = {
     **dict.fromkeys(("Feature", "FeatureVector", "Schema", "signed_log2", "stack"), "embeddings.features.vector"),
-    **dict.fromkeys(("MAX_DEPTH", "STATIC_SCHEMA", "StaticTotals", "static_features", "static_totals"),
-                    "embeddings.features.static"),
+    # The schema has its own module so that reading it does not import islpy.
+    **dict.fromkeys(("MAX_DEPTH", "STATIC_SCHEMA"), "embeddings.features.static_schema"),
+    **dict.fromkeys(("StaticTotals", "static_features", "static_totals"), "embeddings.features.static"),
     **dict.fromkeys(("DYNAMIC_SCHEMA", "dynamic_features", "perf_stat_supported", "reduce_params"),
                     "embeddings.features.dynamic"),
     **dict.fromkeys(("MachinePeaks", "MachineSignature", "load_or_measure", "machine_signature", "measure_machine"),

@@ -29,7 +29,8 @@ from pathlib import Path
 import islpy as isl
 
 from embeddings.features.machine import MachinePeaks, cache_geometry
-from embeddings.features.static import count_points, static_totals
+from embeddings.features.nest import count_points
+from embeddings.features.static import static_totals
 from embeddings.features.vector import FeatureVector, Schema, signed_log2
 from loopnest.errors import CompileError, ExecutionError, ParameterError
 from loopnest.harness.driver import array_layouts, synthesize_driver
