@@ -2,9 +2,9 @@
 
 Each loop gets a *role* vector (trip count, how the accesses stride along it, parallel or carrying a
 dependence); the neighbour's loops are matched to ours by an assignment problem over role distance.
-Our loops are first permuted into the neighbour's positions, then the neighbour's steps are replayed
-with tile sizes re-fitted to our trip counts; a step that is illegal or meaningless here is dropped
-and the rest kept.
+Our loops are first permuted into the neighbour's positions (unmatched ones outermost), then the
+neighbour's steps are replayed with tile sizes re-fitted to our trip counts; a step that is illegal
+or meaningless here is dropped and the rest kept.
 """
 
 from __future__ import annotations
@@ -116,14 +116,37 @@ def _refit_tile(size: int, trip: float) -> int:
     return max(1, 2 ** int(math.log2(limit))) if limit > 1 else 1
 
 
+def _shift_step(step: dict, by: int) -> dict:
+    """A neighbour's step moved ``by`` levels inwards (our extra loops sit outside the neighbour's)."""
+    if by == 0:
+        return dict(step)
+    out = dict(step)
+    if "loop" in out:
+        out["loop"] = out["loop"] + by
+    if out.get("outer") is not None:
+        out["outer"] = out["outer"] + by
+    if out["op"] == "tile":
+        out["loops"] = [lv + by for lv in out["loops"]]
+    if out["op"] == "interchange":
+        out["order"] = list(range(by)) + [q + by for q in out["order"]]
+    return out
+
+
 def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRoles,
                  deps: list[Dependence] | None = None) -> Recipe:
-    """The neighbour's ``recipe`` rewritten for ``scop``; illegal or inapplicable steps dropped."""
+    """The neighbour's ``recipe`` rewritten for ``scop``; illegal or inapplicable steps dropped.
+
+    Our loops are permuted into the neighbour's order; loops of ours that play no role of the
+    neighbour's (a deeper nest: gemm's k against a gemv neighbour, a stencil's time loop) go
+    outermost, so the loop nest the neighbour tuned (its innermost, vectorized loops above all)
+    stays innermost here, and its steps are replayed shifted inwards by their number.
+    """
     deps = compute_dependences(scop) if deps is None else deps
     mapping = map_loops(source, target)
     depth = scop.depth
-    order = [m for m in mapping if m >= 0]
-    order += [level for level in range(depth) if level not in order]
+    matched = [m for m in mapping if m >= 0]
+    extra = [level for level in range(depth) if level not in matched]
+    order = extra + matched
     kept: list[dict] = []
     if order != list(range(depth)):
         kept.append({"op": "interchange", "order": order})
@@ -134,9 +157,11 @@ def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRole
         try:
             current = apply_recipe(scop, Recipe.from_dict({"steps": kept}), deps)
         except (IllegalTransformError, RecipeError):
-            kept, current, trips = [], scop, list(target.trips)
+            # Our extra loops cannot move outside: keep the original order, and the neighbour's
+            # steps then address our loops from the outermost, unshifted.
+            kept, current, trips, extra = [], scop, list(target.trips), []
     for step in recipe.to_dict()["steps"]:
-        step = dict(step)
+        step = _shift_step(step, len(extra))
         if step["op"] == "interchange":
             order_n = list(step["order"])
             if len(order_n) > depth:

@@ -51,3 +51,16 @@ def test_transfer_evaluates_verifies_and_gates() -> None:
         assert cand.verified and cand.status == "ok"
         refused = TransferTuner(min_speedup=1e9).evaluate(harness, [neighbour])
         assert not refused.accepted and refused.candidates[0].verified
+
+
+def test_a_shallower_neighbours_recipe_keeps_its_inner_loops_and_our_extra_loop_goes_outside() -> None:
+    # ger (2 loops: i parallel, j unit-stride) tuned as "parallel i, simd j"; gemm has a third loop,
+    # the k reduction, which plays no role of ger's: it moves outermost, so j stays the simd loop.
+    ger = extract_scops(BLAS3.parent / "blas2/ger.c").scops[0]
+    tuned = Recipe.from_dict({"steps": [{"op": "parallelize", "loop": 0}, {"op": "vectorize", "loop": 1}]})
+    gemm = nest("gemm_ijk.c")
+    adapted = adapt_recipe(tuned, loop_roles(ger, {"m": 96, "n": 96}), gemm, loop_roles(gemm, SIZES))
+    assert adapted.to_dict()["steps"] == [{"op": "interchange", "order": [2, 0, 1]},
+                                          {"op": "parallelize", "loop": 1}, {"op": "vectorize", "loop": 2}]
+    with Harness(gemm, SIZES, reps=1) as harness:
+        assert harness.evaluate(adapted).verified
