@@ -317,17 +317,40 @@ def suggest(file: Path, include: list[str] = IncludeOpt, define: list[str] = Def
         if "accepted" in n:
             console.print("accepted: " + (f"{n['best']['speedup']:.2f}x from {n['best']['from']}" if n["accepted"]
                                           else "no candidate was verified and at least 1.1x faster"))
+        if "autotuned" in n:
+            tuned = n["autotuned"]
+            console.print(f"autotuned (--fallback): {tuned['speedup']:.2f}x after {tuned['evaluated']} trials, "
+                          f"{escape(json.dumps(tuned['recipe']['steps']))}" if tuned else
+                          "autotuned (--fallback): nothing verified and at least 1.1x faster"
+                          + (f" ({n['autotune_error']})" if n.get("autotune_error") else ""))
 
 
 def _run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials: int) -> None:
-    jobs = [n["tuning_job"] for n in result["nests"] if n.get("tuning_job")]
+    """Run the enqueued jobs here; each nest gets ``autotuned`` (its best verified recipe, >= 1.1x, or None)."""
+    jobs = {n["tuning_job"]: n for n in result["nests"] if n.get("tuning_job")}
     if not jobs:
         return
-    from autotune.worker import default_worker_id, run_worker
+    import optuna
 
-    with console.status(f"autotuning {len(jobs)} nest(s) no neighbour helped"):
+    from autotune.worker import default_worker_id, run_worker
+    from database import get_recipe
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    with console.status(f"autotuning {len(jobs)} nest(s) no neighbour helped ({trials} trials each)"):
         report = run_worker(store, worker_id=default_worker_id(), once=True, max_jobs=len(jobs), settings=settings)
-    err_console.print(f"autotuning: {escape(str(report))}")
+    for outcome in report.jobs:
+        nest = jobs.get(outcome.job_id)
+        if nest is None:
+            continue
+        found = None
+        if outcome.status == "done" and outcome.best_recipe_id is not None and (outcome.best_speedup or 0.0) >= 1.1:
+            with store.session() as session:
+                recipe = get_recipe(session, recipe_id=outcome.best_recipe_id)
+            found = {"recipe": {"steps": list(recipe.steps)}, "speedup": outcome.best_speedup,
+                     "evaluated": outcome.evaluated}
+        nest["autotuned"] = found
+        if outcome.error:
+            nest["autotune_error"] = outcome.error
 
 
 def _write_best(file: Path, include: list[str], define: list[str], function: str | None, result: dict[str, Any],
@@ -336,11 +359,17 @@ def _write_best(file: Path, include: list[str], define: list[str], function: str
     from loopnest.transform.recipe import Recipe, apply_recipe
 
     extraction = load_program(file, include, define, function)
-    chosen = {n["index"]: Recipe.from_dict(n["best"]["recipe"]) for n in result["nests"]
-              if n.get("accepted") and n.get("best")}
+    chosen = {n["index"]: Recipe.from_dict(_best_recipe(n)) for n in result["nests"] if _best_recipe(n) is not None}
     transformed = {i: apply_recipe(extraction.scops[i], r) for i, r in chosen.items()}
     out.write_text(replace_regions(file, transformed, extraction.scops))
     err_console.print(f"wrote {escape(str(out))}: {len(transformed)} of {len(extraction.scops)} nest(s) tuned")
+
+
+def _best_recipe(nest: dict[str, Any]) -> dict[str, Any] | None:
+    """The faster of the accepted transfer candidate and the fallback's autotuned recipe, if any."""
+    options = [nest["best"]] if nest.get("accepted") and nest.get("best") else []
+    options += [nest["autotuned"]] if nest.get("autotuned") else []
+    return max(options, key=lambda o: o["speedup"] or 0.0)["recipe"] if options else None
 
 
 def _mount_commands() -> None:

@@ -66,15 +66,12 @@ def paper_command(
     trials = _ints(tune_trials, "--tune-trials")
     ks = _ints(k, "--k")
     target = None if no_report else out
-    if json_out:
-        report = paper.run_paper_benchmark(settings.resolved_database_url, data_dir=settings.data_dir,
-                                           per_family=per_family, k_values=ks, tune_trials=trials, polly=polly,
-                                           reps=reps, families=families or None, out=target, settings=settings,
-                                           seed=seed)
-        sys.stdout.write(json.dumps(report, default=str) + "\n")
-        return
+    # Progress goes to stderr in both modes: a run takes tens of minutes, and stdout stays one JSON object.
     report = _with_progress(paper, settings, per_family=per_family, k_values=ks, tune_trials=trials, polly=polly,
                             reps=reps, families=families or None, out=target, seed=seed)
+    if json_out:
+        sys.stdout.write(json.dumps(report, default=str) + "\n")
+        return
     _render(report)
 
 
