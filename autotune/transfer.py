@@ -23,6 +23,9 @@ from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
+# The acceptance margin: a recipe must beat the original by this factor to be offered.
+MIN_SPEEDUP = 1.1
+
 ROLE_NAMES = ("log2_trip", "stride0", "stride1", "stride_large", "parallel", "carries")
 
 
@@ -118,8 +121,6 @@ def _refit_tile(size: int, trip: float) -> int:
 
 def _shift_step(step: dict, by: int) -> dict:
     """A neighbour's step moved ``by`` levels inwards (our extra loops sit outside the neighbour's)."""
-    if by == 0:
-        return dict(step)
     out = dict(step)
     if "loop" in out:
         out["loop"] = out["loop"] + by
@@ -234,7 +235,7 @@ class TransferTuner:
     accepted: negative transfer never reaches the user.
     """
 
-    def __init__(self, *, min_speedup: float = 1.1, timeout_factor: float = 1.5) -> None:
+    def __init__(self, *, min_speedup: float = MIN_SPEEDUP, timeout_factor: float = 1.5) -> None:
         self.min_speedup = min_speedup
         self.timeout_factor = timeout_factor
 

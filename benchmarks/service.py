@@ -255,9 +255,7 @@ def run_level(url: str, key: str, request: dict[str, Any], clients: int, *, seco
                     if sent >= max_requests:
                         return
                     sent += 1
-                body = request.get("json")
-                if callable(body):
-                    body = body()
+                body = request_body(request)
                 start = time.perf_counter()
                 try:
                     response = http.request(request["method"], request["path"], json=body)
@@ -312,11 +310,16 @@ def workloads(url: str, key: str, probe_nest: int) -> dict[str, dict[str, Any]]:
     }
 
 
+def request_body(request: dict[str, Any]) -> Any:
+    """The JSON body to send: fixed, or made per request (a callable, for the uncached workload)."""
+    body = request.get("json")
+    return body() if callable(body) else body
+
+
 def warm_up(url: str, key: str, requests: dict[str, dict[str, Any]]) -> None:
     with httpx.Client(base_url=url, timeout=300, headers={"Authorization": f"Bearer {key}"}) as http:
         for request in requests.values():
-            body = request.get("json")
-            response = http.request(request["method"], request["path"], json=body() if callable(body) else body)
+            response = http.request(request["method"], request["path"], json=request_body(request))
             if not response.is_success:
                 raise RuntimeError(f"{request['path']}: HTTP {response.status_code}: {response.text[:500]}")
 

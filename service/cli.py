@@ -332,6 +332,7 @@ def _run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials
         return
     import optuna
 
+    from autotune.transfer import MIN_SPEEDUP
     from autotune.worker import default_worker_id, run_worker
     from database import get_recipe
 
@@ -343,7 +344,8 @@ def _run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials
         if nest is None:
             continue
         found = None
-        if outcome.status == "done" and outcome.best_recipe_id is not None and (outcome.best_speedup or 0.0) >= 1.1:
+        worth_it = (outcome.best_speedup or 0.0) >= MIN_SPEEDUP
+        if outcome.status == "done" and outcome.best_recipe_id is not None and worth_it:
             with store.session() as session:
                 recipe = get_recipe(session, recipe_id=outcome.best_recipe_id)
             found = {"recipe": {"steps": list(recipe.steps)}, "speedup": outcome.best_speedup,
@@ -359,7 +361,8 @@ def _write_best(file: Path, include: list[str], define: list[str], function: str
     from loopnest.transform.recipe import Recipe, apply_recipe
 
     extraction = load_program(file, include, define, function)
-    chosen = {n["index"]: Recipe.from_dict(_best_recipe(n)) for n in result["nests"] if _best_recipe(n) is not None}
+    best = {n["index"]: _best_recipe(n) for n in result["nests"]}
+    chosen = {i: Recipe.from_dict(steps) for i, steps in best.items() if steps is not None}
     transformed = {i: apply_recipe(extraction.scops[i], r) for i, r in chosen.items()}
     out.write_text(replace_regions(file, transformed, extraction.scops))
     err_console.print(f"wrote {escape(str(out))}: {len(transformed)} of {len(extraction.scops)} nest(s) tuned")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.records import ensure_local_target, register_nest
-from autotune.transfer import LoopRoles, Neighbour, TransferTuner
+from autotune.transfer import MIN_SPEEDUP, LoopRoles, Neighbour, TransferTuner
 from database import (
     add_measurement,
     best_recipe_for,
@@ -111,7 +111,7 @@ def record_evaluation(ctx: Context, *, nest_id: int, recipe: Recipe, evaluation:
 
 
 def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int,
-                   exclude: tuple[int, ...] = (), min_speedup: float = 1.1) -> list[Neighbour]:
+                   exclude: tuple[int, ...] = (), min_speedup: float = MIN_SPEEDUP) -> list[Neighbour]:
     """The k nearest stored nests that have a verified recipe, with what transfer needs of them.
 
     Recipes tuned on this target come first; a nest never measured here falls back to its best on a
@@ -194,7 +194,7 @@ def _targets_by_preference(session: Any, target_id: int) -> list[int]:
 
 
 def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings,
-            fallback: bool = False, min_speedup: float = 1.1, reps: int = 3, name: str | None = None,
+            fallback: bool = False, min_speedup: float = MIN_SPEEDUP, reps: int = 3, name: str | None = None,
             budget: int = 40) -> dict[str, Any]:
     """Per nest: neighbours, adapted recipes, measured results (``evaluate``) and the gate decision.
 
@@ -206,12 +206,13 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
     if evaluate or fallback:
         return _suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
                         min_speedup=min_speedup, reps=reps, name=name, budget=budget)
-    return _memoized(store, "suggestions", _suggestion_key(store, program, k, min_speedup),
+    return _memoized(store, "suggestions", _suggestion_key(program, k, min_speedup, _database_stamp(store)),
                      lambda: _suggest(store, program, k=k, evaluate=False, settings=settings, fallback=False,
                                       min_speedup=min_speedup, reps=reps, name=name, budget=budget))
 
 
-def cached_suggestion(store: Store, program: ProgramIn, *, k: int, min_speedup: float = 1.1) -> dict[str, Any] | None:
+def cached_suggestion(store: Store, program: ProgramIn, *, k: int,
+                      min_speedup: float = MIN_SPEEDUP) -> dict[str, Any] | None:
     """The database-only answer :func:`suggest` would return, if it is cached and the stamp is fresh.
 
     Touches no database and runs no analysis, so the API can answer it on its event loop (a thread
@@ -220,12 +221,12 @@ def cached_suggestion(store: Store, program: ProgramIn, *, k: int, min_speedup: 
     stamp = _fresh_stamp(store)
     if stamp is None:
         return None
-    found = _cache_get(store, "suggestions", [program.model_dump(), k, min_speedup, stamp])
+    found = _cache_get(store, "suggestions", _suggestion_key(program, k, min_speedup, stamp))
     return found[0] if found else None
 
 
-def _suggestion_key(store: Store, program: ProgramIn, k: int, min_speedup: float) -> list[Any]:
-    return [program.model_dump(), k, min_speedup, _database_stamp(store)]
+def _suggestion_key(program: ProgramIn, k: int, min_speedup: float, stamp: tuple[Any, ...]) -> list[Any]:
+    return [program.model_dump(), k, min_speedup, stamp]
 
 
 def _memoized(store: Store, kind: str, key: Any, compute: Callable[[], Any]) -> Any:

@@ -74,7 +74,7 @@ def suggest(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pip
             pool: EvaluationPool) -> dict[str, Any]:
     """Neighbours, adapted recipes and results per nest; evaluations go through the bounded pool."""
     _check_k(body.k, settings)
-    program = ProgramIn.model_validate(body.model_dump(include=set(ProgramIn.model_fields)))
+    program = _program_of(body)
     if body.evaluate:
         with pool.slot():
             raw = pipeline.suggest(store, program, k=body.k, evaluate=True, settings=settings.for_evaluation(),
@@ -91,9 +91,14 @@ def cached_suggestions(body: SuggestionsIn, *, store: Store, settings: ServiceSe
     lookup = getattr(pipeline, "cached_suggestion", None)
     if body.evaluate or body.fallback or lookup is None:
         return None
-    program = ProgramIn.model_validate(body.model_dump(include=set(ProgramIn.model_fields)))
+    program = _program_of(body)
     raw = lookup(store, program, k=body.k)
     return None if raw is None else _suggestions_view(raw, evaluated=False)
+
+
+def _program_of(body: SuggestionsIn) -> ProgramIn:
+    """The program part of a suggestions request."""
+    return ProgramIn.model_validate(body.model_dump(include=set(ProgramIn.model_fields)))
 
 
 def _suggestions_view(raw: Any, *, evaluated: bool) -> dict[str, Any]:
