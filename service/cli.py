@@ -7,7 +7,6 @@ ends the command with exit code 2 and a one-line message naming the problem and 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,9 @@ from service.commands.options import (
     JsonOpt,
     ParamOpt,
     console,
+    emit_json,
     err_console,
+    fmt_value,
     parse_params,
     read_recipe_file,
 )
@@ -43,10 +44,6 @@ def load_program(file: Path, include: list[str], define: list[str], function: st
 
     options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
     return extract_scops(file, options, function=function)
-
-
-def _emit_json(data: object) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
 def _selected(extraction: Any, nest: int | None) -> list[int]:
@@ -79,7 +76,7 @@ def analyze(file: Path, include: list[str] = IncludeOpt, define: list[str] = Def
         _add_features(extraction.scops, nests, params, profile=profile)
     rejected = [r.to_dict() for r in extraction.rejected]
     if json_out:
-        _emit_json({"file": str(file), "nests": nests, "rejected": rejected, "missing_params": missing})
+        emit_json({"file": str(file), "nests": nests, "rejected": rejected, "missing_params": missing})
     else:
         for n in nests:
             _print_nest(n)
@@ -106,7 +103,7 @@ def _analyze_remote(server: str, api_key: str | None, file: Path, include: list[
     data = analyze_remote(server, file, include=include, define=define, params=params, function=function,
                           api_key=api_key)
     if json_out:
-        _emit_json(data)
+        emit_json(data)
     else:
         for n in data["nests"]:
             _print_nest(n)
@@ -213,20 +210,16 @@ def measure(file: Path, recipe: Path | None = typer.Option(None, "--recipe", hel
             results.append({"nest": i, "name": scop.name, "params": dict(h.params), "threads": h.threads,
                             "reps": reps, "baseline": base.to_dict(), **ev.to_dict()})
     if json_out:
-        _emit_json({"file": str(file), "results": results})
+        emit_json({"file": str(file), "results": results})
         return
     table = Table("nest", "baseline s", "variant s", "spread", "speedup", "verified", "max rel err", "status")
     for r in results:
         b, v, ver = r["baseline"], r["variant"], r["verification"] or {}
-        table.add_row(r["name"], _fmt(b["median"]), _fmt(v["median"]), _fmt(v["spread"], "{:.1%}"),
-                      _fmt(r["speedup"], "{:.2f}x"), "yes" if r["verified"] else "NO",
-                      _fmt(ver.get("max_rel_error"), "{:.2g}"),
+        table.add_row(r["name"], fmt_value(b["median"]), fmt_value(v["median"]), fmt_value(v["spread"], "{:.1%}"),
+                      fmt_value(r["speedup"], "{:.2f}x"), "yes" if r["verified"] else "NO",
+                      fmt_value(ver.get("max_rel_error"), "{:.2g}"),
                       v["status"] + (f": {v['message']}" if v["message"] else ""))
     console.print(table)
-
-
-def _fmt(value: float | None, pattern: str = "{:.4f}") -> str:
-    return "-" if value is None else pattern.format(value)
 
 
 @app.command()
@@ -262,7 +255,7 @@ def embeddings_fit(design: str = typer.Option("standard", "--design", help="stan
         version = es.fit(design=design, n_components=components)
     info = {"version": version, "nests": len(es.index()), "gate_distance": es.gate_distance()}
     if json_out:
-        _emit_json(info)
+        emit_json(info)
     else:
         console.print(f"model {version}: {info['nests']} nests embedded, confidence gate at distance "
                       f"{info['gate_distance']:.3g}")
@@ -286,6 +279,7 @@ def suggest(file: Path, include: list[str] = IncludeOpt, define: list[str] = Def
         suggest_remote(server, file, include=include, define=define, params=parse_params(param), function=function,
                        k=k, evaluate=evaluate, fallback=fallback, api_key=api_key, json_out=json_out)
         return
+    from service.commands.suggest import print_suggestions, run_fallback_jobs, write_best_file
     from service.pipeline import program_from_file
     from service.pipeline import suggest as run_suggest
 
@@ -295,84 +289,13 @@ def suggest(file: Path, include: list[str] = IncludeOpt, define: list[str] = Def
         result = run_suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
                              name=file.name, budget=trials)
     if fallback:
-        _run_fallback_jobs(store, settings, result, trials)
+        run_fallback_jobs(store, settings, result, trials)
     if write_best is not None:
-        _write_best(file, include, define, function, result, write_best)
+        write_best_file(file, load_program(file, include, define, function), result, write_best)
     if json_out:
-        _emit_json(result)
+        emit_json(result)
         return
-    for n in result["nests"]:
-        console.rule(f"{n['name']} (nest {n['index']})")
-        table = Table("neighbour", "distance", "recorded speedup", "adapted recipe")
-        for nb, cand in zip(n["neighbours"], n["candidates"] + [None] * len(n["neighbours"]), strict=False):
-            table.add_row(nb["name"], f"{nb['distance']:.3g}", _fmt(nb["recorded_speedup"], "{:.2f}x"),
-                          json.dumps(cand["recipe"]["steps"]) if cand else "-")
-        console.print(table)
-        if not n["confident"]:
-            console.print("low confidence: no stored nest is close to this one"
-                          + (" (tuning job enqueued)" if n.get("tuning_job") else "; use --fallback to autotune"))
-        for ev in n.get("evaluated", []):
-            console.print(f"  {ev['from']}: {ev['status']}, verified={ev['verified']}, "
-                          f"speedup {_fmt(ev['speedup'], '{:.2f}x')}")
-        if "accepted" in n:
-            console.print("accepted: " + (f"{n['best']['speedup']:.2f}x from {n['best']['from']}" if n["accepted"]
-                                          else "no candidate was verified and at least 1.1x faster"))
-        if "autotuned" in n:
-            tuned = n["autotuned"]
-            console.print(f"autotuned (--fallback): {tuned['speedup']:.2f}x after {tuned['evaluated']} trials, "
-                          f"{escape(json.dumps(tuned['recipe']['steps']))}" if tuned else
-                          "autotuned (--fallback): nothing verified and at least 1.1x faster"
-                          + (f" ({n['autotune_error']})" if n.get("autotune_error") else ""))
-
-
-def _run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials: int) -> None:
-    """Run the enqueued jobs here; each nest gets ``autotuned`` (its best verified recipe, >= 1.1x, or None)."""
-    jobs = {n["tuning_job"]: n for n in result["nests"] if n.get("tuning_job")}
-    if not jobs:
-        return
-    import optuna
-
-    from autotune.transfer import MIN_SPEEDUP
-    from autotune.worker import default_worker_id, run_worker
-    from database import get_recipe
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    with console.status(f"autotuning {len(jobs)} nest(s) no neighbour helped ({trials} trials each)"):
-        report = run_worker(store, worker_id=default_worker_id(), once=True, max_jobs=len(jobs), settings=settings)
-    for outcome in report.jobs:
-        nest = jobs.get(outcome.job_id)
-        if nest is None:
-            continue
-        found = None
-        worth_it = (outcome.best_speedup or 0.0) >= MIN_SPEEDUP
-        if outcome.status == "done" and outcome.best_recipe_id is not None and worth_it:
-            with store.session() as session:
-                recipe = get_recipe(session, recipe_id=outcome.best_recipe_id)
-            found = {"recipe": {"steps": list(recipe.steps)}, "speedup": outcome.best_speedup,
-                     "evaluated": outcome.evaluated}
-        nest["autotuned"] = found
-        if outcome.error:
-            nest["autotune_error"] = outcome.error
-
-
-def _write_best(file: Path, include: list[str], define: list[str], function: str | None, result: dict[str, Any],
-                out: Path) -> None:
-    from loopnest.dropin import replace_regions
-    from loopnest.transform.recipe import Recipe, apply_recipe
-
-    extraction = load_program(file, include, define, function)
-    best = {n["index"]: _best_recipe(n) for n in result["nests"]}
-    chosen = {i: Recipe.from_dict(steps) for i, steps in best.items() if steps is not None}
-    transformed = {i: apply_recipe(extraction.scops[i], r) for i, r in chosen.items()}
-    out.write_text(replace_regions(file, transformed, extraction.scops))
-    err_console.print(f"wrote {escape(str(out))}: {len(transformed)} of {len(extraction.scops)} nest(s) tuned")
-
-
-def _best_recipe(nest: dict[str, Any]) -> dict[str, Any] | None:
-    """The faster of the accepted transfer candidate and the fallback's autotuned recipe, if any."""
-    options = [nest["best"]] if nest.get("accepted") and nest.get("best") else []
-    options += [nest["autotuned"]] if nest.get("autotuned") else []
-    return max(options, key=lambda o: o["speedup"] or 0.0)["recipe"] if options else None
+    print_suggestions(result, settings)
 
 
 def _mount_commands() -> None:
@@ -403,7 +326,7 @@ def main() -> None:
         rc = command.main(standalone_mode=False)
     except PerfembedError as exc:
         if "--json" in sys.argv:
-            _emit_json(exc.to_dict())
+            emit_json(exc.to_dict())
         else:
             err_console.print(f"[red]error[/]: {escape(str(exc))}", highlight=False)
         sys.exit(2)

@@ -277,6 +277,8 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
 
     ctx = Context(store, settings)
     extraction = extract_program(program)
+    # The nests were extracted from a temporary "program.c": show them under the caller's file name.
+    label = f"{name}:" if name else "program.c:"
     name = name or program.function or "program"
     nests = []
     for index, scop in enumerate(extraction.scops):
@@ -294,7 +296,7 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
         tuner = TransferTuner(min_speedup=min_speedup)
         candidates = tuner.candidates(scop, params, neighbours, deps)
         entry: dict[str, Any] = {
-            "index": index, "name": scop.name, "nest_id": nest_id, "params": params,
+            "index": index, "name": scop.name.replace("program.c:", label, 1), "nest_id": nest_id, "params": params,
             "neighbours": [{"nest_id": n.nest_id, "name": n.name, "distance": n.distance,
                             "recorded_speedup": n.recorded_speedup, "recipe": n.recipe.to_dict()} for n in neighbours],
             "candidates": [{"from": c.neighbour.name, "recipe": c.recipe.to_dict()} for c in candidates],

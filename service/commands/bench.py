@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
 from loopnest.errors import ParameterError
+from service.commands.options import make_console
 
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: transfer tuning vs autotuning vs Polly.")
-console = Console(markup=False)
-err_console = Console(stderr=True, markup=False)
+console = make_console()
+err_console = make_console(stderr=True)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = Path("docs") / "paper-benchmark.md"

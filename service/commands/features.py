@@ -76,12 +76,13 @@ def target(
     if json_out:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from service.commands.options import make_console
 
     table = Table("", "", title="perfembed target", show_header=False)
     for key, value in _rows(data):
         table.add_row(key, value)
-    console = Console(markup=False)
+    console = make_console()
     console.print(table)
     console.print(f"cached in {path}")

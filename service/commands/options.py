@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from pathlib import Path
+from typing import TextIO
 
 import typer
 from rich.console import Console
 
 from loopnest.errors import ParameterError, RecipeError
 
-# Markup off: C subscripts such as A[i][j] would otherwise be read as style tags.
-console = Console(markup=False)
-err_console = Console(stderr=True, soft_wrap=True)
+
+def make_console(stderr: bool = False, markup: bool = False, soft_wrap: bool = False) -> Console:
+    """A console whose tables are not cut to 80 columns when its output goes to a file or a pipe.
+
+    Markup is off by default: C subscripts such as A[i][j] would otherwise be read as style tags.
+    """
+    stream: TextIO = sys.stderr if stderr else sys.stdout
+    # Rich falls back to 80 columns off a terminal, which truncates file names and recipes in
+    # tables that users redirect to a log; COLUMNS still wins when set.
+    width = None if stream.isatty() or "COLUMNS" in os.environ else 200
+    return Console(stderr=stderr, markup=markup, soft_wrap=soft_wrap, width=width)
+
+
+console = make_console()
+# Error lines use markup for their colour; callers escape the user's text.
+err_console = make_console(stderr=True, markup=True, soft_wrap=True)
 
 IncludeOpt = typer.Option([], "-I", "--include", help="Directory for quoted includes (as cc -I).")
 DefineOpt = typer.Option([], "-D", "--define", help="Macro NAME or NAME=VALUE (as cc -D).")
@@ -40,3 +57,13 @@ def read_recipe_file(path: Path) -> str:
         return path.read_text()
     except OSError as exc:
         raise RecipeError(f"cannot read recipe {path}: {exc.strerror}") from None
+
+
+def fmt_value(value: float | None, pattern: str = "{:.4f}") -> str:
+    """``pattern`` applied to ``value``, or "-" for a value that was not measured."""
+    return "-" if value is None else pattern.format(value)
+
+
+def emit_json(data: object) -> None:
+    """``--json`` output: one JSON object on stdout (values JSON cannot hold are printed as text)."""
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")

@@ -8,16 +8,15 @@ and :func:`suggest_remote` when ``--server`` (or ``PERFEMBED_SERVER``) is given.
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-console = Console(markup=False)
+from service.commands.options import emit_json, make_console
+
+console = make_console()
 
 ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
                          help="Ask the perfembed server at this URL instead of working locally.")
@@ -53,7 +52,7 @@ def suggest_remote(server: str, file: Path, *, include: list[str], define: list[
     with Client(server, api_key=api_key) as api:
         data = api.suggest(program, k=k, evaluate=evaluate, fallback=fallback)
     if json_out:
-        sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+        emit_json(data)
         return data
     table = Table("nest", "neighbours", "best result", "gate", "job")
     for nest in data["nests"]:

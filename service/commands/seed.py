@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from service.commands.options import make_console
+
 seed_app = typer.Typer(no_args_is_help=True, help="The shipped tuning database: build, export, load.")
-console = Console(stderr=True, markup=False)
+console = make_console(stderr=True)
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_MANIFEST = ROOT / "corpus" / "generated" / "manifest.json"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,9 @@ from service.commands.options import (
     JsonOpt,
     ParamOpt,
     console,
+    emit_json,
     err_console,
+    fmt_value,
     parse_params,
     read_recipe_file,
 )
@@ -120,13 +121,13 @@ def tune_command(
     if write_best is not None:
         write_best.write_text(replace_regions(file, best, scops))
     if json_out:
-        _emit_json({"file": str(file), "results": results, "written": str(write_best) if write_best else None})
+        emit_json({"file": str(file), "results": results, "written": str(write_best) if write_best else None})
         return
     table = Table("nest", "evaluated", "baseline s", "best speedup", "best recipe", "stopped")
     for r in results:
         baseline = (r["baseline"] or {}).get("median")
-        table.add_row(r["name"], f"{r['evaluated']}/{r['budget']}", _fmt(baseline),
-                      _fmt(r["best_speedup"], "{:.2f}x"),
+        table.add_row(r["name"], f"{r['evaluated']}/{r['budget']}", fmt_value(baseline, "{:.4g}"),
+                      fmt_value(r["best_speedup"], "{:.2f}x"),
                       json.dumps(r["best_recipe"]["steps"]) if r["best_recipe"] else "-", r["stopped"])
     console.print(table)
     if write_best is not None:
@@ -170,13 +171,13 @@ def worker_command(
     finally:
         restore()
     if json_out:
-        _emit_json({"worker_id": report.worker_id, "jobs": [
+        emit_json({"worker_id": report.worker_id, "jobs": [
             {"job_id": o.job_id, "status": o.status, "evaluated": o.evaluated, "best_speedup": o.best_speedup,
              "best_recipe_id": o.best_recipe_id, "error": o.error} for o in report.jobs]})
         return
     table = Table("job", "status", "evaluated", "best speedup", "error")
     for o in report.jobs:
-        table.add_row(str(o.job_id), o.status, str(o.evaluated), _fmt(o.best_speedup, "{:.2f}x"), o.error or "")
+        table.add_row(str(o.job_id), o.status, str(o.evaluated), fmt_value(o.best_speedup, "{:.2f}x"), o.error or "")
     console.print(table)
     err_console.print(f"worker {report.worker_id}: {len(report.jobs)} job(s)")
 
@@ -215,10 +216,3 @@ def _stop_on_signals(stop: threading.Event) -> Any:
 
     return restore
 
-
-def _emit_json(data: object) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
-
-
-def _fmt(value: float | None, pattern: str = "{:.4g}") -> str:
-    return "-" if value is None else pattern.format(value)

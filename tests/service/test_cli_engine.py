@@ -85,3 +85,16 @@ def test_suggest_fallback_autotunes_and_writes_the_autotuned_recipe(tmp_path: Pa
         assert tuned["speedup"] >= 1.1 and 0 < tuned["evaluated"] <= 6
         assert "1 of 1 nest(s) tuned" in proc.stderr and out.read_text() != kernel.read_text()
     assert "A new study created" not in proc.stderr  # Optuna's INFO log stays quiet
+
+
+def test_suggest_on_an_empty_database_names_the_file_and_says_how_to_load_the_seed(tmp_path: Path) -> None:
+    import os
+
+    env = {**os.environ, "PERFEMBED_DATA_DIR": str(tmp_path / "data"), "COLUMNS": "300"}
+    env.pop("PERFEMBED_DATABASE_URL", None)
+    proc = subprocess.run([sys.executable, "-m", "service.cli", "suggest", str(CORPUS / "kernels/blas3/gemm_ijk.c"),
+                           "--param", "ni=96", "--param", "nj=96", "--param", "nk=96"],
+                          capture_output=True, text=True, timeout=300, check=False, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "gemm_ijk.c:gemm_ijk#0" in proc.stdout and "program.c" not in proc.stdout
+    assert "perfembed seed load" in proc.stdout
