@@ -93,7 +93,7 @@ def register_nest(store: Store, *, source: str, name: str, index: int, scop: Sco
 
 def local_target_fields(cc: str = "gcc") -> dict[str, Any]:
     """This machine and compiler in ``get_or_create_target``'s terms (from the machine signature)."""
-    from embeddings.features.machine import machine_signature
+    from embeddings.features.signature import machine_signature
 
     sig = machine_signature(cc=cc)
     caches = {k: v for k, v in (("l1d", sig.l1d_bytes), ("l2", sig.l2_bytes), ("l3", sig.l3_bytes)) if v}

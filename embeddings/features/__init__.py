@@ -20,13 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from embeddings.features.dynamic import DYNAMIC_SCHEMA, dynamic_features, perf_stat_supported, reduce_params
-    from embeddings.features.machine import (
-        MachinePeaks,
-        MachineSignature,
-        load_or_measure,
-        machine_signature,
-        measure_machine,
-    )
+    from embeddings.features.machine import MachinePeaks, load_or_measure, measure_machine
+    from embeddings.features.signature import MachineSignature, machine_signature
     from embeddings.features.static import StaticTotals, static_features, static_totals
     from embeddings.features.static_schema import MAX_DEPTH, STATIC_SCHEMA
     from embeddings.features.vector import Feature, FeatureVector, Schema, signed_log2, stack
@@ -44,8 +39,8 @@ _MODULE_OF = {
     **dict.fromkeys(("StaticTotals", "static_features", "static_totals"), "embeddings.features.static"),
     **dict.fromkeys(("DYNAMIC_SCHEMA", "dynamic_features", "perf_stat_supported", "reduce_params"),
                     "embeddings.features.dynamic"),
-    **dict.fromkeys(("MachinePeaks", "MachineSignature", "load_or_measure", "machine_signature", "measure_machine"),
-                    "embeddings.features.machine"),
+    **dict.fromkeys(("MachinePeaks", "load_or_measure", "measure_machine"), "embeddings.features.machine"),
+    **dict.fromkeys(("MachineSignature", "machine_signature"), "embeddings.features.signature"),
 }
 
 

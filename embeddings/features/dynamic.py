@@ -28,8 +28,9 @@ from pathlib import Path
 
 import islpy as isl
 
-from embeddings.features.machine import MachinePeaks, cache_geometry
+from embeddings.features.machine import MachinePeaks
 from embeddings.features.nest import count_points
+from embeddings.features.signature import cache_geometry
 from embeddings.features.static import static_totals
 from embeddings.features.vector import FeatureVector, Schema, signed_log2
 from loopnest.errors import CompileError, ExecutionError, ParameterError

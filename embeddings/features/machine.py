@@ -1,4 +1,4 @@
-"""This machine: a signature (CPU, cores, ISA level, caches, compiler) and measured peaks.
+"""This machine's measured peaks (FMA throughput, memory bandwidth), keyed by its signature.
 
 Peaks come from two small C programs compiled with ``-O3 -march=native -fopenmp`` and run in the
 harness sandbox: an FMA throughput loop (independent vector accumulators; a scalar build of the same
@@ -10,13 +10,9 @@ JSON and measured again only when the signature's CPU model, core count or compi
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
-import platform
-import re
 import shlex
-import subprocess
 import tempfile
 import time
 from dataclasses import asdict, dataclass, fields
@@ -24,17 +20,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from embeddings.features.signature import ISA_ORDINAL, MachineSignature, machine_signature
 from embeddings.features.vector import FeatureVector, Schema, signed_log2
 from loopnest.errors import CompileError, ExecutionError
 from loopnest.harness.sandbox import Limits, run_limited
 
 CACHE_FORMAT = 1
-_ISA_LEVELS = {
-    "x86-64-v2": {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"},
-    "x86-64-v3": {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"},
-    "x86-64-v4": {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"},
-}
-_ISA_ORDINAL = {"x86-64": 1, "x86-64-v2": 2, "x86-64-v3": 3, "x86-64-v4": 4}
 
 _FMA_SOURCE = r"""
 #include <stdio.h>
@@ -152,151 +143,6 @@ int main(int argc, char **argv) {
 
 
 # ---------------------------------------------------------------------------------------------
-# Signature
-
-
-@dataclass(frozen=True)
-class MachineSignature:
-    """What identifies a machine for tuning purposes; cheap to read, nothing is run but the compiler."""
-
-    cpu_model: str
-    cores: int  # logical CPUs this process may use
-    isa_level: str  # x86-64, x86-64-v2/v3/v4, or the architecture name elsewhere
-    l1d_bytes: int | None
-    l2_bytes: int | None
-    l3_bytes: int | None
-    compiler: str
-    compiler_version: str
-    architecture: str = ""
-
-    @property
-    def signature_hash(self) -> str:
-        """Hash of the fields whose change invalidates measured peaks: CPU model, cores, compiler."""
-        key = json.dumps([self.cpu_model, self.cores, self.compiler, self.compiler_version])
-        return hashlib.sha256(key.encode()).hexdigest()[:16]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "signature_hash": self.signature_hash}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> MachineSignature:
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
-
-
-def _cpuinfo() -> dict[str, str]:
-    out: dict[str, str] = {}
-    try:
-        text = Path("/proc/cpuinfo").read_text(errors="replace")
-    except OSError:
-        return out
-    for line in text.splitlines():
-        if not line.strip():
-            if out:
-                break  # the first processor is enough
-            continue
-        key, _, value = line.partition(":")
-        out.setdefault(key.strip(), value.strip())
-    return out
-
-
-def isa_level(flags: set[str], machine: str | None = None) -> str:
-    """The x86-64 micro-architecture level implied by /proc/cpuinfo flags (``x86-64-v3`` ...)."""
-    machine = machine or platform.machine()
-    if machine not in ("x86_64", "AMD64", "amd64"):
-        return machine
-    level = "x86-64"
-    needed: set[str] = set()
-    for name, extra in _ISA_LEVELS.items():
-        needed |= extra
-        if not needed <= flags:
-            break
-        level = name
-    return level
-
-
-def _size_bytes(text: str) -> int | None:
-    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)(?:i?B)?\s*", text, flags=re.IGNORECASE)
-    if m is None:
-        return None
-    return int(m.group(1)) * {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[m.group(2).upper()]
-
-
-def cache_sizes() -> dict[str, int | None]:
-    """L1d, L2 and L3 sizes in bytes of CPU 0 (sysfs, else ``getconf``); None where unknown."""
-    out: dict[str, int | None] = {"l1d": None, "l2": None, "l3": None}
-    base = Path("/sys/devices/system/cpu/cpu0/cache")
-    for index in sorted(base.glob("index*")):
-        try:
-            level = int((index / "level").read_text())
-            kind = (index / "type").read_text().strip()
-            size = _size_bytes((index / "size").read_text())
-        except (OSError, ValueError):
-            continue
-        key = {1: "l1d", 2: "l2", 3: "l3"}.get(level)
-        if key is None or (level == 1 and kind != "Data") or kind == "Instruction":
-            continue
-        out[key] = size
-    for key, name in (("l1d", "LEVEL1_DCACHE_SIZE"), ("l2", "LEVEL2_CACHE_SIZE"), ("l3", "LEVEL3_CACHE_SIZE")):
-        if out[key] is None:
-            try:
-                proc = subprocess.run(["getconf", name], capture_output=True, text=True, timeout=5, check=False)
-                value = int(proc.stdout.strip() or 0)
-                out[key] = value or None
-            except (OSError, ValueError, subprocess.TimeoutExpired):
-                pass
-    return out
-
-
-def cache_geometry() -> dict[str, tuple[int, int, int]]:
-    """``{"l1d" | "l2" | "l3": (size bytes, ways, line bytes)}`` of CPU 0 from sysfs (what is known)."""
-    out: dict[str, tuple[int, int, int]] = {}
-    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
-        try:
-            level = int((index / "level").read_text())
-            kind = (index / "type").read_text().strip()
-            size = _size_bytes((index / "size").read_text())
-            ways = int((index / "ways_of_associativity").read_text())
-            line = int((index / "coherency_line_size").read_text())
-        except (OSError, ValueError):
-            continue
-        key = {1: "l1d", 2: "l2", 3: "l3"}.get(level)
-        if key is None or size is None or kind == "Instruction" or ways <= 0 or line <= 0:
-            continue
-        out[key] = (size, ways, line)
-    return out
-
-
-def _compiler_version(cc: str) -> str:
-    try:
-        proc = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    first = proc.stdout.strip().splitlines()[:1]
-    return first[0].strip() if first else "unknown"
-
-
-def machine_signature(*, cc: str = "gcc") -> MachineSignature:
-    info = _cpuinfo()
-    flags = set(info.get("flags", "").split())
-    caches = cache_sizes()
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cores = os.cpu_count() or 1
-    return MachineSignature(
-        cpu_model=info.get("model name") or info.get("Model") or platform.processor() or "unknown",
-        cores=cores,
-        isa_level=isa_level(flags),
-        l1d_bytes=caches["l1d"],
-        l2_bytes=caches["l2"],
-        l3_bytes=caches["l3"],
-        compiler=cc,
-        compiler_version=_compiler_version(cc),
-        architecture=platform.machine(),
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # Peaks
 
@@ -364,7 +210,7 @@ class MachinePeaks:
         balance = self.peak_gflops_fma / self.stream_triad_gbs if self.stream_triad_gbs > 0 else None
         return MACHINE_SCHEMA.fill({
             "cores": sig.cores,
-            "isa_level": _ISA_ORDINAL.get(sig.isa_level),
+            "isa_level": ISA_ORDINAL.get(sig.isa_level),
             "log2_l1d_bytes": lg(sig.l1d_bytes),
             "log2_l2_bytes": lg(sig.l2_bytes),
             "log2_l3_bytes": lg(sig.l3_bytes),

@@ -322,7 +322,7 @@ def test_counter_output_parsers() -> None:
 
 
 def test_isa_level_from_cpu_flags() -> None:
-    from embeddings.features.machine import isa_level
+    from embeddings.features.signature import isa_level
 
     v2 = {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"}
     v3 = v2 | {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"}
