@@ -25,12 +25,17 @@ if TYPE_CHECKING:
 _MAX_STUDY_NAME = 200
 
 
-def study_name_for(nest_id: int, target_id: int, params: Mapping[str, int]) -> str:
-    """The study of one (nest, target, parameter values): every worker tuning them shares it."""
+def study_name_for(nest_id: int, target_id: int, params: Mapping[str, int], space: str | None = None) -> str:
+    """The study of one (nest, target, parameter values, recipe space): every worker tuning them shares it.
+
+    ``space`` is :attr:`RecipeSpace.signature`. With it, a perfembed version whose recipe space
+    differs starts a new study, instead of failing on the old one's incompatible trials (the
+    measurements those recorded stay in the database)."""
     values = canonical_json({k: int(v) for k, v in params.items()})
-    name = f"perfembed:nest={nest_id}:target={target_id}:params={values}"
+    suffix = f":space={space[:16]}" if space else ""
+    name = f"perfembed:nest={nest_id}:target={target_id}:params={values}{suffix}"
     if len(name) > _MAX_STUDY_NAME:
-        name = f"perfembed:nest={nest_id}:target={target_id}:params-sha256={sha256_hex(values)[:32]}"
+        name = f"perfembed:nest={nest_id}:target={target_id}:params-sha256={sha256_hex(values)[:32]}{suffix}"
     return name
 
 

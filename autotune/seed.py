@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, study_name_for
+from autotune.space import RecipeSpace
 from autotune.tuner import tune_nest
 from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError
+from loopnest.polyhedral import compute_dependences
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,10 @@ def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: 
             done = len(list_measurements(session, nest_id=nest.id, target_id=target.id, origin="autotune"))
         if done >= trials:
             return SeedOutcome(entry.name, "skipped", done)
-        result = tune_nest(scop, entry.params, storage=store.url,
-                           study_name=study_name_for(nest.id, target.id, entry.params), n_trials=trials,
+        space = RecipeSpace(scop, compute_dependences(scop), params=entry.params)
+        result = tune_nest(scop, entry.params, storage=store.url, space=space,
+                           study_name=study_name_for(nest.id, target.id, entry.params, space=space.signature),
+                           n_trials=trials,
                            seed=seed, reps=reps, threads=settings.threads or None,
                            limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags,
                            recorder=MeasurementRecorder(store, nest_id=nest.id, target_id=target.id,

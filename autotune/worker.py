@@ -47,8 +47,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autotune.records import MeasurementRecorder, ensure_local_target, study_name_for
+from autotune.space import RecipeSpace
 from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneProgress, TuneResult, tune_nest
 from loopnest.errors import ParameterError, PerfembedError, StorageError
+from loopnest.polyhedral import compute_dependences
 
 if TYPE_CHECKING:
     from database import Store, TuningJob
@@ -162,11 +164,14 @@ def run_job(
             if on_trial is not None:
                 on_trial(job, update)
 
+        space = RecipeSpace(scop, compute_dependences(scop), params=params)
         lease.start()
         result = tune_nest(
             scop, params,
             storage=store.url,
-            study_name=str(options.get("study_name") or study_name_for(job.nest_id, target_id, params)),
+            study_name=str(options.get("study_name")
+                           or study_name_for(job.nest_id, target_id, params, space=space.signature)),
+            space=space,
             n_trials=job.budget,
             timeout=_optional_float(options.get("timeout")),
             seed=options.get("seed"),

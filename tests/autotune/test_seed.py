@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from autotune.seed import build_seed, read_manifest
-from database import get_store
+from database import get_store, list_nests
 from database.seed import export_seed, load_seed
 from loopnest.config import Settings
 
@@ -32,3 +32,32 @@ def test_build_skips_finished_nests_and_exports(tmp_path: Path) -> None:
     assert counts["nest"] == 2 and counts["measurement"] >= 6
     other = get_store(f"sqlite:///{tmp_path / 'fresh.db'}", create=True)
     assert load_seed(other, seed) == counts
+
+
+def test_a_study_left_by_another_recipe_space_does_not_stop_the_build(tmp_path: Path) -> None:
+    # A build interrupted under an older perfembed leaves a study whose trials belong to another recipe
+    # space; resuming under this version must tune the nest in a study of its own space, not fail.
+    import optuna
+
+    from autotune.records import ensure_local_target, register_nest, study_name_for
+    from autotune.tuner import open_storage
+    from loopnest.frontend.extract import extract_scops
+
+    entry = {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}}
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps([entry]))
+    settings = Settings(data_dir=tmp_path)
+    url = settings.resolved_database_url
+    store = get_store(url, create=True)
+    (seed_entry,) = read_manifest(manifest)
+    nest = register_nest(store, source=seed_entry.file.read_text(), name=seed_entry.name, index=0,
+                         scop=extract_scops(seed_entry.file).scops[0], params=seed_entry.params)
+    target = ensure_local_target(store, cc=settings.cc)
+    for name in (study_name_for(nest.id, target.id, entry["params"]),
+                 study_name_for(nest.id, target.id, entry["params"], space="0123456789abcdef")):
+        old = optuna.create_study(storage=open_storage(url), study_name=name, direction="maximize")
+        old.set_user_attr("space", "0123456789abcdef")
+    (outcome,) = build_seed(url, [seed_entry], trials=2, jobs=1, reps=1, settings=settings)
+    assert outcome.status == "tuned" and outcome.evaluated == 2, outcome
+    with store.session() as session:
+        assert [n.id for n in list_nests(session)] == [nest.id]  # the same nest, tuned in a new study

@@ -16,8 +16,10 @@ import optuna
 from optuna.trial import TrialState
 
 from autotune import ensure_local_target, open_storage, register_nest, run_job, run_worker, study_name_for
+from autotune.space import RecipeSpace
 from database import JobStatus, enqueue_job, get_job, list_measurements
 from loopnest.config import Settings
+from loopnest.polyhedral import compute_dependences
 from tests.autotune.conftest import GEMM, GEMM_PARAMS, ROOT, load
 
 SETTINGS = Settings(threads=1)
@@ -43,7 +45,9 @@ def gemm_job(store, *, budget: int, **options) -> tuple[int, int]:
 
 def study_of(store, nest_id: int):
     target = ensure_local_target(store)
-    return optuna.load_study(study_name=study_name_for(nest_id, target.id, GEMM_PARAMS),
+    scop = load(GEMM)
+    space = RecipeSpace(scop, compute_dependences(scop), params=GEMM_PARAMS).signature
+    return optuna.load_study(study_name=study_name_for(nest_id, target.id, GEMM_PARAMS, space=space),
                              storage=open_storage(store.url))
 
 
