@@ -39,6 +39,26 @@ def study_name_for(nest_id: int, target_id: int, params: Mapping[str, int], spac
     return name
 
 
+def resolve_study_name(url: str, nest_id: int, target_id: int, params: Mapping[str, int], space: str) -> str:
+    """The study to tune (nest, target, params) in, over the recipe space with signature ``space``.
+
+    Studies created before names carried the space signature are resumed when their space is the
+    same, so an upgrade re-tunes nothing that was complete; otherwise the space's own study.
+    """
+    from autotune.tuner import open_storage
+
+    legacy = study_name_for(nest_id, target_id, params)
+    storage = open_storage(url, heartbeat_interval=None)
+    try:
+        study_id = storage.get_study_id_from_name(legacy)
+        same_space = storage.get_study_user_attrs(study_id).get("space") == space
+    except KeyError:
+        same_space = False
+    finally:
+        storage.engine.dispose()
+    return legacy if same_space else study_name_for(nest_id, target_id, params, space=space)
+
+
 def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None) -> dict[str, Any]:
     """A JSON description of a nest, for the ``nests`` table (its identity is program + index).
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, study_name_for
+from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, resolve_study_name
 from autotune.space import RecipeSpace
 from autotune.tuner import tune_nest
 from loopnest.config import Settings
@@ -92,7 +92,7 @@ def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: 
             return SeedOutcome(entry.name, "skipped", done)
         space = RecipeSpace(scop, compute_dependences(scop), params=entry.params)
         result = tune_nest(scop, entry.params, storage=store.url, space=space,
-                           study_name=study_name_for(nest.id, target.id, entry.params, space=space.signature),
+                           study_name=resolve_study_name(store.url, nest.id, target.id, entry.params, space.signature),
                            n_trials=trials,
                            seed=seed, reps=reps, threads=settings.threads or None,
                            limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags,

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autotune.records import MeasurementRecorder, ensure_local_target, study_name_for
+from autotune.records import MeasurementRecorder, ensure_local_target, resolve_study_name
 from autotune.space import RecipeSpace
 from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneProgress, TuneResult, tune_nest
 from loopnest.errors import ParameterError, PerfembedError, StorageError
@@ -170,7 +170,7 @@ def run_job(
             scop, params,
             storage=store.url,
             study_name=str(options.get("study_name")
-                           or study_name_for(job.nest_id, target_id, params, space=space.signature)),
+                           or resolve_study_name(store.url, job.nest_id, target_id, params, space.signature)),
             space=space,
             n_trials=job.budget,
             timeout=_optional_float(options.get("timeout")),

@@ -61,3 +61,33 @@ def test_a_study_left_by_another_recipe_space_does_not_stop_the_build(tmp_path: 
     assert outcome.status == "tuned" and outcome.evaluated == 2, outcome
     with store.session() as session:
         assert [n.id for n in list_nests(session)] == [nest.id]  # the same nest, tuned in a new study
+
+
+def test_a_study_named_before_names_carried_the_space_is_resumed_when_its_space_is_the_same(tmp_path: Path) -> None:
+    import optuna
+
+    from autotune.records import ensure_local_target, register_nest, study_name_for
+    from autotune.space import RecipeSpace
+    from autotune.tuner import open_storage
+    from loopnest.frontend.extract import extract_scops
+    from loopnest.polyhedral import compute_dependences
+
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps([{"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1",
+                                     "params": {"n": 4096}}]))
+    settings = Settings(data_dir=tmp_path)
+    url = settings.resolved_database_url
+    store = get_store(url, create=True)
+    (entry,) = read_manifest(manifest)
+    scop = extract_scops(entry.file).scops[0]
+    nest = register_nest(store, source=entry.file.read_text(), name=entry.name, index=0, scop=scop,
+                         params=entry.params)
+    target = ensure_local_target(store, cc=settings.cc)
+    space = RecipeSpace(scop, compute_dependences(scop), params=entry.params).signature
+    legacy = study_name_for(nest.id, target.id, entry.params)
+    optuna.create_study(storage=open_storage(url), study_name=legacy, direction="maximize").set_user_attr(
+        "space", space)
+    (outcome,) = build_seed(url, [entry], trials=2, jobs=1, reps=1, settings=settings)
+    assert outcome.status == "tuned", outcome
+    names = {s.study_name: s.n_trials for s in optuna.get_all_study_summaries(open_storage(url))}
+    assert names == {legacy: 2}
