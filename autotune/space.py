@@ -163,6 +163,16 @@ class RecipeSpace:
         """The point of the untransformed nest (the empty recipe)."""
         return {name: choices[0] for name, choices in self.choices.items()}
 
+    def probe_params(self) -> list[dict[str, Any]]:
+        """The points that change one step of the untransformed nest: each ``parallel`` loop, each
+        ``inner`` option, each ``order``, ``distribute``, ``fuse``; then a tile size per level."""
+        default = self.default_params()
+        probes = [{**default, name: value} for name in ("parallel", "inner", "distribute", "fuse", "order")
+                  for value in self.choices.get(name, ())[1:]]
+        middle = self.tile_sizes[len(self.tile_sizes) // 2]
+        probes += [{**default, f"tile_l{k}": middle} for k in range(self.n_levels) if middle > 1]
+        return probes
+
     def sample(self, trial: optuna.trial.BaseTrial) -> dict[str, Any]:
         """Ask ``trial`` for every parameter, in a fixed order."""
         return {name: trial.suggest_categorical(name, choices) for name, choices in self.choices.items()}

@@ -56,6 +56,8 @@ DEFAULT_HEARTBEAT_INTERVAL = 10  # seconds between trial heartbeats; a trial is 
 # set-up included) before it is killed: slow variants cost time, hung ones must not stall a study.
 VARIANT_WALL_FACTOR = 20.0
 MIN_VARIANT_WALL_S = 5.0
+# Free (pruned or repeated) trials after which a study that evaluated almost nothing gets probes.
+PROBE_AFTER_FREE = 20
 _EVALUATED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAIL)
 
 
@@ -302,7 +304,9 @@ class _Run:
                 counts = _counts(study)
                 if counts.evaluated >= self.n_trials:
                     break
-                if counts.free >= self.free_cap:
+                if _needs_probes(study, counts):
+                    _enqueue_probes(study, self.space, self.n_trials - counts.evaluated)
+                if counts.free >= self.free_cap and not _waiting(study):
                     stopped = "exhausted"
                     break
                 trial = _ask(study)
@@ -491,6 +495,29 @@ def _enqueue_warm_start(study: optuna.Study, space: RecipeSpace,
         study.enqueue_trial(params, user_attrs={"warm_start": True}, skip_if_exists=True)
         added += len(study.get_trials(deepcopy=False, states=(TrialState.WAITING,))) - before
     return added
+
+
+def _waiting(study: optuna.Study) -> int:
+    return len(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
+
+
+def _needs_probes(study: optuna.Study, counts: _Counts) -> bool:
+    """Whether the sampler keeps proposing illegal recipes: PROBE_AFTER_FREE settled for free and
+    almost nothing evaluated (once per study)."""
+    return (counts.free >= PROBE_AFTER_FREE and counts.evaluated * 10 < counts.free
+            and not study.user_attrs.get("probed"))
+
+
+def _enqueue_probes(study: optuna.Study, space: RecipeSpace, room: int) -> None:
+    """Enqueue the space's one-step points (:meth:`RecipeSpace.probe_params`), at most ``room``.
+
+    In a nest where most combinations are illegal (tiling across a loop-local scalar, say) TPE
+    learns nothing from pruned trials and would spend the whole free-trial cap on them; a few
+    evaluated simple recipes give it something to build on.
+    """
+    study.set_user_attr("probed", True)
+    for params in space.probe_params()[:max(0, room)]:
+        study.enqueue_trial(params, user_attrs={"probe": True}, skip_if_exists=True)
 
 
 def _ask(study: optuna.Study) -> optuna.Trial:

@@ -154,3 +154,19 @@ def test_should_stop_is_asked_between_trials(db_url, gemm):
     result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=50,
                        on_trial=lambda p: seen.append(p.evaluated), should_stop=lambda: len(seen) >= 2, **FAST)
     assert result.stopped == "stopped" and len(result.evaluations) == 2
+
+
+def test_a_nest_where_most_samples_are_illegal_still_gets_evaluated_recipes(db_url):
+    # avgpool keeps a loop-local accumulator across an imperfect nest: almost every tile band is
+    # refused, so TPE alone spent its whole free-trial cap on pruned samples and evaluated nothing.
+    from pathlib import Path
+
+    from loopnest.frontend.extract import extract_scops
+
+    path = Path(__file__).resolve().parents[2] / "corpus/generated/conv/avgpool_f32.c"
+    scop = extract_scops(path).scops[0]
+    params = {"nc": 22, "ho": 63, "wo": 82, "kr": 4, "ks": 4}  # the seed build's sizes
+    result = tune_nest(scop, params, storage=db_url, study_name="avgpool", n_trials=3, seed=0, **FAST)
+    assert result.evaluated == 3, [(r.state, r.status) for r in result.evaluations]
+    assert any(r.verified for r in result.evaluations if r.evaluated)
+    assert load_study(db_url, "avgpool").user_attrs.get("probed") is True
