@@ -6,7 +6,7 @@
   the same database; illegal samples pruned before compiling, failures as FAIL trials, a trial
   budget shared by every worker, heartbeats to fail a dead worker's trial;
 * :class:`MeasurementRecorder`, :func:`register_nest`, :func:`ensure_local_target`,
-  :func:`study_name_for`, :func:`resolve_study_name`: what tuning writes to the database;
+  :func:`study_name_for`, :func:`tuning_study`: what tuning writes to the database;
 * :func:`run_worker` / :func:`run_job`: the worker that claims queued tuning jobs;
 * :class:`TransferTuner`, :func:`adapt_recipe` and friends (``autotune.transfer``): the
   neighbours' recipes mapped onto a new nest, which :func:`tune_nest` takes as ``warm_start``.
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         register_nest,
         resolve_study_name,
         study_name_for,
+        tuning_study,
     )
     from autotune.space import TILE_SIZES, UNROLL_FACTORS, RecipeSpace
     from autotune.transfer import (
@@ -59,6 +60,7 @@ _MODULE_OF = {
     "register_nest": "autotune.records",
     "study_name_for": "autotune.records",
     "resolve_study_name": "autotune.records",
+    "tuning_study": "autotune.records",
     "RecipeSpace": "autotune.space",
     "TILE_SIZES": "autotune.space",
     "UNROLL_FACTORS": "autotune.space",
@@ -114,6 +116,7 @@ __all__ = [
     "run_worker",
     "resolve_study_name",
     "study_name_for",
+    "tuning_study",
     "tune_nest",
 ]
 

@@ -17,6 +17,7 @@ from database.domain import MeasurementOrigin, canonical_json, sha256_hex
 from loopnest.errors import ParameterError
 
 if TYPE_CHECKING:
+    from autotune.space import RecipeSpace
     from database import Nest, Store, Target
     from loopnest.harness import Evaluation
     from loopnest.ir import Scop
@@ -37,6 +38,15 @@ def study_name_for(nest_id: int, target_id: int, params: Mapping[str, int], spac
     if len(name) > _MAX_STUDY_NAME:
         name = f"perfembed:nest={nest_id}:target={target_id}:params-sha256={sha256_hex(values)[:32]}{suffix}"
     return name
+
+
+def tuning_study(url: str, nest_id: int, target_id: int, scop: Scop,
+                 params: Mapping[str, int]) -> tuple[str, RecipeSpace]:
+    """The recipe space of (nest, params) and the study to tune it in (:func:`resolve_study_name`)."""
+    from autotune.space import RecipeSpace
+
+    space = RecipeSpace(scop, params=params)
+    return resolve_study_name(url, nest_id, target_id, params, space.signature), space
 
 
 def resolve_study_name(url: str, nest_id: int, target_id: int, params: Mapping[str, int], space: str) -> str:

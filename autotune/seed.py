@@ -14,12 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, resolve_study_name
-from autotune.space import RecipeSpace
+from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, tuning_study
 from autotune.tuner import tune_nest
 from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError
-from loopnest.polyhedral import compute_dependences
 
 
 @dataclass(frozen=True)
@@ -90,9 +88,8 @@ def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: 
             done = len(list_measurements(session, nest_id=nest.id, target_id=target.id, origin="autotune"))
         if done >= trials:
             return SeedOutcome(entry.name, "skipped", done)
-        space = RecipeSpace(scop, compute_dependences(scop), params=entry.params)
-        result = tune_nest(scop, entry.params, storage=store.url, space=space,
-                           study_name=resolve_study_name(store.url, nest.id, target.id, entry.params, space.signature),
+        study_name, space = tuning_study(store.url, nest.id, target.id, scop, entry.params)
+        result = tune_nest(scop, entry.params, storage=store.url, space=space, study_name=study_name,
                            n_trials=trials,
                            seed=seed, reps=reps, threads=settings.threads or None,
                            limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags,

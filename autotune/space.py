@@ -79,6 +79,8 @@ class RecipeSpace:
     choices : dict
         Parameter name -> tuple of choices, in sampling order; the first choice of each is the
         untransformed nest.
+    deps : list of Dependence or None
+        The dependences pruning used (None when neither given nor pruned).
     """
 
     def __init__(self, scop: Scop, deps: list[Dependence] | None = None, *, params: Mapping[str, int] | None = None,
@@ -107,8 +109,10 @@ class RecipeSpace:
         if self.n_levels:
             self.choices["parallel"] = (-1, *range(self.n_levels))
             self.choices["inner"] = ("none", "simd", *(f"unroll{f}" for f in self.unroll_factors))
+        self.deps = compute_dependences(scop) if deps is None and prune else deps
         if prune:
-            self.prune(compute_dependences(scop) if deps is None else deps)
+            assert self.deps is not None
+            self.prune(self.deps)
 
     def __repr__(self) -> str:
         return f"RecipeSpace({self.scop.name!r}, params={list(self.choices)})"

@@ -228,7 +228,7 @@ def tune_nest(
     if n_trials < 0:
         raise ValueError(f"n_trials must be zero or more, got {n_trials}")
     start = time.monotonic()
-    deps = compute_dependences(scop)
+    deps = space.deps if space is not None and space.deps is not None else compute_dependences(scop)
     space = space or RecipeSpace(scop, deps, params=params)
     harness = Harness(scop, params, reps=reps, threads=threads, limits=limits or Limits(), cc=cc, cflags=cflags)
     owned = isinstance(storage, str)

@@ -46,11 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autotune.records import MeasurementRecorder, ensure_local_target, resolve_study_name
-from autotune.space import RecipeSpace
+from autotune.records import MeasurementRecorder, ensure_local_target, tuning_study
 from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneProgress, TuneResult, tune_nest
 from loopnest.errors import ParameterError, PerfembedError, StorageError
-from loopnest.polyhedral import compute_dependences
 
 if TYPE_CHECKING:
     from database import Store, TuningJob
@@ -164,13 +162,12 @@ def run_job(
             if on_trial is not None:
                 on_trial(job, update)
 
-        space = RecipeSpace(scop, compute_dependences(scop), params=params)
+        study_name, space = tuning_study(store.url, job.nest_id, target_id, scop, params)
         lease.start()
         result = tune_nest(
             scop, params,
             storage=store.url,
-            study_name=str(options.get("study_name")
-                           or resolve_study_name(store.url, job.nest_id, target_id, params, space.signature)),
+            study_name=str(options.get("study_name") or study_name),
             space=space,
             n_trials=job.budget,
             timeout=_optional_float(options.get("timeout")),

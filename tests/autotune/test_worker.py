@@ -15,11 +15,9 @@ from pathlib import Path
 import optuna
 from optuna.trial import TrialState
 
-from autotune import ensure_local_target, open_storage, register_nest, run_job, run_worker, study_name_for
-from autotune.space import RecipeSpace
+from autotune import ensure_local_target, open_storage, register_nest, run_job, run_worker, tuning_study
 from database import JobStatus, enqueue_job, get_job, list_measurements
 from loopnest.config import Settings
-from loopnest.polyhedral import compute_dependences
 from tests.autotune.conftest import GEMM, GEMM_PARAMS, ROOT, load
 
 SETTINGS = Settings(threads=1)
@@ -45,9 +43,8 @@ def gemm_job(store, *, budget: int, **options) -> tuple[int, int]:
 
 def study_of(store, nest_id: int):
     target = ensure_local_target(store)
-    scop = load(GEMM)
-    space = RecipeSpace(scop, compute_dependences(scop), params=GEMM_PARAMS).signature
-    return optuna.load_study(study_name=study_name_for(nest_id, target.id, GEMM_PARAMS, space=space),
+    name, _ = tuning_study(store.url, nest_id, target.id, load(GEMM), GEMM_PARAMS)
+    return optuna.load_study(study_name=name,
                              storage=open_storage(store.url))
 
 
