@@ -482,7 +482,7 @@ def _enqueue_warm_start(study: optuna.Study, space: RecipeSpace,
                         recipes: Iterable[Recipe | Mapping[str, Any] | list[Any]], n_trials: int) -> int:
     """Enqueue the recipes that map into the space, at most as many as the budget has left."""
     counts = _counts(study)
-    waiting = len(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
+    waiting = _waiting(study)
     room = n_trials - counts.evaluated - waiting
     added = 0
     for recipe in recipes:
@@ -491,9 +491,9 @@ def _enqueue_warm_start(study: optuna.Study, space: RecipeSpace,
         params = space.params_for(recipe)
         if params is None:
             continue
-        before = len(study.get_trials(deepcopy=False, states=(TrialState.WAITING,)))
+        before = _waiting(study)
         study.enqueue_trial(params, user_attrs={"warm_start": True}, skip_if_exists=True)
-        added += len(study.get_trials(deepcopy=False, states=(TrialState.WAITING,))) - before
+        added += _waiting(study) - before
     return added
 
 
