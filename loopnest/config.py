@@ -27,6 +27,11 @@ class Settings(BaseSettings):
     wall_time_limit_s: float = 120.0
     output_limit_mb: int = 512
     threads: int = 0  # 0: all cores
+    # Isolation of every compile and run: "auto" uses bubblewrap where it works (and warns where not),
+    # "bubblewrap" requires it, "none" runs with rlimits only. The server evaluates requests only in
+    # a sandbox unless allow_unsandboxed is set.
+    sandbox: str = Field(default="auto", pattern="^(auto|bubblewrap|none)$")
+    allow_unsandboxed: bool = Field(default=False, description="Let the server evaluate without a sandbox.")
 
     @property
     def resolved_database_url(self) -> str:

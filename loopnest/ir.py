@@ -271,7 +271,6 @@ class Scop:
     arrays: Mapping[str, ArrayInfo]
     schedule: Schedule
     region: SourceRegion
-    original_c: str  # the region as the compiler saw it (preprocessed), for the baseline
     iterators: tuple[str, ...]  # original iterator variables the original code assigns
     param_types: Mapping[str, str] = field(default_factory=dict)
     loops: tuple[LoopInfo, ...] = ()

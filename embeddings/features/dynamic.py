@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -33,6 +34,7 @@ from embeddings.features.nest import count_points
 from embeddings.features.signature import cache_geometry
 from embeddings.features.static import static_totals
 from embeddings.features.vector import FeatureVector, Schema, signed_log2
+from loopnest.codegen import generate_c
 from loopnest.errors import CompileError, ExecutionError, ParameterError
 from loopnest.harness.driver import array_layouts, synthesize_driver
 from loopnest.harness.measure import Harness, VariantResult
@@ -146,7 +148,7 @@ def _build_driver(scop: Scop, params: Mapping[str, int], work: Path, cc: str, fl
                   limits: Limits) -> Path:
     layouts = array_layouts(scop, params)
     src, exe = work / "cache_driver.c", work / "cache_driver"
-    src.write_text(synthesize_driver(scop, scop.original_c, params, layouts))
+    src.write_text(synthesize_driver(scop, generate_c(scop), params, layouts))
     result = run_limited([cc, *flags, "-o", str(exe), str(src), "-lm"], cwd=work, limits=limits)
     if not result.ok:
         raise CompileError(f"{scop.name}: the cache-measurement driver did not compile: {result.describe()}")
@@ -198,7 +200,7 @@ def _cachegrind_rates(scop: Scop, params: Mapping[str, int], work: Path, cc: str
             f"--cachegrind-out-file={out}", *cache_args, str(exe), *(str(params[p]) for p in scop.params), "1",
             str(work / "o.bin")]
     # valgrind reserves a large address space of its own: give it room beyond the nest's arrays.
-    vg_limits = Limits(limits.cpu_seconds, max(limits.memory_mb, 16384), limits.output_mb, limits.wall_seconds)
+    vg_limits = dataclasses.replace(limits, memory_mb=max(limits.memory_mb, 16384))
     result = run_limited(args, cwd=work, limits=vg_limits, env={"OMP_NUM_THREADS": "1"})
     if not result.ok or not out.is_file():
         raise ExecutionError(f"{scop.name}: cachegrind failed: {result.describe()}")

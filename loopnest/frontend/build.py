@@ -13,8 +13,9 @@ from pycparser import c_ast
 
 from loopnest.errors import SourceLocation, UnsupportedConstructError
 from loopnest.frontend.affine import Affine, AffineConverter
+from loopnest.frontend.literals import numeric_literal, shorten
 from loopnest.frontend.preprocess import location_of
-from loopnest.frontend.symbols import Symbol, c_text, resolve_type
+from loopnest.frontend.symbols import SCALAR_TYPES, Symbol, c_text, canonical_scalar, resolve_type
 from loopnest.ir import (
     Access,
     ArrayInfo,
@@ -149,9 +150,9 @@ class ScopBuilder:
         arrays = self._arrays(statements)
         context = f"[{ptxt}] -> {{ : {' and '.join(f'{p} >= 0' for p in params) or 'true'} }}"
         iterators = tuple(n for n in self._loop_vars if n not in self._for_declared)
-        param_types = {p: self._symbols[p].base_type if p in self._symbols else "int" for p in params}
+        param_types = {p: self._symbols[p].scalar_type or "int" if p in self._symbols else "int" for p in params}
         return Scop(self._name, params, context, tuple(statements), arrays, Schedule(rows), self._region,
-                    "\n".join(c_text(i) for i in self._items), iterators, param_types,
+                    iterators, param_types,
                     tuple(sorted(self._loop_infos, key=lambda lp: (lp.statements[:1], lp.depth))))
 
     def _arrays(self, statements: list[Statement]) -> dict[str, ArrayInfo]:
@@ -161,7 +162,7 @@ class ScopBuilder:
             sym = self._locals.get(name) or self._symbols.get(name)
             assert sym is not None
             storage = "region" if name in self._locals else sym.storage
-            out[name] = ArrayInfo(name, sym.base_type, sym.dims, storage, name in written)
+            out[name] = ArrayInfo(name, sym.scalar_type or sym.base_type, sym.dims, storage, name in written)
         return out
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -230,7 +231,9 @@ class ScopBuilder:
         t = node.type
         if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
             raise self._reject(node, "local array or pointer declaration", node.name)
-        base = resolve_type(" ".join(t.type.names), self._typedefs)
+        base = self._scalar_type(" ".join(t.type.names), node)
+        if node.storage:
+            raise self._reject(node, "storage class inside the nest", f"{' '.join(node.storage)} {node.name}")
         self._locals[node.name] = Symbol(node.name, base, (), "region")
         if node.init is not None:
             self._assignment(node, c_ast.ID(node.name, coord=node.coord), "=", node.init, declares=base)
@@ -352,8 +355,8 @@ class ScopBuilder:
 
     def _expr(self, node: c_ast.Node, accesses: list[tuple[str, tuple[str, ...], bool]]) -> Expr:
         match node:
-            case c_ast.Constant(value=v):
-                return Const(v)
+            case c_ast.Constant():
+                return Const(self._literal(node))
             case c_ast.ID(name=name):
                 return self._identifier(node, name, accesses)
             case c_ast.ArrayRef():
@@ -362,14 +365,14 @@ class ScopBuilder:
                 return Binary(op, self._expr(left, accesses), self._expr(right, accesses))
             case c_ast.UnaryOp(op="*" | "&"):
                 raise self._reject(node, "pointer arithmetic", c_text(node))
-            case c_ast.UnaryOp(op="sizeof"):
-                return Const(c_text(node))
+            case c_ast.UnaryOp(op="sizeof", expr=operand):
+                return Const(f"{self._sizeof(operand)}UL")  # size_t, as C's sizeof
             case c_ast.UnaryOp(op=op, expr=inner) if op in ("-", "+", "!", "~"):
                 return Unary(op, self._expr(inner, accesses))
             case c_ast.UnaryOp():
                 raise self._reject(node, "side effect in expression", c_text(node))
             case c_ast.Cast(to_type=t, expr=inner):
-                return Cast(c_text(t), self._expr(inner, accesses))
+                return Cast(self._type_name(t), self._expr(inner, accesses))
             case c_ast.TernaryOp(cond=c, iftrue=a, iffalse=b):
                 return Ternary(self._expr(c, accesses), self._expr(a, accesses), self._expr(b, accesses))
             case c_ast.FuncCall(name=c_ast.ID(name=fn), args=args) if fn in MATH_FUNCTIONS:
@@ -389,6 +392,7 @@ class ScopBuilder:
         sym = self._lookup(name)
         if sym is None:
             raise self._reject(node, "undeclared identifier", name)
+        self._check_type(node, sym)
         if sym.is_array:
             raise self._reject(node, "pointer arithmetic", f"array {name!r} used without subscripts")
         if name in self._written or name in self._locals:
@@ -410,6 +414,7 @@ class ScopBuilder:
         sym = self._lookup(base.name)
         if sym is None or not sym.is_array:
             raise self._reject(node, "pointer arithmetic", f"{base.name!r} is not an array")
+        self._check_type(node, sym)
         if len(subs_nodes) != len(sym.dims):
             raise self._reject(node, "partial array reference",
                                f"{base.name} has {len(sym.dims)} dimensions, {len(subs_nodes)} subscripts given")
@@ -418,6 +423,41 @@ class ScopBuilder:
         self._used.setdefault(base.name)
         accesses.append((base.name, tuple(a.text for a in affs), False))
         return ArrayRef(base.name, exprs)
+
+    # -- types and literals: the only source text that reaches generated C, rebuilt from values ---
+    def _scalar_type(self, text: str, node: c_ast.Node) -> str:
+        canonical = canonical_scalar(resolve_type(text, self._typedefs))
+        if canonical is None:
+            raise self._reject(node, "unsupported type", f"{shorten(text)!r} is not a scalar C type")
+        return canonical
+
+    def _type_name(self, node: c_ast.Node) -> str:
+        """A cast's or sizeof's type, resolved to a scalar type (typedefs followed), or rejected."""
+        t = node.type if isinstance(node, c_ast.Typename) else None
+        if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
+            raise self._reject(node, "unsupported type", f"{shorten(c_text(node))!r} is not a scalar C type")
+        return self._scalar_type(" ".join(t.type.names), node)
+
+    def _check_type(self, node: c_ast.Node, sym: Symbol) -> None:
+        if sym.scalar_type is None:
+            raise self._reject(node, "unsupported type", f"{sym.name!r} has type {shorten(sym.base_type)!r}")
+
+    def _sizeof(self, operand: c_ast.Node) -> int:
+        if isinstance(operand, c_ast.Typename):
+            return SCALAR_TYPES[self._type_name(operand)]
+        value = self._expr(operand, [])
+        name = value.name if isinstance(value, ArrayRef | Var) else None
+        sym = self._lookup(name) if name is not None else None
+        if sym is None or sym.scalar_type is None or (isinstance(value, Var) and sym.is_array):
+            raise self._reject(operand, "sizeof", "only sizeof of a scalar type, variable or array element")
+        return SCALAR_TYPES[sym.scalar_type]
+
+    def _literal(self, node: c_ast.Constant) -> str:
+        """A numeric literal as validated text; a character constant as its value; nothing else."""
+        text = numeric_literal(node.type, node.value)
+        if text is None:
+            raise self._reject(node, "unsupported constant", shorten(node.value))
+        return text
 
 
 def _conjuncts(node: c_ast.Node) -> list[c_ast.Node]:

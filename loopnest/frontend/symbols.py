@@ -6,10 +6,39 @@ from dataclasses import dataclass
 
 from pycparser import c_ast, c_generator
 
-_INTEGER_WORDS = {"int", "long", "short", "unsigned", "signed", "char", "size_t", "ssize_t", "_Bool",
-                  "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
-                  "uint64_t", "ptrdiff_t"}
-_FLOAT_WORDS = {"float", "double"}
+# The scalar types generated C may name, in canonical spelling, with their size in bytes. Types
+# reach generated code only through this table: a name from the source (a typedef, a struct, a
+# type carrying an expression) is resolved to one of these or the construct is rejected.
+SCALAR_TYPES: dict[str, int] = {
+    "char": 1, "signed char": 1, "unsigned char": 1, "_Bool": 1,
+    "short": 2, "unsigned short": 2, "int": 4, "unsigned int": 4,
+    "long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8,
+    "float": 4, "double": 8, "long double": 16,
+}
+_INTEGER_TYPES = frozenset(t for t in SCALAR_TYPES if t not in ("float", "double", "long double"))
+_TYPE_WORDS = frozenset({"char", "short", "int", "long", "signed", "unsigned", "float", "double", "_Bool"})
+_QUALIFIERS = frozenset({"const", "volatile", "restrict", "register", "static", "auto", "inline", "extern"})
+
+
+def canonical_scalar(type_text: str) -> str | None:
+    """The canonical spelling of a C scalar type (``long unsigned int`` -> ``unsigned long``), or None."""
+    words = [w for w in type_text.split() if w not in _QUALIFIERS]
+    if not words or not set(words) <= _TYPE_WORDS:
+        return None
+    unsigned, signed = "unsigned" in words, "signed" in words
+    core = [w for w in words if w not in ("signed", "unsigned")]
+    if unsigned and signed:
+        return None
+    if "int" in core and len(core) > 1:
+        core.remove("int")
+    base = " ".join(core) or "int"
+    if base in ("float", "double", "long double", "_Bool"):
+        return None if unsigned or signed else base
+    if base == "char":
+        return "unsigned char" if unsigned else "signed char" if signed else "char"
+    if base not in ("short", "int", "long", "long long"):
+        return None
+    return f"unsigned {base}" if unsigned else base
 
 
 @dataclass(frozen=True)
@@ -20,17 +49,18 @@ class Symbol:
     storage: str  # "param" | "global" | "extern" | "local"
 
     @property
+    def scalar_type(self) -> str | None:
+        """The element type in canonical spelling, or None when it is not a supported scalar type."""
+        return canonical_scalar(self.base_type)
+
+    @property
     def is_integer(self) -> bool:
-        return not self.dims and set(self.base_type.split()) <= _INTEGER_WORDS
+        return not self.dims and self.scalar_type in _INTEGER_TYPES
 
     @property
     def is_array(self) -> bool:
         return bool(self.dims)
 
-    @property
-    def is_numeric(self) -> bool:
-        words = set(self.base_type.split())
-        return words <= _INTEGER_WORDS or bool(words & _FLOAT_WORDS) and words <= _FLOAT_WORDS | {"long"}
 
 
 def c_text(node: c_ast.Node | None) -> str:

@@ -12,14 +12,14 @@ import islpy as isl
 import numpy as np
 
 from loopnest.errors import ParameterError
+from loopnest.frontend.symbols import canonical_scalar
 from loopnest.ir import ArrayInfo, Scop
 
 _DTYPES = {
     "double": np.float64, "float": np.float32, "long double": np.longdouble,
-    "int": np.int32, "signed int": np.int32, "unsigned int": np.uint32, "unsigned": np.uint32,
-    "long": np.int64, "long int": np.int64, "long long": np.int64, "unsigned long": np.uint64,
-    "short": np.int16, "unsigned short": np.uint16, "char": np.int8, "signed char": np.int8,
-    "unsigned char": np.uint8, "size_t": np.int32,
+    "char": np.int8, "signed char": np.int8, "unsigned char": np.uint8, "_Bool": np.uint8,
+    "short": np.int16, "unsigned short": np.uint16, "int": np.int32, "unsigned int": np.uint32,
+    "long": np.int64, "unsigned long": np.uint64, "long long": np.int64, "unsigned long long": np.uint64,
 }
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
         ast.Div: operator.floordiv, ast.Mod: operator.mod}
@@ -27,7 +27,7 @@ _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, as
 
 def numpy_dtype(ctype: str) -> np.dtype:
     try:
-        return np.dtype(_DTYPES[" ".join(ctype.split())])
+        return np.dtype(_DTYPES[canonical_scalar(ctype) or ctype])
     except KeyError:
         raise ParameterError(f"element type {ctype!r} is not supported by the harness") from None
 

@@ -163,7 +163,7 @@ class Harness:
 
     def baseline(self) -> VariantResult:
         if self._baseline is None:
-            self._baseline = self._build_and_run("baseline", self.scop.original_c)
+            self._baseline = self._build_and_run("baseline", generate_c(self.scop))
         return self._baseline
 
     def evaluate(self, recipe: Recipe, *, transformed: Scop | None = None,
@@ -175,8 +175,7 @@ class Harness:
                               None, None)
         scop = transformed or apply_recipe(self.scop, recipe, self.dependences)
         label = f"variant_{recipe.hash[:12]}"
-        limits = self.limits if wall_seconds is None else Limits(
-            self.limits.cpu_seconds, self.limits.memory_mb, self.limits.output_mb, wall_seconds)
+        limits = self.limits if wall_seconds is None else self.limits.with_wall(wall_seconds)
         result = self._build_and_run(label, generate_c(scop), limits)
         if not result.ok:
             return Evaluation(recipe.to_dict(), result, None, None)
