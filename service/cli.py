@@ -11,24 +11,28 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import click
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from loopnest.errors import ParameterError, PerfembedError
 from service.commands.options import (
+    MAX_TRIALS,
     DefineOpt,
+    FileArg,
     FunctionOpt,
     IncludeOpt,
     JsonOpt,
+    NestOpt,
     ParamOpt,
+    ThreadsOpt,
     console,
     emit_json,
     err_console,
     fmt_value,
     parse_params,
     read_recipe_file,
+    resolve_threads,
 )
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -36,6 +40,24 @@ app = typer.Typer(no_args_is_help=True, add_completion=False,
 ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
                          help="Ask the perfembed server at this URL (sends the file and its local quoted includes).")
 ApiKeyOpt = typer.Option(None, "--api-key", envvar="PERFEMBED_API_KEY", help="API key for --server writes.")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("perfembed")  # the distribution's name in pyproject.toml
+        except PackageNotFoundError:
+            number = "unknown (not installed)"
+        typer.echo(f"perfembed {number}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(_version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                        help="Print the installed version and exit.")) -> None:
+    """Transfer tuning of C loop nests with performance embeddings."""
 
 
 def load_program(file: Path, include: list[str], define: list[str], function: str | None) -> Any:
@@ -55,7 +77,7 @@ def _selected(extraction: Any, nest: int | None) -> list[int]:
 
 
 @app.command()
-def analyze(file: Path, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
+def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
             param: list[str] = ParamOpt, function: str | None = FunctionOpt, json_out: bool = JsonOpt,
             profile: bool = typer.Option(False, "--profile", help="Also measure dynamic features (runs the nest)."),
             server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
@@ -163,8 +185,8 @@ def _print_nest(n: dict[str, Any]) -> None:
 
 
 @app.command()
-def apply(file: Path, recipe: Path = typer.Option(..., "--recipe", help="Recipe JSON file."),
-          nest: int | None = typer.Option(None, "--nest", help="Only this nest (default: all)."),
+def apply(file: Path = FileArg, recipe: Path = typer.Option(..., "--recipe", help="Recipe JSON file."),
+          nest: int | None = NestOpt,
           include: list[str] = IncludeOpt, define: list[str] = DefineOpt, function: str | None = FunctionOpt,
           output: Path | None = typer.Option(None, "-o", "--output", help="Write here instead of stdout.")) -> None:
     """Write FILE with the recipe applied to its nest(s): a drop-in replacement."""
@@ -185,11 +207,12 @@ def apply(file: Path, recipe: Path = typer.Option(..., "--recipe", help="Recipe 
 
 
 @app.command()
-def measure(file: Path, recipe: Path | None = typer.Option(None, "--recipe", help="Recipe JSON (default: none)."),
-            nest: int | None = typer.Option(None, "--nest"), include: list[str] = IncludeOpt,
+def measure(file: Path = FileArg,
+            recipe: Path | None = typer.Option(None, "--recipe", help="Recipe JSON (default: none)."),
+            nest: int | None = NestOpt, include: list[str] = IncludeOpt,
             define: list[str] = DefineOpt, param: list[str] = ParamOpt, function: str | None = FunctionOpt,
             reps: int = typer.Option(5, "--reps", min=1, max=1000),
-            threads: int | None = typer.Option(None, "--threads"),
+            threads: int | None = ThreadsOpt,
             json_out: bool = JsonOpt) -> None:
     """Compile and time the original nest and the recipe's variant; verify the variant's outputs."""
     from loopnest.config import get_settings
@@ -203,7 +226,7 @@ def measure(file: Path, recipe: Path | None = typer.Option(None, "--recipe", hel
     results = []
     for i in _selected(extraction, nest):
         scop = extraction.scops[i]
-        with Harness(scop, params, reps=reps, threads=threads or settings.threads or None,
+        with Harness(scop, params, reps=reps, threads=resolve_threads(threads, settings.threads),
                      limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as h:
             base = h.baseline()
             ev = h.evaluate(rec)
@@ -223,7 +246,8 @@ def measure(file: Path, recipe: Path | None = typer.Option(None, "--recipe", hel
 
 
 @app.command()
-def serve(host: str = typer.Option("127.0.0.1", "--host"), port: int = typer.Option(8000, "--port")) -> None:
+def serve(host: str = typer.Option("127.0.0.1", "--host"),
+          port: int = typer.Option(8000, "--port", min=1, max=65535)) -> None:
     """Serve the REST API (uvicorn)."""
     import uvicorn
 
@@ -262,11 +286,12 @@ def embeddings_fit(design: str = typer.Option("standard", "--design", help="stan
 
 
 @app.command()
-def suggest(file: Path, include: list[str] = IncludeOpt, define: list[str] = DefineOpt, param: list[str] = ParamOpt,
+def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
+            param: list[str] = ParamOpt,
             function: str | None = FunctionOpt, k: int = typer.Option(5, "--k", min=1, max=50),
             evaluate: bool = typer.Option(False, "--evaluate/--no-evaluate", help="Compile, verify and time."),
             fallback: bool = typer.Option(False, "--fallback", help="Autotune nests no neighbour helps."),
-            trials: int = typer.Option(40, "--trials", help="Autotuning budget for --fallback."),
+            trials: int = typer.Option(40, "--trials", min=1, max=MAX_TRIALS, help="Autotuning budget for --fallback."),
             json_out: bool = JsonOpt,
             write_best: Path | None = typer.Option(None, "--write-best", help="Write the drop-in file here."),
             server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
@@ -320,25 +345,61 @@ _mount_commands()
 
 
 def main() -> None:
-    """Entry point: user errors exit 2 with a message (or JSON with --json), never a traceback."""
+    """Entry point: user errors exit 2 with one line (or JSON with --json), never a traceback.
+
+    typer >= 0.26 vendors click (``typer._click``), so the usage errors it raises are not
+    ``click.ClickException``: they are found through ``typer.BadParameter``'s classes instead.
+    """
     command = typer.main.get_command(app)
     try:
         rc = command.main(standalone_mode=False)
     except PerfembedError as exc:
-        if "--json" in sys.argv:
-            emit_json(exc.to_dict())
-        else:
-            err_console.print(f"[red]error[/]: {escape(str(exc))}", highlight=False)
-        sys.exit(2)
-    except click.exceptions.Abort:
+        _print_error(exc)
+        sys.exit(getattr(exc, "exit_code", 2))
+    except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
-    except click.exceptions.ClickException as exc:
-        exc.show()
-        sys.exit(2)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+    except _CLICK_EXCEPTION as exc:
+        sys.exit(_usage_error(exc))
     if isinstance(rc, int) and rc:
         sys.exit(rc)
+
+
+# The usage errors of the click typer runs on (vendored or not): ClickException and its subclasses.
+_CLICK_EXCEPTION: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+def _print_error(exc: PerfembedError) -> None:
+    if "--json" in sys.argv:
+        emit_json(exc.to_dict())
+    else:
+        err_console.print(f"[red]error[/]: {escape(str(exc))}", highlight=False)
+
+
+def _usage_error(exc: Exception) -> int:
+    """Print a usage error as one line (a bare group prints its help instead, as click does); its exit code."""
+    text: str = exc.format_message()  # type: ignore[attr-defined]
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        if text.strip():  # typer's rich help printed itself when the error was made
+            typer.echo(text, err=True)
+        return 2
+    message = " ".join(text.split()) + _given_value(exc)
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else "perfembed"
+    if "--json" in sys.argv:
+        emit_json({"error": "UsageError", "message": message})
+    else:
+        err_console.print(f"[red]error[/]: {escape(message)} (see {escape(where)} --help)", highlight=False)
+    return 2
+
+
+def _given_value(exc: BaseException) -> str:
+    """``" (got 'abc')"`` when typer's value check (pydantic) rejected a value, which its message omits."""
+    errors = getattr(exc.__cause__, "errors", None)
+    try:
+        value = errors()[0]["input"] if callable(errors) else None
+    except (IndexError, KeyError, TypeError):
+        value = None
+    return f" (got {value!r})" if isinstance(value, str) else ""
 
 
 if __name__ == "__main__":

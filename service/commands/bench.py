@@ -15,7 +15,7 @@ from typing import Any
 import typer
 
 from loopnest.errors import ParameterError
-from service.commands.options import make_console
+from service.commands.options import MAX_NEST, MAX_SEED, MAX_TRIALS, make_console
 
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: transfer tuning vs autotuning vs Polly.")
 console = make_console()
@@ -35,26 +35,26 @@ def _paper_module() -> Any:
     return paper
 
 
-def _ints(text: str, what: str) -> list[int]:
+def _ints(text: str, what: str, most: int) -> list[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise ParameterError(f"{what} {text!r}: expected comma-separated integers such as 10,25,100") from None
-    if not values or min(values) < 1:
-        raise ParameterError(f"{what} {text!r}: expected positive integers")
+    if not values or min(values) < 1 or max(values) > most:
+        raise ParameterError(f"{what} {text!r}: expected integers from 1 to {most}")
     return values
 
 
 @bench_app.command("paper")
 def paper_command(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    per_family: int = typer.Option(2, "--per-family", min=1, help="Held-out nests per family."),
+    per_family: int = typer.Option(2, "--per-family", min=1, max=MAX_NEST, help="Held-out nests per family."),
     families: list[str] = typer.Option([], "--families", "--family", help="Only hold out these families."),
     tune_trials: str = typer.Option("10,25,100", "--tune-trials", help="Autotuning budgets, comma-separated."),
     k: str = typer.Option("1,3,5", "--k", help="Neighbour counts for transfer, comma-separated."),
     polly: bool = typer.Option(True, "--polly/--no-polly", help="Compare with clang-16 + Polly."),
     reps: int = typer.Option(3, "--reps", min=1, max=100, help="Timed repetitions per variant."),
-    seed: int = typer.Option(0, "--seed", help="Autotuning sampler seed."),
+    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Autotuning sampler seed."),
     out: Path | None = typer.Option(DEFAULT_OUT, "--out", help="Markdown report (the plot goes beside it)."),
     no_report: bool = typer.Option(False, "--no-report", help="Write no markdown or plot."),
 ) -> None:
@@ -63,8 +63,8 @@ def paper_command(
 
     paper = _paper_module()
     settings = get_settings()
-    trials = _ints(tune_trials, "--tune-trials")
-    ks = _ints(k, "--k")
+    trials = _ints(tune_trials, "--tune-trials", MAX_TRIALS)
+    ks = _ints(k, "--k", 50)
     target = None if no_report else out
     # Progress goes to stderr in both modes: a run takes tens of minutes, and stdout stays one JSON object.
     report = _with_progress(paper, settings, per_family=per_family, k_values=ks, tune_trials=trials, polly=polly,

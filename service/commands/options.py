@@ -35,6 +35,16 @@ DefineOpt = typer.Option([], "-D", "--define", help="Macro NAME or NAME=VALUE (a
 ParamOpt = typer.Option([], "--param", help="Parameter value NAME=INT for sizes and trip counts.")
 FunctionOpt = typer.Option(None, "--function", help="Only nests of this function.")
 JsonOpt = typer.Option(False, "--json", help="Print one JSON object.")
+# A C file that must exist: a missing one is a usage error naming it (exit 2), not a traceback.
+FileArg = typer.Argument(..., exists=True, file_okay=True, dir_okay=False, metavar="FILE", help="C source file.")
+# Bounds of the numbers the commands take (a usage error names the option outside them).
+MAX_THREADS = 1024  # --threads: 1..1024, or 0 for every core (Settings.threads' convention)
+MAX_TRIALS = 100_000
+MAX_SEED = 2**32 - 1  # numpy's and Optuna's samplers take 32-bit seeds
+MAX_NEST = 100_000
+ThreadsOpt = typer.Option(None, "--threads", min=0, max=MAX_THREADS,
+                          help="OpenMP threads, 0 = every core (default: settings, else every core).")
+NestOpt = typer.Option(None, "--nest", min=0, max=MAX_NEST, help="Only this nest (default: every nest of FILE).")
 
 
 def parse_params(items: list[str]) -> dict[str, int]:
@@ -57,6 +67,12 @@ def read_recipe_file(path: Path) -> str:
         return path.read_text()
     except OSError as exc:
         raise RecipeError(f"cannot read recipe {path}: {exc.strerror}") from None
+
+
+def resolve_threads(threads: int | None, settings_threads: int) -> int | None:
+    """``--threads`` if given, else the settings' value; 0 (every core) becomes None for the harness."""
+    value = settings_threads if threads is None else threads
+    return value or None
 
 
 def fmt_value(value: float | None, pattern: str = "{:.4f}") -> str:

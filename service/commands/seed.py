@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from service.commands.options import make_console
+from service.commands.options import MAX_NEST, MAX_TRIALS, make_console
 
 seed_app = typer.Typer(no_args_is_help=True, help="The shipped tuning database: build, export, load.")
 console = make_console(stderr=True)
@@ -28,12 +28,12 @@ def _store() -> tuple:
 
 @seed_app.command("build")
 def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Corpus manifest (JSON)."),
-          trials: int = typer.Option(40, "--trials", min=1, help="Evaluated variants per nest."),
+          trials: int = typer.Option(40, "--trials", min=1, max=MAX_TRIALS, help="Evaluated variants per nest."),
           jobs: int = typer.Option(1, "--jobs", min=1, max=64, help="Nests tuned at once."),
           reps: int = typer.Option(3, "--reps", min=1, max=50),
           family: list[str] = typer.Option([], "--family", help="Only these families."),
-          limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N nests."),
-          per_family: int | None = typer.Option(None, "--per-family", min=1,
+          limit: int | None = typer.Option(None, "--limit", min=1, max=MAX_NEST, help="Only the first N nests."),
+          per_family: int | None = typer.Option(None, "--per-family", min=1, max=MAX_NEST,
                                                 help="Only the first N nests of each family (in manifest order)."),
           scale: float = typer.Option(1.0, "--scale", min=0.05, max=4.0,
                                       help="Multiply every size parameter (min 4): trade fidelity for build time.")

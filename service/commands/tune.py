@@ -20,38 +20,47 @@ from rich.table import Table
 
 from loopnest.errors import ParameterError
 from service.commands.options import (
+    MAX_SEED,
+    MAX_TRIALS,
     DefineOpt,
+    FileArg,
     FunctionOpt,
     IncludeOpt,
     JsonOpt,
+    NestOpt,
     ParamOpt,
+    ThreadsOpt,
     console,
     emit_json,
     err_console,
     fmt_value,
     parse_params,
     read_recipe_file,
+    resolve_threads,
 )
 
 if TYPE_CHECKING:
     from autotune import TuneProgress
 
+MAX_SECONDS = 7 * 24 * 3600  # --timeout and --lease: a week at most
+
 
 
 def tune_command(
-    file: Path,
+    file: Path = FileArg,
     include: list[str] = IncludeOpt,
     define: list[str] = DefineOpt,
     param: list[str] = ParamOpt,
     function: str | None = FunctionOpt,
-    nest: int | None = typer.Option(None, "--nest", help="Only this nest (default: every nest of FILE)."),
-    trials: int = typer.Option(50, "--trials", min=0,
+    nest: int | None = NestOpt,
+    trials: int = typer.Option(50, "--trials", min=0, max=MAX_TRIALS,
                                help="Variants to evaluate per nest, counted over the whole study: a rerun "
-                                    "resumes, and one that reached the budget returns at once."),
-    timeout: float | None = typer.Option(None, "--timeout", min=0, help="Stop each nest after S seconds."),
+                                    "resumes, and one that reached the budget returns at once; 0 registers the nest."),
+    timeout: float | None = typer.Option(None, "--timeout", min=0, max=MAX_SECONDS,
+                                         help="Stop each nest after S seconds."),
     reps: int = typer.Option(3, "--reps", min=1, max=1000, help="Timed repetitions per variant."),
-    threads: int | None = typer.Option(None, "--threads", help="OpenMP threads (default: settings, else all)."),
-    seed: int | None = typer.Option(None, "--seed", help="Sampler seed."),
+    threads: int | None = ThreadsOpt,
+    seed: int | None = typer.Option(None, "--seed", min=0, max=MAX_SEED, help="Sampler seed."),
     warm_start: list[Path] = typer.Option([], "--warm-start", help="Recipe JSON file to try first (repeatable)."),
     json_out: bool = JsonOpt,
     write_best: Path | None = typer.Option(None, "--write-best",
@@ -109,7 +118,7 @@ def tune_command(
                 scop, values, storage=store.url, study_name=study_name_for(db_nest.id, target.id, values),
                 n_trials=trials, timeout=timeout, seed=seed,
                 warm_start=[*seeds, *(Recipe.from_dict(r.recipe.steps) for r in known)],
-                reps=reps, threads=threads or settings.threads or None, limits=Limits.from_settings(settings),
+                reps=reps, threads=resolve_threads(threads, settings.threads), limits=Limits.from_settings(settings),
                 cc=settings.cc, cflags=settings.cflags,
                 recorder=MeasurementRecorder(store, nest_id=db_nest.id, target_id=target.id, params=values),
                 on_trial=on_trial)
@@ -136,9 +145,10 @@ def tune_command(
 
 def worker_command(
     once: bool = typer.Option(False, "--once", help="Exit when the queue is empty instead of waiting for jobs."),
-    max_jobs: int | None = typer.Option(None, "--max-jobs", min=1, help="Exit after this many jobs."),
-    lease: float = typer.Option(120.0, "--lease", min=1, help="Lease length in seconds (renewed while running)."),
-    poll: float = typer.Option(5.0, "--poll", min=0.1, help="Seconds between looks at an empty queue."),
+    max_jobs: int | None = typer.Option(None, "--max-jobs", min=1, max=MAX_TRIALS, help="Exit after this many jobs."),
+    lease: float = typer.Option(120.0, "--lease", min=1, max=MAX_SECONDS,
+                                help="Lease length in seconds (renewed while running)."),
+    poll: float = typer.Option(5.0, "--poll", min=0.1, max=3600, help="Seconds between looks at an empty queue."),
     worker_id: str | None = typer.Option(None, "--worker-id", help="Name in the jobs table (default host:pid)."),
     json_out: bool = JsonOpt,
 ) -> None:
