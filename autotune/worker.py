@@ -230,6 +230,7 @@ def _fail(store: Store, job: TuningJob, worker_id: str, error: str, *, retry: bo
 def _load_nest(store: Store, job: TuningJob, options: Mapping[str, Any]) -> tuple[Scop, dict[str, int]]:
     """Rebuild the job's nest from its source and check the parameter values."""
     from database import get_nest, get_program
+    from loopnest.config import get_settings
     from loopnest.frontend.extract import extract_scops
     from loopnest.frontend.preprocess import PreprocessOptions
 
@@ -240,23 +241,20 @@ def _load_nest(store: Store, job: TuningJob, options: Mapping[str, Any]) -> tupl
     filename = Path(str(options.get("filename") or (program.name if program else "") or "nest.c")).name
     if not filename.endswith(".c"):
         filename += ".c"
-    preprocess = PreprocessOptions(
-        tuple(str(d) for d in options.get("include") or ()),
-        tuple(PreprocessOptions.parse_define(str(d)) for d in options.get("defines") or ()))
+    # A job's program came from the network: includes resolve only among its own headers.
+    defines = tuple(PreprocessOptions.parse_define(str(d)) for d in options.get("defines") or ())
     with tempfile.TemporaryDirectory(prefix="perfembed-job-") as tmp:
         path = Path(tmp) / filename
         path.write_text(source)
-        headers = options.get("headers") or {}
-        if headers:
-            # Quoted includes sent with the program (the API's "headers"), found first as with -I.
-            include = Path(tmp) / "include"
-            for name, text in dict(headers).items():
-                target = (include / str(name)).resolve()
-                if not target.is_relative_to(include.resolve()):
-                    raise ParameterError(f"job {job.id}: header name {name!r} is not a plain relative path")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(str(text))
-            preprocess = PreprocessOptions((str(include), *preprocess.include_dirs), preprocess.defines)
+        include = Path(tmp) / "include"
+        for name, text in dict(options.get("headers") or {}).items():
+            # Quoted includes sent with the program (the API's "headers"), found as with -I.
+            target = (include / str(name)).resolve()
+            if not target.is_relative_to(include.resolve()):
+                raise ParameterError(f"job {job.id}: header name {name!r} is not a plain relative path")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(str(text))
+        preprocess = PreprocessOptions((str(include),), defines, confined=True, sandbox=get_settings().sandbox)
         extraction = extract_scops(path, preprocess)
     index = int(options.get("nest_index", nest.index))
     if not 0 <= index < len(extraction.scops):

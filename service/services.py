@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from loopnest.analysis import describe_scop
+from loopnest.config import get_settings
 from loopnest.errors import ParameterError, SourceError
 from loopnest.frontend.extract import Extraction, extract_scops
 from loopnest.frontend.preprocess import PreprocessOptions
@@ -38,7 +39,8 @@ def extract_program(program: ProgramIn) -> Extraction:
         source = root / "program.c"
         source.write_text(program.source)
         defines = tuple((PreprocessOptions.parse_define(k)[0], v) for k, v in program.defines.items())
-        options = PreprocessOptions((str(root / "include"),), defines)
+        options = PreprocessOptions((str(root / "include"),), defines, confined=True,
+                                    sandbox=get_settings().sandbox)
         try:
             extraction = extract_scops(source, options, function=program.function)
         except SourceError as exc:

@@ -236,6 +236,19 @@ def run_limited(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str,
     return RunResult(_status(proc.returncode, box.isolated), proc.returncode, stdout, stderr, wall)
 
 
+def share_with_sandbox(paths: Sequence[Path], mode: str = "auto") -> None:
+    """Let the sandbox read private directories of ours (a request's source and headers): where it runs
+    as nobody they become nobody's, which only root and sandboxed processes are."""
+    if not detect_sandbox(mode).as_nobody:
+        return
+    for root in paths:
+        if not Path(root).is_dir():
+            continue
+        for entry in [Path(root), *Path(root).rglob("*")]:
+            if not entry.is_symlink():
+                os.chown(entry, NOBODY, NOBODY)
+
+
 def _reachable_by_nobody(path: Path) -> bool:
     """Whether every directory above ``path`` lets others through (a 0700 parent does not)."""
     for parent in Path(path).resolve().parents:

@@ -6,6 +6,7 @@ small: a handful of trials per study.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +26,17 @@ GEMV_PARAMS = {"m": 64, "n": 64}
 FAST = {"reps": 1, "threads": 1}
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+def corrupt_variants(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A code generator bug in every variant (not the baseline): += becomes -=."""
+    measure = importlib.import_module("loopnest.harness.measure")  # the module, not the function
+    real = measure.Harness._build_and_run
+
+    def corrupted(self, label, kernel, limits=None):  # noqa: ANN001, ANN202
+        return real(self, label, kernel if label == "baseline" else kernel.replace("] += ", "] -= "), limits)
+
+    monkeypatch.setattr(measure.Harness, "_build_and_run", corrupted)
 
 
 def load(path: Path, index: int = 0) -> Scop:

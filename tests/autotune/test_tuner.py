@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import time
 
 import pytest
@@ -18,10 +17,8 @@ from autotune import (
 )
 from database import best_recipe_for, list_measurements
 from loopnest import Harness, Recipe
-from tests.autotune.conftest import FAST, GEMM, GEMM_PARAMS, GEMV_PARAMS
+from tests.autotune.conftest import FAST, GEMM, GEMM_PARAMS, GEMV_PARAMS, corrupt_variants
 
-# The module, not the function ``loopnest.harness.measure`` that shadows it in the package.
-measure = importlib.import_module("loopnest.harness.measure")
 IKJ = {"steps": [{"op": "interchange", "order": [0, 2, 1]}]}
 SIMD_ON_REDUCTION = {"steps": [{"op": "vectorize", "loop": 2}]}  # k carries C's reduction: illegal
 
@@ -124,12 +121,7 @@ def test_a_study_refuses_another_recipe_space(db_url, gemm, gemv):
 
 def test_a_variant_with_wrong_output_is_never_stored_as_a_success(store, db_url, gemm, gemm_db, monkeypatch):
     nest, target, recorder = gemm_db
-    real = measure.generate_c
-
-    def faulty(scop):  # a code generator bug: every variant subtracts instead of accumulating
-        return real(scop).replace("] += ", "] -= ")
-
-    monkeypatch.setattr(measure, "generate_c", faulty)
+    corrupt_variants(monkeypatch)  # a code generator bug: every variant subtracts instead of accumulating
     result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=4,
                        warm_start=[IKJ], recorder=recorder, **FAST)
     evaluated = [r for r in result.evaluations if r.evaluated]

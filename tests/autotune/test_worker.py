@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import signal
 import subprocess
@@ -18,10 +17,9 @@ from optuna.trial import TrialState
 from autotune import ensure_local_target, open_storage, register_nest, run_job, run_worker, tuning_study
 from database import JobStatus, enqueue_job, get_job, list_measurements
 from loopnest.config import Settings
-from tests.autotune.conftest import GEMM, GEMM_PARAMS, ROOT, load
+from tests.autotune.conftest import GEMM, GEMM_PARAMS, ROOT, corrupt_variants, load
 
 SETTINGS = Settings(threads=1)
-measure = importlib.import_module("loopnest.harness.measure")
 
 
 def wait_for(predicate: Callable[[], bool], *, timeout: float = 120.0, interval: float = 0.05) -> None:
@@ -142,8 +140,7 @@ def test_a_killed_workers_job_resumes_and_keeps_every_measurement(store):
 
 
 def test_a_job_with_wrong_outputs_ends_without_a_best_recipe(store, monkeypatch):
-    real = measure.generate_c
-    monkeypatch.setattr(measure, "generate_c", lambda scop: real(scop).replace("] += ", "] -= "))
+    corrupt_variants(monkeypatch)
     job_id, nest_id = gemm_job(store, budget=2, warm_start=[[{"op": "interchange", "order": [0, 2, 1]}]])
     report = run_worker(store, worker_id="w", once=True, lease_seconds=30, settings=SETTINGS)
     assert report.jobs[0].status == "done" and report.jobs[0].best_speedup is None
