@@ -11,8 +11,12 @@
         job = api.wait_for_job(api.submit_job(nest_id=1, params={"n": 1000}, budget=20)["id"])
 
 A 4xx or 5xx answer raises :class:`ClientError` (a :class:`PerfembedError`, so the CLI prints
-it and exits 2) carrying the status and the server's JSON body, whose message names the
-problem and its line. :func:`collect_quoted_includes` gathers the local headers a program
+it as one line) carrying the status and the server's JSON body, whose message names the
+problem and its line. A 4xx is the request's fault (exit code 2); a 5xx is the server's (its
+``exit_code`` is 1 and the message asks for a report, or to retry a 503 later). A server that
+cannot be reached raises :class:`ServerUnreachableError` (exit code 2: the URL is the user's to
+fix, or the server theirs to start); one that stops answering mid-request raises
+:class:`ClientError` with status 0 (exit code 1). :func:`collect_quoted_includes` gathers the local headers a program
 includes with ``#include "..."``, which the server cannot see.
 """
 
@@ -40,10 +44,33 @@ class ClientError(PerfembedError):
         self.payload = dict(payload)
         self.retry_after = retry_after
         self.error = str(self.payload.get("error", "HTTPError"))
-        super().__init__(f"{self.error} (HTTP {status}): {self.payload.get('message', '')}")
+        message = str(self.payload.get("message", ""))
+        if status == 503:
+            text = f"the server is unavailable (HTTP 503): {message}; try again later"
+        elif status >= 500 or status == 0:
+            where = f"HTTP {status}" if status else "no answer"
+            text = f"the server failed ({where}): {message}; please report this perfembed bug (see the server log)"
+        else:
+            text = f"{self.error} (HTTP {status}): {message}"
+        super().__init__(text)
+
+    @property
+    def exit_code(self) -> int:
+        """The CLI's exit code: 2 for a request the server refused (4xx), 1 when the server failed."""
+        return 2 if 400 <= self.status < 500 else 1
 
     def to_dict(self) -> dict[str, object]:
         return {**self.payload, "status": self.status}
+
+
+class ServerUnreachableError(PerfembedError):
+    """No connection to the server at the URL the user gave (refused, unknown host, not a URL)."""
+
+    exit_code = 2
+
+    def __init__(self, url: str, reason: str) -> None:
+        self.url = url
+        super().__init__(f"cannot reach the perfembed server at {url}: {reason}")
 
 
 class Client:
@@ -57,7 +84,10 @@ class Client:
         self.url = url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._own = http is None
-        self._http = httpx.Client(base_url=self.url, timeout=timeout) if http is None else http
+        try:
+            self._http = httpx.Client(base_url=self.url, timeout=timeout) if http is None else http
+        except httpx.InvalidURL as exc:
+            raise ServerUnreachableError(self.url, f"not a URL ({exc})") from None
 
     def __enter__(self) -> Client:
         return self
@@ -76,13 +106,13 @@ class Client:
 
     def ready(self) -> dict[str, Any]:
         """The readiness report; not an error when the server is not ready (check ``status``)."""
-        response = self._http.get(self._path("/readyz"), headers=self._headers)
+        response = self._send("GET", "/readyz")
         if response.status_code in (200, 503):
             return dict(response.json())
         raise self._error(response)
 
     def metrics(self) -> str:
-        response = self._http.get(self._path("/metrics"), headers=self._headers)
+        response = self._send("GET", "/metrics")
         if response.is_error:
             raise self._error(response)
         return response.text
@@ -176,8 +206,17 @@ class Client:
         # A TestClient has no base URL of ours: give it absolute URLs.
         return path if self._own else self.url + path
 
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """The server's answer; a connection that fails is one error naming the URL, never httpx's."""
+        try:
+            return self._http.request(method, self._path(path), headers=self._headers, **kwargs)
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            raise ServerUnreachableError(self.url, _reason(exc)) from None
+        except httpx.TransportError as exc:  # connected, then no (complete) answer: the server's fault
+            raise ClientError(0, {"error": type(exc).__name__, "message": _reason(exc)}) from None
+
     def _call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
-        response = self._http.request(method, self._path(path), headers=self._headers, **kwargs)
+        response = self._send(method, path, **kwargs)
         if response.is_error:
             raise self._error(response)
         return dict(response.json())
@@ -193,6 +232,18 @@ class Client:
         retry = response.headers.get("Retry-After")
         return ClientError(response.status_code, payload,
                            retry_after=float(retry) if retry and retry.isdigit() else None)
+
+
+def _reason(exc: Exception) -> str:
+    """``connection refused``, ``timed out`` or httpx's own words, on one line."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, httpx.ConnectError) and ("refused" in text.lower() or "errno 111" in text.lower()):
+        return "connection refused"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timed out ({type(exc).__name__})"
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return f"not an http:// or https:// URL ({text})"
+    return text or type(exc).__name__
 
 
 def _program(program: Mapping[str, Any]) -> dict[str, Any]:

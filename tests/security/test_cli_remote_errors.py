@@ -1,0 +1,94 @@
+"""Issue 10, item 10 (``--server`` part): a server that does not answer, or answers 5xx, is one line
+and never a traceback.
+
+Exit codes: an unreachable server is 2 (the URL comes from the user's --server or
+PERFEMBED_SERVER, and only the user can fix it: start the server or correct the URL); a 5xx from
+the server is 1 (a bug in perfembed's server, which the message asks to report).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ENTRY = Path(sys.executable).with_name("perfembed")
+KERNEL = "void copy(int n, double A[n], double B[n]) {\n  for (int i = 0; i < n; i++)\n    A[i] = B[i];\n}\n"
+
+
+def perfembed(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PERFEMBED_DATA_DIR": str(cwd / "data"), "COLUMNS": "200"}
+    env.pop("PERFEMBED_SERVER", None)
+    return subprocess.run([str(ENTRY), *args], capture_output=True, text=True, timeout=120, check=False,
+                          cwd=cwd, env=env)
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])  # closed again when the socket is
+
+
+@pytest.fixture
+def kernel(tmp_path: Path) -> Path:
+    path = tmp_path / "copy.c"
+    path.write_text(KERNEL)
+    return path
+
+
+class _Failing(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = json.dumps({"error": "InternalError", "message": "internal error (KeyError); this is a bug"}).encode()
+        self.send_response(500)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@pytest.fixture
+def failing_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Failing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("command", ["suggest", "analyze"])
+def test_a_closed_port_is_one_line_naming_the_url_with_exit_2(tmp_path: Path, kernel: Path, command: str) -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    proc = perfembed(command, str(kernel), "--param", "n=100", "--server", url, cwd=tmp_path)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output
+    assert "Traceback" not in output
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, output
+    assert f"cannot reach the perfembed server at {url}" in lines[0] and "connection refused" in lines[0]
+
+
+@pytest.mark.parametrize("command", ["suggest", "analyze"])
+def test_a_server_error_is_exit_1_asking_for_a_report(tmp_path: Path, kernel: Path, failing_server: str,
+                                                      command: str) -> None:
+    proc = perfembed(command, str(kernel), "--param", "n=100", "--server", failing_server, cwd=tmp_path)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output
+    assert "Traceback" not in output
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, output
+    assert "the server failed (HTTP 500)" in lines[0] and "please report" in lines[0], lines[0]
