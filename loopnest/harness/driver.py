@@ -12,7 +12,7 @@ import islpy as isl
 import numpy as np
 
 from loopnest.errors import ParameterError
-from loopnest.frontend.symbols import canonical_scalar
+from loopnest.frontend.symbols import SCALAR_TYPES, canonical_scalar
 from loopnest.ir import ArrayInfo, Scop
 
 _DTYPES = {
@@ -76,6 +76,27 @@ class ArrayLayout:
         return self.count * numpy_dtype(self.info.element_type).itemsize
 
 
+# The driver declares its arrays static; past 2 GiB the default code model cannot address them
+# ("relocation truncated" at link time).
+MAX_STATIC_BYTES = 2**31 - 2**20
+
+
+def check_parameters(scop: Scop, params: Mapping[str, int]) -> None:
+    """Refuse parameter values the analysis did not assume or under which the nest does nothing."""
+    for p in scop.params:
+        value, ctype = int(params[p]), scop.param_types.get(p, "int")
+        if value < 0:
+            raise ParameterError(f"{scop.name}: {p}={value}: parameters must be >= 0 (the dependence "
+                                 "analysis assumes it)")
+        bits = 8 * SCALAR_TYPES.get(ctype, 4) - (0 if ctype.startswith("unsigned") else 1)
+        if value >= 2**bits:
+            raise ParameterError(f"{scop.name}: {p}={value} does not fit its type {ctype}")
+    fixed = ", ".join(f"{p} = {int(params[p])}" for p in scop.params)
+    context = isl.Set(f"[{', '.join(scop.params)}] -> {{ : {fixed or 'true'} }}")
+    if all(isl.Set(stmt.domain).intersect_params(context).is_empty() for stmt in scop.statements):
+        raise ParameterError(f"{scop.name}: with {fixed} the nest executes no iteration; nothing to measure")
+
+
 def array_layouts(scop: Scop, params: Mapping[str, int]) -> list[ArrayLayout]:
     """Concrete extents of every variable: declared where known, else the accessed footprint.
 
@@ -106,8 +127,14 @@ def array_layouts(scop: Scop, params: Mapping[str, int]) -> list[ArrayLayout]:
                 raise ParameterError(
                     f"{name}: with {fixed} the nest accesses index {hi} of dimension {k}, but {name} "
                     f"is declared with extent {dim} = {declared}")
+            if declared is not None and declared < 1:
+                raise ParameterError(f"{name}: with {fixed} dimension {k} has extent {dim} = {declared}")
             extents.append(declared if declared is not None else (hi + 1 if hi is not None else 1))
         out.append(ArrayLayout(info, tuple(extents)))
+    total = sum(lay.nbytes for lay in out if lay.info.storage != "region")
+    if total > MAX_STATIC_BYTES:
+        raise ParameterError(f"{scop.name}: with {fixed} the arrays need {total / 2**20:.0f} MiB; the "
+                             f"measurement driver holds at most {MAX_STATIC_BYTES // 2**20} MiB")
     return out
 
 

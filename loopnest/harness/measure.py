@@ -17,7 +17,13 @@ import numpy as np
 
 from loopnest.codegen import generate_c
 from loopnest.errors import ParameterError
-from loopnest.harness.driver import ArrayLayout, array_layouts, numpy_dtype, synthesize_driver
+from loopnest.harness.driver import (
+    ArrayLayout,
+    array_layouts,
+    check_parameters,
+    numpy_dtype,
+    synthesize_driver,
+)
 from loopnest.harness.sandbox import Limits, run_limited
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
@@ -106,6 +112,7 @@ class Harness:
             raise ParameterError(f"{self.scop.name}: missing value for parameter(s) {', '.join(missing)} "
                                  f"(give --param {missing[0]}=N)")
         self.params = {p: int(self.params[p]) for p in self.scop.params}
+        check_parameters(self.scop, self.params)
         self.layouts: list[ArrayLayout] = array_layouts(self.scop, self.params)
         total = sum(lay.nbytes for lay in self.layouts)
         if total > self.limits.memory_mb * 1024 * 1024 * 0.8:
