@@ -9,6 +9,7 @@ or meaningless here is dropped and the rest kept.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -213,6 +214,7 @@ class Candidate:
     speedup: float | None = None
     verified: bool = False
     status: str = "not evaluated"
+    message: str = ""  # why it was not evaluated, failed or was wrong
 
 
 @dataclass(frozen=True)
@@ -260,7 +262,8 @@ class TransferTuner:
         cands = self.candidates(harness.scop, harness.params, neighbours, harness.dependences)
         base = harness.baseline()
         if not base.ok or base.median is None:
-            return TransferResult(tuple(cands), None, 0, None)
+            reason = f"the original nest did not run: {base.status}" + (f" ({base.message})" if base.message else "")
+            return TransferResult(tuple(dataclasses.replace(c, message=reason) for c in cands), None, 0, None)
         best_time = base.median
         evaluated: list[Candidate] = []
         for cand in cands:
@@ -268,7 +271,8 @@ class TransferTuner:
             # so process start-up never counts as a timeout.
             limit = max(2.0, self.timeout_factor * best_time * (harness.reps + 1) + 1.0)
             ev = harness.evaluate(cand.recipe, wall_seconds=limit)
-            evaluated.append(Candidate(cand.neighbour, cand.recipe, ev.speedup, ev.verified, ev.variant.status))
+            evaluated.append(Candidate(cand.neighbour, cand.recipe, ev.speedup, ev.verified, ev.variant.status,
+                                       ev.variant.message))
             if ev.verified and ev.variant.median is not None:
                 best_time = min(best_time, ev.variant.median)
         good = [c for c in evaluated if c.verified and (c.speedup or 0) >= self.min_speedup]

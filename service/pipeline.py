@@ -352,7 +352,7 @@ def _evaluate(ctx: Context, scop: Scop, params: dict[str, int], nest_id: int, ne
     return {
         "baseline_seconds": result.baseline_seconds,
         "evaluated": [{"from": c.neighbour.name, "recipe": c.recipe.to_dict(), "speedup": c.speedup,
-                       "verified": c.verified, "status": c.status} for c in result.candidates],
+                       "verified": c.verified, "status": c.status, "message": c.message} for c in result.candidates],
         "accepted": result.accepted,
         "best": None if result.best is None else {"recipe": result.best.recipe.to_dict(),
                                                   "speedup": result.best.speedup, "from": result.best.neighbour.name},
