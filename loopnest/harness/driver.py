@@ -81,6 +81,13 @@ class ArrayLayout:
 MAX_STATIC_BYTES = 2**31 - 2**20
 
 
+def parameter_context(scop: Scop, params: Mapping[str, int]) -> tuple[str, isl.Set]:
+    """The values as text for messages, and as an isl parameter set (joined by ``and``: in isl,
+    ``n = 24, m = 3`` would chain the comparison, not conjoin it)."""
+    pairs = [f"{p} = {int(params[p])}" for p in scop.params]
+    return ", ".join(pairs), isl.Set(f"[{', '.join(scop.params)}] -> {{ : {' and '.join(pairs) or 'true'} }}")
+
+
 def check_parameters(scop: Scop, params: Mapping[str, int]) -> None:
     """Refuse parameter values the analysis did not assume or under which the nest does nothing."""
     for p in scop.params:
@@ -91,8 +98,7 @@ def check_parameters(scop: Scop, params: Mapping[str, int]) -> None:
         bits = 8 * SCALAR_TYPES.get(ctype, 4) - (0 if ctype.startswith("unsigned") else 1)
         if value >= 2**bits:
             raise ParameterError(f"{scop.name}: {p}={value} does not fit its type {ctype}")
-    fixed = ", ".join(f"{p} = {int(params[p])}" for p in scop.params)
-    context = isl.Set(f"[{', '.join(scop.params)}] -> {{ : {fixed or 'true'} }}")
+    fixed, context = parameter_context(scop, params)
     if all(isl.Set(stmt.domain).intersect_params(context).is_empty() for stmt in scop.statements):
         raise ParameterError(f"{scop.name}: with {fixed} the nest executes no iteration; nothing to measure")
 
@@ -103,8 +109,7 @@ def array_layouts(scop: Scop, params: Mapping[str, int]) -> list[ArrayLayout]:
     Raises :class:`ParameterError` when, for these parameter values, the nest would access an
     element outside a declared extent.
     """
-    fixed = ", ".join(f"{p} = {int(params[p])}" for p in scop.params)
-    context = isl.Set(f"[{', '.join(scop.params)}] -> {{ : {fixed or 'true'} }}")
+    fixed, context = parameter_context(scop, params)
     footprints: dict[str, isl.Set] = {}
     for stmt in scop.statements:
         for acc in stmt.accesses:

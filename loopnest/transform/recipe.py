@@ -44,6 +44,43 @@ STEP_KINDS: dict[str, StepKind] = {
 }
 
 
+# Bounds of every argument, checked before a step is applied, so no number a client sends reaches
+# generated C unchecked: loop depths and statement indices, tile sizes, unroll and skew factors.
+MAX_TILE = 65536
+_INT_BOUNDS: dict[str, tuple[int, int]] = {
+    "loop": (0, 63), "outer": (0, 63), "order": (0, 63), "loops": (0, 63), "statements": (0, 9999),
+    "groups": (0, 9999), "sizes": (1, MAX_TILE), "factor": (2, 64),
+}
+_OP_BOUNDS: dict[tuple[str, str], tuple[int, int]] = {("skew", "factor"): (-64, 64)}
+_LIST_ARGS = frozenset({"order", "loops", "statements", "sizes"})
+
+
+def _check_int(value: object, bounds: tuple[int, int], what: str) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RecipeError(f"{what} must be an integer, not {type(value).__name__}")
+    if not bounds[0] <= value <= bounds[1]:
+        raise RecipeError(f"{what} = {value} is out of range [{bounds[0]}, {bounds[1]}]")
+
+
+def _check_arguments(index: int, op: str, args: dict[str, Any]) -> None:
+    for name, value in args.items():
+        bounds = _OP_BOUNDS.get((op, name), _INT_BOUNDS[name])
+        what = f"step {index} ({op}): {name}"
+        if name == "groups":
+            if not isinstance(value, list) or len(value) > 64 or not all(isinstance(g, list) for g in value):
+                raise RecipeError(f"{what} must be a list of lists of statement indices")
+            for group in value:
+                for item in group:
+                    _check_int(item, bounds, f"{what} item")
+        elif name in _LIST_ARGS:
+            if not isinstance(value, list) or len(value) > 64:
+                raise RecipeError(f"{what} must be a list of at most 64 integers")
+            for item in value:
+                _check_int(item, bounds, f"{what} item")
+        else:
+            _check_int(value, bounds, what)
+
+
 @dataclass(frozen=True)
 class Step:
     op: str
@@ -105,6 +142,7 @@ def _parse_step(index: int, raw: object) -> Step:
         raise RecipeError(f"step {index} ({op}): missing {sorted(missing)}")
     if unknown:
         raise RecipeError(f"step {index} ({op}): unknown arguments {sorted(unknown)}")
+    _check_arguments(index, op, args)
     return Step(op, tuple(sorted(args.items())))
 
 
