@@ -105,8 +105,10 @@ def run_worker(
     compiler, flags, threads and harness limits.
     """
     from loopnest.config import get_settings
+    from loopnest.harness.sandbox import ensure_isolated
 
     settings = settings or get_settings()
+    ensure_isolated(settings.sandbox, settings.allow_unsandboxed, "a tuning worker")
     worker_id = worker_id or default_worker_id()
     stop = stop or threading.Event()
     outcomes: list[JobOutcome] = []

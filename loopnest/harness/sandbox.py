@@ -194,6 +194,16 @@ def detect_sandbox(mode: str = "auto") -> Sandbox:
     return Sandbox("none")
 
 
+def ensure_isolated(mode: str, allow_unsandboxed: bool, what: str) -> Sandbox:
+    """The sandbox, or :class:`SandboxError` when there is none and running without one is not allowed."""
+    box = detect_sandbox(mode)
+    if not box.isolated and not allow_unsandboxed:
+        raise SandboxError(f"{what} runs code from the network and needs a sandbox, but bubblewrap is not "
+                           "available here: install it (Debian: apt-get install bubblewrap), or set "
+                           "PERFEMBED_ALLOW_UNSANDBOXED=1 to run it with rlimits only")
+    return box
+
+
 def sandbox_status(mode: str = "auto") -> dict[str, object]:
     """What ``/readyz`` and ``perfembed target`` report: the isolation in force."""
     try:
