@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from loopnest.errors import ParameterError, PerfembedError
+from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_TRIALS,
     DefineOpt,
@@ -34,6 +34,7 @@ from service.commands.options import (
     read_recipe_file,
     resolve_threads,
 )
+from service.commands.usage import CLICK_EXCEPTION, print_error, usage_error
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Transfer tuning of C loop nests with performance embeddings.")
@@ -102,8 +103,7 @@ def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     else:
         for n in nests:
             _print_nest(n)
-        for r in extraction.rejected:
-            err_console.print(f"[yellow]rejected[/] {escape(str(r.location))}: {escape(r.message)}")
+        require_nests(file, len(nests), extraction.rejected)
         if missing:
             err_console.print(f"[yellow]note[/]: no value for parameter(s) {', '.join(missing)}; "
                               "trip counts need --param NAME=INT")
@@ -129,10 +129,7 @@ def _analyze_remote(server: str, api_key: str | None, file: Path, include: list[
     else:
         for n in data["nests"]:
             _print_nest(n)
-        for r in data["rejected"]:
-            where = r.get("location") or {}
-            err_console.print(f"[yellow]rejected[/] {escape(str(where.get('file', file)))}:{where.get('line', '?')}: "
-                              f"{escape(str(r.get('message', '')))}")
+        require_nests(file, len(data["nests"]), data["rejected"])
     if not data["nests"]:
         raise typer.Exit(2)
 
@@ -195,6 +192,7 @@ def apply(file: Path = FileArg, recipe: Path = typer.Option(..., "--recipe", hel
 
     rec = Recipe.from_json(read_recipe_file(recipe))
     extraction = load_program(file, include, define, function)
+    require_nests(file, len(extraction.scops), extraction.rejected)
     chosen = _selected(extraction, nest)
     transformed = {i: apply_recipe(extraction.scops[i], rec) for i in chosen}
     text = replace_regions(file, transformed, extraction.scops)
@@ -223,6 +221,7 @@ def measure(file: Path = FileArg,
     rec = Recipe.from_json(read_recipe_file(recipe)) if recipe else Recipe()
     params = parse_params(param)
     extraction = load_program(file, include, define, function)
+    rejected = require_nests(file, len(extraction.scops), extraction.rejected, quiet=json_out)
     results = []
     for i in _selected(extraction, nest):
         scop = extraction.scops[i]
@@ -233,7 +232,7 @@ def measure(file: Path = FileArg,
             results.append({"nest": i, "name": scop.name, "params": dict(h.params), "threads": h.threads,
                             "reps": reps, "baseline": base.to_dict(), **ev.to_dict()})
     if json_out:
-        emit_json({"file": str(file), "results": results})
+        emit_json({"file": str(file), "results": results, "rejected": rejected})
         return
     table = Table("nest", "baseline s", "variant s", "spread", "speedup", "verified", "max rel err", "status")
     for r in results:
@@ -314,6 +313,7 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")):
         result = run_suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
                              name=file.name, budget=trials)
+    result["rejected"] = require_nests(file, len(result["nests"]), result["rejected"], quiet=json_out)
     if fallback:
         run_fallback_jobs(store, settings, result, trials)
     if write_best is not None:
@@ -355,52 +355,14 @@ def main() -> None:
     try:
         rc = command.main(standalone_mode=False)
     except PerfembedError as exc:
-        _print_error(exc)
+        print_error(exc)
         sys.exit(getattr(exc, "exit_code", 2))
     except (typer.Abort, KeyboardInterrupt):
         sys.exit(130)
-    except _CLICK_EXCEPTION as exc:
-        sys.exit(_usage_error(exc))
+    except CLICK_EXCEPTION as exc:
+        sys.exit(usage_error(exc))
     if isinstance(rc, int) and rc:
         sys.exit(rc)
-
-
-# The usage errors of the click typer runs on (vendored or not): ClickException and its subclasses.
-_CLICK_EXCEPTION: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
-
-
-def _print_error(exc: PerfembedError) -> None:
-    if "--json" in sys.argv:
-        emit_json(exc.to_dict())
-    else:
-        err_console.print(f"[red]error[/]: {escape(str(exc))}", highlight=False)
-
-
-def _usage_error(exc: Exception) -> int:
-    """Print a usage error as one line (a bare group prints its help instead, as click does); its exit code."""
-    text: str = exc.format_message()  # type: ignore[attr-defined]
-    if type(exc).__name__ == "NoArgsIsHelpError":
-        if text.strip():  # typer's rich help printed itself when the error was made
-            typer.echo(text, err=True)
-        return 2
-    message = " ".join(text.split()) + _given_value(exc)
-    ctx = getattr(exc, "ctx", None)
-    where = ctx.command_path if ctx is not None else "perfembed"
-    if "--json" in sys.argv:
-        emit_json({"error": "UsageError", "message": message})
-    else:
-        err_console.print(f"[red]error[/]: {escape(message)} (see {escape(where)} --help)", highlight=False)
-    return 2
-
-
-def _given_value(exc: BaseException) -> str:
-    """``" (got 'abc')"`` when typer's value check (pydantic) rejected a value, which its message omits."""
-    errors = getattr(exc.__cause__, "errors", None)
-    try:
-        value = errors()[0]["input"] if callable(errors) else None
-    except (IndexError, KeyError, TypeError):
-        value = None
-    return f" (got {value!r})" if isinstance(value, str) else ""
 
 
 if __name__ == "__main__":

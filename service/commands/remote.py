@@ -14,6 +14,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from service.commands.nests import rejected_dicts, require_nests
 from service.commands.options import emit_json, make_console
 
 console = make_console()
@@ -34,10 +35,7 @@ def analyze_remote(server: str, file: Path, *, include: list[str], define: list[
         data = api.analyze(program)
     for nest in data["nests"]:  # the server calls the program "program.c": name the local file
         nest["region"]["file"] = str(file)
-    for rejected in data["rejected"]:
-        location = rejected.get("location") or {}
-        if location.get("file") == "program.c":
-            location["file"] = str(file)
+    data["rejected"] = rejected_dicts(data["rejected"], file)
     missing = sorted({p for n in data["nests"] for p in n.get("params", {}) if p not in params})
     return {"file": str(file), "nests": data["nests"], "rejected": data["rejected"], "missing_params": missing}
 
@@ -51,6 +49,7 @@ def suggest_remote(server: str, file: Path, *, include: list[str], define: list[
     program = program_from_file(file, include_dirs=include, defines=define, params=params, function=function)
     with Client(server, api_key=api_key) as api:
         data = api.suggest(program, k=k, evaluate=evaluate, fallback=fallback)
+    data["rejected"] = require_nests(file, len(data["nests"]), data.get("rejected") or [], quiet=json_out)
     if json_out:
         emit_json(data)
         return data

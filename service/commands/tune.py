@@ -19,6 +19,7 @@ import typer
 from rich.table import Table
 
 from loopnest.errors import ParameterError
+from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_SEED,
     MAX_TRIALS,
@@ -84,7 +85,9 @@ def tune_command(
     seeds = [Recipe.from_json(read_recipe_file(path)) for path in warm_start]
     options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
     # Nest indices count every nest of the file, so that they match with or without --function.
-    scops = extract_scops(file, options).scops
+    extraction = extract_scops(file, options)
+    require_nests(file, len(extraction.scops), extraction.rejected, quiet=json_out)
+    scops = extraction.scops
     chosen = [i for i, s in enumerate(scops) if function is None or s.region.function == function]
     if nest is not None:
         if nest not in chosen:
