@@ -8,7 +8,8 @@ here is a simple signature (CPU model, cores, ISA level, caches, compiler); pass
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,15 +59,32 @@ def resolve_study_name(url: str, nest_id: int, target_id: int, params: Mapping[s
     from autotune.tuner import open_storage
 
     legacy = study_name_for(nest_id, target_id, params)
-    storage = open_storage(url, heartbeat_interval=None)
-    try:
-        study_id = storage.get_study_id_from_name(legacy)
-        same_space = storage.get_study_user_attrs(study_id).get("space") == space
-    except KeyError:
-        same_space = False
-    finally:
-        storage.engine.dispose()
+    with optuna_storage_errors(url):
+        storage = open_storage(url, heartbeat_interval=None)
+        try:
+            study_id = storage.get_study_id_from_name(legacy)
+            same_space = storage.get_study_user_attrs(study_id).get("space") == space
+        except KeyError:
+            same_space = False
+        finally:
+            storage.engine.dispose()
     return legacy if same_space else study_name_for(nest_id, target_id, params, space=space)
+
+
+@contextmanager
+def optuna_storage_errors(url: str) -> Iterator[None]:
+    """Optuna's storage failures (``StorageInternalError``, SQLAlchemy errors) as
+    :class:`~database.errors.DatabaseError`: one line without SQL, exit 2 / 503, never a traceback."""
+    from optuna.exceptions import StorageInternalError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from database.session import database_error
+
+    try:
+        yield
+    except (StorageInternalError, SQLAlchemyError) as exc:
+        cause = exc.__cause__ if isinstance(exc, StorageInternalError) and exc.__cause__ is not None else exc
+        raise database_error(cause, url) from exc
 
 
 def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None) -> dict[str, Any]:
@@ -136,10 +154,17 @@ def local_target_fields(cc: str = "gcc") -> dict[str, Any]:
             "compiler": Path(cc).name, "compiler_version": sig.compiler_version}
 
 
-def ensure_local_target(store: Store, *, cc: str = "gcc") -> Target:
-    """This machine's target record, created if new."""
+def ensure_local_target(store: Store, *, cc: str = "gcc", check_writable: bool = True) -> Target:
+    """This machine's target record, created if new.
+
+    Its callers go on to record measurements, so by default it first checks that the database
+    takes writes: a read-only database is one :class:`~database.errors.ReadOnlyDatabaseError`
+    before any progress is shown or anything compiled. ``check_writable=False`` for readers.
+    """
     from database import get_or_create_target
 
+    if check_writable:
+        store.check_writable()
     fields = local_target_fields(cc)
     with store.session() as session:
         return get_or_create_target(session, **fields)
@@ -156,7 +181,8 @@ class MeasurementRecorder:
     when the variant produced no timing (it did not compile, crashed or timed out). Variants with
     wrong outputs are stored unverified and without a speedup, so they can never rank as a
     success. Each call is its own committed transaction: a worker killed a moment later loses
-    nothing it measured.
+    nothing it measured. Making one checks that the database takes writes
+    (:class:`~database.errors.ReadOnlyDatabaseError` otherwise).
     """
 
     store: Store
@@ -164,6 +190,11 @@ class MeasurementRecorder:
     target_id: int
     params: Mapping[str, int]
     origin: MeasurementOrigin | str = MeasurementOrigin.AUTOTUNE
+
+    def __post_init__(self) -> None:
+        # A recorder is made before tuning starts: a database that refuses writes (a read-only file
+        # or role) is reported here, in one line, before anything is compiled or any study opened.
+        self.store.check_writable()
 
     def __call__(self, evaluation: Evaluation) -> int | None:
         from database import add_measurement

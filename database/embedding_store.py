@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from database.errors import data_dir_error, ensure_data_dir
 from database.repositories import (
     get_embedding_model,
     list_embedding_models,
@@ -178,11 +179,19 @@ class EmbeddingStore:
             if nest_id not in set(index.ids().tolist()):
                 index.add(np.asarray([nest_id], dtype=np.int64), vector[None, :])
                 path = self._index_path(version)
-                index.save(path)
+                self._save(index, path)
                 self._index = (version, index, Path(str(path) + ".json").stat().st_mtime)
         return vector
 
     # -- index -----------------------------------------------------------------------------------
+    def _save(self, index: Any, path: Path) -> None:
+        """Write the index file; an unwritable data directory is a :class:`DataDirError` naming it."""
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            index.save(path)
+        except OSError as exc:
+            raise data_dir_error(self.data_dir, exc) from exc
+
     def _index_path(self, version: str) -> Path:
         return self.data_dir / f"index-{version}.faiss"
 
@@ -215,8 +224,7 @@ class EmbeddingStore:
         if vectors:
             ids = np.fromiter(vectors, dtype=np.int64)
             index.add(ids, np.asarray([vectors[i] for i in ids], dtype=np.float32))
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        index.save(path)
+        self._save(index, path)
         self._index = (version, index, meta.stat().st_mtime)
         return index
 
@@ -248,9 +256,11 @@ class EmbeddingStore:
 
             path = Path(query)
             if not path.exists():
-                tmp = self.data_dir / "query.c"
-                self.data_dir.mkdir(parents=True, exist_ok=True)
-                tmp.write_text(str(query))
+                tmp = ensure_data_dir(self.data_dir) / "query.c"
+                try:
+                    tmp.write_text(str(query))
+                except OSError as exc:
+                    raise data_dir_error(self.data_dir, exc) from exc
                 path = tmp
             scops = extract_scops(path).scops
             if not scops:

@@ -19,7 +19,8 @@ from alembic.util.exc import CommandError
 from sqlalchemy import Connection, Engine, inspect
 from sqlalchemy.exc import SQLAlchemyError
 
-from database.session import make_engine, parse_url, safe_url, sqlite_path
+from database.errors import ensure_data_dir
+from database.session import database_error, make_engine, parse_url, safe_url, sqlite_path
 from loopnest.errors import StorageError
 
 VERSION_TABLE = "perfembed_alembic_version"
@@ -69,7 +70,7 @@ def current_revision(url: str) -> str | None:
         with engine.connect() as connection:
             return _current(connection)
     except SQLAlchemyError as e:
-        raise StorageError(f"cannot read the schema version of {safe_url(url)}: {e}") from e
+        raise database_error(e, url, doing="cannot read the schema version of") from e
     finally:
         engine.dispose()
 
@@ -78,12 +79,14 @@ def upgrade(url: str, *, revision: str = "head") -> None:
     """Migrate the database at ``url`` to ``revision`` (creating a SQLite file and its folder)."""
     path = sqlite_path(parse_url(url))
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_data_dir(path.parent, what="the database directory")
     try:
         with _ALEMBIC_LOCK:
             command.upgrade(alembic_config(url), revision)
-    except (CommandError, SQLAlchemyError) as e:
+    except CommandError as e:
         raise StorageError(f"cannot upgrade the schema of {safe_url(url)}: {e}") from e
+    except SQLAlchemyError as e:
+        raise database_error(e, url, doing="cannot upgrade the schema of") from e
 
 
 def downgrade(url: str, *, revision: str) -> None:
@@ -91,8 +94,10 @@ def downgrade(url: str, *, revision: str) -> None:
     try:
         with _ALEMBIC_LOCK:
             command.downgrade(alembic_config(url), revision)
-    except (CommandError, SQLAlchemyError) as e:
+    except CommandError as e:
         raise StorageError(f"cannot downgrade the schema of {safe_url(url)}: {e}") from e
+    except SQLAlchemyError as e:
+        raise database_error(e, url, doing="cannot downgrade the schema of") from e
 
 
 def _current(connection: Connection) -> str | None:
@@ -133,7 +138,7 @@ def check_schema(engine: Engine, *, create: bool = False) -> None:
         with engine.connect() as connection:
             state, current = schema_state(connection)
     except SQLAlchemyError as e:
-        raise StorageError(f"cannot open database {shown}: {e}") from e
+        raise database_error(e, engine.url, doing="cannot open database") from e
     fix = f"run `{UPGRADE_COMMAND} --url {shown}`"
     if state is SchemaState.CURRENT:
         return

@@ -19,7 +19,13 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
+from database.errors import DatabaseError, ReadOnlyDatabaseError
 from loopnest.errors import DuplicateError, PerfembedError, StorageError
+
+# Driver errors that mean "this connection may not write": SQLite's SQLITE_READONLY family, and
+# PostgreSQL's read_only_sql_transaction (a read-only role or standby) and insufficient_privilege.
+_READ_ONLY_SQLSTATES = frozenset({"25006", "42501"})
+_MAX_REASON = 200
 
 # How long a SQLite writer waits for the lock before giving up; long enough for a busy worker
 # pool on one machine, short enough that a stuck writer is reported.
@@ -117,13 +123,11 @@ def session_scope(factory: sessionmaker[Session], *, integrity_as_duplicate: boo
     except IntegrityError as e:
         _rollback_quietly(session)
         if integrity_as_duplicate:
-            raise DuplicateError(f"record already exists: {e.orig}") from e
-        raise StorageError(f"database integrity error: {e.orig}") from e
+            raise DuplicateError(f"record already exists: {driver_reason(e)}") from e
+        raise database_error(e, _url_of(session), doing="integrity error on") from e
     except SQLAlchemyError as e:
         _rollback_quietly(session)
-        bind = session.get_bind()
-        url = bind.url if isinstance(bind, Engine) else bind.engine.url
-        raise StorageError(f"database error on {safe_url(url)}: {e}") from e
+        raise database_error(e, _url_of(session)) from e
     except BaseException:
         _rollback_quietly(session)
         raise
@@ -137,3 +141,92 @@ def _rollback_quietly(session: Session) -> None:
         session.rollback()
     except SQLAlchemyError:
         pass
+
+
+def _url_of(session: Session) -> URL:
+    bind = session.get_bind()
+    return bind.url if isinstance(bind, Engine) else bind.engine.url
+
+
+def driver_reason(exc: BaseException) -> str:
+    """What the database said, without the statement or its parameters: the first line of the
+    driver's message (PostgreSQL's DETAIL lines, which quote values, are dropped)."""
+    orig = getattr(exc, "orig", None) or exc
+    lines = str(orig).strip().splitlines()
+    reason = lines[0].strip() if lines else type(orig).__name__
+    return reason if len(reason) <= _MAX_REASON else reason[:_MAX_REASON] + "..."
+
+
+def is_read_only(exc: BaseException) -> bool:
+    """Whether a driver error (wrapped by SQLAlchemy or not) says the connection may not write."""
+    orig = getattr(exc, "orig", None) or exc
+    if str(getattr(orig, "sqlite_errorname", "")).startswith("SQLITE_READONLY"):
+        return True
+    code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    return code in _READ_ONLY_SQLSTATES or "readonly database" in str(orig)
+
+
+def database_error(exc: BaseException, url: str | URL, *, doing: str = "") -> DatabaseError:
+    """A driver or SQLAlchemy error as a :class:`DatabaseError` with no SQL and no parameters.
+
+    ``str()`` names the database (password masked) and, for a refused write, what to check;
+    :attr:`DatabaseError.public` is the short form clients get. ``doing``: "reading the schema
+    version of" and the like, for the operator's message.
+    """
+    reason = driver_reason(exc)
+    shown = safe_url(url)
+    if is_read_only(exc):
+        backend = parse_url(str(url)).get_backend_name() if isinstance(url, str) else url.get_backend_name()
+        check = "the permissions of the file and its directory" if backend == "sqlite" else "the role's privileges"
+        return ReadOnlyDatabaseError(f"the database {shown} refused the write: {reason} (check {check})",
+                                     public=f"the database refused the write: {reason}")
+    where = f"{doing} {shown}" if doing else f"database error on {shown}"
+    return DatabaseError(f"{where}: {reason}", public=f"database error: {reason}")
+
+
+# A write that changes nothing: it needs what storing a program needs (INSERT and SELECT on
+# ``programs``, a writable file or a read-write transaction), and takes no row lock.
+_WRITE_PROBE = ("INSERT INTO programs (source_hash, language, name, source, created_at) "
+                "SELECT source_hash, language, name, source, created_at FROM programs WHERE 1 = 0")
+
+
+def probe_writable(engine: Engine) -> None:
+    """Raise :class:`ReadOnlyDatabaseError` unless the database takes writes (other failures:
+    :class:`DatabaseError`). The probe inserts no row and is rolled back.
+
+    SQLite runs it in a deferred transaction without waiting for the write lock: a read-only
+    file fails before any lock is taken, and "database is locked" means another process is
+    writing, so the database is writable.
+    """
+    try:
+        if engine.url.get_backend_name() == "sqlite":
+            _probe_sqlite(engine)
+        else:
+            with engine.connect() as connection:
+                try:
+                    connection.exec_driver_sql(_WRITE_PROBE)
+                finally:
+                    connection.rollback()
+    except (SQLAlchemyError, engine.dialect.loaded_dbapi.Error) as e:
+        raise database_error(e, engine.url, doing="cannot write to") from e
+
+
+def _probe_sqlite(engine: Engine) -> None:
+    raw = engine.raw_connection()
+    try:
+        cursor = raw.cursor()
+        try:
+            cursor.execute("PRAGMA busy_timeout = 0")
+            cursor.execute("BEGIN")
+            try:
+                cursor.execute(_WRITE_PROBE)
+            except engine.dialect.loaded_dbapi.OperationalError as e:
+                if "locked" not in str(e) and "busy" not in str(e):
+                    raise
+            finally:
+                cursor.execute("ROLLBACK")
+                cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        finally:
+            cursor.close()
+    finally:
+        raw.close()

@@ -10,8 +10,17 @@ from typing import TYPE_CHECKING, Any
 
 from database import schema
 from database.domain import TuningJob
+from database.errors import ensure_data_dir
 from database.repositories import jobs
-from database.session import make_engine, make_sessionmaker, parse_url, safe_url, session_scope, sqlite_path
+from database.session import (
+    make_engine,
+    make_sessionmaker,
+    parse_url,
+    probe_writable,
+    safe_url,
+    session_scope,
+    sqlite_path,
+)
 from loopnest.errors import StorageError
 
 if TYPE_CHECKING:
@@ -78,6 +87,11 @@ class Store:
     def check_schema(self, *, create: bool = False) -> None:
         """Raise :class:`StorageError` unless the schema is at head (``create``: migrate if empty)."""
         schema.check_schema(self.engine, create=create)
+
+    def check_writable(self) -> None:
+        """Raise :class:`~database.errors.ReadOnlyDatabaseError` unless the database takes writes
+        (a rolled-back write that inserts nothing; see :func:`database.session.probe_writable`)."""
+        probe_writable(self.engine)
 
     def dispose(self) -> None:
         """Close every pooled connection; the store reconnects if used again."""
@@ -170,7 +184,7 @@ def get_store(url: str | None = None, *, settings: Settings | None = None, creat
         if not create:
             fix = f"`{schema.UPGRADE_COMMAND} --url {url}`"
             raise StorageError(f"database file {path} does not exist; run {fix} to create it")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_data_dir(path.parent, what="the database directory")
     store = Store(url)
     try:
         store.check_schema(create=create)

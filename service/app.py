@@ -18,7 +18,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from loopnest.errors import PerfembedError
+from database.errors import public_dict
+from loopnest.errors import PerfembedError, StorageError
 from service.api.deps import AppState
 from service.api.routes import api_router
 from service.api.routes.health import router as health_router
@@ -58,14 +59,22 @@ def create_app(settings: ServiceSettings | None = None, *, store: Store | None =
     return app
 
 
-def _perfembed_error(_: Request, exc: Exception) -> JSONResponse:
+def _perfembed_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, PerfembedError)
+    if isinstance(exc, StorageError):
+        return _storage_error(request, exc)
     headers: dict[str, str] = {}
     if isinstance(exc, BusyError):
         headers["Retry-After"] = str(exc.retry_after)
     if isinstance(exc, AuthenticationError):
         headers["WWW-Authenticate"] = "Bearer"
     return JSONResponse(status_code=status_of(exc), content=jsonable_encoder(exc.to_dict()), headers=headers)
+
+
+def _storage_error(request: Request, exc: StorageError) -> JSONResponse:
+    """503 with the short message; the whole error (statement and parameters included) goes to the log."""
+    _logger.warning("database error on %s %s: %s", request.method, request.url.path, exc, exc_info=exc)
+    return JSONResponse(status_code=status_of(exc), content=jsonable_encoder(public_dict(exc)))
 
 
 def _validation_error(_: Request, exc: Exception) -> JSONResponse:

@@ -60,7 +60,7 @@ class Context:
     @property
     def target_id(self) -> int:
         if self._target_id is None:
-            self._target_id = ensure_local_target(self.store, cc=self.settings.cc).id
+            self._target_id = ensure_local_target(self.store, cc=self.settings.cc, check_writable=False).id
         return self._target_id
 
     def harness(self, scop: Scop, params: Mapping[str, int], *, reps: int = 3) -> Harness:
@@ -202,7 +202,11 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
     gets a tuning job enqueued (its id is returned); the caller decides whether to run it now.
     Answers from the database alone are cached per program until the database changes (a new nest,
     measurement or model; see :func:`_database_stamp`), so a repeated query costs a lookup.
+    Evaluating against a database that refuses writes raises
+    :class:`~database.errors.ReadOnlyDatabaseError` before anything is compiled.
     """
+    if evaluate:
+        store.check_writable()
     if evaluate or fallback:
         return _suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
                         min_speedup=min_speedup, reps=reps, name=name, budget=budget)

@@ -262,6 +262,8 @@ class HealthPublic(BaseModel):
 class ReadyPublic(BaseModel):
     status: Literal["ready", "not ready"]
     checks: dict[str, str]
+    isolation: str = Field(description="The sandbox that compiles and runs code from requests, "
+                                       "e.g. \"bubblewrap\" or \"none (rlimits only)\"")
 
 
 class ErrorPublic(BaseModel):

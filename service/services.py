@@ -78,6 +78,9 @@ def suggest(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pip
     _check_k(body.k, settings)
     program = _program_of(body)
     if body.evaluate:
+        # Measuring costs seconds of compiling and running, and every result is stored: a database that
+        # refuses writes (read-only file or role) is reported now, before anything is compiled.
+        store.check_writable()
         with pool.slot():
             raw = pipeline.suggest(store, program, k=body.k, evaluate=True, settings=settings.for_evaluation(),
                                    fallback=body.fallback)

@@ -6,7 +6,7 @@ import dataclasses
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from loopnest.errors import PerfembedError
+from loopnest.errors import PerfembedError, StorageError
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -53,22 +53,27 @@ def list_targets(session: Session) -> dict[str, Any]:
 
 
 def readiness(state: AppState, pipeline: ModuleType | None) -> tuple[bool, dict[str, str]]:
-    """Whether the database answers at the current schema and the pipeline's index can serve.
+    """Whether the database answers at the current schema and takes writes, and whether the
+    pipeline's index can serve.
 
+    The write check is a rolled-back write that inserts nothing (:meth:`Store.check_writable`):
+    it fails on a read-only SQLite file, directory or mount and on a read-only PostgreSQL role.
     The index check calls ``pipeline.index_status(store, settings=...)`` when the pipeline has
     it; that returns ``{"ready": bool, "detail": str}``.
     """
+    from database.errors import public_dict
+
     checks: dict[str, str] = {}
     ready = True
     store = None
     try:
         store = state.store()
         store.check_schema()
-        from sqlalchemy import text
-
-        with store.session() as session:
-            session.execute(text("SELECT 1"))
+        store.check_writable()
         checks["database"] = "ok"
+    except StorageError as exc:
+        ready = False
+        checks["database"] = str(public_dict(exc)["message"])
     except PerfembedError as exc:
         ready = False
         checks["database"] = str(exc)
@@ -89,3 +94,18 @@ def readiness(state: AppState, pipeline: ModuleType | None) -> tuple[bool, dict[
             ready = False
             checks["index"] = str(exc)
     return ready, checks
+
+
+def isolation(settings: ServiceSettings) -> str:
+    """The sandbox that compiles and runs code from requests, in a few words."""
+    from loopnest.harness import sandbox
+
+    named = getattr(sandbox, "isolation", None)  # the harness's own wording, where it has one
+    if callable(named):
+        return str(named())
+    status = sandbox.sandbox_status(getattr(settings, "sandbox", "auto"))
+    if status.get("isolated"):
+        return str(status["kind"])
+    if status.get("kind") == "none":
+        return "none (rlimits only)"
+    return f"unavailable: {status.get('description')}"

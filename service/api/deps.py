@@ -24,7 +24,6 @@ from sqlalchemy.orm import Session
 
 from database.domain import ApiKey, api_key_hash
 from database.store import Store
-from loopnest.errors import StorageError
 from service.config import ServiceSettings
 from service.errors import AuthenticationError, UnavailableError
 from service.evaluation import EvaluationPool
@@ -57,13 +56,15 @@ class AppState:
         with self._lock:
             if self._store is None:
                 from database import get_store
+                from database.errors import DatabaseError
                 from database.session import safe_url
 
                 url = self.settings.resolved_database_url
                 try:
                     self._store = get_store(url, create=True)
-                except OSError as exc:  # e.g. a SQLite directory that cannot be created
-                    raise StorageError(f"cannot open the database {safe_url(url)}: {exc}") from exc
+                except OSError as exc:  # the file system failed under SQLite in a way get_store does not name
+                    raise DatabaseError(f"cannot open the database {safe_url(url)}: {exc}",
+                                        public=f"the database cannot be opened: {exc.strerror or exc}") from exc
             return self._store
 
     def close(self) -> None:

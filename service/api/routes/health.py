@@ -1,4 +1,4 @@
-"""``/healthz`` (the process answers), ``/readyz`` (database and index ready), ``/metrics``."""
+"""``/healthz`` (the process answers), ``/readyz`` (database writable, index ready; the sandbox), ``/metrics``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from service.api.deps import MetricsDep, StateDep, load_pipeline
 from service.errors import UnavailableError
 from service.middleware import metrics_text
 from service.schemas import HealthPublic, ReadyPublic
-from service.services_catalog import readiness
+from service.services_catalog import isolation, readiness
 
 router = APIRouter(tags=["health"])
 
@@ -31,7 +31,7 @@ def readyz(state: StateDep) -> Any:
     except UnavailableError:
         pipeline = None
     ready, checks = readiness(state, pipeline)
-    body = {"status": "ready" if ready else "not ready", "checks": checks}
+    body = {"status": "ready" if ready else "not ready", "checks": checks, "isolation": isolation(state.settings)}
     return body if ready else JSONResponse(body, status_code=503)
 
 
