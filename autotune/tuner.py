@@ -19,7 +19,9 @@ on the trial attributes it sets.
 **The budget** ``n_trials`` counts evaluated trials, those that reached the compiler (running,
 complete or failed), across all workers of the study, and is never exceeded: the count and the
 ``ask`` happen under one lock. Pruned samples and repeats are free, up to ``max_free_trials``
-(default ``max(50, 10 * n_trials)``) so that a space with nothing legal left still ends.
+(default ``max(50, 10 * n_trials)``) so that a space with nothing legal left still ends. A small
+space is listed instead (:mod:`autotune._sweep`), and its study ends once every distinct recipe
+was tried. Either way the result is ``stopped="exhausted"`` with a ``stop_reason`` in words.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from optuna.exceptions import ExperimentalWarning
 from optuna.trial import TrialState
 
 from autotune._locks import study_lock
+from autotune._sweep import distinct_points, needs_sweep, stop_reason, sweep_unseen
 from autotune.space import RecipeSpace
 from loopnest.errors import ExecutionError, IllegalTransformError, PerfembedError, RecipeError
 from loopnest.harness import Harness, Limits
@@ -116,7 +119,8 @@ class TuneResult:
     evaluated: int  # trials that reached the compiler: what the budget counts
     evaluations: tuple[TrialRecord, ...] = ()
     baseline: VariantResult | None = None
-    stopped: str = "budget"  # "budget", "timeout", "exhausted" (free-trial cap) or "stopped"
+    stopped: str = "budget"  # "budget", "timeout", "exhausted" (the space ran out) or "stopped"
+    stop_reason: str = ""  # for "exhausted": "the recipe space ran out: 4 distinct legal recipes ..."
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -127,6 +131,7 @@ class TuneResult:
             "trials": self.trials,
             "evaluated": self.evaluated,
             "stopped": self.stopped,
+            "stop_reason": self.stop_reason,
             "baseline": self.baseline.to_dict() if self.baseline else None,
             "evaluations": [r.to_dict() for r in self.evaluations],
         }
@@ -237,12 +242,12 @@ def tune_nest(
     run = _Run(scop=scop, params=dict(harness.params), deps=deps, space=space, storage=rdb, study_name=study_name,
                n_trials=n_trials, free_cap=max(50, 10 * n_trials) if max_free_trials is None else max_free_trials,
                worker=worker_id or "local", heartbeat_interval=rdb.heartbeat_interval or heartbeat_interval,
-               recorder=recorder, on_trial=on_trial)
+               recorder=recorder, on_trial=on_trial, distinct=distinct_points(space))
     try:
         study = run.open_study(sampler or default_sampler(seed, n_trials=n_trials), warm_start)
         counts = _counts(study)
         if counts.evaluated >= n_trials:
-            return _result(study, counts, (), None, "budget")
+            return run.result(study, counts, (), None, "budget")
         with harness:
             return run.loop(study, harness, deadline=None if timeout is None else start + timeout,
                             should_stop=should_stop)
@@ -267,6 +272,7 @@ class _Run:
     heartbeat_interval: int
     recorder: Callable[[Evaluation], int | None] | None
     on_trial: Callable[[TuneProgress], None] | None
+    distinct: dict[str, dict[str, Any]] | None = None  # recipe hash -> point, for a listed (small) space
 
     def locked(self) -> Any:
         return study_lock(self.storage.url, self.study_name)
@@ -306,7 +312,7 @@ class _Run:
                     break
                 if _needs_probes(study, counts):
                     _enqueue_probes(study, self.space, self.n_trials - counts.evaluated)
-                if counts.free >= self.free_cap and not _waiting(study):
+                if self._ran_out(study, counts):
                     stopped = "exhausted"
                     break
                 trial = _ask(study)
@@ -334,7 +340,23 @@ class _Run:
                 best = counts.best_trial
                 self.on_trial(TuneProgress(record, counts.evaluated, self.n_trials, counts.best_value,
                                            best.user_attrs.get("recipe") if best is not None else None))
-        return _result(study, _counts(study), tuple(records), base, stopped)
+        return self.result(study, _counts(study), tuple(records), base, stopped)
+
+    def _ran_out(self, study: optuna.Study, counts: _Counts) -> bool:
+        """Every distinct recipe of a listed space was settled, or the free-sample cap was reached
+        (the unseen recipes of a listed space are enqueued once the sampler starts repeating)."""
+        if self.distinct is not None:
+            if self.distinct.keys() <= counts.seen:
+                return True
+            if needs_sweep(study, counts.free):
+                sweep_unseen(study, self.distinct, counts.seen)
+        return counts.free >= self.free_cap and not _waiting(study)
+
+    def result(self, study: optuna.Study, counts: _Counts, records: tuple[TrialRecord, ...],
+               baseline: VariantResult | None, stopped: str) -> TuneResult:
+        reason = stop_reason(stopped, evaluated=counts.evaluated, n_trials=self.n_trials, free=counts.free,
+                             listed=len(self.distinct) if self.distinct is not None else None)
+        return _result(study, counts, records, baseline, stopped, reason)
 
 
 @dataclass(frozen=True)
@@ -434,6 +456,7 @@ class _Counts:
     best_value: float | None
     best_trial: optuna.trial.FrozenTrial | None
     by_recipe: Mapping[str, optuna.trial.FrozenTrial]
+    seen: frozenset[str] = frozenset()  # recipes some finished trial settled (evaluated or illegal)
 
 
 def _counts(study: optuna.Study) -> _Counts:
@@ -441,9 +464,12 @@ def _counts(study: optuna.Study) -> _Counts:
     evaluated = free = finished = 0
     best: optuna.trial.FrozenTrial | None = None
     by_recipe: dict[str, optuna.trial.FrozenTrial] = {}
+    seen: set[str] = set()
     for t in trials:
         if t.state.is_finished():
             finished += 1
+            if "status" in t.user_attrs and t.user_attrs.get("recipe_hash"):
+                seen.add(t.user_attrs["recipe_hash"])
         if t.state == TrialState.PRUNED or t.user_attrs.get("free"):
             free += 1
         elif t.state in _EVALUATED:
@@ -454,15 +480,15 @@ def _counts(study: optuna.Study) -> _Counts:
                 by_recipe[key] = t
         if t.state == TrialState.COMPLETE and t.value is not None and (best is None or t.value > (best.value or 0)):
             best = t
-    return _Counts(finished, evaluated, free, best.value if best else None, best, by_recipe)
+    return _Counts(finished, evaluated, free, best.value if best else None, best, by_recipe, frozenset(seen))
 
 
 def _result(study: optuna.Study, counts: _Counts, records: tuple[TrialRecord, ...],
-            baseline: VariantResult | None, stopped: str) -> TuneResult:
+            baseline: VariantResult | None, stopped: str, reason: str = "") -> TuneResult:
     best = counts.best_trial
     recipe = Recipe.from_dict({"steps": best.user_attrs["recipe"]}) if best and "recipe" in best.user_attrs else None
     return TuneResult(study.study_name, recipe, counts.best_value, best.number if best else None,
-                      counts.trials, counts.evaluated, records, baseline, stopped)
+                      counts.trials, counts.evaluated, records, baseline, stopped, reason)
 
 
 def _check_space(study: optuna.Study, space: RecipeSpace, scop: Scop, params: Mapping[str, int]) -> None:

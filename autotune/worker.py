@@ -75,7 +75,7 @@ class JobOutcome:
     evaluated: int = 0
     best_speedup: float | None = None
     best_recipe_id: int | None = None
-    error: str | None = None
+    error: str | None = None  # for "done": why it stopped before its budget ("the recipe space ran out: ...")
     result: TuneResult | None = field(default=None, repr=False)
 
 
@@ -206,12 +206,28 @@ def run_job(
         return _fail(store, job, worker_id, "worker stopped; requeued", retry=True, result=result)
     best_id = recorder.recipe_id(list(result.best_recipe.to_dict()["steps"])) \
         if result.best_recipe is not None and recorder is not None else None
+    note = result.stop_reason or None  # a space that ran out: the job is done, and says why it stopped early
     try:
         store.update_job_progress(job.id, worker_id=worker_id, progress=result.evaluated)
+        if note:
+            _note_job(store, job.id, worker_id, note)
         store.finish_job(job.id, worker_id=worker_id, best_recipe_id=best_id, best_speedup=result.best_speedup)
     except LeaseLostError as exc:
         return JobOutcome(job.id, "lease-lost", result.evaluated, result.best_speedup, best_id, str(exc), result)
-    return JobOutcome(job.id, "done", result.evaluated, result.best_speedup, best_id, result=result)
+    return JobOutcome(job.id, "done", result.evaluated, result.best_speedup, best_id, note, result)
+
+
+def _note_job(store: Store, job_id: int, worker_id: str, note: str) -> None:
+    """Write ``note`` into the job's free-form ``error`` field (shown by ``GET /v1/tuning-jobs/{id}``)
+    while this worker holds it; the database layer's ``finish_job`` takes no message."""
+    from sqlalchemy import update
+
+    from database.models import TuningJobModel
+
+    with store.session() as session:
+        session.execute(update(TuningJobModel)
+                        .where(TuningJobModel.id == job_id, TuningJobModel.lease_owner == worker_id)
+                        .values(error=note[:4000]))
 
 
 def _fail(store: Store, job: TuningJob, worker_id: str, error: str, *, retry: bool,

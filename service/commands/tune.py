@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from loopnest.errors import ParameterError
@@ -142,6 +143,9 @@ def tune_command(
                       fmt_value(r["best_speedup"], "{:.2f}x"),
                       json.dumps(r["best_recipe"]["steps"]) if r["best_recipe"] else "-", r["stopped"])
     console.print(table)
+    for r in results:
+        if r.get("stop_reason"):
+            err_console.print(f"[yellow]note[/] {escape(r['name'])}: {escape(r['stop_reason'])}", highlight=False)
     if write_best is not None:
         err_console.print(f"wrote {write_best} ({len(best)} nest(s) transformed)")
 
