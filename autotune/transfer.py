@@ -13,6 +13,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import islpy as isl
 import numpy as np
@@ -20,6 +21,7 @@ from scipy.optimize import linear_sum_assignment
 
 from loopnest.analysis import parallel_levels, trip_counts
 from loopnest.errors import IllegalTransformError, RecipeError
+from loopnest.harness.compare import AcceptancePolicy, Speedup
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
@@ -215,6 +217,8 @@ class Candidate:
     verified: bool = False
     status: str = "not evaluated"
     message: str = ""  # why it was not evaluated, failed or was wrong
+    # The winner's figure: re-measured in fresh, interleaved runs, never the screening figure above.
+    confirmed: Speedup | None = None
 
 
 @dataclass(frozen=True)
@@ -230,16 +234,22 @@ class TransferResult:
 
 
 class TransferTuner:
-    """Adapt the neighbours' recipes to one nest, evaluate the distinct ones, keep the best verified.
+    """Adapt the neighbours' recipes to one nest, evaluate the distinct ones, accept one only when it
+    holds up.
 
-    Each candidate runs with a wall-clock limit of ``timeout_factor`` x the best time so far (the
-    paper's 1.5x), and the winner must beat the original by ``min_speedup`` (1.1x) or nothing is
-    accepted: negative transfer never reaches the user.
+    Every candidate is screened once (compile, verify, time), stopped at ``policy.timeout_factor``
+    times the baseline's time. Screening only ranks: the fastest ``confirm`` candidates are then
+    re-measured against the baseline in fresh, interleaved runs (:meth:`Harness.compare`), and one
+    is accepted only when its speedup's interval lies above ``policy.margin``: neither the winner's
+    curse of a best-of-k figure nor a busy machine makes a slowdown look like a speedup.
     """
 
-    def __init__(self, *, min_speedup: float = MIN_SPEEDUP, timeout_factor: float = 1.5) -> None:
-        self.min_speedup = min_speedup
-        self.timeout_factor = timeout_factor
+    def __init__(self, *, min_speedup: float | None = None, policy: AcceptancePolicy | None = None,
+                 confirm: int = 2) -> None:
+        policy = policy or AcceptancePolicy()
+        self.policy = policy if min_speedup is None else dataclasses.replace(policy, margin=min_speedup)
+        self.min_speedup = self.policy.margin
+        self.confirm = confirm
 
     def candidates(self, scop: Scop, params: Mapping[str, int], neighbours: Sequence[Neighbour],
                    deps: list[Dependence] | None = None) -> list[Candidate]:
@@ -264,17 +274,24 @@ class TransferTuner:
         if not base.ok or base.median is None:
             reason = f"the original nest did not run: {base.status}" + (f" ({base.message})" if base.message else "")
             return TransferResult(tuple(dataclasses.replace(c, message=reason) for c in cands), None, 0, None)
-        best_time = base.median
-        evaluated: list[Candidate] = []
-        for cand in cands:
-            # Whole-run wall limit: warm-up plus repetitions at 1.5x the best time, with a floor
-            # so process start-up never counts as a timeout.
-            limit = max(2.0, self.timeout_factor * best_time * (harness.reps + 1) + 1.0)
-            ev = harness.evaluate(cand.recipe, wall_seconds=limit)
-            evaluated.append(Candidate(cand.neighbour, cand.recipe, ev.speedup, ev.verified, ev.variant.status,
-                                       ev.variant.message))
-            if ev.verified and ev.variant.median is not None:
-                best_time = min(best_time, ev.variant.median)
-        good = [c for c in evaluated if c.verified and (c.speedup or 0) >= self.min_speedup]
-        best = max(good, key=lambda c: c.speedup or 0.0) if good else None
-        return TransferResult(tuple(evaluated), best, len(evaluated), base.median)
+        screened = [self._screen(harness, cand, base.median) for cand in cands]
+        ranked = sorted((c for c in screened if c.verified and (c.speedup or 0.0) > 1.0),
+                        key=lambda c: c.speedup or 0.0, reverse=True)
+        best = None
+        for cand in ranked[: self.confirm]:
+            comparison = harness.compare(cand.recipe, policy=self.policy)
+            confirmed = dataclasses.replace(cand, confirmed=comparison.speedup,
+                                            message=comparison.message or cand.message)
+            screened[screened.index(cand)] = confirmed
+            if comparison.ok and comparison.speedup is not None and comparison.speedup.above(self.policy.margin):
+                best = confirmed
+                break
+        return TransferResult(tuple(screened), best, len(screened), base.median)
+
+    def _screen(self, harness: Any, cand: Candidate, baseline_seconds: float) -> Candidate:
+        limit = self.policy.run_wall_seconds(baseline_seconds, harness.reps)
+        ev = harness.evaluate(cand.recipe, wall_seconds=limit)
+        status = ev.variant.status
+        if status == "wall-time limit":
+            status = f"stopped at {self.policy.timeout_factor:g}x the baseline"
+        return Candidate(cand.neighbour, cand.recipe, ev.speedup, ev.verified, status, ev.variant.message)

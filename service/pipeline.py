@@ -7,6 +7,7 @@ candidates -> database, with the confidence gate and the autotuning fallback.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import json
 import math
@@ -35,6 +36,7 @@ from database.store import Store
 from loopnest.config import Settings
 from loopnest.errors import NotFoundError, ParameterError
 from loopnest.harness import Evaluation, Harness, Limits
+from loopnest.harness.compare import AcceptancePolicy
 from loopnest.ir import Scop
 from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe
@@ -297,7 +299,7 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
             gate = ctx.embeddings.gate_distance()
         except NotFoundError:
             neighbours, gate = [], 0.0
-        tuner = TransferTuner(min_speedup=min_speedup)
+        tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(settings), margin=min_speedup))
         candidates = tuner.candidates(scop, params, neighbours, deps)
         entry: dict[str, Any] = {
             "index": index, "name": scop.name.replace("program.c:", label, 1), "nest_id": nest_id, "params": params,
@@ -346,20 +348,30 @@ def _evaluate(ctx: Context, scop: Scop, params: dict[str, int], nest_id: int, ne
                                 median_time_s=base.median, spread_s=(base.spread or 0.0) * base.median,
                                 repetitions=reps, verified=True, origin="transfer", params=params, speedup=1.0)
         for cand in result.candidates:
+            # A confirmed candidate is stored with its re-measured figure, never the screening one.
+            speedup = cand.confirmed.ratio if cand.confirmed is not None else cand.speedup
+            pairs = cand.confirmed.pairs if cand.confirmed is not None else reps
             with ctx.store.session() as session:
                 rec = get_or_create_recipe(session, steps=cand.recipe.to_dict()["steps"])
-                if cand.speedup is not None and base.median:
+                if speedup is not None and base.median:
                     add_measurement(session, nest_id=nest_id, recipe_id=rec.id, target_id=target_id,
-                                    median_time_s=base.median / cand.speedup, spread_s=0.0, repetitions=reps,
+                                    median_time_s=base.median / speedup, spread_s=0.0, repetitions=pairs,
                                     verified=cand.verified, origin="transfer", params=params,
-                                    speedup=cand.speedup if cand.verified else None)
+                                    speedup=speedup if cand.verified else None)
+    best = result.best
     return {
         "baseline_seconds": result.baseline_seconds,
+        "threads": harness.threads,
         "evaluated": [{"from": c.neighbour.name, "recipe": c.recipe.to_dict(), "speedup": c.speedup,
-                       "verified": c.verified, "status": c.status, "message": c.message} for c in result.candidates],
+                       "verified": c.verified, "status": c.status, "message": c.message,
+                       "confirmed": None if c.confirmed is None else c.confirmed.to_dict()}
+                      for c in result.candidates],
         "accepted": result.accepted,
-        "best": None if result.best is None else {"recipe": result.best.recipe.to_dict(),
-                                                  "speedup": result.best.speedup, "from": result.best.neighbour.name},
+        "best": None if best is None or best.confirmed is None else {
+            "recipe": best.recipe.to_dict(), "speedup": best.confirmed.ratio,
+            "interval": [best.confirmed.low, best.confirmed.high], "confidence": best.confirmed.confidence,
+            "pairs": best.confirmed.pairs, "threads": best.confirmed.threads, "loaded": best.confirmed.loaded,
+            "text": best.confirmed.describe(), "from": best.neighbour.name},
         "evaluations": result.evaluations,
     }
 

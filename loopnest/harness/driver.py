@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import islpy as isl
@@ -143,8 +143,30 @@ def array_layouts(scop: Scop, params: Mapping[str, int]) -> list[ArrayLayout]:
     return out
 
 
-def synthesize_driver(scop: Scop, kernel: str, params: Mapping[str, int], layouts: list[ArrayLayout]) -> str:
-    """The driver program; run as ``prog PARAM... REPS OUTFILE``, it prints one time per line."""
+def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[str, int],
+                      layouts: list[ArrayLayout]) -> str:
+    """The driver program, run as ``prog PARAM... REPS OUT...`` (one output file per kernel).
+
+    With one kernel it prints one time per line. With several (a baseline and its variants) the
+    kernels run interleaved in one process, the order rotating each repetition (AB BA AB ...), each
+    from freshly initialized inputs, and every line is ``KERNEL TIME``; each kernel's outputs are
+    dumped from a run of its own after the timed ones.
+    """
+    kernels = [kernel] if isinstance(kernel, str) else list(kernel)
+    lines = [*_declarations(scop, layouts), *_initializer(layouts)]
+    iterators = [f"  int {it};" for it in scop.iterators]
+    for w, text in enumerate(kernels):
+        lines += [f"static void perfembed_kernel_{w}(void) {{", *iterators, text, "}", ""]
+    lines += _main(scop, len(kernels))
+    for w in range(len(kernels)):
+        if len(kernels) > 1:
+            lines += ["  perfembed_init();", f"  perfembed_kernel_{w}();"]
+        lines += _dump(layouts, f"argv[{len(scop.params) + 2 + w}]")
+    lines += ["  return 0;", "}", ""]
+    return "\n".join(lines)
+
+
+def _declarations(scop: Scop, layouts: list[ArrayLayout]) -> list[str]:
     lines = ["#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "#include <math.h>",
              "#include <time.h>", ""]
     for p in scop.params:
@@ -154,7 +176,11 @@ def synthesize_driver(scop: Scop, kernel: str, params: Mapping[str, int], layout
             continue
         dims = "".join(f"[{e}]" for e in lay.extents)
         lines.append(f"static {lay.info.element_type} {lay.info.name}{dims};")
-    lines += [
+    return lines
+
+
+def _initializer(layouts: list[ArrayLayout]) -> list[str]:
+    lines = [
         "static unsigned long long perfembed_state;",
         "static double perfembed_next(void) {",
         "  perfembed_state ^= perfembed_state << 13; perfembed_state ^= perfembed_state >> 7;",
@@ -175,31 +201,39 @@ def synthesize_driver(scop: Scop, kernel: str, params: Mapping[str, int], layout
             lines += [f"  {{ {info.element_type} *perfembed_p = ({info.element_type} *){info.name};",
                       f"    for (long perfembed_k = 0; perfembed_k < {lay.count}L; perfembed_k++)",
                       f"      perfembed_p[perfembed_k] = ({info.element_type}){value}; }}"]
-    lines.append("}")
-    iterators = [f"  int {it};" for it in scop.iterators]
-    lines += ["static void perfembed_kernel(void) {", *iterators, kernel, "}", ""]
+    return [*lines, "}"]
+
+
+def _main(scop: Scop, n_kernels: int) -> list[str]:
     n = len(scop.params)
-    lines += [
+    table = ", ".join(f"perfembed_kernel_{w}" for w in range(n_kernels))
+    label = '"%.9f\\n", ' if n_kernels == 1 else '"%d %.9f\\n", perfembed_w, '
+    return [
         "int main(int argc, char **argv) {",
-        f"  if (argc != {n + 3}) {{ fprintf(stderr, \"usage: PARAMS REPS OUT\\n\"); return 64; }}",
+        f"  if (argc != {n + 2 + n_kernels}) {{ fprintf(stderr, \"usage: PARAMS REPS OUT...\\n\"); return 64; }}",
         *[f"  {p} = ({scop.param_types.get(p, 'int')})atol(argv[{k + 1}]);" for k, p in enumerate(scop.params)],
         f"  int perfembed_reps = atoi(argv[{n + 1}]);",
+        f"  void (*perfembed_kernels[{n_kernels}])(void) = {{{table}}};",
         "  for (int perfembed_r = 0; perfembed_r <= perfembed_reps; perfembed_r++) {",
-        "    struct timespec perfembed_t0, perfembed_t1;",
-        "    perfembed_init();",
-        "    clock_gettime(CLOCK_MONOTONIC, &perfembed_t0);",
-        "    perfembed_kernel();",
-        "    clock_gettime(CLOCK_MONOTONIC, &perfembed_t1);",
-        "    if (perfembed_r > 0)",
-        "      printf(\"%.9f\\n\", (perfembed_t1.tv_sec - perfembed_t0.tv_sec)"
+        f"    for (int perfembed_s = 0; perfembed_s < {n_kernels}; perfembed_s++) {{",
+        f"      int perfembed_w = (perfembed_s + perfembed_r) % {n_kernels};",
+        "      struct timespec perfembed_t0, perfembed_t1;",
+        "      perfembed_init();",
+        "      clock_gettime(CLOCK_MONOTONIC, &perfembed_t0);",
+        "      perfembed_kernels[perfembed_w]();",
+        "      clock_gettime(CLOCK_MONOTONIC, &perfembed_t1);",
+        "      if (perfembed_r > 0)",
+        f"        printf({label}(perfembed_t1.tv_sec - perfembed_t0.tv_sec)"
         " + 1e-9 * (perfembed_t1.tv_nsec - perfembed_t0.tv_nsec));",
+        "    }",
         "  }",
-        f"  FILE *perfembed_out = fopen(argv[{n + 2}], \"wb\");",
-        "  if (!perfembed_out) return 65;",
     ]
+
+
+def _dump(layouts: list[ArrayLayout], path: str) -> list[str]:
+    lines = ["  {", f"    FILE *perfembed_out = fopen({path}, \"wb\");", "    if (!perfembed_out) return 65;"]
     for lay in layouts:
         if lay.info.written and lay.info.storage != "region":
             ref = lay.info.name if lay.extents else f"&{lay.info.name}"
-            lines.append(f"  fwrite({ref}, sizeof({lay.info.name}), 1, perfembed_out);")
-    lines += ["  fclose(perfembed_out);", "  return 0;", "}", ""]
-    return "\n".join(lines)
+            lines.append(f"    fwrite({ref}, sizeof({lay.info.name}), 1, perfembed_out);")
+    return [*lines, "    fclose(perfembed_out);", "  }"]

@@ -17,6 +17,7 @@ import numpy as np
 
 from loopnest.codegen import generate_c
 from loopnest.errors import ParameterError
+from loopnest.harness.compare import AcceptancePolicy, Comparison, PairedRuns, PressureMeter
 from loopnest.harness.driver import (
     ArrayLayout,
     array_layouts,
@@ -193,6 +194,49 @@ class Harness:
             return Evaluation(recipe.to_dict(), result, check, None)
         speedup = (base.median or 0.0) / max(result.median or 0.0, 1e-12)
         return Evaluation(recipe.to_dict(), result, check, speedup)
+
+
+    def compare(self, recipe: Recipe, *, transformed: Scop | None = None,
+                policy: AcceptancePolicy | None = None) -> Comparison:
+        """Baseline and variant interleaved in one driver, in fresh processes, until the speedup's
+        interval is clearly above or below the margin; outputs verified from the first run."""
+        policy = policy or AcceptancePolicy()
+        base = self.baseline()
+        if not base.ok or base.median is None:
+            return Comparison(recipe.to_dict(), "baseline-failed", message=base.message)
+        scop = transformed or apply_recipe(self.scop, recipe, self.dependences)
+        work, label = self._dir(), f"pair_{recipe.hash[:12]}"
+        src, exe = work / f"{label}.c", work / label
+        src.write_text(synthesize_driver(self.scop, [generate_c(self.scop), generate_c(scop)], self.params,
+                                         self.layouts))
+        compiled = run_limited([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
+                               cwd=work, limits=self.limits)
+        if not compiled.ok:
+            return Comparison(recipe.to_dict(), "compile-error", message=compiled.describe())
+        pairs = max(policy.pairs_per_run, 3)
+        limits = self.limits.with_wall(policy.run_wall_seconds(base.median, pairs))
+        outs = [work / f"{label}.{k}.out" for k in (0, 1)]
+        args = [str(exe), *(str(self.params[p]) for p in self.scop.params), str(pairs), *map(str, outs)]
+        evidence = PairedRuns(self.threads or 1, policy.confidence, policy.load_threshold, [])
+        while True:
+            meter = PressureMeter()
+            ran = run_limited(args, cwd=work, limits=limits, env={"OMP_NUM_THREADS": str(self.threads)},
+                              threads=self.threads or 1)
+            pressure = meter.stop(os.cpu_count() or 1)
+            if ran.status == "wall-time limit":
+                return Comparison(recipe.to_dict(), f"stopped at {policy.timeout_factor:g}x the baseline",
+                                  message=f"a run took over {limits.wall_seconds:.1f} s")
+            if not ran.ok:
+                return Comparison(recipe.to_dict(), ran.status, message=ran.describe())
+            if evidence.runs == 0:
+                check = verify_outputs(outs[0], outs[1], self.layouts)
+                if not check.verified:
+                    return Comparison(recipe.to_dict(), "wrong-output",
+                                      message=f"{check.mismatch}: max relative error {check.max_rel_error:.3g}")
+            evidence.add(ran, pressure)
+            speedup = evidence.speedup()
+            if policy.decided(speedup):
+                return Comparison(recipe.to_dict(), "ok", speedup)
 
 
 def verify_outputs(expected: Path, actual: Path, layouts: list[ArrayLayout], *,
