@@ -25,11 +25,14 @@ def print_suggestions(result: dict[str, Any], settings: Any) -> None:
             console.print("low confidence: no stored nest is close to this one"
                           + (" (tuning job enqueued)" if n.get("tuning_job") else "; use --fallback to autotune"))
         for ev in n.get("evaluated", []):
-            console.print(f"  {ev['from']}: {ev['status']}, verified={ev['verified']}, "
-                          f"speedup {fmt_value(ev['speedup'], '{:.2f}x')}")
+            reason = f" ({ev['message']})" if ev.get("message") and ev["status"] != "ok" else ""
+            console.print(f"  {escape(ev['from'])}: {escape(ev['status'])}{escape(reason)}, verified={ev['verified']}, "
+                          f"screening speedup {fmt_value(ev['speedup'], '{:.2f}x')}"
+                          + (f"; re-measured {ev['confirmed']['text']}" if ev.get("confirmed") else ""))
         if "accepted" in n:
-            console.print("accepted: " + (f"{n['best']['speedup']:.2f}x from {n['best']['from']}" if n["accepted"]
-                                          else "no candidate was verified and at least 1.1x faster"))
+            console.print("accepted: " + (f"{n['best']['text']} from {escape(n['best']['from'])}" if n["accepted"]
+                                          else "no candidate held up: none re-measured clearly above "
+                                               f"{getattr(settings, 'min_speedup', 1.1)}x"))
         if "autotuned" in n:
             tuned = n["autotuned"]
             console.print(f"autotuned (--fallback): {tuned['speedup']:.2f}x after {tuned['evaluated']} trials, "
