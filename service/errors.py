@@ -16,6 +16,7 @@ from loopnest.errors import (
     StorageError,
     VerificationError,
 )
+from loopnest.harness.sandbox import SandboxError
 
 
 class AuthenticationError(PerfembedError):
@@ -54,6 +55,7 @@ STATUS_OF: tuple[tuple[type[PerfembedError], int], ...] = (
     (PayloadTooLargeError, 413),
     (BusyError, 429),
     (UnavailableError, 503),
+    (SandboxError, 503),  # evaluation refused: no sandbox on this server
     (StorageError, 503),
     # The user's program failed to build or run, or its variant computed something else.
     (CompileError, 422),

@@ -13,6 +13,7 @@ from loopnest.config import get_settings
 from loopnest.errors import ParameterError, SourceError
 from loopnest.frontend.extract import Extraction, extract_scops
 from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.harness.sandbox import ensure_isolated
 from service.schemas import ProgramIn, SearchIn, SuggestionsIn
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ def suggest(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pip
         # Measuring costs seconds of compiling and running, and every result is stored: a database that
         # refuses writes (read-only file or role) is reported now, before anything is compiled.
         store.check_writable()
+        ensure_isolated(settings.sandbox, settings.allow_unsandboxed, "evaluation")
         with pool.slot():
             raw = pipeline.suggest(store, program, k=body.k, evaluate=True, settings=settings.for_evaluation(),
                                    fallback=body.fallback)

@@ -98,14 +98,12 @@ def readiness(state: AppState, pipeline: ModuleType | None) -> tuple[bool, dict[
 
 def isolation(settings: ServiceSettings) -> str:
     """The sandbox that compiles and runs code from requests, in a few words."""
-    from loopnest.harness import sandbox
+    from loopnest.harness.sandbox import sandbox_status
 
-    named = getattr(sandbox, "isolation", None)  # the harness's own wording, where it has one
-    if callable(named):
-        return str(named())
-    status = sandbox.sandbox_status(getattr(settings, "sandbox", "auto"))
-    if status.get("isolated"):
+    status = sandbox_status(settings.sandbox)
+    if status["isolated"]:
         return str(status["kind"])
-    if status.get("kind") == "none":
-        return "none (rlimits only)"
-    return f"unavailable: {status.get('description')}"
+    refused = "; evaluation allowed without it" if settings.allow_unsandboxed else "; evaluation refused"
+    if status["kind"] == "none":
+        return "none (rlimits only)" + refused
+    return f"unavailable: {status['description']}" + refused

@@ -14,6 +14,8 @@ from typing import Any
 
 import typer
 
+from loopnest.harness.sandbox import sandbox_status
+
 TARGET_CACHE_NAME = "target.json"
 
 target_app = typer.Typer(help="Machine signature and measured peaks", no_args_is_help=False,
@@ -55,6 +57,7 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
         ("STREAM add / triad", f"{data['stream_add_gbs']:.1f} / {data['stream_triad_gbs']:.1f} GB/s"),
         ("STREAM triad, 1 thread", f"{data['stream_triad_1t_gbs']:.1f} GB/s"),
         ("measured", f"{data['measured_at']} in {data['seconds']:.1f} s" + (" (quick)" if data["quick"] else "")),
+        ("isolation", str(data["isolation"]["description"])),
     ]
 
 
@@ -73,6 +76,7 @@ def target(
     peaks = load_or_measure(path, cc=settings.cc, quick=quick, refresh=refresh)
     data = peaks.to_dict()
     data["cache"] = str(path)
+    data["isolation"] = sandbox_status(settings.sandbox)
     if json_out:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return

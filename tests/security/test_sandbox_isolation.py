@@ -107,3 +107,4 @@ def test_without_a_sandbox_untrusted_work_is_refused_unless_allowed() -> None:
         ensure_isolated("none", False, "evaluation")
     assert not ensure_isolated("none", True, "evaluation").isolated
     assert ensure_isolated("auto", False, "evaluation").isolated
+
