@@ -7,6 +7,7 @@ ends the command with exit code 2 and a one-line message naming the problem and 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -294,9 +295,19 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
             trials: int = typer.Option(40, "--trials", min=1, max=MAX_TRIALS, help="Autotuning budget for --fallback."),
             json_out: bool = JsonOpt,
             write_best: Path | None = typer.Option(None, "--write-best", help="Write the drop-in file here."),
+            run: str | None = typer.Option(None, "--run", help="Whole-program check: how to run the program, "
+                                           "'{program} ARGS' (default when FILE defines main: '{program}')."),
+            check: str | None = typer.Option(None, "--check", help="Shell command comparing the runs' files "
+                                             "in $ORIGINAL and $TUNED; exit 0 when they agree."),
+            cc: str | None = typer.Option(None, "--cc", help="Compiler of the whole program (default gcc)."),
+            cflags: str | None = typer.Option(None, "--cflags", help="Its flags (default -O3 -march=native "
+                                              "-fopenmp)."),
+            threads: int | None = typer.Option(None, "--threads", min=0, max=1024, help="Threads (0: all cores)."),
             server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
     """Neighbours of each nest from the database, their adapted recipes and (with --evaluate) measured
     speedups; --write-best writes the file with the best verified recipe of each nest applied.
+    With --evaluate, a FILE that defines main (or --run) is also built and timed as a whole, original
+    against tuned: the tuning is kept only when the output is the same and the program is faster.
     With --server the server answers (--fallback there enqueues the job for its workers)."""
     if server:
         from service.commands.remote import suggest_remote
@@ -304,11 +315,15 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
         suggest_remote(server, file, include=include, define=define, params=parse_params(param), function=function,
                        k=k, evaluate=evaluate, fallback=fallback, api_key=api_key, json_out=json_out)
         return
-    from service.commands.suggest import print_suggestions, run_fallback_jobs, write_best_file
+    from loopnest.frontend.preprocess import PreprocessOptions
+    from loopnest.harness.program import ProgramSpec, defines_main
+    from service.commands.suggest import evaluate_program, print_suggestions, run_fallback_jobs, write_best_file
     from service.pipeline import program_from_file
     from service.pipeline import suggest as run_suggest
 
     store, settings = _open_store()
+    settings = settings.model_copy(update={"threads": resolve_threads(threads, settings.threads),
+                                           "cc": cc or settings.cc, "cflags": cflags or settings.cflags})
     program = program_from_file(file, include=include, define=define, params=parse_params(param), function=function)
     with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")):
         result = run_suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
@@ -316,6 +331,12 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     result["rejected"] = require_nests(file, len(result["nests"]), result["rejected"], quiet=json_out)
     if fallback:
         run_fallback_jobs(store, settings, result, trials)
+    if evaluate and (run is not None or check is not None or defines_main(file, include, define)):
+        spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=tuple(include),
+                           defines=tuple(PreprocessOptions.parse_define(d) for d in define), run=run or "{program}",
+                           check=check, threads=settings.threads or os.cpu_count() or 1,
+                           inputs=(str(file.resolve().parent),))
+        evaluate_program(file, load_program(file, include, define, function), result, spec, settings)
     if write_best is not None:
         write_best_file(file, load_program(file, include, define, function), result, write_best)
     if json_out:

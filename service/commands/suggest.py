@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -39,12 +40,25 @@ def print_suggestions(result: dict[str, Any], settings: Any) -> None:
                           f"{json.dumps(tuned['recipe']['steps'])}" if tuned else
                           "autotuned (--fallback): nothing verified and at least 1.1x faster"
                           + (f" ({n['autotune_error']})" if n.get("autotune_error") else ""))
+    if result.get("program"):
+        _print_program(result["program"], settings)
     if result["nests"] and not any(n["neighbours"] for n in result["nests"]):
         from sqlalchemy.engine import make_url
 
         where = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
         console.print(f"no tuned nest in the database at {where}: "
                       "load the shipped seed with `perfembed seed load` (`make serve` does) or tune some first")
+
+
+def _print_program(program: dict[str, Any], settings: Any) -> None:
+    if program["status"] != "ok":
+        console.print(f"whole program: {escape(program['status'])}: {escape(program['message'])}; "
+                      "the tuned code is not kept")
+        return
+    ms = f"{program['original_seconds'] * 1e3:.0f} ms -> {program['tuned_seconds'] * 1e3:.0f} ms"
+    verdict = ("accepted" if program["accepted"] else
+               f"not kept: not clearly {getattr(settings, 'min_speedup', 1.1)}x faster as a whole")
+    console.print(f"whole program ({ms}, same output): {program['speedup']['text']}: {verdict}")
 
 
 def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials: int) -> None:
@@ -77,16 +91,43 @@ def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials:
             nest["autotune_error"] = outcome.error
 
 
-def write_best_file(file: Path, extraction: Any, result: dict[str, Any], out: Path) -> None:
-    """``file`` with each nest's best verified recipe applied (see :func:`best_recipe`), written to ``out``."""
+def tuned_source(file: Path, extraction: Any, result: dict[str, Any]) -> tuple[str, int]:
+    """``file``'s text with each nest's best verified recipe applied (see :func:`best_recipe`), and how
+    many nests that tunes; a nest whose whole program did not get faster keeps its original code."""
     from loopnest.dropin import replace_regions
     from loopnest.transform.recipe import Recipe, apply_recipe
 
+    if result.get("program") and not result["program"]["accepted"]:
+        return file.read_text(), 0
     best = {n["index"]: best_recipe(n) for n in result["nests"]}
     chosen = {i: Recipe.from_dict(steps) for i, steps in best.items() if steps is not None}
     transformed = {i: apply_recipe(extraction.scops[i], r) for i, r in chosen.items()}
-    out.write_text(replace_regions(file, transformed, extraction.scops))
-    err_console.print(f"wrote {escape(str(out))}: {len(transformed)} of {len(extraction.scops)} nest(s) tuned")
+    return replace_regions(file, transformed, extraction.scops), len(transformed)
+
+
+def write_best_file(file: Path, extraction: Any, result: dict[str, Any], out: Path) -> None:
+    """The tuned file (:func:`tuned_source`), written to ``out``."""
+    text, tuned = tuned_source(file, extraction, result)
+    out.write_text(text)
+    err_console.print(f"wrote {escape(str(out))}: {tuned} of {len(extraction.scops)} nest(s) tuned")
+
+
+def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: Any, settings: Any) -> None:
+    """Build and time the whole program, original against tuned, and keep the tuning only when its
+    output is unchanged and it is faster by the margin (``result["program"]``)."""
+    from loopnest.harness.compare import AcceptancePolicy
+    from loopnest.harness.program import compare_programs
+    from loopnest.harness.sandbox import Limits
+
+    text, tuned = tuned_source(file, extraction, result)
+    if not tuned:
+        return
+    policy = dataclasses.replace(AcceptancePolicy.from_settings(settings), max_pairs=15)
+    with console.status(f"whole program: building and timing {file.name}, original against tuned"):
+        outcome = compare_programs(file.read_text(), text, spec, name=file.name, policy=policy,
+                                   limits=Limits.from_settings(settings))
+    accepted = outcome.ok and outcome.speedup is not None and outcome.speedup.above(policy.margin)
+    result["program"] = {**outcome.to_dict(), "accepted": accepted, "nests_tuned": tuned}
 
 
 def best_recipe(nest: dict[str, Any]) -> dict[str, Any] | None:

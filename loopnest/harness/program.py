@@ -1,0 +1,165 @@
+"""Whole-program evaluation: the user's original program against its drop-in tuned version.
+
+Both are built with the user's compiler and flags, run in the sandbox alternately (original, tuned,
+tuned, original, ...) in fresh processes, and compared: their standard output must be identical, and
+a user's ``check`` command (run with ``$ORIGINAL`` and ``$TUNED`` naming the two run directories)
+must pass. The speedup is the same paired bootstrap as for nests (:mod:`loopnest.harness.compare`),
+over whole-process wall times, so a recipe is kept only when the program the user runs gets faster.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shlex
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loopnest.harness.compare import AcceptancePolicy, PressureMeter, Speedup, interval
+from loopnest.harness.sandbox import Limits, RunResult, run_limited
+
+
+@dataclass(frozen=True)
+class ProgramSpec:
+    """How the user builds and runs the program: ``run`` is a shell command in which ``{program}``
+    stands for the built executable (given without it, it is the program's arguments)."""
+
+    cc: str = "gcc"
+    cflags: str = "-O3 -march=native -fopenmp"
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[tuple[str, str | None], ...] = ()
+    run: str = "{program}"
+    check: str | None = None
+    threads: int = 1
+    inputs: tuple[str, ...] = field(default=())  # directories the program may read (read-only)
+
+    def command(self, program: Path) -> list[str]:
+        text = self.run if "{program}" in self.run else "{program} " + self.run
+        return ["/bin/sh", "-c", text.replace("{program}", shlex.quote(str(program)))]
+
+
+@dataclass(frozen=True)
+class ProgramComparison:
+    status: str  # "ok", "compile-error", "output-changed", "check-failed", "stopped at 3x the original", ...
+    speedup: Speedup | None = None
+    original_seconds: float | None = None
+    tuned_seconds: float | None = None
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and self.speedup is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "message": self.message, "original_seconds": self.original_seconds,
+                "tuned_seconds": self.tuned_seconds,
+                "speedup": None if self.speedup is None else self.speedup.to_dict()}
+
+
+def compare_programs(original: str, tuned: str, spec: ProgramSpec, *, name: str = "program.c",
+                     policy: AcceptancePolicy | None = None, limits: Limits | None = None) -> ProgramComparison:
+    """Build, run, check and time ``original`` and ``tuned`` (C source texts) until the interval of the
+    program's speedup clears ``policy.margin`` or clearly does not."""
+    policy, limits = policy or AcceptancePolicy(), limits or Limits()
+    with tempfile.TemporaryDirectory(prefix="perfembed-program-") as tmp:
+        work = Path(tmp)
+        programs = []
+        for k, text in enumerate((original, tuned)):
+            built = _build(work, k, name, text, spec, limits)
+            if isinstance(built, str):
+                return ProgramComparison("compile-error", message=f"{'original' if k == 0 else 'tuned'}: {built}")
+            programs.append(built)
+        return _time_pairs(work, programs, spec, policy, limits)
+
+
+def _build(work: Path, k: int, name: str, text: str, spec: ProgramSpec, limits: Limits) -> Path | str:
+    src_dir = work / f"src{k}"
+    src_dir.mkdir()
+    (src_dir / name).write_text(text)
+    exe = work / f"program{k}"
+    flags = [f"-I{d}" for d in spec.include_dirs]
+    flags += [f"-D{n}" if v is None else f"-D{n}={v}" for n, v in spec.defines]
+    built = run_limited([spec.cc, *shlex.split(spec.cflags), *flags, "-o", str(exe), str(src_dir / name), "-lm"],
+                        cwd=work, limits=limits, read_only=[Path(d) for d in spec.include_dirs])
+    return exe if built.ok else built.describe()
+
+
+def _run(work: Path, k: int, program: Path, spec: ProgramSpec, limits: Limits) -> RunResult:
+    run_dir = work / f"run{k}"
+    shutil.rmtree(run_dir, ignore_errors=True)
+    run_dir.mkdir()
+    shutil.copy2(program, run_dir / program.name)
+    return run_limited(spec.command(run_dir / program.name), cwd=run_dir, limits=limits,
+                       env={"OMP_NUM_THREADS": str(spec.threads)}, threads=spec.threads,
+                       read_only=[Path(d) for d in spec.inputs])
+
+
+def _check(work: Path, spec: ProgramSpec, first: tuple[RunResult, RunResult], limits: Limits) -> str | None:
+    """Why the tuned program's results differ from the original's, or None when they agree."""
+    if first[0].stdout != first[1].stdout:
+        lines = zip(first[0].stdout.splitlines(), first[1].stdout.splitlines(), strict=False)
+        where = next((i for i, (a, b) in enumerate(lines, 1) if a != b), None)
+        return "output-changed: standard output differs" + (f" at line {where}" if where else " in length")
+    if spec.check is None:
+        return None
+    env = {"ORIGINAL": str(work / "run0"), "TUNED": str(work / "run1")}
+    checked = run_limited(["/bin/sh", "-c", spec.check], cwd=work, limits=limits, env=env,
+                          read_only=[Path(d) for d in spec.inputs])
+    return None if checked.ok else f"check-failed: the check command said {checked.describe()}"
+
+
+def _time_pairs(work: Path, programs: Sequence[Path], spec: ProgramSpec, policy: AcceptancePolicy,
+                limits: Limits) -> ProgramComparison:
+    logs: list[float] = []
+    times: tuple[list[float], list[float]] = ([], [])
+    pressure, runs = 0.0, 0
+    wall = limits
+    while True:
+        meter = PressureMeter()
+        order = (0, 1) if runs % 2 == 0 else (1, 0)
+        results: dict[int, RunResult] = {}
+        for k in order:
+            results[k] = _run(work, k, programs[k], spec, wall)
+            if not results[k].ok:
+                return _failed(k, results[k], policy)
+        pressure = max(pressure, meter.stop(os.cpu_count() or 1))
+        if runs == 0:
+            problem = _check(work, spec, (results[0], results[1]), limits)
+            if problem is not None:
+                status, _, message = problem.partition(": ")
+                return ProgramComparison(status, message=message)
+            wall = limits.with_wall(2.0 + results[0].wall_seconds * policy.timeout_factor)
+        runs += 1
+        for k in (0, 1):
+            times[k].append(results[k].wall_seconds)
+        logs.append(math.log(max(results[0].wall_seconds, 1e-9) / max(results[1].wall_seconds, 1e-9)))
+        ratio, low, high = interval(logs, policy.confidence)
+        speedup = Speedup(ratio, low, high, policy.confidence, len(logs), runs, spec.threads, round(pressure, 3),
+                          pressure > policy.load_threshold)
+        if runs >= 3 and policy.decided(speedup):
+            median = sorted(times[0])[len(times[0]) // 2], sorted(times[1])[len(times[1]) // 2]
+            return ProgramComparison("ok", speedup, median[0], median[1])
+
+
+def _failed(k: int, result: RunResult, policy: AcceptancePolicy) -> ProgramComparison:
+    which = "original" if k == 0 else "tuned"
+    if result.status == "wall-time limit":
+        return ProgramComparison(f"stopped at {policy.timeout_factor:g}x the original",
+                                 message=f"the {which} program ran over {result.wall_seconds:.1f} s")
+    return ProgramComparison(f"{which} {result.status}", message=result.describe())
+
+
+def defines_main(path: Path, include: Sequence[str] = (), define: Sequence[str] = ()) -> bool:
+    """Whether ``path`` itself defines ``main`` (so it can be run as a whole program)."""
+    from pycparser import c_ast
+
+    from loopnest.frontend.extract import parse_file
+    from loopnest.frontend.preprocess import PreprocessOptions
+
+    options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
+    ast = parse_file(Path(path), options)
+    return any(isinstance(e, c_ast.FuncDef) and e.decl.name == "main" for e in ast.ext)
