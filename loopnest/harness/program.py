@@ -126,13 +126,14 @@ def _time_pairs(work: Path, programs: Sequence[Path], spec: ProgramSpec, policy:
             results[k] = _run(work, k, programs[k], spec, wall)
             if not results[k].ok:
                 return _failed(k, results[k], policy)
+            if runs == 0 and k == 0:  # the original's time bounds every later run
+                wall = limits.with_wall(2.0 + results[0].wall_seconds * policy.timeout_factor)
         pressure = max(pressure, meter.stop(os.cpu_count() or 1))
         if runs == 0:
             problem = _check(work, spec, (results[0], results[1]), limits)
             if problem is not None:
                 status, _, message = problem.partition(": ")
                 return ProgramComparison(status, message=message)
-            wall = limits.with_wall(2.0 + results[0].wall_seconds * policy.timeout_factor)
         runs += 1
         for k in (0, 1):
             times[k].append(results[k].wall_seconds)

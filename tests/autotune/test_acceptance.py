@@ -1,0 +1,128 @@
+"""Acceptance that holds up (issue 11): interval statistics, re-measurement of the winner, whole-program
+checks. Timing is faked only behind the harness's own interface (``Harness.evaluate``/``compare``)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autotune.transfer import Neighbour, TransferTuner, loop_roles
+from loopnest import extract_scops
+from loopnest.harness import Harness
+from loopnest.harness.compare import AcceptancePolicy, Comparison, Speedup, interval, pair_log_ratios
+from loopnest.harness.measure import Evaluation, VariantResult, Verification
+from loopnest.harness.program import ProgramSpec, compare_programs
+from loopnest.transform.recipe import Recipe
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@given(st.floats(0.2, 5.0), st.lists(st.floats(-0.02, 0.02), min_size=3, max_size=40))
+@settings(max_examples=60, deadline=None)
+def test_the_interval_holds_the_geometric_mean_and_narrows_with_agreement(true_ratio: float,
+                                                                          noise: list[float]) -> None:
+    logs = [math.log(true_ratio) + e for e in noise]
+    ratio, low, high = interval(logs, 0.95)
+    assert low <= ratio <= high
+    assert low >= true_ratio * math.exp(-0.021) and high <= true_ratio * math.exp(0.021)
+
+
+def test_too_few_pairs_decide_nothing() -> None:
+    _, low, high = interval([math.log(3.0)] * 2, 0.95)
+    assert low == 0.0 and high == math.inf
+    policy = AcceptancePolicy()
+    undecided = Speedup(3.0, low, high, 0.95, 2, 1, 1, 0.0, False)
+    assert not undecided.above(policy.margin) and not policy.decided(undecided)
+
+
+def test_pairs_are_read_per_kernel_in_the_rotating_order() -> None:
+    stdout = "0 2.0\n1 1.0\n1 1.0\n0 2.0\n0 4.0\n1 1.0\n"
+    assert [round(math.exp(x), 6) for x in pair_log_ratios(stdout)] == [2.0, 2.0, 4.0]
+
+
+# -- the winner's curse: a screening figure is never what gets accepted -------------------------
+
+def _gemm_harness() -> Harness:
+    scop = extract_scops(ROOT / "corpus" / "kernels" / "blas3" / "gemm_ijk.c").scops[0]
+    return Harness(scop, {"ni": 16, "nj": 16, "nk": 16}, reps=1, threads=1)
+
+
+def _fake_timing(monkeypatch: pytest.MonkeyPatch, screening: float, remeasured: tuple[float, float, float]) -> None:
+    def evaluate(self, recipe, *, transformed=None, wall_seconds=None):  # noqa: ANN001, ANN202
+        ok = VariantResult("variant", "ok", (1.0 / screening,))
+        return Evaluation(recipe.to_dict(), ok, Verification(True, 0.0, 1e-9), screening)
+
+    def compare(self, recipe, *, transformed=None, policy=None):  # noqa: ANN001, ANN202
+        ratio, low, high = remeasured
+        return Comparison(recipe.to_dict(), "ok", Speedup(ratio, low, high, 0.95, 20, 4, 1, 0.0, False))
+
+    monkeypatch.setattr(Harness, "baseline", lambda self: VariantResult("baseline", "ok", (1.0,)))
+    monkeypatch.setattr(Harness, "evaluate", evaluate)
+    monkeypatch.setattr(Harness, "compare", compare)
+
+
+def _neighbour(harness: Harness) -> Neighbour:
+    recipe = Recipe.from_dict({"steps": [{"op": "interchange", "order": [0, 2, 1]}]})
+    return Neighbour(1, "gemm", 0.1, recipe, loop_roles(harness.scop, harness.params), 2.0)
+
+
+def test_a_lucky_screening_figure_is_not_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_timing(monkeypatch, screening=2.5, remeasured=(1.03, 0.97, 1.09))
+    with _gemm_harness() as harness:
+        result = TransferTuner().evaluate(harness, [_neighbour(harness)])
+    assert not result.accepted
+    assert result.candidates[0].speedup == 2.5 and result.candidates[0].confirmed is not None
+
+
+def test_the_accepted_figure_is_the_re_measured_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_timing(monkeypatch, screening=2.5, remeasured=(1.8, 1.6, 2.0))
+    with _gemm_harness() as harness:
+        result = TransferTuner().evaluate(harness, [_neighbour(harness)])
+    assert result.accepted and result.best is not None and result.best.confirmed is not None
+    assert result.best.confirmed.ratio == 1.8 and result.best.confirmed.low == 1.6
+
+
+def test_the_margin_is_a_setting() -> None:
+    tuner = TransferTuner(policy=AcceptancePolicy(margin=1.3, confidence=0.99))
+    assert tuner.min_speedup == 1.3 and tuner.policy.confidence == 0.99
+
+
+# -- whole programs: real builds and runs ----------------------------------------------------------
+
+PROGRAM = '#include <stdio.h>\nint main(void) {{ double s = 0; for (int i = 0; i < 1000; i++) s += i; {extra}' \
+          'printf("%f\\n", s{change}); return 0; }}\n'
+
+
+def _program(extra: str = "", change: str = "") -> str:
+    return PROGRAM.format(extra=extra, change=change)
+
+
+def test_a_program_whose_output_changed_is_refused() -> None:
+    outcome = compare_programs(_program(), _program(change=" + 1"), ProgramSpec(cflags="-O1"))
+    assert outcome.status == "output-changed" and outcome.speedup is None
+
+
+def test_the_users_check_decides_about_files(tmp_path: Path) -> None:
+    writes = 'FILE *f = fopen("out.txt", "w"); fprintf(f, "%d\\n", {v}); fclose(f); '
+    original = _program(extra=writes.format(v=1))
+    tuned = _program(extra=writes.format(v=2))
+    spec = ProgramSpec(cflags="-O1", check='cmp -s "$ORIGINAL/out.txt" "$TUNED/out.txt"')
+    assert compare_programs(original, tuned, spec).status == "check-failed"
+    same = compare_programs(original, original, spec)
+    assert same.status == "ok" and same.speedup is not None and same.speedup.pairs >= 3
+
+
+def test_a_tuned_program_far_slower_than_the_original_is_stopped_not_hung() -> None:
+    slow = _program(extra="for (volatile long k = 0; k < 40000000000L; k++); ")
+    outcome = compare_programs(_program(), slow, ProgramSpec(cflags="-O1"))
+    assert outcome.status == "stopped at 3x the original"
+
+
+def test_run_takes_arguments_or_a_command() -> None:
+    program = Path("/w/p")
+    assert ProgramSpec(run="1200 40").command(program) == ["/bin/sh", "-c", "/w/p 1200 40"]
+    assert ProgramSpec(run="{program} < in.txt").command(program) == ["/bin/sh", "-c", "/w/p < in.txt"]
