@@ -250,6 +250,8 @@ class ScopBuilder:
 
     def _for(self, node: c_ast.For) -> None:
         name, lower = self._loop_init(node)
+        if any(loop.name == name for loop in self._loops):  # its bounds would constrain the outer one
+            raise self._reject(node, "shadowed loop iterator", f"{name!r} is the iterator of an enclosing loop")
         step = self._loop_step(node, name)
         depth = len(self._loops)
         it = f"i{depth}"
