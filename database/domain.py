@@ -157,6 +157,12 @@ class Measurement:
     verified: bool
     origin: MeasurementOrigin
     measured_at: datetime
+    speedup_low: float | None = None  # the speedup's interval at ``confidence``
+    speedup_high: float | None = None
+    confidence: float | None = None
+    threads: int | None = None
+    cpu_pressure: float | None = None  # share of the time some task waited for a CPU
+    loaded: bool = False  # taken under load: not a clean result
 
 
 @dataclass(frozen=True, slots=True)

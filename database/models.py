@@ -28,6 +28,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
     select,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
@@ -266,6 +267,13 @@ class MeasurementModel(Base):
     verified: Mapped[bool] = mapped_column(Boolean)
     origin: Mapped[str] = mapped_column(String(16))
     measured_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # How far the speedup can be trusted (None for measurements from before intervals were kept).
+    speedup_low: Mapped[float | None] = mapped_column(Double)
+    speedup_high: Mapped[float | None] = mapped_column(Double)
+    confidence: Mapped[float | None] = mapped_column(Double)
+    threads: Mapped[int | None] = mapped_column(Integer)
+    cpu_pressure: Mapped[float | None] = mapped_column(Double)
+    loaded: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     def to_domain(self) -> domain.Measurement:
         return domain.Measurement(
@@ -281,6 +289,12 @@ class MeasurementModel(Base):
             verified=self.verified,
             origin=domain.MeasurementOrigin(self.origin),
             measured_at=self.measured_at,
+            speedup_low=self.speedup_low,
+            speedup_high=self.speedup_high,
+            confidence=self.confidence,
+            threads=self.threads,
+            cpu_pressure=self.cpu_pressure,
+            loaded=self.loaded,
         )
 
 

@@ -354,10 +354,15 @@ def _evaluate(ctx: Context, scop: Scop, params: dict[str, int], nest_id: int, ne
             with ctx.store.session() as session:
                 rec = get_or_create_recipe(session, steps=cand.recipe.to_dict()["steps"])
                 if speedup is not None and base.median:
+                    conf = cand.confirmed
                     add_measurement(session, nest_id=nest_id, recipe_id=rec.id, target_id=target_id,
                                     median_time_s=base.median / speedup, spread_s=0.0, repetitions=pairs,
                                     verified=cand.verified, origin="transfer", params=params,
-                                    speedup=speedup if cand.verified else None)
+                                    speedup=speedup if cand.verified else None, threads=harness.threads,
+                                    interval=None if conf is None else (conf.low, min(conf.high, 1e300)),
+                                    confidence=None if conf is None else conf.confidence,
+                                    cpu_pressure=None if conf is None else conf.cpu_pressure,
+                                    loaded=conf is not None and conf.loaded)
     best = result.best
     return {
         "baseline_seconds": result.baseline_seconds,

@@ -28,12 +28,18 @@ def add_measurement(
     params: Mapping[str, Any] | None = None,
     speedup: float | None = None,
     measured_at: datetime | None = None,
+    interval: tuple[float, float] | None = None,
+    confidence: float | None = None,
+    threads: int | None = None,
+    cpu_pressure: float | None = None,
+    loaded: bool = False,
 ) -> Measurement:
     """Record one measurement (repeated measurements are kept, not merged).
 
     ``params`` are the nest's parameter values (``{"N": 1024}``), ``speedup`` is over the
-    untransformed baseline. Raises :class:`NotFoundError` for an unknown nest, recipe or target
-    and ValueError for an impossible value.
+    untransformed baseline, ``interval`` its confidence interval at ``confidence`` where it was
+    re-measured in paired runs; ``loaded`` flags a measurement taken on a busy machine. Raises
+    :class:`NotFoundError` for an unknown nest, recipe or target and ValueError for an impossible value.
     """
     origin = MeasurementOrigin(origin)
     check_non_negative(median_time_s, what="median time")
@@ -55,6 +61,12 @@ def add_measurement(
         speedup=None if speedup is None else float(speedup),
         verified=bool(verified),
         origin=origin.value,
+        speedup_low=None if interval is None else float(interval[0]),
+        speedup_high=None if interval is None else float(interval[1]),
+        confidence=confidence,
+        threads=threads,
+        cpu_pressure=cpu_pressure,
+        loaded=bool(loaded),
     )
     if measured_at is not None:
         row.measured_at = measured_at
