@@ -18,10 +18,17 @@ from loopnest.transform.parallel import blocking_dependences
 EXACT_COUNT_LIMIT = 200_000
 
 
+class _Unbounded(Exception):
+    """A domain with no finite bound at these parameter values: it has no trip count."""
+
+
 def _box(dom: isl.Set) -> float:
     size = 1.0
     for k in range(dom.dim(isl.dim_type.set)):
-        size *= max(dom.dim_max_val(k).to_python() - dom.dim_min_val(k).to_python() + 1, 0)
+        hi, lo = dom.dim_max_val(k), dom.dim_min_val(k)
+        if not (hi.is_int() and lo.is_int()):
+            raise _Unbounded
+        size *= max(hi.to_python() - lo.to_python() + 1, 0)
     return size
 
 
@@ -55,9 +62,17 @@ def count_points(domain: str, params: Mapping[str, int], names: tuple[str, ...],
 
 
 def trip_counts(scop: Scop, params: Mapping[str, int]) -> dict[str, Any]:
-    """Iterations per statement and the average trip count of each loop, at these parameter values."""
+    """Iterations per statement and the average trip count of each loop, at these parameter values
+    ({} when a parameter has no value or a domain is unbounded)."""
     if any(p not in params for p in scop.params):
         return {}
+    try:
+        return _trip_counts(scop, params)
+    except _Unbounded:
+        return {}
+
+
+def _trip_counts(scop: Scop, params: Mapping[str, int]) -> dict[str, Any]:
     values = {p: int(params[p]) for p in scop.params}
     exact = True
     per_stmt = {}
@@ -77,8 +92,8 @@ def trip_counts(scop: Scop, params: Mapping[str, int]) -> dict[str, Any]:
     return {"statements": per_stmt, "loops": loops, "exact": exact}
 
 
-def parallel_levels(scop: Scop, deps: list[Dependence]) -> list[dict[str, Any]]:
-    space = ScheduleSpace(scop, deps)
+def parallel_levels(scop: Scop, deps: list[Dependence], space: ScheduleSpace | None = None) -> list[dict[str, Any]]:
+    space = space or ScheduleSpace(scop, deps)
     out = []
     for level in range(scop.schedule.n_levels):
         blocking, private = blocking_dependences(scop, space, level)
@@ -115,5 +130,5 @@ def describe_scop(scop: Scop, params: Mapping[str, int] | None = None,
                          "distance": [space.distance(lv, i) for lv in levels],
                          "carried_at": [lv for lv in levels if space.carried_at(lv, i)]}
                         for i, d in enumerate(deps)],
-        "parallel": parallel_levels(scop, deps),
+        "parallel": parallel_levels(scop, deps, space),
     }

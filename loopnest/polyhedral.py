@@ -8,12 +8,18 @@ what does a dependence look like per level) is asked in the 2d+1 schedule space.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, TypeVar
 
 import islpy as isl
 
-from loopnest.ir import Schedule, Scop
+from loopnest.ir import Schedule, ScheduleDim, Scop
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,30 @@ class Dependence:
         return f"{self.kind} S{self.source} -> S{self.sink} on {self.array}"
 
 
+_MAP_CACHE: OrderedDict[str, isl.Map] = OrderedDict()
+_MAP_CACHE_SIZE = 4096
+_MAP_LOCK = threading.Lock()
+
+
+def relation_map(relation: str) -> isl.Map:
+    """``isl.Map(relation)``, remembered: isl parses a relation of a deep nest (one disjunct per
+    level, thousands of characters) in a good part of a second, far longer than any operation on it."""
+    with _MAP_LOCK:
+        found = _MAP_CACHE.get(relation)
+        if found is not None:
+            _MAP_CACHE.move_to_end(relation)
+            return found
+    return _remember(relation, isl.Map(relation))
+
+
+def _remember(relation: str, value: isl.Map) -> isl.Map:
+    with _MAP_LOCK:
+        _MAP_CACHE[relation] = value
+        while len(_MAP_CACHE) > _MAP_CACHE_SIZE:
+            _MAP_CACHE.popitem(last=False)
+    return value
+
+
 def domains(scop: Scop) -> isl.UnionSet:
     out = isl.UnionSet.empty(isl.Set(scop.context).get_space())
     for stmt in scop.statements:
@@ -37,6 +67,18 @@ def domains(scop: Scop) -> isl.UnionSet:
 
 def schedule_map(scop: Scop, schedule: Schedule | None = None) -> isl.UnionMap:
     return isl.UnionMap(scop.schedule_isl(schedule)).intersect_domain(domains(scop))
+
+
+def _ordering_schedule(scop: Scop) -> isl.UnionMap:
+    """The schedule without the dimensions that are the same constant for every statement: they
+    never decide an order, and isl's dataflow slows down sharply with the schedule's dimensions."""
+    rows = scop.schedule.rows
+    keep = [k for k in range(len(rows[0])) if not (isinstance(rows[0][k], int)
+                                                    and all(r[k] == rows[0][k] for r in rows))] if rows else []
+    if not keep:
+        keep = [0]
+    reduced = Schedule(tuple(tuple(r[k] for k in keep) for r in rows))
+    return schedule_map(scop, reduced)
 
 
 def _access_union(scop: Scop, array: str, *, write: bool) -> isl.UnionMap:
@@ -50,8 +92,7 @@ def _access_union(scop: Scop, array: str, *, write: bool) -> isl.UnionMap:
 
 def compute_dependences(scop: Scop) -> list[Dependence]:
     """All dependences of ``scop`` under its current schedule, split by kind, statement pair and array."""
-    sched = schedule_map(scop)
-    before = sched.lex_lt_union_map(sched)
+    sched = _ordering_schedule(scop)
     context = isl.Set(scop.context)
     out: list[Dependence] = []
     for array in sorted(scop.arrays):
@@ -59,6 +100,10 @@ def compute_dependences(scop: Scop) -> list[Dependence]:
         if writes.is_empty():
             continue
         reads = _access_union(scop, array, write=False)
+        # The order among the statements that touch this array only: the order of every pair of
+        # statements has n^2 pieces and cost most of the time of a long body.
+        touching = sched.intersect_domain(writes.domain().union(reads.domain()))
+        before = touching.lex_lt_union_map(touching)
         flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes)
                 .set_schedule_map(sched).compute_flow())
         raw = flow.get_may_dependence()
@@ -70,7 +115,9 @@ def compute_dependences(scop: Scop) -> list[Dependence]:
                     continue
                 src = int(m.get_tuple_name(isl.dim_type.in_)[1:])
                 dst = int(m.get_tuple_name(isl.dim_type.out)[1:])
-                out.append(Dependence(kind, src, dst, array, str(m)))
+                text = str(m)
+                _remember(text, m)
+                out.append(Dependence(kind, src, dst, array, text))
     return out
 
 
@@ -87,19 +134,55 @@ class ScheduleSpace:
         self.scop = scop
         self.schedule = schedule or scop.schedule
         self.deps = deps
-        self._sched = schedule_map(scop, self.schedule)
+        self._rows = self.schedule.rows
         self._n = 2 * self.schedule.n_levels + 1
         self._params = ", ".join(scop.params)
         self._sets: dict[str, isl.UnionSet] = {}
+        self._answers: dict[tuple[str, int, int], Any] = {}
+
+    def _delta_key(self, dep: Dependence) -> tuple[str, tuple[ScheduleDim, ...], tuple[ScheduleDim, ...]]:
+        """What a dependence's delta set depends on, up to renaming its two statements and scaling the
+        constant (textual-order) differences to their sign, which is all any question here reads.
+        Statements of one body share these keys, so a body of n statements does not cost n^2 isl calls."""
+        src, dst = list(self._rows[dep.source]), list(self._rows[dep.sink])
+        for k in range(0, min(len(src), len(dst)), 2):
+            a, b = src[k], dst[k]
+            if isinstance(a, int) and isinstance(b, int):
+                src[k], dst[k] = 0, (b > a) - (b < a)
+        rel = dep.relation.replace(f"S{dep.source}[", "Ssrc[").replace(f"S{dep.sink}[", "Sdst[")
+        return rel, tuple(src), tuple(dst)
+
+    def _delta(self, dep: Dependence, src: tuple[ScheduleDim, ...], dst: tuple[ScheduleDim, ...]) -> isl.UnionSet:
+        maps = []
+        for index, row in ((dep.source, src), (dep.sink, dst)):
+            its = ", ".join(f"i{d}" for d in range(self.scop.statements[index].depth))
+            dims = ", ".join(str(d) for d in row)
+            maps.append(isl.Map(f"[{self._params}] -> {{ S{index}[{its}] -> [{dims}] }}"))
+        rel = relation_map(dep.relation)
+        return isl.UnionSet(rel.apply_domain(maps[0]).apply_range(maps[1]).deltas())
 
     @cached_property
     def deltas(self) -> list[isl.UnionSet]:
-        """Per dependence, the set of schedule differences (sink minus source)."""
-        out = []
+        """Per dependence, the set of schedule differences (sink minus source); a difference of two
+        textual positions (even dimensions) is given by its sign only."""
+        known: dict[tuple, int] = {}
+        sets: list[isl.UnionSet] = []
+        self._delta_ids: list[int] = []
         for dep in self.deps:
-            rel = isl.UnionMap(isl.Map(dep.relation))
-            out.append(rel.apply_domain(self._sched).apply_range(self._sched).deltas())
-        return out
+            key = self._delta_key(dep)
+            if key not in known:
+                known[key] = len(sets)
+                sets.append(self._delta(dep, key[1], key[2]))
+            self._delta_ids.append(known[key])
+        return [sets[i] for i in self._delta_ids]
+
+    def _memo(self, question: str, level: int, dep_index: int, answer: Callable[[], T]) -> T:
+        """One answer per distinct delta set: dependences that share one are asked once."""
+        self.deltas  # noqa: B018  (fills _delta_ids)
+        key = (question, level, self._delta_ids[dep_index])
+        if key not in self._answers:
+            self._answers[key] = answer()
+        return self._answers[key]
 
     def _set(self, constraint: str) -> isl.UnionSet:
         cached = self._sets.get(constraint)
@@ -121,6 +204,9 @@ class ScheduleSpace:
         return None
 
     def carried_at(self, level: int, dep_index: int) -> bool:
+        return self._memo("carried", level, dep_index, lambda: self._carried_at(level, dep_index))
+
+    def _carried_at(self, level: int, dep_index: int) -> bool:
         pos = 2 * level + 1
         if pos >= self._n:
             return False
@@ -129,6 +215,9 @@ class ScheduleSpace:
 
     def within_iteration(self, level: int, dep_index: int) -> bool:
         """True when source and sink always share the iteration of the loop at ``level``."""
+        return self._memo("within", level, dep_index, lambda: self._within_iteration(level, dep_index))
+
+    def _within_iteration(self, level: int, dep_index: int) -> bool:
         pos = 2 * level + 1
         return self.deltas[dep_index].is_subset(self._set(self._prefix_zero(min(pos + 1, self._n))))
 
@@ -137,6 +226,9 @@ class ScheduleSpace:
 
     def distance(self, level: int, dep_index: int) -> str:
         """The distance of a dependence at ``level``: an integer, or a direction (<, =, >, <=, >=, *)."""
+        return self._memo("distance", level, dep_index, lambda: self._distance(level, dep_index))
+
+    def _distance(self, level: int, dep_index: int) -> str:
         pos = 2 * level + 1
         delta = self.deltas[dep_index]
         if delta.is_empty():

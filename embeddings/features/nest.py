@@ -59,13 +59,25 @@ def count_points(s: isl.Set) -> float | None:
         return float(volume)
     if math.prod(extents[:-1]) <= _EXACT_OUTER:
         return float(s.count_val().to_python())
+    return _stratified(s, 0, n, _samples_per_dim(n))
+
+
+def _samples_per_dim(n: int) -> list[int]:
+    """Samples per outer dimension, at most :data:`_SAMPLES` in all: two per dimension in a deep set
+    would be 2^(n-1) counts (exponential in the depth); past the budget a dimension gets one sample."""
     per_dim = max(2, int(_SAMPLES ** (1.0 / max(n - 1, 1))))
-    return _stratified(s, 0, n, per_dim)
+    out, budget = [], _SAMPLES
+    for _ in range(n - 1):
+        take = per_dim if budget >= per_dim else 1
+        out.append(take)
+        budget //= take
+    return out
 
 
-def _stratified(s: isl.Set, k: int, n: int, per_dim: int) -> float:
+def _stratified(s: isl.Set, k: int, n: int, samples: list[int]) -> float:
     if k == n - 1:
         return float(s.count_val().to_python())
+    per_dim = samples[k]
     a, b = _val(s.dim_min_val(k)), _val(s.dim_max_val(k))
     if a is None or b is None:
         return 0.0
@@ -79,7 +91,7 @@ def _stratified(s: isl.Set, k: int, n: int, per_dim: int) -> float:
     for v in points:
         sub = s.fix_val(isl.dim_type.set, k, isl.Val(v))
         if not sub.is_empty():
-            total += weight * _stratified(sub, k + 1, n, per_dim)
+            total += weight * _stratified(sub, k + 1, n, samples)
     return total
 
 
