@@ -33,6 +33,15 @@ class Settings(BaseSettings):
     sandbox: str = Field(default="auto", pattern="^(auto|bubblewrap|none)$")
     allow_unsandboxed: bool = Field(default=False, description="Let the server evaluate without a sandbox.")
 
+    # Analysis limits (corpus/ maxima: 11 statements in a nest, depth 7, 767 AST nodes and nesting
+    # 38 in one function); a program over one is rejected with an error naming the setting.
+    max_statements: int = Field(default=128, ge=1, description="Statements in one loop nest.")
+    max_loop_depth: int = Field(default=16, ge=1, description="Loops nested in one another.")
+    max_expression_nodes: int = Field(default=10_000, ge=1, description="Syntax-tree nodes in one statement.")
+    max_nesting_depth: int = Field(default=128, ge=8, le=400,
+                                   description="Depth of the syntax tree (expressions, blocks, loops).")
+    analysis_time_limit_s: float = Field(default=10.0, gt=0, description="Wall time to analyse one API request.")
+
     @property
     def resolved_database_url(self) -> str:
         if self.database_url:

@@ -39,6 +39,9 @@ class LocatedError(PerfembedError):
         self.location = location
         super().__init__(f"{location}: {message}" if location else message)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.message, self.location))
+
     def to_dict(self) -> dict[str, object]:
         out = super().to_dict()
         out["detail"] = self.message
@@ -58,10 +61,38 @@ class UnsupportedConstructError(LocatedError):
         self.construct = construct
         super().__init__(message, location)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.construct, self.message, self.location))
+
     def to_dict(self) -> dict[str, object]:
         out = super().to_dict()
         out["construct"] = self.construct
         return out
+
+
+class LimitExceededError(UnsupportedConstructError):
+    """The program is larger than the analysis accepts: a ``PERFEMBED_MAX_*`` setting, named in the message."""
+
+    def __init__(self, construct: str, message: str, location: SourceLocation | None = None, *,
+                 setting: str = "", limit: int = 0) -> None:
+        self.setting = setting
+        self.limit = limit
+        super().__init__(construct, message, location)
+
+    def __reduce__(self) -> tuple[object, ...]:  # keeps every field across a process boundary
+        return (_rebuild_limit_error, (self.construct, self.message, self.location, self.setting, self.limit))
+
+    def to_dict(self) -> dict[str, object]:
+        return {**super().to_dict(), "setting": self.setting, "limit": self.limit}
+
+
+def _rebuild_limit_error(construct: str, message: str, location: SourceLocation | None, setting: str,
+                         limit: int) -> LimitExceededError:
+    return LimitExceededError(construct, message, location, setting=setting, limit=limit)
+
+
+class AnalysisTimeoutError(PerfembedError):
+    """Analysing the program took longer than its time budget (``PERFEMBED_ANALYSIS_TIME_LIMIT_S``)."""
 
 
 class ParameterError(PerfembedError, ValueError):

@@ -28,6 +28,9 @@ class ServiceSettings(Settings):
     max_job_budget: int = Field(default=1000, ge=1, description="Most trials one tuning job may ask for.")
     default_job_budget: int = Field(default=50, ge=1, description="Trials of a job that names no budget.")
 
+    # Analyses of requests run in worker processes, each within analysis_time_limit_s.
+    analysis_workers: int = Field(default=2, ge=1, description="Analyses of requests run at once.")
+
     # Evaluations (compile and run in the sandbox) from requests: a bounded pool with a short
     # queue; a request that finds the queue full, or waits too long, gets 429 with Retry-After.
     evaluation_pool_size: int = Field(default=2, ge=1, description="Evaluating requests served at once.")

@@ -8,6 +8,7 @@ server has: missing credentials, a body too large, a busy evaluation pool.
 from __future__ import annotations
 
 from loopnest.errors import (
+    AnalysisTimeoutError,
     CompileError,
     DuplicateError,
     ExecutionError,
@@ -61,6 +62,8 @@ STATUS_OF: tuple[tuple[type[PerfembedError], int], ...] = (
     (CompileError, 422),
     (ExecutionError, 422),
     (VerificationError, 422),
+    # The program is over an analysis limit or its analysis over the time budget (named in the message).
+    (AnalysisTimeoutError, 422),
 )
 
 

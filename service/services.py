@@ -9,9 +9,10 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from loopnest.analysis import describe_scop
-from loopnest.config import get_settings
-from loopnest.errors import ParameterError, SourceError
+from loopnest.config import Settings, get_settings
+from loopnest.errors import LimitExceededError, ParameterError, SourceError, SourceLocation
 from loopnest.frontend.extract import Extraction, extract_scops
+from loopnest.frontend.limits import AnalysisLimits
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.harness.sandbox import ensure_isolated
 from service.schemas import ProgramIn, SearchIn, SuggestionsIn
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*$")
 
 
-def extract_program(program: ProgramIn) -> Extraction:
+def extract_program(program: ProgramIn, limits: AnalysisLimits | None = None) -> Extraction:
     """Write the source and its headers to a private directory and extract the nests."""
     with tempfile.TemporaryDirectory(prefix="perfembed-src-") as tmp:
         root = Path(tmp)
@@ -43,9 +44,11 @@ def extract_program(program: ProgramIn) -> Extraction:
         options = PreprocessOptions((str(root / "include"),), defines, confined=True,
                                     sandbox=get_settings().sandbox)
         try:
-            extraction = extract_scops(source, options, function=program.function)
+            extraction = extract_scops(source, options, function=program.function, limits=limits)
         except SourceError as exc:
             raise SourceError(str(exc).replace(str(source), "program.c").replace(str(root) + "/", "")) from None
+        except LimitExceededError as exc:
+            raise _relabel_limit(exc, str(source)) from None
         return _relabel(extraction, str(source))
 
 
@@ -57,8 +60,23 @@ def _relabel(extraction: Extraction, tmp_path: str) -> Extraction:
     return extraction
 
 
-def analyze_program(program: ProgramIn) -> dict[str, object]:
-    extraction = extract_program(program)
+def _relabel_limit(exc: LimitExceededError, tmp_path: str) -> LimitExceededError:
+    loc = exc.location
+    if loc is not None and loc.file == tmp_path:
+        loc = SourceLocation("program.c", loc.line, loc.column)
+    return LimitExceededError(exc.construct, exc.message, loc, setting=exc.setting, limit=exc.limit)
+
+
+def analyze_program_budgeted(program: ProgramIn, settings: Settings, *, workers: int = 2) -> dict[str, object]:
+    """:func:`analyze_program` in a worker process, within ``settings.analysis_time_limit_s``."""
+    from service.analysis_budget import runner
+
+    limits = AnalysisLimits.from_settings(settings)
+    return runner(workers).run(analyze_program, program, limits, limit_s=settings.analysis_time_limit_s)
+
+
+def analyze_program(program: ProgramIn, limits: AnalysisLimits | None = None) -> dict[str, object]:
+    extraction = extract_program(program, limits)
     nests = [describe_scop(s, program.params) for s in extraction.scops]
     for n in nests:
         n["region"]["file"] = "program.c"

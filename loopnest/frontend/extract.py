@@ -15,6 +15,7 @@ from loopnest.errors import (
     UnsupportedConstructError,
 )
 from loopnest.frontend.build import ScopBuilder
+from loopnest.frontend.limits import AnalysisLimits, check_region, check_tree
 from loopnest.frontend.preprocess import PreprocessOptions, compiler_diagnostic, location_of, preprocess
 from loopnest.frontend.source_span import statement_end_line
 from loopnest.frontend.symbols import collect_function_symbols, collect_globals, collect_typedefs
@@ -59,13 +60,18 @@ def parse_file(path: Path, options: PreprocessOptions) -> c_ast.FileAST:
 
 
 def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
-                  function: str | None = None) -> Extraction:
-    """Every region of ``path`` as a Scop, and each region outside the supported subset with its reason."""
+                  function: str | None = None, limits: AnalysisLimits | None = None) -> Extraction:
+    """Every region of ``path`` as a Scop, and each region outside the supported subset with its reason.
+
+    A program over one of ``limits`` (default: the ``PERFEMBED_MAX_*`` settings) raises
+    :class:`~loopnest.errors.LimitExceededError` before any recursive walk of its syntax tree."""
     path = Path(path)
     if not path.is_file():
         raise SourceError(f"{path}: no such file")
     options = options or PreprocessOptions()
+    limits = limits or _default_limits()
     ast = parse_file(path, options)
+    check_tree(ast, str(path), limits)
     original = path.read_text(errors="replace").splitlines()
     typedefs = collect_typedefs(ast)
     globals_ = collect_globals(ast, typedefs)
@@ -75,6 +81,8 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
         if not functions:
             raise SourceError(f"{path}: no function named {function!r}")
     regions = _find_regions(functions, path, original)
+    for reg in regions:
+        check_region(reg.items, str(path), limits)
     result = Extraction(str(path))
     counter = 0
     for reg in regions:
@@ -94,6 +102,12 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
         result.scops.append(scop)
         counter += 1
     return result
+
+
+def _default_limits() -> AnalysisLimits:
+    from loopnest.config import get_settings
+
+    return AnalysisLimits.from_settings(get_settings())
 
 
 def _in_main_file(node: c_ast.Node, path: Path) -> bool:

@@ -1,0 +1,163 @@
+"""Analysis of a request under a wall-time budget, in worker processes that can be killed.
+
+isl runs in C and cannot be interrupted from a Python thread, so a deadline checked between steps
+does not bound one long isl call. Each analysis therefore runs in a separate process (a fresh
+interpreter: no state shared with the server's threads), kept for the next request; a request over
+its budget gets :class:`~loopnest.errors.AnalysisTimeoutError` (422) and its worker is killed, which is what
+frees the CPU. At most ``workers`` analyses run at once; a request that finds them all busy waits
+within its own budget.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar
+
+from loopnest.errors import AnalysisTimeoutError, PerfembedError
+from service.errors import UnavailableError
+
+T = TypeVar("T")
+_SETTING = "PERFEMBED_ANALYSIS_TIME_LIMIT_S"
+
+
+def _send(stream: BinaryIO, value: object) -> None:
+    data = pickle.dumps(value)
+    stream.write(struct.pack("<Q", len(data)) + data)
+    stream.flush()
+
+
+def _recv(stream: BinaryIO) -> Any:
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError("the other end closed the pipe")
+    (size,) = struct.unpack("<Q", head)
+    return pickle.loads(stream.read(size))  # noqa: S301  our own worker's reply
+
+
+def _serve(requests: BinaryIO, replies: BinaryIO) -> None:
+    """A worker: call what it is sent and send back ("ok", result) or ("error", PerfembedError)."""
+    while True:
+        try:
+            fn, args, kwargs = _recv(requests)
+        except EOFError:
+            return
+        try:
+            reply: tuple[str, Any] = ("ok", fn(*args, **kwargs))
+        except PerfembedError as exc:
+            reply = ("error", exc)
+        except BaseException as exc:  # a bug: reported to the server, which logs it
+            reply = ("crash", f"{type(exc).__name__}: {exc}")
+        try:
+            pickle.dumps(reply)
+        except Exception as exc:  # an error or result that does not pickle
+            reply = ("error", PerfembedError(str(reply[1]))) if reply[0] == "error" else ("crash", repr(exc))
+        _send(replies, reply)
+
+
+class _Worker:
+    """``python -m service.analysis_budget``: a fresh interpreter (no fork of the server's threads, no
+    re-import of the server's main module), talking length-prefixed pickles over its stdin and stdout."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "service.analysis_budget"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        cwd=str(Path(__file__).resolve().parents[1]))
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.requests: BinaryIO = self.process.stdin
+        self.replies: BinaryIO = self.process.stdout
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def wait_reply(self, timeout: float) -> bool:
+        return bool(select.select([self.replies], [], [], max(timeout, 0.0))[0])
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=5)
+        for stream in (self.requests, self.replies):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+class BudgetedRunner:
+    """Runs functions in up to ``workers`` reusable processes, each call within ``limit_s`` seconds."""
+
+    def __init__(self, workers: int = 2) -> None:
+        self._slots = threading.BoundedSemaphore(workers)
+        self._idle: list[_Worker] = []
+        self._lock = threading.Lock()
+
+    def run(self, fn: Callable[..., T], *args: Any, limit_s: float, **kwargs: Any) -> T:
+        deadline = time.monotonic() + limit_s
+        if not self._slots.acquire(timeout=limit_s):
+            raise AnalysisTimeoutError(f"the analysis waited longer than its budget of {limit_s:g} s for a "
+                                       f"free worker ({_SETTING}); try again later")
+        try:
+            return self._call(fn, args, kwargs, deadline, limit_s)
+        finally:
+            self._slots.release()
+
+    def _call(self, fn: Callable[..., T], args: tuple, kwargs: dict, deadline: float, limit_s: float) -> T:
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+        if worker is None or not worker.alive():
+            worker = _Worker()
+        try:
+            _send(worker.requests, (fn, args, kwargs))
+            ready = worker.wait_reply(deadline - time.monotonic())
+            kind, value = _recv(worker.replies) if ready else ("timeout", None)
+        except (EOFError, OSError, pickle.UnpicklingError):
+            kind, value = "died", None
+        if kind in ("timeout", "died"):
+            worker.kill()
+            if kind == "timeout":
+                raise AnalysisTimeoutError(f"the analysis took longer than its budget of {limit_s:g} s "
+                                           f"({_SETTING}); make the program smaller or split its loop nests")
+            raise UnavailableError("the analysis worker ended unexpectedly; try again")
+        with self._lock:
+            self._idle.append(worker)
+        if kind == "error":
+            raise value
+        if kind == "crash":
+            raise RuntimeError(f"analysis failed in its worker: {value}")
+        return value
+
+    def close(self) -> None:
+        with self._lock:
+            workers, self._idle = self._idle, []
+        for worker in workers:
+            worker.kill()
+
+
+_RUNNER: BudgetedRunner | None = None
+_RUNNER_LOCK = threading.Lock()
+
+
+def runner(workers: int = 2) -> BudgetedRunner:
+    """The process-wide runner (created on first use)."""
+    global _RUNNER
+    with _RUNNER_LOCK:
+        if _RUNNER is None:
+            _RUNNER = BudgetedRunner(workers)
+        return _RUNNER
+
+
+def _main() -> None:
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything the analysis prints goes to stderr, never into the reply pipe
+    _serve(sys.stdin.buffer, replies)
+
+
+if __name__ == "__main__":
+    _main()
