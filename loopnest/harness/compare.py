@@ -142,6 +142,7 @@ class AcceptancePolicy:
     max_pairs: int = 40
     timeout_factor: float = 3.0  # a run is stopped at this multiple of the baseline's time
     load_threshold: float = 0.25  # CPU pressure above which a measurement is flagged as taken under load
+    min_runs: int = 1  # fresh processes before a decision (a benchmark's re-measurement asks for 10)
 
     @classmethod
     def from_settings(cls, settings: object) -> AcceptancePolicy:
@@ -156,6 +157,8 @@ class AcceptancePolicy:
         return 2.0 + (pairs + 2) * baseline_seconds * (1.0 + self.timeout_factor)
 
     def decided(self, speedup: Speedup) -> bool:
+        if speedup.runs < self.min_runs:
+            return False
         return speedup.above(self.margin) or speedup.below(self.margin) or speedup.pairs >= self.max_pairs
 
 
