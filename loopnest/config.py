@@ -33,6 +33,14 @@ class Settings(BaseSettings):
     sandbox: str = Field(default="auto", pattern="^(auto|bubblewrap|none)$")
     allow_unsandboxed: bool = Field(default=False, description="Let the server evaluate without a sandbox.")
 
+    # Acceptance: a recipe is offered only when its re-measured speedup's interval (at ``confidence``)
+    # lies above ``min_speedup``; a run is stopped at ``timeout_factor`` x the baseline; a measurement
+    # taken while some task waited for a CPU more than ``load_threshold`` of the time is flagged.
+    min_speedup: float = Field(default=1.1, gt=1.0, le=100.0)
+    confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
+    timeout_factor: float = Field(default=3.0, ge=1.0, le=100.0)
+    load_threshold: float = Field(default=0.25, ge=0.0, le=1.0)
+
     # Analysis limits (corpus/ maxima: 11 statements in a nest, depth 7, 767 AST nodes and nesting
     # 38 in one function); a program over one is rejected with an error naming the setting.
     max_statements: int = Field(default=128, ge=1, description="Statements in one loop nest.")

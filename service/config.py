@@ -42,7 +42,9 @@ class ServiceSettings(Settings):
     request_cpu_time_limit_s: int = Field(default=20, ge=1)
     request_wall_time_limit_s: float = Field(default=30.0, gt=0)
     request_memory_limit_mb: int = Field(default=1024, ge=64)
-    request_threads: int = Field(default=1, ge=0, description="OpenMP threads of a request's runs (0: all).")
+    # The same default as the CLI (every core), so one program gets one answer from both; every result
+    # states its thread count.
+    request_threads: int = Field(default=0, ge=0, description="OpenMP threads of a request's runs (0: all).")
 
     # The core pipeline the routes call (a module path); tests and benchmarks may serve another.
     pipeline_module: str = Field(default="service.pipeline", description="Module with the core pipeline.")

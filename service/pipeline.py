@@ -196,7 +196,7 @@ def _targets_by_preference(session: Any, target_id: int) -> list[int]:
 
 
 def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings,
-            fallback: bool = False, min_speedup: float = MIN_SPEEDUP, reps: int = 3, name: str | None = None,
+            fallback: bool = False, min_speedup: float | None = None, reps: int = 3, name: str | None = None,
             budget: int = 40) -> dict[str, Any]:
     """Per nest: neighbours, adapted recipes, measured results (``evaluate``) and the gate decision.
 
@@ -207,6 +207,7 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
     Evaluating against a database that refuses writes raises
     :class:`~database.errors.ReadOnlyDatabaseError` before anything is compiled.
     """
+    min_speedup = getattr(settings, "min_speedup", MIN_SPEEDUP) if min_speedup is None else min_speedup
     if evaluate:
         store.check_writable()
     if evaluate or fallback:
