@@ -25,6 +25,7 @@ Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$
 HeaderName = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 ParamValue = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
 MAX_ID = 2**31 - 1  # ids are 32-bit integers in the database
+FLOAT32_MAX = 3.4028234663852886e38  # larger embedding values become inf in the index's float32
 
 JsonObject = dict[str, Any]
 
@@ -135,8 +136,9 @@ class SearchIn(BaseModel):
     @field_validator("vector")
     @classmethod
     def _finite(cls, value: list[float] | None) -> list[float] | None:
-        if value is not None and not all(math.isfinite(x) for x in value):
-            raise ValueError("vector values must be finite numbers")
+        if value is not None and not all(math.isfinite(x) and abs(x) <= FLOAT32_MAX for x in value):
+            raise ValueError(f"vector values must be finite numbers of magnitude at most {FLOAT32_MAX:.6g} "
+                             "(the index stores 32-bit floats)")
         return value
 
     @model_validator(mode="after")
