@@ -172,17 +172,27 @@ def location_of(coord: object, fallback: str) -> SourceLocation:
 
 
 def compiler_diagnostic(path: Path, options: PreprocessOptions, *, cc: str = "gcc") -> str | None:
-    """The compiler's first error for ``path`` (with its line), for parse errors pycparser cannot place."""
+    """The compiler's first error for ``path`` (with its line), for parse errors pycparser cannot place.
+
+    A confined program is checked with the same include paths as its preprocessing (which already
+    refused anything outside them), in the sandbox."""
     exe = shutil.which(cc)
-    if exe is None or options.confined:  # a confined program's diagnostics come from cpp and the parser only
+    if exe is None:
         return None
-    args = [exe, "-fsyntax-only", "-std=gnu99", "-w"]
-    for d in options.include_dirs:
-        args += ["-I", str(d)]
-    for name, value in options.defines:
-        args += ["-D", name if value is None else f"{name}={value}"]
-    proc = subprocess.run([*args, str(path)], capture_output=True, text=True, timeout=60, check=False)
-    for line in proc.stderr.splitlines():
+    if options.confined:
+        with tempfile.TemporaryDirectory(prefix="perfembed-cc-") as tmp:
+            args = [*_cpp_args(exe, options), "-fsyntax-only", "-w", str(path)]
+            limits = dataclasses.replace(_CONFINED_LIMITS, sandbox=options.sandbox)
+            stderr = run_limited(args, cwd=Path(tmp), limits=limits,
+                                 read_only=[*_allowed_roots(options), path.parent]).stderr
+    else:
+        args = [exe, "-fsyntax-only", "-std=gnu99", "-w"]
+        for d in options.include_dirs:
+            args += ["-I", str(d)]
+        for name, value in options.defines:
+            args += ["-D", name if value is None else f"{name}={value}"]
+        stderr = subprocess.run([*args, str(path)], capture_output=True, text=True, timeout=60, check=False).stderr
+    for line in stderr.splitlines():
         if ": error:" in line:
             return line.strip()
     return None

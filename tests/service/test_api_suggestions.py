@@ -125,7 +125,8 @@ def test_evaluations_run_under_the_per_request_limits(tmp_path: Path, monkeypatc
         return real(store, program, **kwargs)
 
     monkeypatch.setattr(fake_pipeline, "suggest", spy)
-    settings = service_settings(tmp_path, request_wall_time_limit_s=7, request_cpu_time_limit_s=5)
+    settings = service_settings(tmp_path, request_wall_time_limit_s=7, request_cpu_time_limit_s=5,
+                                request_threads=3)
     with TestClient(create_app(settings)) as api:
         with api.app.state.perfembed.store().session() as session:
             _, key = database.create_api_key(session, name="limits")
@@ -134,5 +135,7 @@ def test_evaluations_run_under_the_per_request_limits(tmp_path: Path, monkeypatc
         assert api.post("/v1/suggestions", json=evaluate, headers=headers).status_code == 200
         assert api.post("/v1/suggestions", json=gemm_program(), headers=headers).status_code == 200
     evaluated, plain = seen
-    assert (evaluated.wall_time_limit_s, evaluated.cpu_time_limit_s, evaluated.threads) == (7, 5, 1)
+    assert (evaluated.wall_time_limit_s, evaluated.cpu_time_limit_s, evaluated.threads) == (7, 5, 3)
+    # By default a request evaluates with every core, as the CLI does (it used 1 thread silently).
+    assert type(settings)().request_threads == 0
     assert plain.wall_time_limit_s == settings.wall_time_limit_s
