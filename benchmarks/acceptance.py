@@ -115,7 +115,7 @@ def program_rows(settings: Any, store: Any, fresh: int) -> list[dict]:
     from loopnest.frontend.extract import extract_scops
     from loopnest.harness.compare import AcceptancePolicy
     from loopnest.harness.program import ProgramSpec, compare_programs
-    from service.commands.suggest import tuned_source
+    from service.program_eval import tuned_source
     from service.pipeline import program_from_file, suggest
 
     policy = AcceptancePolicy.from_settings(settings)

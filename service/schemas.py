@@ -92,7 +92,14 @@ class ProgramStoredPublic(BaseModel):
 
 class SuggestionsIn(ProgramIn):
     k: int = Field(5, ge=1, le=100, description="Neighbours per nest")
-    evaluate: bool = Field(False, description="Compile, verify and time the adapted recipes here (bounded pool)")
+    evaluate: bool | Literal["nest", "program"] = Field(
+        False, description='Compile, verify and time the adapted recipes here (bounded pool); "program" also '
+        "builds and times the whole program (it must define main), original against tuned, and keeps the "
+        "tuning only when its output is the same and it is faster by the margin")
+    run: str | None = Field(None, max_length=1024, description='With evaluate "program": how to run it, '
+                            "'{program} ARGS' (runs in the sandbox)")
+    check: str | None = Field(None, max_length=1024, description='With evaluate "program": a shell command '
+                              "comparing the runs' files in $ORIGINAL and $TUNED, exit 0 when they agree")
     fallback: bool = Field(True, description="Enqueue a tuning job when no neighbour is good enough")
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -14,7 +17,9 @@ from loopnest.errors import LimitExceededError, ParameterError, SourceError, Sou
 from loopnest.frontend.extract import Extraction, extract_scops
 from loopnest.frontend.limits import AnalysisLimits
 from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.harness.program import ProgramSpec
 from loopnest.harness.sandbox import ensure_isolated
+from service.program_eval import evaluate_program
 from service.schemas import ProgramIn, SearchIn, SuggestionsIn
 
 if TYPE_CHECKING:
@@ -25,8 +30,9 @@ if TYPE_CHECKING:
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*$")
 
 
-def extract_program(program: ProgramIn, limits: AnalysisLimits | None = None) -> Extraction:
-    """Write the source and its headers to a private directory and extract the nests."""
+@contextlib.contextmanager
+def materialized(program: ProgramIn) -> Iterator[tuple[Path, PreprocessOptions]]:
+    """The request's source and headers in a private directory, with confined preprocessing options."""
     with tempfile.TemporaryDirectory(prefix="perfembed-src-") as tmp:
         root = Path(tmp)
         for name, text in program.headers.items():
@@ -41,15 +47,32 @@ def extract_program(program: ProgramIn, limits: AnalysisLimits | None = None) ->
         source = root / "program.c"
         source.write_text(program.source)
         defines = tuple((PreprocessOptions.parse_define(k)[0], v) for k, v in program.defines.items())
-        options = PreprocessOptions((str(root / "include"),), defines, confined=True,
-                                    sandbox=get_settings().sandbox)
+        yield source, PreprocessOptions((str(root / "include"),), defines, confined=True,
+                                        sandbox=get_settings().sandbox)
+
+
+def extract_program(program: ProgramIn, limits: AnalysisLimits | None = None) -> Extraction:
+    """Write the source and its headers to a private directory and extract the nests."""
+    with materialized(program) as (source, options):
         try:
             extraction = extract_scops(source, options, function=program.function, limits=limits)
         except SourceError as exc:
-            raise SourceError(str(exc).replace(str(source), "program.c").replace(str(root) + "/", "")) from None
+            root = str(source.parent)
+            raise SourceError(str(exc).replace(str(source), "program.c").replace(root + "/", "")) from None
         except LimitExceededError as exc:
             raise _relabel_limit(exc, str(source)) from None
         return _relabel(extraction, str(source))
+
+
+def evaluate_whole_program(body: SuggestionsIn, raw: dict[str, Any], settings: ServiceSettings) -> None:
+    """``evaluate: "program"``: the request's program built and timed as a whole, original against tuned
+    (``raw["program"]``); the nests' accepted recipes stand only if it is faster with the same output."""
+    with materialized(body) as (source, options):
+        extraction = extract_scops(source, options, function=body.function)
+        spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=options.include_dirs,
+                           defines=options.defines, run=body.run or "{program}", check=body.check,
+                           threads=settings.threads or os.cpu_count() or 1)
+        evaluate_program(source, extraction, raw, spec, settings)
 
 
 def _relabel(extraction: Extraction, tmp_path: str) -> Extraction:
@@ -104,9 +127,11 @@ def suggest(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pip
         with pool.slot():
             raw = pipeline.suggest(store, program, k=body.k, evaluate=True, settings=settings.for_evaluation(),
                                    fallback=body.fallback)
+            if body.evaluate == "program" and isinstance(raw, dict):
+                evaluate_whole_program(body, raw, settings.for_evaluation())
     else:
         raw = pipeline.suggest(store, program, k=body.k, evaluate=False, settings=settings, fallback=body.fallback)
-    return _suggestions_view(raw, evaluated=body.evaluate)
+    return _suggestions_view(raw, evaluated=bool(body.evaluate))
 
 
 def cached_suggestions(body: SuggestionsIn, *, store: Store, settings: ServiceSettings,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -10,7 +9,9 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from service import program_eval
 from service.commands.options import console, err_console, fmt_value
+from service.program_eval import tuned_source
 
 
 def print_suggestions(result: dict[str, Any], settings: Any) -> None:
@@ -91,18 +92,10 @@ def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials:
             nest["autotune_error"] = outcome.error
 
 
-def tuned_source(file: Path, extraction: Any, result: dict[str, Any]) -> tuple[str, int]:
-    """``file``'s text with each nest's best verified recipe applied (see :func:`best_recipe`), and how
-    many nests that tunes; a nest whose whole program did not get faster keeps its original code."""
-    from loopnest.dropin import replace_regions
-    from loopnest.transform.recipe import Recipe, apply_recipe
-
-    if result.get("program") and not result["program"]["accepted"]:
-        return file.read_text(), 0
-    best = {n["index"]: best_recipe(n) for n in result["nests"]}
-    chosen = {i: Recipe.from_dict(steps) for i, steps in best.items() if steps is not None}
-    transformed = {i: apply_recipe(extraction.scops[i], r) for i, r in chosen.items()}
-    return replace_regions(file, transformed, extraction.scops), len(transformed)
+def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: Any, settings: Any) -> None:
+    """:func:`service.program_eval.evaluate_program`, with a status line while it runs."""
+    with console.status(f"whole program: building and timing {file.name}, original against tuned"):
+        program_eval.evaluate_program(file, extraction, result, spec, settings)
 
 
 def write_best_file(file: Path, extraction: Any, result: dict[str, Any], out: Path) -> None:
@@ -110,28 +103,3 @@ def write_best_file(file: Path, extraction: Any, result: dict[str, Any], out: Pa
     text, tuned = tuned_source(file, extraction, result)
     out.write_text(text)
     err_console.print(f"wrote {escape(str(out))}: {tuned} of {len(extraction.scops)} nest(s) tuned")
-
-
-def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: Any, settings: Any) -> None:
-    """Build and time the whole program, original against tuned, and keep the tuning only when its
-    output is unchanged and it is faster by the margin (``result["program"]``)."""
-    from loopnest.harness.compare import AcceptancePolicy
-    from loopnest.harness.program import compare_programs
-    from loopnest.harness.sandbox import Limits
-
-    text, tuned = tuned_source(file, extraction, result)
-    if not tuned:
-        return
-    policy = dataclasses.replace(AcceptancePolicy.from_settings(settings), max_pairs=15)
-    with console.status(f"whole program: building and timing {file.name}, original against tuned"):
-        outcome = compare_programs(file.read_text(), text, spec, name=file.name, policy=policy,
-                                   limits=Limits.from_settings(settings))
-    accepted = outcome.ok and outcome.speedup is not None and outcome.speedup.above(policy.margin)
-    result["program"] = {**outcome.to_dict(), "accepted": accepted, "nests_tuned": tuned}
-
-
-def best_recipe(nest: dict[str, Any]) -> dict[str, Any] | None:
-    """The faster of the accepted transfer candidate and the fallback's autotuned recipe, if any."""
-    options = [nest["best"]] if nest.get("accepted") and nest.get("best") else []
-    options += [nest["autotuned"]] if nest.get("autotuned") else []
-    return max(options, key=lambda o: o["speedup"] or 0.0)["recipe"] if options else None

@@ -1,0 +1,47 @@
+"""``evaluate: "program"`` (issue 11): the request's whole program, original against tuned, in the sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from service.config import ServiceSettings
+from service.schemas import SuggestionsIn
+from service.services import evaluate_whole_program
+
+SOURCE = """#include <stdio.h>
+#include "sizes.h"
+static double a[N][N], b[N][N];
+static void kernel(void) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      a[j][i] = b[j][i] * 2.0 + 1.0;
+}
+int main(void) {
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) b[i][j] = i - j;
+  kernel();
+  double s = 0; for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) s += a[i][j];
+  printf("%f\\n", s);
+  return 0;
+}
+"""
+INTERCHANGED = {"nests": [{"index": 0, "accepted": True,
+                           "best": {"recipe": {"steps": [{"op": "interchange", "order": [1, 0]}]}, "speedup": 2.0}}]}
+
+
+def test_a_whole_program_is_built_with_its_headers_run_and_compared(tmp_path: Path) -> None:
+    body = SuggestionsIn(source=SOURCE, headers={"sizes.h": "#define N 300\n"}, function="kernel",
+                         evaluate="program")
+    raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}
+    evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1, cflags="-O1"))
+    program = raw["program"]
+    assert program["status"] == "ok" and program["nests_tuned"] == 1
+    assert program["speedup"]["pairs"] >= 3 and program["speedup"]["threads"] == 1
+    assert program["accepted"] == (program["speedup"]["low"] > 1.1)
+
+
+def test_a_run_command_that_changes_the_output_refuses_the_program(tmp_path: Path) -> None:
+    body = SuggestionsIn(source=SOURCE, headers={"sizes.h": "#define N 64\n"}, function="kernel",
+                         evaluate="program", run="{program}; basename $PWD")  # run0 vs run1
+    raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}
+    evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1, cflags="-O1"))
+    assert raw["program"]["status"] == "output-changed" and raw["program"]["accepted"] is False
