@@ -115,8 +115,8 @@ def program_rows(settings: Any, store: Any, fresh: int) -> list[dict]:
     from loopnest.frontend.extract import extract_scops
     from loopnest.harness.compare import AcceptancePolicy
     from loopnest.harness.program import ProgramSpec, compare_programs
-    from service.program_eval import tuned_source
     from service.pipeline import program_from_file, suggest
+    from service.program_eval import tuned_source
 
     policy = AcceptancePolicy.from_settings(settings)
     rows = []
