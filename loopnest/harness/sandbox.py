@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -41,7 +41,9 @@ class Limits:
     memory_mb: int = 4096
     output_mb: int = 512
     wall_seconds: float = 120.0
-    processes: int = 256  # tasks (processes and threads) of the sandbox user
+    # Tasks (processes and threads) of all sandboxes together, as nobody: room for concurrent compiles and
+    # runs with a thread per core, not for a fork bomb.
+    processes: int = field(default_factory=lambda: 256 + 16 * (os.cpu_count() or 1))
     sandbox: str = "auto"  # "auto" (bubblewrap where it works), "bubblewrap" (required) or "none"
 
     @classmethod
@@ -51,7 +53,7 @@ class Limits:
                    sandbox=getattr(settings, "sandbox", "auto"))
 
     def with_wall(self, wall_seconds: float) -> Limits:
-        return Limits(self.cpu_seconds, self.memory_mb, self.output_mb, wall_seconds, self.processes, self.sandbox)
+        return dataclasses.replace(self, wall_seconds=wall_seconds)
 
 
 @dataclass(frozen=True)
