@@ -64,6 +64,9 @@ def _serve(requests: BinaryIO, replies: BinaryIO) -> None:
         _send(replies, reply)
 
 
+_STARTUP_S = 60.0  # longest a worker may take to start (imports), outside any budget
+
+
 class _Worker:
     """``python -m service.analysis_budget``: a fresh interpreter (no fork of the server's threads, no
     re-import of the server's main module), talking length-prefixed pickles over its stdin and stdout."""
@@ -75,6 +78,12 @@ class _Worker:
         assert self.process.stdin is not None and self.process.stdout is not None
         self.requests: BinaryIO = self.process.stdin
         self.replies: BinaryIO = self.process.stdout
+        # Start-up (an interpreter, islpy, the frontend) is not the request's analysis: wait for the
+        # worker to say it is ready before any budget starts.
+        ready = self.wait_reply(_STARTUP_S) and _recv(self.replies) == ("ready", None)
+        if not ready:
+            self.kill()
+            raise UnavailableError("an analysis worker did not start; try again")
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -99,20 +108,20 @@ class BudgetedRunner:
         self._lock = threading.Lock()
 
     def run(self, fn: Callable[..., T], *args: Any, limit_s: float, **kwargs: Any) -> T:
-        deadline = time.monotonic() + limit_s
         if not self._slots.acquire(timeout=limit_s):
             raise AnalysisTimeoutError(f"the analysis waited longer than its budget of {limit_s:g} s for a "
                                        f"free worker ({_SETTING}); try again later")
         try:
-            return self._call(fn, args, kwargs, deadline, limit_s)
+            return self._call(fn, args, kwargs, limit_s)
         finally:
             self._slots.release()
 
-    def _call(self, fn: Callable[..., T], args: tuple, kwargs: dict, deadline: float, limit_s: float) -> T:
+    def _call(self, fn: Callable[..., T], args: tuple, kwargs: dict, limit_s: float) -> T:
         with self._lock:
             worker = self._idle.pop() if self._idle else None
         if worker is None or not worker.alive():
             worker = _Worker()
+        deadline = time.monotonic() + limit_s
         try:
             _send(worker.requests, (fn, args, kwargs))
             ready = worker.wait_reply(deadline - time.monotonic())
@@ -156,6 +165,10 @@ def runner(workers: int = 2) -> BudgetedRunner:
 def _main() -> None:
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything the analysis prints goes to stderr, never into the reply pipe
+    import embeddings.features  # noqa: F401  what every analysis needs, loaded before "ready"
+    import service.services  # noqa: F401
+
+    _send(replies, ("ready", None))
     _serve(sys.stdin.buffer, replies)
 
 

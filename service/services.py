@@ -109,8 +109,33 @@ def analyze_program(program: ProgramIn, limits: AnalysisLimits | None = None) ->
 # --- programs, suggestions and search through the core pipeline ---------------------------------
 
 
+def analysis_probe(program: ProgramIn, limits: AnalysisLimits) -> int:
+    """The analysis every route that stores, suggests or searches does (nests, dependences, static
+    features where the parameters have values), for :func:`admit_program` to time in a worker."""
+    from embeddings.features import static_features
+    from loopnest.polyhedral import compute_dependences
+
+    extraction = extract_program(program, limits)
+    for scop in extraction.scops:
+        compute_dependences(scop)
+        if all(p in program.params for p in scop.params):
+            static_features(scop, {p: int(program.params[p]) for p in scop.params})
+    return len(extraction.scops)
+
+
+def admit_program(program: ProgramIn, settings: ServiceSettings) -> None:
+    """Run the request's analysis once in a killable worker within ``analysis_time_limit_s`` before the
+    pipeline repeats it in this thread: a program whose analysis would hold a thread for minutes gets a
+    422 naming the budget instead (the structural limits alone do not bound depth x statements)."""
+    from service.analysis_budget import runner
+
+    limits = AnalysisLimits.from_settings(settings)
+    runner(settings.analysis_workers).run(analysis_probe, program, limits, limit_s=settings.analysis_time_limit_s)
+
+
 def store_program(program: ProgramIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType) -> list[int]:
     """Store the program and its nests (one transaction, in the pipeline); returns the nest ids."""
+    admit_program(program, settings)
     return [int(i) for i in pipeline.ingest_program(store, program, settings=settings)]
 
 
@@ -119,6 +144,7 @@ def suggest(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pip
     """Neighbours, adapted recipes and results per nest; evaluations go through the bounded pool."""
     _check_k(body.k, settings)
     program = _program_of(body)
+    admit_program(program, settings)
     if body.evaluate:
         # Measuring costs seconds of compiling and running, and every result is stored: a database that
         # refuses writes (read-only file or role) is reported now, before anything is compiled.
@@ -186,6 +212,8 @@ def suggestion_view(nest: dict[str, Any], *, evaluated: bool) -> dict[str, Any]:
 
 def search(body: SearchIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType) -> dict[str, Any]:
     _check_k(body.k, settings)
+    if body.program is not None:
+        admit_program(body.program, settings)
     found = pipeline.search(store, vector=body.vector, program=body.program, k=body.k, settings=settings)
     neighbours = list(found)
     return {"neighbours": neighbours, "count": len(neighbours)}
