@@ -38,6 +38,8 @@ class Speedup:
     threads: int
     cpu_pressure: float  # share of the measurement's wall time some task waited for a CPU
     loaded: bool  # the pressure was above the threshold: not a clean result
+    # Where the threads ran: perfembed does not pin them (OMP_PROC_BIND unset), so the OS places them.
+    placement: str = "unpinned"
 
     def above(self, margin: float) -> bool:
         return self.low > margin
@@ -47,7 +49,7 @@ class Speedup:
 
     def describe(self) -> str:
         text = (f"{self.ratio:.2f}x [{self.low:.2f}, {self.high:.2f}] ({self.confidence:.0%}, {self.pairs} pairs "
-                f"in {self.runs} runs, {self.threads} thread{'s' if self.threads != 1 else ''})")
+                f"in {self.runs} runs, {self.threads} thread{'s' if self.threads != 1 else ''}, {self.placement})")
         return text + (f", machine busy ({self.cpu_pressure:.0%} CPU pressure)" if self.loaded else "")
 
     def to_dict(self) -> dict[str, Any]:

@@ -37,9 +37,10 @@ def print_suggestions(result: dict[str, Any], settings: Any) -> None:
                                                f"{getattr(settings, 'min_speedup', 1.1)}x"))
         if "autotuned" in n:
             tuned = n["autotuned"]
-            console.print(f"autotuned (--fallback): {tuned['speedup']:.2f}x after {tuned['evaluated']} trials, "
+            console.print(f"autotuned (--fallback): {tuned.get('text') or format(tuned['speedup'], '.2f') + 'x'} "
+                          f"(best trial {tuned.get('trial_speedup', tuned['speedup']):.2f}x of {tuned['evaluated']}), "
                           f"{json.dumps(tuned['recipe']['steps'])}" if tuned else
-                          "autotuned (--fallback): nothing verified and at least 1.1x faster"
+                          "autotuned (--fallback): nothing verified and clearly 1.1x faster"
                           + (f" ({n['autotune_error']})" if n.get("autotune_error") else ""))
     if result.get("program"):
         _print_program(result["program"], settings)
@@ -90,6 +91,32 @@ def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials:
         nest["autotuned"] = found
         if outcome.error:
             nest["autotune_error"] = outcome.error
+
+
+def confirm_autotuned(extraction: Any, result: dict[str, Any], settings: Any) -> None:
+    """--fallback's winner is the best of its trials (the winner's curse): re-measure it against the
+    baseline in fresh, interleaved runs like a transferred candidate, and keep it only if it holds up."""
+    from loopnest.harness import Harness, Limits
+    from loopnest.harness.compare import AcceptancePolicy
+    from loopnest.transform.recipe import Recipe
+
+    policy = AcceptancePolicy.from_settings(settings)
+    for nest in result["nests"]:
+        tuned = nest.get("autotuned")
+        if not tuned:
+            continue
+        scop = extraction.scops[nest["index"]]
+        with console.status(f"re-measuring the autotuned recipe of {scop.name}"), \
+                Harness(scop, nest["params"], reps=3, threads=settings.threads or None,
+                        limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as harness:
+            comparison = harness.compare(Recipe.from_dict(tuned["recipe"]), policy=policy)
+        speedup = comparison.speedup
+        if comparison.ok and speedup is not None and speedup.above(policy.margin):
+            tuned.update(trial_speedup=tuned["speedup"], speedup=speedup.ratio, text=speedup.describe())
+        else:
+            nest["autotuned"] = None
+            found = speedup.describe() if speedup else f"{comparison.status} {comparison.message}"
+            nest["autotune_error"] = f"its best trial did not hold up when re-measured: {found}"
 
 
 def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: Any, settings: Any) -> None:
