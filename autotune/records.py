@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from autotune.space import RecipeSpace
     from database import Nest, Store, Target
     from loopnest.harness import Evaluation
+    from loopnest.harness.compare import Speedup
     from loopnest.ir import Scop
 
 # Optuna limits study names to 512 characters; longer parameter lists are hashed.
@@ -210,6 +211,19 @@ class MeasurementRecorder:
                 median_time_s=variant.median, spread_s=max(variant.times) - min(variant.times),
                 repetitions=len(variant.times), verified=verified, origin=self.origin, params=dict(self.params),
                 speedup=evaluation.speedup if verified else None)
+        return measurement.id
+
+    def confirmed(self, steps: list[dict[str, Any]], speedup: Speedup, baseline_seconds: float) -> int:
+        """Store a re-measured speedup (paired runs, with its interval); returns the measurement id."""
+        from database import add_measurement
+
+        with self.store.session() as session:
+            measurement = add_measurement(
+                session, nest_id=self.nest_id, recipe_id=self._recipe_id(session, steps), target_id=self.target_id,
+                median_time_s=baseline_seconds / speedup.ratio, spread_s=0.0, repetitions=speedup.pairs,
+                verified=True, origin=self.origin, params=dict(self.params), speedup=speedup.ratio,
+                interval=(speedup.low, speedup.high), confidence=speedup.confidence, threads=speedup.threads,
+                cpu_pressure=speedup.cpu_pressure, loaded=speedup.loaded)
         return measurement.id
 
     def recipe_id(self, steps: list[dict[str, Any]]) -> int:

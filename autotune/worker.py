@@ -53,6 +53,7 @@ from loopnest.errors import ParameterError, PerfembedError, StorageError
 if TYPE_CHECKING:
     from database import Store, TuningJob
     from loopnest.config import Settings
+    from loopnest.harness.compare import Speedup
     from loopnest.ir import Scop
 
 _logger = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class JobOutcome:
     best_recipe_id: int | None = None
     error: str | None = None  # for "done": why it stopped before its budget ("the recipe space ran out: ...")
     result: TuneResult | None = field(default=None, repr=False)
+    confirmed: Speedup | None = None  # the winner re-measured against the baseline (its interval)
 
 
 @dataclass(frozen=True)
@@ -207,14 +209,43 @@ def run_job(
     best_id = recorder.recipe_id(list(result.best_recipe.to_dict()["steps"])) \
         if result.best_recipe is not None and recorder is not None else None
     note = result.stop_reason or None  # a space that ran out: the job is done, and says why it stopped early
+    best_speedup, confirmed = result.best_speedup, None
+    if best_id is not None and recorder is not None:
+        confirmed, doubt = _confirm_best(scop, params, result, recorder, settings, options)
+        if doubt is not None:
+            best_id, best_speedup, note = None, None, "; ".join(filter(None, [note, doubt]))
+        elif confirmed is not None:
+            best_speedup = confirmed.ratio
     try:
         store.update_job_progress(job.id, worker_id=worker_id, progress=result.evaluated)
         if note:
             _note_job(store, job.id, worker_id, note)
-        store.finish_job(job.id, worker_id=worker_id, best_recipe_id=best_id, best_speedup=result.best_speedup)
+        store.finish_job(job.id, worker_id=worker_id, best_recipe_id=best_id, best_speedup=best_speedup)
     except LeaseLostError as exc:
-        return JobOutcome(job.id, "lease-lost", result.evaluated, result.best_speedup, best_id, str(exc), result)
-    return JobOutcome(job.id, "done", result.evaluated, result.best_speedup, best_id, note, result)
+        return JobOutcome(job.id, "lease-lost", result.evaluated, best_speedup, best_id, str(exc), result)
+    return JobOutcome(job.id, "done", result.evaluated, best_speedup, best_id, note, result, confirmed)
+
+
+def _confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorder: MeasurementRecorder,
+                  settings: Settings, options: Mapping[str, Any]) -> tuple[Speedup | None, str | None]:
+    """The study's winner is the best of its trials (the winner's curse): re-measure it against the
+    baseline in fresh, interleaved runs. Returns the re-measured speedup, or why it did not hold up."""
+    from loopnest.harness import Harness, Limits
+    from loopnest.harness.compare import AcceptancePolicy
+
+    policy = AcceptancePolicy.from_settings(settings)
+    if result.best_recipe is None or (result.best_speedup or 0.0) < policy.margin:
+        return None, None  # below the margin it is offered to nobody: nothing to confirm
+    with Harness(scop, params, reps=int(options.get("reps", 3)), threads=options.get("threads") or settings.threads
+                 or None, limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as harness:
+        comparison = harness.compare(result.best_recipe, policy=policy)
+        baseline = harness.baseline().median
+    speedup = comparison.speedup
+    if comparison.ok and speedup is not None and baseline and speedup.above(policy.margin):
+        recorder.confirmed(list(result.best_recipe.to_dict()["steps"]), speedup, baseline)
+        return speedup, None
+    found = speedup.describe() if speedup else f"{comparison.status} {comparison.message}".strip()
+    return None, f"the best trial ({result.best_speedup:.2f}x) did not hold up when re-measured: {found}"
 
 
 def _note_job(store: Store, job_id: int, worker_id: str, note: str) -> None:

@@ -324,13 +324,7 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
         return
     from loopnest.frontend.preprocess import PreprocessOptions
     from loopnest.harness.program import ProgramSpec, defines_main
-    from service.commands.suggest import (
-        confirm_autotuned,
-        evaluate_program,
-        print_suggestions,
-        run_fallback_jobs,
-        write_best_file,
-    )
+    from service.commands.suggest import evaluate_program, print_suggestions, run_fallback_jobs, write_best_file
     from service.pipeline import program_from_file
     from service.pipeline import suggest as run_suggest
 
@@ -344,7 +338,6 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     result["rejected"] = require_nests(file, len(result["nests"]), result["rejected"], quiet=json_out)
     if fallback:
         run_fallback_jobs(store, settings, result, trials)
-        confirm_autotuned(load_program(file, include, define, function), result, settings)
     if evaluate and (run is not None or check is not None or defines_main(file, include, define)):
         spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=tuple(include),
                            defines=tuple(PreprocessOptions.parse_define(d) for d in define), run=run or "{program}",

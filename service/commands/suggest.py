@@ -36,12 +36,7 @@ def print_suggestions(result: dict[str, Any], settings: Any) -> None:
                                           else "no candidate held up: none re-measured clearly above "
                                                f"{getattr(settings, 'min_speedup', 1.1)}x"))
         if "autotuned" in n:
-            tuned = n["autotuned"]
-            console.print(f"autotuned (--fallback): {tuned.get('text') or format(tuned['speedup'], '.2f') + 'x'} "
-                          f"(best trial {tuned.get('trial_speedup', tuned['speedup']):.2f}x of {tuned['evaluated']}), "
-                          f"{json.dumps(tuned['recipe']['steps'])}" if tuned else
-                          "autotuned (--fallback): nothing verified and clearly 1.1x faster"
-                          + (f" ({n['autotune_error']})" if n.get("autotune_error") else ""))
+            _print_autotuned(n)
     if result.get("program"):
         _print_program(result["program"], settings)
     if result["nests"] and not any(n["neighbours"] for n in result["nests"]):
@@ -50,6 +45,18 @@ def print_suggestions(result: dict[str, Any], settings: Any) -> None:
         where = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
         console.print(f"no tuned nest in the database at {where}: "
                       "load the shipped seed with `perfembed seed load` (`make serve` does) or tune some first")
+
+
+def _print_autotuned(nest: dict[str, Any]) -> None:
+    tuned = nest["autotuned"]
+    if not tuned:
+        reason = f" ({nest['autotune_error']})" if nest.get("autotune_error") else ""
+        console.print(f"autotuned (--fallback): nothing verified and clearly 1.1x faster{escape(reason)}")
+        return
+    figure = tuned.get("text") or f"{tuned['speedup']:.2f}x"
+    trial = tuned.get("trial_speedup") or tuned["speedup"]
+    console.print(f"autotuned (--fallback): re-measured {figure} (best of {tuned['evaluated']} trials: {trial:.2f}x), "
+                  f"{json.dumps(tuned['recipe']['steps'])}")
 
 
 def _print_program(program: dict[str, Any], settings: Any) -> None:
@@ -87,36 +94,12 @@ def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials:
             with store.session() as session:
                 recipe = get_recipe(session, recipe_id=outcome.best_recipe_id)
             found = {"recipe": {"steps": list(recipe.steps)}, "speedup": outcome.best_speedup,
-                     "evaluated": outcome.evaluated}
+                     "evaluated": outcome.evaluated,
+                     "trial_speedup": outcome.result.best_speedup if outcome.result else None,
+                     "text": outcome.confirmed.describe() if outcome.confirmed else None}
         nest["autotuned"] = found
         if outcome.error:
             nest["autotune_error"] = outcome.error
-
-
-def confirm_autotuned(extraction: Any, result: dict[str, Any], settings: Any) -> None:
-    """--fallback's winner is the best of its trials (the winner's curse): re-measure it against the
-    baseline in fresh, interleaved runs like a transferred candidate, and keep it only if it holds up."""
-    from loopnest.harness import Harness, Limits
-    from loopnest.harness.compare import AcceptancePolicy
-    from loopnest.transform.recipe import Recipe
-
-    policy = AcceptancePolicy.from_settings(settings)
-    for nest in result["nests"]:
-        tuned = nest.get("autotuned")
-        if not tuned:
-            continue
-        scop = extraction.scops[nest["index"]]
-        with console.status(f"re-measuring the autotuned recipe of {scop.name}"), \
-                Harness(scop, nest["params"], reps=3, threads=settings.threads or None,
-                        limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as harness:
-            comparison = harness.compare(Recipe.from_dict(tuned["recipe"]), policy=policy)
-        speedup = comparison.speedup
-        if comparison.ok and speedup is not None and speedup.above(policy.margin):
-            tuned.update(trial_speedup=tuned["speedup"], speedup=speedup.ratio, text=speedup.describe())
-        else:
-            nest["autotuned"] = None
-            found = speedup.describe() if speedup else f"{comparison.status} {comparison.message}"
-            nest["autotune_error"] = f"its best trial did not hold up when re-measured: {found}"
 
 
 def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: Any, settings: Any) -> None:

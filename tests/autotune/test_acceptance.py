@@ -127,19 +127,3 @@ def test_run_takes_arguments_or_a_command() -> None:
     assert ProgramSpec(run="1200 40").command(program) == ["/bin/sh", "-c", "/w/p 1200 40"]
     assert ProgramSpec(run="{program} < in.txt").command(program) == ["/bin/sh", "-c", "/w/p < in.txt"]
 
-
-def test_a_fallback_winner_that_does_not_hold_up_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    from loopnest.config import Settings
-    from service.commands.suggest import confirm_autotuned
-
-    _fake_timing(monkeypatch, screening=1.0, remeasured=(1.02, 0.95, 1.08))
-    extraction = extract_scops(ROOT / "corpus" / "kernels" / "blas3" / "gemm_ijk.c")
-    tuned = {"recipe": {"steps": [{"op": "interchange", "order": [0, 2, 1]}]}, "speedup": 1.9, "evaluated": 10}
-    result = {"nests": [{"index": 0, "params": {"ni": 16, "nj": 16, "nk": 16}, "autotuned": dict(tuned)}]}
-    confirm_autotuned(extraction, result, Settings(threads=1))
-    assert result["nests"][0]["autotuned"] is None
-    assert "did not hold up" in result["nests"][0]["autotune_error"]
-    _fake_timing(monkeypatch, screening=1.0, remeasured=(1.7, 1.6, 1.8))
-    result["nests"][0]["autotuned"] = dict(tuned)
-    confirm_autotuned(extraction, result, Settings(threads=1))
-    assert result["nests"][0]["autotuned"]["speedup"] == 1.7 and result["nests"][0]["autotuned"]["trial_speedup"] == 1.9
