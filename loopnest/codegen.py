@@ -104,7 +104,7 @@ class _Printer:
             call = n.user_get_expr()
             name = call.get_op_arg(0).get_id().get_name()
             args = [self.expr(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg())]
-            stmt = self.scop.statements[int(name[1:])]
+            stmt = self.scop.statements[int(name[1:].split("_")[0])]
             return [pad + stmt.to_c(lambda d: args[d])]
         if t == isl.ast_node_type.mark:
             return self.node(n.mark_get_node(), depth)
@@ -132,15 +132,63 @@ def _fresh_prefix(scop: Scop) -> str:
     return prefix
 
 
+def _jam_factors(scop: Scop) -> dict[int, int]:
+    out = {}
+    for level, marks in scop.schedule.marks.items():
+        for m in marks:
+            if m.startswith("jam:"):
+                out[level] = int(m.split(":")[1])
+    return out
+
+
+def _full_blocks(scop: Scop, reached: isl.UnionSet, jams: dict[int, int]) -> isl.UnionSet:
+    """The schedule points whose block of every unroll-and-jam point level is complete."""
+    n = 2 * scop.schedule.n_levels + 1
+    dims = ", ".join(f"d{k}" for k in range(n))
+    full = reached
+    for level, factor in jams.items():
+        pos = 2 * level + 1
+        for k in range(factor):
+            image = ", ".join(f"{factor}*floor(d{pos}/{factor}) + {k}" if j == pos else f"d{j}" for j in range(n))
+            shift = isl.UnionMap(f"[{', '.join(scop.params)}] -> {{ [{dims}] -> [{image}] }}")
+            full = full.intersect(shift.intersect_range(reached).domain())
+    return full
+
+
+def _separate_full_blocks(scop: Scop, sched: isl.UnionMap) -> tuple[isl.UnionMap, isl.UnionMap | None]:
+    """``sched`` with the instances in full blocks of the unroll-and-jam point levels renamed
+    ``S<i>_full``, so that isl generates the full blocks apart from the partial block that remains
+    (the remainder loop), and the isl options that unroll the point levels of the full blocks
+    completely (the copies are jammed into the innermost body). The schedule points are unchanged,
+    so the order of execution is too."""
+    jams = _jam_factors(scop)
+    if not jams:
+        return sched, None
+    full = _full_blocks(scop, sched.range(), jams)
+    maps: list[isl.Map] = []
+    sched.intersect_range(full).foreach_map(maps.append)
+    out = sched.subtract_range(full)
+    for m in maps:
+        name = m.get_tuple_name(isl.dim_type.in_)
+        out = out.union(isl.UnionMap(m.set_tuple_name(isl.dim_type.in_, f"{name}_full")))
+    options = isl.UnionMap.empty(full.get_space())
+    for level in jams:
+        unroll = isl.UnionSet(f"{{ unroll[{2 * level + 1}] }}")
+        options = options.union(isl.UnionMap.from_domain_and_range(full, unroll))
+    return out, options
+
+
 def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     """The C text of ``scop`` under its schedule: a braced block, ready to replace the region."""
     prefix = _fresh_prefix(scop)
-    sched = schedule_map(scop)
+    sched, options = _separate_full_blocks(scop, schedule_map(scop))
     n_dims = 2 * scop.schedule.n_levels + 1
     ids = isl.IdList.alloc(isl.DEFAULT_CONTEXT, n_dims)
     for k in range(n_dims):
         ids = ids.add(isl.Id(f"{prefix}{k}"))
     build = isl.AstBuild.from_context(isl.Set(scop.context)).set_iterators(ids)
+    if options is not None:
+        build = build.set_options(options)
     tree = build.node_from_schedule_map(sched)
     printer = _Printer(scop, prefix, indent)
     body = printer.node(tree, 1)

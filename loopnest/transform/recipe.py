@@ -22,6 +22,7 @@ from loopnest.transform.interchange import interchange
 from loopnest.transform.parallel import blocking_dependences, parallelize, unroll, vectorize
 from loopnest.transform.skew import skew
 from loopnest.transform.tiling import tile
+from loopnest.transform.unroll_jam import unroll_jam
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ STEP_KINDS: dict[str, StepKind] = {
     "distribute": StepKind(distribute, frozenset({"loop"}), frozenset({"groups"})),
     "fuse": StepKind(fuse, frozenset({"loop"}), frozenset({"statements"})),
     "skew": StepKind(skew, frozenset({"loop"}), frozenset({"outer", "factor"})),
+    "unroll_jam": StepKind(unroll_jam, frozenset({"loop", "factor"}), frozenset(), needs_space=True),
 }
 
 
@@ -51,7 +53,7 @@ _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "loop": (0, 63), "outer": (0, 63), "order": (0, 63), "loops": (0, 63), "statements": (0, 9999),
     "groups": (0, 9999), "sizes": (1, MAX_TILE), "factor": (2, 64),
 }
-_OP_BOUNDS: dict[tuple[str, str], tuple[int, int]] = {("skew", "factor"): (-64, 64)}
+_OP_BOUNDS: dict[tuple[str, str], tuple[int, int]] = {("skew", "factor"): (-64, 64), ("unroll_jam", "factor"): (2, 16)}
 _LIST_ARGS = frozenset({"order", "loops", "statements", "sizes"})
 
 

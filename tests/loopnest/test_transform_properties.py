@@ -34,7 +34,7 @@ def recipes(draw: st.DrawFn, depth: int) -> Recipe:
     steps = []
     for _ in range(draw(st.integers(1, 3))):
         op = draw(st.sampled_from(["interchange", "tile", "parallelize", "vectorize", "unroll", "distribute",
-                                   "fuse", "skew"]))
+                                   "fuse", "skew", "unroll_jam"]))
         level = draw(st.integers(0, max(depth - 1, 0)))
         if op == "interchange":
             steps.append({"op": op, "order": draw(st.permutations(list(range(depth))))})
@@ -44,6 +44,8 @@ def recipes(draw: st.DrawFn, depth: int) -> Recipe:
             steps.append({"op": op, "loops": list(range(level, level + width)), "sizes": sizes})
         elif op == "unroll":
             steps.append({"op": op, "loop": level, "factor": draw(st.sampled_from([2, 4]))})
+        elif op == "unroll_jam":
+            steps.append({"op": op, "loop": level, "factor": draw(st.sampled_from([2, 3, 4]))})
         elif op == "skew":
             steps.append({"op": op, "loop": max(level, 1), "factor": draw(st.sampled_from([1, 2]))})
         else:

@@ -1,0 +1,137 @@
+"""unroll_jam: legality against the exact dependences, the shape of the generated code, and (property)
+random legal recipes that include it preserve the outputs through the real harness."""
+
+from __future__ import annotations
+
+import atexit
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from loopnest import (
+    Harness,
+    IllegalTransformError,
+    PreprocessOptions,
+    Recipe,
+    RecipeError,
+    Scop,
+    apply_recipe,
+    extract_scops,
+    generate_c,
+)
+from tests.loopnest.conftest import ROOT, load_expected
+from tests.loopnest.test_legality import REDUCTION, SKEWED, nest, refuse
+
+EXPECTED = load_expected()
+# Nests of depth 2 or more: unroll_jam needs a loop inside the jammed one.
+KERNELS = sorted(k for k, v in EXPECTED.items() if any(n["depth"] >= 2 for n in v["nests"]))
+_HARNESSES: dict[str, list[Harness]] = {}
+_OUTCOMES: list[str] = []
+
+
+def test_jam_across_a_non_permutable_loop_is_refused_naming_the_dependence(tmp_path: Path) -> None:
+    err = refuse(nest(tmp_path, SKEWED), [{"op": "unroll_jam", "loop": 0, "factor": 2}])
+    assert err.dependence == "RAW S0 -> S0 on A"
+    assert "not permutable" in str(err) and "step 0" in str(err)
+
+
+def test_jam_of_gemm_i_with_k_innermost_is_legal_and_jams_the_copies(tmp_path: Path) -> None:
+    scop = nest(tmp_path, REDUCTION)
+    jammed = apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "unroll_jam", "loop": 0, "factor": 4}]}))
+    rows = jammed.schedule.rows
+    assert rows[0][1] == "floor((i0)/4)" and rows[0][-2] == "i0"
+    code = generate_c(jammed)
+    # Full blocks: four copies jammed into the innermost (k) body, no loop over the copies.
+    body = re.findall(r"C\[([^\]]*)\]\[c3\] \+=", code.split("if (")[0])
+    assert body == ["(4 * c1)", "((4 * c1) + 1)", "((4 * c1) + 2)", "((4 * c1) + 3)"]
+    assert "(n / 4)" in code and "(n % 4)" in code  # full blocks, then the remainder
+    assert "#pragma GCC unroll 4" in code  # on the remainder loop
+
+
+def test_jam_after_interchange_to_ikj_is_legal(tmp_path: Path) -> None:
+    scop = nest(tmp_path, REDUCTION)
+    apply_recipe(scop, Recipe.from_dict({"steps": [
+        {"op": "interchange", "order": [0, 2, 1]}, {"op": "unroll_jam", "loop": 0, "factor": 4},
+        {"op": "parallelize", "loop": 0}]}))
+
+
+def test_jam_of_gemm_j_over_the_reduction_loop_is_legal(tmp_path: Path) -> None:
+    scop = nest(tmp_path, REDUCTION)
+    apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "unroll_jam", "loop": 1, "factor": 3}]}))
+
+
+@pytest.mark.parametrize("steps, message", [
+    ([{"op": "unroll_jam", "loop": 0, "factor": 17}], "out of range [2, 16]"),
+    ([{"op": "unroll_jam", "loop": 0, "factor": 1}], "out of range [2, 16]"),
+    ([{"op": "unroll_jam", "loop": 0}], "missing ['factor']"),
+    ([{"op": "unroll_jam", "loop": 2, "factor": 4}], "no loop inside it"),
+    ([{"op": "interchange", "order": [0, 2, 1]}, {"op": "vectorize", "loop": 2},
+      {"op": "unroll_jam", "loop": 0, "factor": 4}], "marked simd"),
+    ([{"op": "unroll_jam", "loop": 0, "factor": 4}, {"op": "parallelize", "loop": 3}], "unrolled"),
+])
+def test_malformed_unroll_jam_steps_are_recipe_errors(tmp_path: Path, steps: list[dict], message: str) -> None:
+    with pytest.raises(RecipeError, match=re.escape(message)):
+        apply_recipe(nest(tmp_path, REDUCTION), Recipe.from_dict({"steps": steps}))
+
+
+def _harnesses(rel: str) -> list[Harness]:
+    if rel not in _HARNESSES:
+        spec = EXPECTED[rel]
+        options = PreprocessOptions(tuple(str(ROOT / d) for d in spec.get("include_dirs", [])))
+        scops = extract_scops(ROOT / rel, options, function=spec.get("function")).scops
+        # Sizes that are not multiples of the factors, so the remainder runs.
+        params = {k: min(int(v), 23) for k, v in spec["params"].items()}
+        _HARNESSES[rel] = [Harness(s, params, reps=1, threads=2) for s in scops if s.depth >= 2]
+        for h in _HARNESSES[rel]:
+            atexit.register(h.close)
+    return _HARNESSES[rel]
+
+
+@st.composite
+def jam_recipes(draw: st.DrawFn, scop: Scop) -> Recipe:
+    depth = scop.depth
+    steps: list[dict] = []
+    if draw(st.booleans()):
+        steps.append({"op": "interchange", "order": draw(st.permutations(list(range(depth))))})
+    steps.append({"op": "unroll_jam", "loop": draw(st.integers(0, depth - 2)),
+                  "factor": draw(st.sampled_from([2, 3, 4, 8]))})
+    after = draw(st.sampled_from(["none", "parallelize", "tile", "unroll_jam"]))
+    if after == "parallelize":
+        steps.append({"op": "parallelize", "loop": 0})
+    elif after == "tile":
+        steps.append({"op": "tile", "loops": [0], "sizes": [draw(st.sampled_from([2, 5]))]})
+    elif after == "unroll_jam":
+        steps.append({"op": "unroll_jam", "loop": draw(st.integers(0, depth - 1)), "factor": 2})
+    return Recipe.from_dict({"steps": steps})
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def _random_jam_recipe_is_refused_or_preserves_outputs(data: st.DataObject) -> None:
+    harnesses = _harnesses(data.draw(st.sampled_from(KERNELS)))
+    if not harnesses:
+        return
+    harness = data.draw(st.sampled_from(harnesses))
+    recipe = data.draw(jam_recipes(harness.scop))
+    try:
+        transformed = apply_recipe(harness.scop, recipe, harness.dependences)
+    except (IllegalTransformError, RecipeError):
+        _OUTCOMES.append("refused")
+        return
+    assert harness.baseline().ok, harness.baseline().message
+    result = harness.evaluate(recipe, transformed=transformed)
+    assert result.variant.status == "ok", (recipe.to_dict(), result.variant.message)
+    assert result.verified, (recipe.to_dict(), result.verification)
+    _OUTCOMES.append("applied")
+
+
+def test_random_recipes_with_unroll_jam_preserve_outputs_and_are_mostly_applied() -> None:
+    _OUTCOMES.clear()
+    _random_jam_recipe_is_refused_or_preserves_outputs()
+    applied = _OUTCOMES.count("applied")
+    assert len(_OUTCOMES) >= 20
+    assert applied >= 0.4 * len(_OUTCOMES), _OUTCOMES
