@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from loopnest.ir import Scop
+from loopnest.omp_clauses import omp_clauses, schedule_clause, statements_under
 from loopnest.polyhedral import schedule_map
 
 _HELPERS = {
@@ -64,15 +65,14 @@ class _Printer:
             return f"({args[0]} ? {args[1]} : {args[2]})"
         raise NotImplementedError(f"isl AST operation {op} has no C form here")
 
-    def _pragmas(self, level: int) -> list[str]:
+    def _pragmas(self, level: int, n: isl.AstNode) -> list[str]:
         marks = self.scop.schedule.marks.get(level, ())
-        private = self.scop.schedule.private.get(level, ())
-        clause = f" private({', '.join(private)})" if private else ""
+        clause = omp_clauses(self.scop, level, statements_under(n)) if {"parallel", "simd"} & set(marks) else ""
         out = []
         if "parallel" in marks and "simd" in marks:
-            out.append(f"#pragma omp parallel for simd{clause}")
+            out.append(f"#pragma omp parallel for simd{clause}{schedule_clause(marks)}")
         elif "parallel" in marks:
-            out.append(f"#pragma omp parallel for{clause}")
+            out.append(f"#pragma omp parallel for{clause}{schedule_clause(marks)}")
         elif "simd" in marks:
             out.append(f"#pragma omp simd{clause}")
         out += [f"#pragma GCC unroll {m.split(':')[1]}" for m in marks if m.startswith("unroll:")]
@@ -93,7 +93,7 @@ class _Printer:
                         *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
             # OpenMP wants a bare "var relop bound" as the loop test: no outer parentheses.
             cond, inc = _unparen(self.expr(n.for_get_cond())), self.expr(n.for_get_inc())
-            head = [*self._pragmas(level), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{"]
+            head = [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{"]
             return [*head, *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
         if t == isl.ast_node_type.if_:
             out = [f"{pad}if ({self.expr(n.if_get_cond())}) {{", *self.node(n.if_get_then_node(), depth + 1)]

@@ -27,6 +27,7 @@ from loopnest.harness.driver import (
 )
 from loopnest.harness.sandbox import Limits, run_limited
 from loopnest.ir import Scop
+from loopnest.omp_clauses import reorders_reduction
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
@@ -187,7 +188,8 @@ class Harness:
         result = self._build_and_run(label, generate_c(scop), limits)
         if not result.ok:
             return Evaluation(recipe.to_dict(), result, None, None)
-        check = verify_outputs(self._dir() / "baseline.out", self._dir() / f"{label}.out", self.layouts)
+        check = verify_outputs(self._dir() / "baseline.out", self._dir() / f"{label}.out", self.layouts,
+                               reorders_reduction=reorders_reduction(scop))
         if not check.verified:
             result = VariantResult(label, "wrong-output", result.times, result.compile_seconds,
                                    f"{check.mismatch}: max relative error {check.max_rel_error:.3g}")
@@ -229,7 +231,7 @@ class Harness:
             if not ran.ok:
                 return Comparison(recipe.to_dict(), ran.status, message=ran.describe())
             if evidence.runs == 0:
-                check = verify_outputs(outs[0], outs[1], self.layouts)
+                check = verify_outputs(outs[0], outs[1], self.layouts, reorders_reduction=reorders_reduction(scop))
                 if not check.verified:
                     return Comparison(recipe.to_dict(), "wrong-output",
                                       message=f"{check.mismatch}: max relative error {check.max_rel_error:.3g}")

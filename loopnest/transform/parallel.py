@@ -2,7 +2,8 @@
 
 A loop may run in parallel when no dependence is carried at its level, except dependences on
 scalar temporaries declared inside the nest whose values never cross an iteration of that loop:
-those are made ``private``.
+those are made ``private``. A loop whose other carried dependences are all reductions on scalars
+(:mod:`loopnest.transform.reduction`) gets a ``reduction`` clause.
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
 from loopnest.transform._common import check_level
+from loopnest.transform.reduction import Reduction, dependence_reduction
+
+SCHEDULE_KINDS = ("static", "dynamic", "guided")
+MAX_CHUNK = 65536
 
 
 def privatizable_scalars(scop: Scop, space: ScheduleSpace, level: int) -> set[str]:
@@ -28,51 +33,110 @@ def privatizable_scalars(scop: Scop, space: ScheduleSpace, level: int) -> set[st
     return out
 
 
-def blocking_dependences(scop: Scop, space: ScheduleSpace, level: int) -> tuple[list[Dependence], list[str]]:
-    """Dependences that forbid running ``level`` in parallel, and the scalars to privatize."""
+def classify(scop: Scop, space: ScheduleSpace, level: int, *,
+             reductions: bool = True) -> tuple[list[Dependence], list[str], list[Reduction]]:
+    """The dependences that forbid running ``level`` in parallel, the scalars to privatize and,
+    when ``reductions``, the scalar reductions whose dependences are the only others it carries."""
     private = privatizable_scalars(scop, space, level)
     carried = space.carried_deps(level)
-    blocking = [d for d in carried if d.array not in private]
+    blocking: list[Dependence] = []
+    found: dict[str, Reduction] = {}
+    for dep in carried:
+        if dep.array in private:
+            continue
+        red = dependence_reduction(scop.statements, dep.source, dep.sink, dep.array) if reductions else None
+        if red is None or not red.is_scalar or found.setdefault(red.variable, red) != red:
+            blocking.append(dep)
     used = sorted({d.array for d in carried if d.array in private})
-    return blocking, used
+    return blocking, used, [found[v] for v in sorted(found)]
 
 
-def _annotate(scop: Scop, level: int, mark: str, space: ScheduleSpace, op: str) -> Scop:
+def blocking_dependences(scop: Scop, space: ScheduleSpace, level: int) -> tuple[list[Dependence], list[str]]:
+    """Dependences that forbid running ``level`` in parallel (without a reduction clause), and the
+    scalars to privatize."""
+    blocking, private, _ = classify(scop, space, level, reductions=False)
+    return blocking, private
+
+
+def refusal(scop: Scop, dep: Dependence, reductions: bool) -> str:
+    """Why ``dep`` blocks a loop, with a word on reductions the clause cannot express."""
+    red = dependence_reduction(scop.statements, dep.source, dep.sink, dep.array)
+    if red is None:
+        return dep.describe()
+    if not reductions:
+        return f"{dep.describe()} (a '{red.op}' reduction: allowed unless reduction is false)"
+    if not red.is_scalar:
+        return (f"{dep.describe()} (a '{red.op}' reduction into elements of {red.variable}: "
+                "array-section reduction clauses are not supported yet)")
+    return f"{dep.describe()} (a '{red.op}' reduction mixed with another operator on {red.variable})"
+
+
+def recheck(scop: Scop, space: ScheduleSpace, level: int,
+            marks: tuple[str, ...]) -> tuple[list[Dependence], list[str], tuple[str, ...]]:
+    """A marked loop checked again under the current schedule: blocking dependences, private
+    scalars and its marks with the reduction clauses recomputed."""
+    blocking, private, reds = classify(scop, space, level, reductions="noreduction" not in marks)
+    kept = {m for m in marks if not m.startswith("reduction:")}
+    return blocking, private, tuple(sorted(kept | {r.mark for r in reds}))
+
+
+def _annotate(scop: Scop, level: int, mark: str, space: ScheduleSpace, op: str,
+              reduction: bool = True, extra: tuple[str, ...] = ()) -> Scop:
     if any(m.startswith("unroll:") for m in scop.schedule.marks.get(level, ())):
         raise RecipeError(f"{op}: loop {level} is unrolled; gcc accepts no OpenMP pragma on an unrolled loop")
-    blocking, private = blocking_dependences(scop, space, level)
+    blocking, private, reds = classify(scop, space, level, reductions=reduction)
     if blocking:
         dep = blocking[0]
         raise IllegalTransformError(
-            f"{op}: loop {level} carries the dependence {dep.describe()} and cannot run {mark}",
+            f"{op}: loop {level} carries the dependence {refusal(scop, dep, reduction)} and cannot run {mark}",
             dependence=dep.describe())
     sched = scop.schedule
     marks = dict(sched.marks)
-    marks[level] = tuple(sorted(set(marks.get(level, ())) | {mark}))
+    added = {mark, *extra, *(r.mark for r in reds)} | (set() if reduction else {"noreduction"})
+    marks[level] = tuple(sorted(set(marks.get(level, ())) | added))
     privs = dict(sched.private)
     if private:
         privs[level] = tuple(sorted(set(privs.get(level, ())) | set(private)))
     return scop.replace(schedule=sched.replace(marks=marks, private=privs))
 
 
-def parallelize(scop: Scop, *, loop: int, space: ScheduleSpace) -> Scop:
-    """Run the loops at depth ``loop`` as ``#pragma omp parallel for``."""
+def _schedule_mark(schedule: object, chunk: object) -> tuple[str, ...]:
+    if schedule is None:
+        if chunk is not None:
+            raise RecipeError("parallelize: chunk needs a schedule (static, dynamic or guided)")
+        return ()
+    if schedule not in SCHEDULE_KINDS:
+        raise RecipeError(f"parallelize: schedule must be one of {', '.join(SCHEDULE_KINDS)}, got {schedule!r}")
+    if chunk is None:
+        return (f"schedule:{schedule}",)
+    if not isinstance(chunk, int) or isinstance(chunk, bool) or not 1 <= chunk <= MAX_CHUNK:
+        raise RecipeError(f"parallelize: chunk must be an integer in 1..{MAX_CHUNK}, got {chunk!r}")
+    return (f"schedule:{schedule}:{chunk}",)
+
+
+def parallelize(scop: Scop, *, loop: int, space: ScheduleSpace, reduction: bool = True,
+                schedule: str | None = None, chunk: int | None = None) -> Scop:
+    """Run the loops at depth ``loop`` as ``#pragma omp parallel for``, with a ``reduction`` clause
+    where the loop carries only reductions (unless ``reduction`` is false) and an optional
+    ``schedule(kind[, chunk])``."""
     check_level(scop, loop, "parallelize")
+    extra = _schedule_mark(schedule, chunk)
     for other, marks in scop.schedule.marks.items():
         if "parallel" in marks and other != loop:
             raise RecipeError(f"parallelize: loop {other} is already parallel; nested parallel loops "
                               "only add overhead")
-    return _annotate(scop, loop, "parallel", space, "parallelize")
+    return _annotate(scop, loop, "parallel", space, "parallelize", reduction is not False, extra)
 
 
-def vectorize(scop: Scop, *, loop: int, space: ScheduleSpace) -> Scop:
-    """Mark the innermost loops at depth ``loop`` ``#pragma omp simd``."""
+def vectorize(scop: Scop, *, loop: int, space: ScheduleSpace, reduction: bool = True) -> Scop:
+    """Mark the innermost loops at depth ``loop`` ``#pragma omp simd`` (with a ``reduction``
+    clause where the loop carries only reductions, unless ``reduction`` is false)."""
     check_level(scop, loop, "vectorize")
     sched = scop.schedule
     for s in sched.statements_at(loop):
         if any(sched.has_loop(s, deeper) for deeper in range(loop + 1, sched.n_levels)):
             raise RecipeError(f"vectorize: loop {loop} is not innermost for statement S{s}")
-    return _annotate(scop, loop, "simd", space, "vectorize")
+    return _annotate(scop, loop, "simd", space, "vectorize", reduction is not False)
 
 
 def unroll(scop: Scop, *, loop: int, factor: int) -> Scop:

@@ -19,7 +19,7 @@ from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform.fusion import distribute, fuse
 from loopnest.transform.interchange import interchange
-from loopnest.transform.parallel import blocking_dependences, parallelize, unroll, vectorize
+from loopnest.transform.parallel import MAX_CHUNK, SCHEDULE_KINDS, parallelize, recheck, unroll, vectorize
 from loopnest.transform.skew import skew
 from loopnest.transform.tiling import tile
 from loopnest.transform.unroll_jam import unroll_jam
@@ -36,8 +36,9 @@ class StepKind:
 STEP_KINDS: dict[str, StepKind] = {
     "interchange": StepKind(interchange, frozenset({"order"}), frozenset({"statements"})),
     "tile": StepKind(tile, frozenset({"loops", "sizes"}), frozenset()),
-    "parallelize": StepKind(parallelize, frozenset({"loop"}), frozenset(), needs_space=True),
-    "vectorize": StepKind(vectorize, frozenset({"loop"}), frozenset(), needs_space=True),
+    "parallelize": StepKind(parallelize, frozenset({"loop"}), frozenset({"reduction", "schedule", "chunk"}),
+                            needs_space=True),
+    "vectorize": StepKind(vectorize, frozenset({"loop"}), frozenset({"reduction"}), needs_space=True),
     "unroll": StepKind(unroll, frozenset({"loop", "factor"}), frozenset()),
     "distribute": StepKind(distribute, frozenset({"loop"}), frozenset({"groups"})),
     "fuse": StepKind(fuse, frozenset({"loop"}), frozenset({"statements"})),
@@ -52,6 +53,7 @@ MAX_TILE = 65536
 _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "loop": (0, 63), "outer": (0, 63), "order": (0, 63), "loops": (0, 63), "statements": (0, 9999),
     "groups": (0, 9999), "sizes": (1, MAX_TILE), "factor": (2, 64),
+    "chunk": (1, MAX_CHUNK),
 }
 _OP_BOUNDS: dict[tuple[str, str], tuple[int, int]] = {("skew", "factor"): (-64, 64), ("unroll_jam", "factor"): (2, 16)}
 _LIST_ARGS = frozenset({"order", "loops", "statements", "sizes"})
@@ -66,8 +68,14 @@ def _check_int(value: object, bounds: tuple[int, int], what: str) -> None:
 
 def _check_arguments(index: int, op: str, args: dict[str, Any]) -> None:
     for name, value in args.items():
-        bounds = _OP_BOUNDS.get((op, name), _INT_BOUNDS[name])
         what = f"step {index} ({op}): {name}"
+        if name == "reduction" and not isinstance(value, bool):
+            raise RecipeError(f"{what} must be true or false")
+        if name == "schedule" and value not in SCHEDULE_KINDS:
+            raise RecipeError(f"{what} must be one of {', '.join(SCHEDULE_KINDS)}")
+        if name in ("reduction", "schedule"):
+            continue
+        bounds = _OP_BOUNDS.get((op, name), _INT_BOUNDS[name])
         if name == "groups":
             if not isinstance(value, list) or len(value) > 64 or not all(isinstance(g, list) for g in value):
                 raise RecipeError(f"{what} must be a list of lists of statement indices")
@@ -169,7 +177,7 @@ def apply_recipe(scop: Scop, recipe: Recipe, deps: list[Dependence] | None = Non
 
 def _check_legal(scop: Scop, deps: list[Dependence], index: int, op: str) -> Scop:
     """Refuse a schedule that reverses a dependence or a parallel/simd mark that became illegal;
-    returns ``scop`` with the privatized scalars of each marked loop recomputed."""
+    returns ``scop`` with the privatized scalars and reduction clauses of each marked loop recomputed."""
     space = ScheduleSpace(scop, deps)
     dep = space.violated()
     if dep is not None:
@@ -177,9 +185,10 @@ def _check_legal(scop: Scop, deps: list[Dependence], index: int, op: str) -> Sco
             f"step {index} ({op}) is illegal: it would reverse the dependence {dep.describe()} "
             f"({dep.relation})", step=index, dependence=dep.describe())
     private: dict[int, tuple[str, ...]] = {}
+    all_marks = dict(scop.schedule.marks)
     for level, marks in scop.schedule.marks.items():
         if "parallel" in marks or "simd" in marks:
-            blocking, scalars = blocking_dependences(scop, space, level)
+            blocking, scalars, all_marks[level] = recheck(scop, space, level, marks)
             if scalars:
                 private[level] = tuple(scalars)
             if blocking:
@@ -187,4 +196,4 @@ def _check_legal(scop: Scop, deps: list[Dependence], index: int, op: str) -> Sco
                     f"step {index} ({op}) is illegal: loop {level} is marked {'/'.join(marks)} but now "
                     f"carries the dependence {blocking[0].describe()}", step=index,
                     dependence=blocking[0].describe())
-    return scop.replace(schedule=scop.schedule.replace(private=private))
+    return scop.replace(schedule=scop.schedule.replace(private=private, marks=all_marks))
