@@ -10,6 +10,7 @@ no SQLAlchemy, so the CLI can use it cheaply.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from loopnest.errors import StorageError
@@ -72,9 +73,10 @@ def ensure_data_dir(path: Path, *, what: str = "the data directory") -> Path:
     """
     try:
         path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".perfembed-write-probe-{os.getpid()}"
-        probe.touch()
-        probe.unlink()
+        # A unique name: threads of one process (concurrent first requests) probe at the same time.
+        fd, probe = tempfile.mkstemp(prefix=".perfembed-write-probe-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
     except OSError as exc:
         raise data_dir_error(path, exc, what=what) from exc
     return path
