@@ -17,6 +17,7 @@ from typing import Any
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
+from loopnest.transform.expand import expand
 from loopnest.transform.fusion import distribute, fuse
 from loopnest.transform.interchange import interchange
 from loopnest.transform.parallel import MAX_CHUNK, SCHEDULE_KINDS, parallelize, recheck, unroll, vectorize
@@ -44,6 +45,7 @@ STEP_KINDS: dict[str, StepKind] = {
     "fuse": StepKind(fuse, frozenset({"loop"}), frozenset({"statements"})),
     "skew": StepKind(skew, frozenset({"loop"}), frozenset({"outer", "factor"})),
     "unroll_jam": StepKind(unroll_jam, frozenset({"loop", "factor"}), frozenset(), needs_space=True),
+    "expand": StepKind(expand, frozenset({"scalar"}), frozenset()),
 }
 
 
@@ -73,7 +75,9 @@ def _check_arguments(index: int, op: str, args: dict[str, Any]) -> None:
             raise RecipeError(f"{what} must be true or false")
         if name == "schedule" and value not in SCHEDULE_KINDS:
             raise RecipeError(f"{what} must be one of {', '.join(SCHEDULE_KINDS)}")
-        if name in ("reduction", "schedule"):
+        if name == "scalar" and not (isinstance(value, str) and value.isidentifier() and len(value) <= 255):
+            raise RecipeError(f"{what} must be a C identifier")
+        if name in ("reduction", "schedule", "scalar"):
             continue
         bounds = _OP_BOUNDS.get((op, name), _INT_BOUNDS[name])
         if name == "groups":
@@ -163,6 +167,8 @@ def apply_recipe(scop: Scop, recipe: Recipe, deps: list[Dependence] | None = Non
     for index, step in enumerate(recipe.steps):
         kind = STEP_KINDS[step.op]
         args = dict(step.args)
+        if step.op == "expand" and any(s.op != "expand" for s in recipe.steps[:index]):
+            raise RecipeError(f"step {index} (expand): expand must come before every other step")
         if kind.needs_space:
             args["space"] = ScheduleSpace(scop, deps)
         try:
@@ -171,6 +177,8 @@ def apply_recipe(scop: Scop, recipe: Recipe, deps: list[Dependence] | None = Non
             raise IllegalTransformError(f"step {index}: {exc}", step=index, dependence=exc.dependence) from None
         except RecipeError as exc:
             raise RecipeError(f"step {index}: {exc}") from None
+        if step.op == "expand":  # later steps are checked against the expanded nest's dependences
+            deps = compute_dependences(scop)
         scop = _check_legal(scop, deps, index, step.op)
     return scop
 

@@ -1,0 +1,161 @@
+"""Scalar expansion by accumulation into the destination: ``s = 0; for k: s += a*b; C[i][j] = s``
+becomes ``C[i][j] = 0; for k: C[i][j] += a*b``, so the scalar no longer carries dependences across
+the loops around it and they can be interchanged and tiled.
+
+Legal when, per iteration of the ``d`` loops around the scalar's lifetime, the scalar is set by one
+statement ``s = e`` (``e`` free of ``s``), only used by statements inside those loops between it and
+one store ``X[f(i)] = s`` whose element ``f`` is injective in the outer iterators, and the
+destination array is touched by nothing else in the nest. The store is dropped (statements after it
+move down by one index). The general form (a new temporary array) is not implemented: such cases
+are refused naming why.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from loopnest.errors import RecipeError
+from loopnest.ir import (
+    Access,
+    ArrayRef,
+    Binary,
+    Call,
+    Cast,
+    Expr,
+    Scop,
+    Statement,
+    Ternary,
+    Unary,
+    Var,
+)
+
+
+def _uses(stmt: Statement, name: str) -> bool:
+    return any(a.array == name for a in stmt.accesses)
+
+
+def _reads(stmt: Statement, name: str) -> bool:
+    return any(a.array == name for a in stmt.reads)
+
+
+def _substitute(expr: Expr, name: str, ref: ArrayRef) -> Expr:
+    match expr:
+        case Var(n) if n == name:
+            return ref
+        case ArrayRef(n, subs):
+            return ArrayRef(n, tuple(_substitute(s, name, ref) for s in subs))
+        case Unary(op, operand):
+            return Unary(op, _substitute(operand, name, ref))
+        case Binary(op, left, right):
+            return Binary(op, _substitute(left, name, ref), _substitute(right, name, ref))
+        case Call(fn, args):
+            return Call(fn, tuple(_substitute(a, name, ref) for a in args))
+        case Cast(ctype, operand):
+            return Cast(ctype, _substitute(operand, name, ref))
+        case Ternary(c, t, o):
+            return Ternary(*(_substitute(x, name, ref) for x in (c, t, o)))
+    return expr
+
+
+def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int]:
+    """(init, users in between, store) statement indices of ``scalar``'s lifetime, or refuse."""
+    info = scop.arrays.get(scalar)
+    if info is None or not info.is_scalar or not info.written:
+        raise RecipeError(f"expand: {scalar!r} is not a scalar the nest writes")
+    if info.storage != "region":
+        raise RecipeError(f"expand: {scalar} outlives the nest (storage {info.storage}): its final value "
+                          "may be read after the loops; only scalars declared inside the nest are expanded")
+    users = [s.index for s in scop.statements if _uses(s, scalar)]
+    init, store = users[0], users[-1]
+    first, last = scop.statements[init], scop.statements[store]
+    if first.op != "=" or first.target != Var(scalar) or _reads(first, scalar):
+        raise RecipeError(f"expand: the first statement on {scalar} (S{init}) is not an initialization "
+                          f"'{scalar} = e' with e free of {scalar}")
+    if not (isinstance(last.target, ArrayRef) and last.op == "=" and last.value == Var(scalar)):
+        raise RecipeError(f"expand: {scalar} is read by S{store} in another way than a store "
+                          f"'X[...] = {scalar}' closing its lifetime; the general form (a temporary array) "
+                          "is not implemented")
+    return init, users[1:-1], store
+
+
+def _check_shape(scop: Scop, scalar: str, init: int, middle: list[int], store: int) -> None:
+    """The lifetime lies inside the ``d`` loops around init and store, once per outer iteration."""
+    first, last = scop.statements[init], scop.statements[store]
+    d = first.depth
+    rows = scop.schedule.rows
+    if last.depth != d or rows[init][:2 * d] != rows[store][:2 * d]:
+        raise RecipeError(f"expand: the initialization S{init} and the store S{store} of {scalar} are not in "
+                          "the same loops")
+    if not isl.Set(first.domain).set_tuple_name(last.name).is_equal(isl.Set(last.domain)):
+        raise RecipeError(f"expand: S{init} and S{store} do not run for the same iterations")
+    for s in middle:
+        if scop.statements[s].depth < d or rows[s][:2 * d] != rows[init][:2 * d]:
+            raise RecipeError(f"expand: S{s} uses {scalar} outside the loops of its lifetime (S{init}..S{store})")
+    dest = last.target
+    assert isinstance(dest, ArrayRef)
+    write = isl.Map(last.writes[0].relation)
+    if not write.is_injective():
+        raise RecipeError(f"expand: the store {last.writes[0].subscript_text()} writes one element in several "
+                          f"iterations; {scalar} cannot accumulate into it")
+    others = [s.index for s in scop.statements if s.index != store and _uses(s, dest.name)]
+    if others:
+        raise RecipeError(f"expand: the destination {dest.name} is also accessed by S{others[0]}")
+    if scop.arrays[dest.name].element_type != scop.arrays[scalar].element_type:
+        raise RecipeError(f"expand: {scalar} ({scop.arrays[scalar].element_type}) and {dest.name} "
+                          f"({scop.arrays[dest.name].element_type}) have different types")
+
+
+def _rewrite(stmt: Statement, scalar: str, ref: ArrayRef, subscripts: tuple[str, ...], params: str) -> Statement:
+    """``stmt`` with ``scalar`` replaced by the destination element, accesses rebuilt on its domain."""
+    domain = isl.Set(stmt.domain)
+    image = ", ".join(subscripts)
+    its = ", ".join(f"i{k}" for k in range(stmt.depth))
+    relation = isl.Map(f"[{params}] -> {{ {stmt.name}[{its}] -> {ref.name}[{image}] }}").intersect_domain(domain)
+    accesses: list[Access] = []
+    for acc in stmt.accesses:
+        if acc.array == scalar:
+            accesses.append(Access(ref.name, subscripts, acc.is_write, str(relation)))
+        else:
+            accesses.append(acc)
+    target = ref if stmt.target == Var(scalar) else stmt.target
+    return Statement(stmt.index, stmt.iterators, stmt.domain, target, stmt.op,
+                     _substitute(stmt.value, scalar, ref), tuple(accesses), stmt.location, None)
+
+
+def _renumber(stmt: Statement, index: int) -> Statement:
+    if stmt.index == index:
+        return stmt
+
+    def rename(text: str) -> str:
+        m = isl.Map(text)
+        return str(m.set_tuple_name(isl.dim_type.in_, f"S{index}"))
+
+    domain = str(isl.Set(stmt.domain).set_tuple_name(f"S{index}"))
+    accesses = tuple(Access(a.array, a.subscripts, a.is_write, rename(a.relation)) for a in stmt.accesses)
+    return Statement(index, stmt.iterators, domain, stmt.target, stmt.op, stmt.value, accesses,
+                     stmt.location, stmt.declares)
+
+
+def expand(scop: Scop, *, scalar: str) -> Scop:
+    """``scop`` with ``scalar`` accumulated directly into the element its lifetime ends storing to."""
+    init, middle, store = _lifetime(scop, scalar)
+    _check_shape(scop, scalar, init, middle, store)
+    last = scop.statements[store]
+    dest = last.target
+    assert isinstance(dest, ArrayRef)
+    subscripts = last.writes[0].subscripts
+    params = ", ".join(scop.params)
+    statements: list[Statement] = []
+    for stmt in scop.statements:
+        if stmt.index == store:
+            continue
+        if stmt.index == init or stmt.index in middle:
+            stmt = _rewrite(stmt, scalar, dest, subscripts, params)
+        statements.append(_renumber(stmt, len(statements)))
+    rows = tuple(r for k, r in enumerate(scop.schedule.rows) if k != store)
+    arrays = {k: v for k, v in scop.arrays.items() if k != scalar}
+    loops = tuple(loop.__class__(loop.depth, loop.iterator, loop.lower, loop.condition, loop.step,
+                                 tuple(s - (s > store) for s in loop.statements if s != store))
+                  for loop in scop.loops)
+    return scop.replace(statements=tuple(statements), arrays=arrays, loops=loops,
+                        schedule=scop.schedule.replace(rows=rows))

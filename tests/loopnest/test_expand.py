@@ -1,0 +1,194 @@
+"""expand: accumulation of a scalar into its destination, refusals naming why, and (property) random
+legal recipes that start with it preserve the outputs through the real harness."""
+
+from __future__ import annotations
+
+import atexit
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from loopnest import Harness, IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, extract_scops, generate_c
+from tests.loopnest.conftest import ROOT
+from tests.loopnest.test_legality import nest
+
+MATMUL = """
+void f(int n, double C[n][n], double A[n][n], double B[n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double s = 0.0;
+      for (int k = 0; k < n; k++)
+        s += A[i][k] * B[k][j];
+      C[i][j] = s;
+    }
+}
+"""
+# Matmul-like kernels for the property test: a matrix-vector product, a triangular product with an
+# initial value read from another array, and a batched product with a two-statement body.
+KERNELS = {
+    "matmul": MATMUL,
+    "matvec": """
+void f(int n, double y[n], double A[n][n], double x[n]) {
+  for (int i = 0; i < n; i++) {
+    double s = 0.0;
+    for (int j = 0; j < n; j++)
+      s += A[i][j] * x[j];
+    y[i] = s;
+  }
+}
+""",
+    "triangular": """
+void f(int n, double C[n][n], double A[n][n], double B[n][n], double D[n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double s = D[i][j];
+      for (int k = 0; k <= i; k++)
+        s += A[i][k] * B[k][j];
+      C[i][j] = s;
+    }
+}
+""",
+    "batched": """
+void f(int n, double C[4][n][n], double A[4][n][n], double B[4][n][n]) {
+  for (int b = 0; b < 4; b++)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++) {
+        double s = 0.0;
+        for (int k = 0; k < n; k++) {
+          s += A[b][i][k] * B[b][k][j];
+          s -= 0.5 * A[b][i][k];
+        }
+        C[b][i][j] = s;
+      }
+}
+""",
+}
+
+
+def _expand(scop: Scop, *steps: dict) -> Scop:
+    return apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "expand", "scalar": "s"}, *steps]}))
+
+
+def test_matmul_accumulates_into_c_and_then_interchanges_and_tiles(tmp_path: Path) -> None:
+    scop = nest(tmp_path, MATMUL)
+    with pytest.raises(IllegalTransformError, match="on s"):
+        apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "interchange", "order": [0, 2, 1]}]}))
+    expanded = _expand(scop)
+    assert "s" not in expanded.arrays and len(expanded.statements) == 2
+    code = generate_c(expanded)
+    assert "C[c1][c3] = 0.0;" in code and "C[c1][c3] += (A[c1][c5] * B[c5][c3]);" in code
+    assert not re.search(r"\bs\b", code)
+    _expand(scop, {"op": "interchange", "order": [0, 2, 1]}, {"op": "tile", "loops": [0, 1, 2], "sizes": [8, 8, 8]},
+            {"op": "parallelize", "loop": 0})
+
+
+def test_examples_matmul_expands_sum() -> None:
+    scop = extract_scops(ROOT / "examples" / "matmul.c", function="matmul").scops[0]
+    apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "expand", "scalar": "sum"},
+                                                   {"op": "interchange", "order": [0, 2, 1]}]}))
+
+
+READ_AFTER = MATMUL.replace("C[i][j] = s;", "C[i][j] = s;\n      D[i] = s * 2.0;").replace(
+    "double B[n][n])", "double B[n][n], double D[n])")
+OUTLIVES = """
+double f(int n, double C[n][n], double A[n][n], double B[n][n]) {
+  double s;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      s = 0.0;
+      for (int k = 0; k < n; k++)
+        s += A[i][k] * B[k][j];
+      C[i][j] = s;
+    }
+  return s;
+}
+"""
+SHARED_ELEMENT = MATMUL.replace("C[i][j] = s;", "C[i][0] = s;")
+DEST_READ = MATMUL.replace("s += A[i][k] * B[k][j];", "s += A[i][k] * C[k][j];")
+
+
+@pytest.mark.parametrize("source, message", [
+    (READ_AFTER, "s is read by S3 in another way than a store 'X[...] = s'"),
+    (OUTLIVES, "s outlives the nest (storage local)"),
+    (SHARED_ELEMENT, "writes one element in several iterations"),
+    (DEST_READ, "the destination C is also accessed by S1"),
+])
+def test_expand_is_refused_naming_why(tmp_path: Path, source: str, message: str) -> None:
+    with pytest.raises(RecipeError, match=re.escape(message)) as info:
+        _expand(nest(tmp_path, source))
+    assert "step 0" in str(info.value)
+
+
+@pytest.mark.parametrize("steps, message", [
+    ([{"op": "expand", "scalar": "t"}], "'t' is not a scalar the nest writes"),
+    ([{"op": "expand", "scalar": "A"}], "'A' is not a scalar the nest writes"),
+    ([{"op": "expand", "scalar": "s;"}], "must be a C identifier"),
+    ([{"op": "expand", "scalar": 3}], "must be a C identifier"),
+    ([{"op": "tile", "loops": [0], "sizes": [4]}, {"op": "expand", "scalar": "s"}], "before every other step"),
+])
+def test_malformed_expand_steps_are_recipe_errors(tmp_path: Path, steps: list[dict], message: str) -> None:
+    with pytest.raises(RecipeError, match=re.escape(message)):
+        apply_recipe(nest(tmp_path, MATMUL), Recipe.from_dict({"steps": steps}))
+
+
+_HARNESSES: dict[str, Harness] = {}
+_OUTCOMES: list[str] = []
+
+
+def _harness(name: str, tmp: Path) -> Harness:
+    if name not in _HARNESSES:
+        path = tmp / f"{name}.c"
+        path.write_text(KERNELS[name])
+        _HARNESSES[name] = Harness(extract_scops(path).scops[0], {"n": 13}, reps=1, threads=2)
+        atexit.register(_HARNESSES[name].close)
+    return _HARNESSES[name]
+
+
+@st.composite
+def expand_recipes(draw: st.DrawFn, scop: Scop) -> Recipe:
+    depth = scop.depth
+    steps: list[dict] = [{"op": "expand", "scalar": "s"}]
+    steps.append({"op": "interchange", "order": draw(st.permutations(list(range(depth))))})
+    n = draw(st.integers(0, depth))
+    if n:
+        steps.append({"op": "tile", "loops": list(range(n)), "sizes": draw(st.lists(st.sampled_from([2, 3, 5]),
+                                                                                      min_size=n, max_size=n))})
+    after = draw(st.sampled_from(["none", "parallelize", "unroll_jam", "vectorize"]))
+    if after == "parallelize":
+        steps.append({"op": "parallelize", "loop": 0})
+    elif after == "unroll_jam" and depth >= 2:
+        steps.append({"op": "unroll_jam", "loop": 0, "factor": 2})
+    elif after == "vectorize":
+        steps.append({"op": "vectorize", "loop": depth - 1 + n})  # the innermost loop
+    return Recipe.from_dict({"steps": steps})
+
+
+def _run_one(data: st.DataObject, tmp: Path) -> None:
+    harness = _harness(data.draw(st.sampled_from(sorted(KERNELS))), tmp)
+    recipe = data.draw(expand_recipes(harness.scop))
+    try:
+        transformed = apply_recipe(harness.scop, recipe, harness.dependences)
+    except (IllegalTransformError, RecipeError):
+        _OUTCOMES.append("refused")
+        return
+    assert harness.baseline().ok, harness.baseline().message
+    result = harness.evaluate(recipe, transformed=transformed)
+    assert result.variant.status == "ok", (recipe.to_dict(), result.variant.message)
+    assert result.verified, (recipe.to_dict(), result.verification)
+    _OUTCOMES.append("applied")
+
+
+def test_random_recipes_starting_with_expand_preserve_outputs_and_are_mostly_applied(tmp_path: Path) -> None:
+    @settings(max_examples=30, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+    @given(data=st.data())
+    def run(data: st.DataObject) -> None:
+        _run_one(data, tmp_path)
+
+    _OUTCOMES.clear()
+    run()
+    assert len(_OUTCOMES) >= 20
+    assert _OUTCOMES.count("applied") >= 0.5 * len(_OUTCOMES), _OUTCOMES
