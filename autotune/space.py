@@ -20,6 +20,9 @@ a study: a study created by one worker can be resumed by another, on another day
     order (a reduction loop is never offered).
 ``inner`` (``"none"``, ``"simd"`` or ``"unroll{f}"`` for ``f`` in ``unroll_factors``)
     what happens to the innermost loop: ``vectorize`` or ``unroll`` (gcc takes one pragma there).
+``schedule`` and ``jam``
+    the parallel loop's OpenMP schedule and register blocking (:mod:`autotune.space_steps`);
+    a loop that carries only scalar reductions is a ``parallel`` candidate, with a reduction clause.
 
 Steps come in that order. Choices that are illegal on their own are left out when the space is
 built (see :meth:`RecipeSpace.prune`); combinations the engine still refuses (a tile band that is
@@ -36,6 +39,20 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from autotune.space_steps import (
+    SCHEDULES,
+    band_of,
+    jam_choices,
+    longest_trip,
+    parallel_step,
+    parse_jam,
+    point_depth,
+    read_jam,
+    read_parallel_options,
+    reduction_loops,
+    sibling_depth,
+    snap,
+)
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
@@ -50,7 +67,7 @@ UNROLL_FACTORS: tuple[int, ...] = (2, 4, 8)
 # deeper nests permute their outermost five levels only.
 MAX_PERMUTED = 5
 
-_STEP_ORDER = ("distribute", "fuse", "interchange", "tile", "parallelize", "vectorize", "unroll")
+_STEP_ORDER = ("distribute", "fuse", "interchange", "tile", "parallelize", "vectorize", "unroll", "unroll_jam")
 
 
 class RecipeSpace:
@@ -89,14 +106,14 @@ class RecipeSpace:
         if any(int(f) < 2 for f in unroll_factors) or any(int(s) < 1 for s in tile_sizes):
             raise ValueError("tile sizes must be >= 1 and unroll factors >= 2")
         self.scop = scop
-        longest = _longest_trip(scop, params) if params is not None else None
+        longest = longest_trip(scop, params) if params is not None else None
         self.tile_sizes = tuple(sorted({1, *(int(s) for s in tile_sizes if longest is None or int(s) < longest)}))
         self.unroll_factors = tuple(sorted({int(f) for f in unroll_factors}))
         sched = scop.schedule
         self.n_levels = sched.n_levels
         self.n_permuted = min(self.n_levels, max_permuted)
         self.permutations: tuple[tuple[int, ...], ...] = tuple(itertools.permutations(range(self.n_permuted)))
-        self.fuse_depth = _sibling_depth(scop)
+        self.fuse_depth = sibling_depth(scop)
         self.choices: dict[str, tuple[Any, ...]] = {}
         if self.n_levels and len(sched.statements_at(0)) > 1:
             self.choices["distribute"] = (False, True)
@@ -108,10 +125,13 @@ class RecipeSpace:
             self.choices[f"tile_l{k}"] = self.tile_sizes
         if self.n_levels:
             self.choices["parallel"] = (-1, *range(self.n_levels))
+            self.choices["schedule"] = SCHEDULES
             self.choices["inner"] = ("none", "simd", *(f"unroll{f}" for f in self.unroll_factors))
-        self.deps = compute_dependences(scop) if deps is None and prune else deps
+        if jam_choices(self.n_levels):
+            self.choices["jam"] = jam_choices(self.n_levels)
+        self.deps = compute_dependences(scop) if deps is None else deps
+        self.reductions = reduction_loops(scop, self.deps)
         if prune:
-            assert self.deps is not None
             self.prune(self.deps)
 
     def __repr__(self) -> str:
@@ -138,7 +158,7 @@ class RecipeSpace:
         for name in ("distribute", "fuse"):
             if name in self.choices and not legal({name: True}):
                 del self.choices[name]
-        for name in ("order", "parallel"):
+        for name in ("order", "parallel", "jam"):
             if name in self.choices:
                 first = self.choices[name][0]
                 kept = tuple(v for v in self.choices[name] if v == first or legal({name: v}))
@@ -146,6 +166,8 @@ class RecipeSpace:
                     self.choices[name] = kept
                 else:
                     del self.choices[name]
+        if "parallel" not in self.choices:
+            self.choices.pop("schedule", None)
 
     @property
     def signature(self) -> str:
@@ -207,13 +229,18 @@ class RecipeSpace:
             a, b = band
             steps.append({"op": "tile", "loops": list(range(a, b + 1)), "sizes": sizes[a:b + 1]})
         if p.get("parallel", -1) >= 0:
-            steps.append({"op": "parallelize", "loop": _loop_depth(order.index(p["parallel"]), sizes, band)})
+            depth = _loop_depth(order.index(p["parallel"]), sizes, band)
+            steps.append(parallel_step(depth, p["parallel"], p, self.reductions))
         inner = p.get("inner", "none")
         innermost = n - 1 + _width(band)
         if inner == "simd":
-            steps.append({"op": "vectorize", "loop": innermost})
+            steps.append({"op": "vectorize", "loop": innermost,
+                          **({"reduction": True} if order[n - 1] in self.reductions else {})})
         elif inner != "none":
             steps.append({"op": "unroll", "loop": innermost, "factor": int(inner.removeprefix("unroll"))})
+        jam = parse_jam(p.get("jam", "none"))
+        if jam is not None:
+            steps.append({"op": "unroll_jam", "loop": point_depth(order.index(jam[0]), band), "factor": jam[1]})
         return Recipe.from_dict({"steps": steps})
 
     def _complete(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -289,7 +316,7 @@ class RecipeSpace:
             state.order = full
             return True
         if op == "tile":
-            band = _band_of(args)
+            band = band_of(args)
             raw = args.get("sizes")
             if isinstance(raw, list) and raw and all(isinstance(s, list) for s in raw):
                 raw = raw[0] if len(raw) == 1 else None
@@ -297,7 +324,7 @@ class RecipeSpace:
                 return False
             exact = True
             for k, size in zip(range(band[0], band[1] + 1), raw, strict=True):
-                snapped = _snap(size, self.tile_sizes)
+                snapped = snap(size, self.tile_sizes)
                 exact = exact and snapped == size
                 state.sizes[k] = params[f"tile_l{k}"] = snapped
             state.band = band
@@ -310,7 +337,11 @@ class RecipeSpace:
             if loop not in self.choices["parallel"]:
                 return False
             params["parallel"] = loop
-            return _band(state.sizes) == state.band and _loop_depth(position, state.sizes, state.band) == args["loop"]
+            exact = read_parallel_options(args, self.choices, params)
+            return exact and _band(state.sizes) == state.band and _loop_depth(position, state.sizes,
+                                                                               state.band) == args["loop"]
+        if op == "unroll_jam":
+            return read_jam(args, state.order, state.band, self.choices, params) and _band(state.sizes) == state.band
         if args.get("loop") != n - 1 + _width(state.band) or "inner" not in self.choices:
             return False
         if op == "vectorize":
@@ -319,7 +350,7 @@ class RecipeSpace:
         factor = args.get("factor")
         if not isinstance(factor, int) or isinstance(factor, bool):
             return False
-        snapped = _snap(factor, self.unroll_factors)
+        snapped = snap(factor, self.unroll_factors)
         params["inner"] = f"unroll{snapped}"
         return snapped == factor
 
@@ -336,21 +367,6 @@ class _ReadState:
 # -- pure helpers ---------------------------------------------------------------------------------
 
 
-def _longest_trip(scop: Scop, params: Mapping[str, int]) -> float | None:
-    from loopnest.analysis import trip_counts
-
-    loops = trip_counts(scop, params).get("loops") or []
-    return max(loops) if loops else None
-
-
-def _sibling_depth(scop: Scop) -> int | None:
-    """The shallowest depth with sibling loops: statements there whose enclosing loops differ."""
-    sched = scop.schedule
-    for depth in range(sched.n_levels):
-        prefixes = {tuple(sched.rows[s][: 2 * depth + 1]) for s in sched.statements_at(depth)}
-        if len(prefixes) > 1:
-            return depth
-    return None
 
 
 def _band(sizes: Sequence[int]) -> tuple[int, int] | None:
@@ -363,13 +379,6 @@ def _width(band: tuple[int, int] | None) -> int:
     """How many tile loops a band inserts."""
     return 0 if band is None else band[1] - band[0] + 1
 
-
-def _band_of(args: Mapping[str, Any]) -> tuple[int, int] | None:
-    loops = args.get("loops")
-    if (not isinstance(loops, list) or not loops or not all(isinstance(x, int) for x in loops)
-            or loops != list(range(loops[0], loops[0] + len(loops)))):
-        return None
-    return loops[0], loops[-1]
 
 
 def _loop_depth(position: int, sizes: Sequence[int], band: tuple[int, int] | None) -> int:
@@ -386,10 +395,3 @@ def _position_of(depth: object, n: int, band: tuple[int, int] | None) -> int | N
         return None
     position = depth if band is None or depth <= band[1] else depth - _width(band)
     return position if position < n else None
-
-
-def _snap(value: object, grid: Sequence[int]) -> int:
-    """The grid value nearest to ``value`` on a log scale (ties go to the smaller)."""
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        return grid[0]
-    return min(grid, key=lambda g: (abs(math.log2(g) - math.log2(value)), g))

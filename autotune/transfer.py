@@ -24,6 +24,7 @@ from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness.compare import AcceptancePolicy, Speedup
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
+from loopnest.transform.parallel import classify
 from loopnest.transform.recipe import Recipe, apply_recipe
 
 # The acceptance margin: a recipe must beat the original by this factor to be offered.
@@ -136,6 +137,42 @@ def _shift_step(step: dict, by: int) -> dict:
     return out
 
 
+def _refit_tiles(step: dict, trips: Sequence[float]) -> None:
+    """A replayed ``tile`` step's sizes re-fitted to our trip counts, in place."""
+    loops = step["loops"]
+    sizes = step["sizes"] if isinstance(step["sizes"][0], list) else [step["sizes"]]
+    step["sizes"] = [[_refit_tile(s, trips[lv]) if lv < len(trips) else 1 for s, lv in zip(lvl, loops, strict=False)]
+                     for lvl in sizes]
+    if len(step["sizes"]) == 1:
+        step["sizes"] = step["sizes"][0]
+
+
+def _instance_options(step: dict, current: Scop, deps: list[Dependence], trips: Sequence[float]) -> dict | None:
+    """A replayed step with its nest-specific options recomputed for ``current``; None to drop it.
+
+    ``reduction`` on a ``parallelize`` or ``vectorize`` step says whether the mapped loop carries
+    only scalar reductions *here*: kept, added or dropped accordingly. An ``unroll_jam`` factor
+    above the mapped loop's trip count is cut to a power of two within it (dropped below 2); a
+    mapped loop with nothing inside it is refused by the step itself, and so dropped.
+    """
+    level = step.get("loop")
+    if step["op"] in ("parallelize", "vectorize") and isinstance(level, int):
+        if step.get("reduction") is False:
+            return step
+        step.pop("reduction", None)
+        if level < current.schedule.n_levels:
+            blocking, _, reds = classify(current, ScheduleSpace(current, deps), level)
+            if reds and not blocking:
+                step["reduction"] = True
+    if step["op"] == "unroll_jam" and isinstance(level, int) and level < len(trips):
+        trip = trips[level]
+        if math.isfinite(trip) and step["factor"] > trip:
+            if trip < 2:
+                return None
+            step["factor"] = 2 ** int(math.log2(trip))
+    return step
+
+
 def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRoles,
                  deps: list[Dependence] | None = None) -> Recipe:
     """The neighbour's ``recipe`` rewritten for ``scop``; illegal or inapplicable steps dropped.
@@ -172,13 +209,10 @@ def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRole
                 continue
             step["order"] = order_n + list(range(len(order_n), depth))
         if step["op"] == "tile":
-            loops = step["loops"]
-            sizes = step["sizes"] if isinstance(step["sizes"][0], list) else [step["sizes"]]
-            step["sizes"] = [[_refit_tile(s, trips[lv]) if lv < len(trips) else 1 for s, lv in zip(lvl, loops,
-                                                                                                    strict=False)]
-                             for lvl in sizes]
-            if len(step["sizes"]) == 1:
-                step["sizes"] = step["sizes"][0]
+            _refit_tiles(step, trips)
+        step = _instance_options(step, current, deps, trips)
+        if step is None:
+            continue
         try:
             candidate = apply_recipe(current, Recipe.from_dict({"steps": [step]}), deps)
         except (IllegalTransformError, RecipeError):
@@ -187,6 +221,8 @@ def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRole
             first, n = step["loops"][0], len(step["loops"]) * (len(step["sizes"]) if isinstance(
                 step["sizes"][0], list) else 1)
             trips[first:first] = [math.inf] * n
+        if step["op"] == "unroll_jam":
+            trips.append(float(step["factor"]))  # the point loop, now the deepest level
         current = candidate
         if step["op"] == "interchange":
             trips = [trips[q] for q in step["order"]] + trips[len(step["order"]):]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import optuna
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,7 +32,8 @@ def points(space: RecipeSpace) -> st.SearchStrategy[dict]:
 
 
 def test_parameter_names_depend_only_on_the_nest_shape(gemm, gemm_space):
-    assert list(gemm_space.choices) == ["order", "tile_l0", "tile_l1", "tile_l2", "parallel", "inner"]
+    assert list(gemm_space.choices) == ["order", "tile_l0", "tile_l1", "tile_l2", "parallel", "schedule", "inner",
+                                        "jam"]
     assert gemm_space.choices["tile_l0"] == (1, 8, 16, 32, 64, 128, 256)
     assert gemm_space.choices["inner"] == ("none", "simd", "unroll2", "unroll4", "unroll8")
     again = RecipeSpace(load(KERNELS / "blas3" / "gemm_ijk.c"))
@@ -51,6 +55,42 @@ def test_choices_illegal_on_their_own_are_left_out(gemm_space):
     assert "distribute" not in covariance.choices and "order" not in covariance.choices
     two_mm = RecipeSpace(load(KERNELS / "blas3" / "two_mm.c"))
     assert {"distribute", "fuse"} <= set(two_mm.choices)
+
+
+def test_register_blocking_and_schedules_are_offered_where_legal(gemm_space):
+    # i and j can be jammed into k; k is innermost on its own: nothing to jam into.
+    assert gemm_space.choices["jam"] == ("none", "l0x2", "l0x4", "l0x8", "l1x2", "l1x4", "l1x8")
+    assert gemm_space.choices["schedule"] == ("static", "dynamic", "guided")
+    recipe = gemm_space.recipe_for({"order": 1, "tile_l1": 32, "parallel": 0, "schedule": "guided", "jam": "l0x4"})
+    assert recipe.to_dict()["steps"][2:] == [{"op": "parallelize", "loop": 0, "schedule": "guided"},
+                                             {"op": "unroll_jam", "loop": 0, "factor": 4}]
+    # j sits at position 2 after ikj, tiled: its point loop is depth 3.
+    assert gemm_space.recipe_for({"order": 1, "tile_l2": 32, "jam": "l1x2"}).to_dict()["steps"][-1] == {
+        "op": "unroll_jam", "loop": 3, "factor": 2}
+
+
+def test_a_loop_carrying_only_a_scalar_reduction_is_a_parallel_candidate():
+    dot = RecipeSpace(load(KERNELS / "blas1" / "dot.c"))
+    assert dot.reductions == {0} and dot.choices["parallel"] == (-1, 0) and "jam" not in dot.choices
+    assert dot.recipe_for({"parallel": 0, "schedule": "dynamic", "inner": "simd"}).to_dict()["steps"] == [
+        {"op": "parallelize", "loop": 0, "reduction": True, "schedule": "dynamic"},
+        {"op": "vectorize", "loop": 0, "reduction": True}]
+    # An array-element reduction (r[i] += ... carried by j) is no candidate: no array-section clauses.
+    row_sums = RecipeSpace(load(KERNELS / "reduction" / "row_sums.c"))
+    assert row_sums.reductions == frozenset() and row_sums.choices["parallel"] == (-1, 0)
+
+
+def test_a_changed_space_gets_a_new_study_name(db_url, gemm):
+    from autotune.records import resolve_study_name, tuning_study
+
+    name, space = tuning_study(db_url, 1, 1, gemm, GEMM_PARAMS)
+    assert space.signature in name
+    old = dict(space.choices)
+    del old["jam"], old["schedule"]  # the space before register blocking and schedules
+    old_signature = hashlib.sha256(json.dumps({k: list(v) for k, v in old.items()}, sort_keys=True)
+                                   .encode()).hexdigest()[:16]
+    assert old_signature != space.signature
+    assert resolve_study_name(db_url, 1, 1, GEMM_PARAMS, old_signature) != name
 
 
 def test_imperfect_nest_gets_distribution(gemv_space):
@@ -93,20 +133,32 @@ def test_params_for_inverts_recipe_for(gemm_space, gemv_space, data):
         assert space.params_for(recipe.to_dict()) == back  # dicts and lists are accepted too
 
 
-def test_every_sampled_recipe_is_legal_or_refused_before_compiling(gemm, gemm_space):
-    deps = compute_dependences(gemm)
+# Why a sampled recipe may still be refused: a loop moved so that it carries a dependence, a band
+# that is not permutable, unroll on an OpenMP loop, or the documented unroll_jam limits (no loop
+# inside, a simd loop inside).
+REFUSALS = ("carries the dependence", "would reverse the dependence", "not permutable", "has no loop inside",
+            "is marked simd", "is already parallel", "is an OpenMP loop", "is unrolled")
+
+
+@pytest.mark.parametrize("kernel", ["blas3/gemm_ijk.c", "blas1/dot.c", "reduction/row_sums.c"])
+def test_every_sampled_recipe_is_legal_or_refused_before_compiling(kernel):
+    scop = load(KERNELS / kernel)
+    deps = compute_dependences(scop)
+    space = RecipeSpace(scop, deps)
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
-    legal = 0
-    for _ in range(40):
+    legal, ops = 0, set()
+    for _ in range(60):
         trial = study.ask()
-        recipe = gemm_space.suggest(trial)
+        recipe = space.suggest(trial)
         try:
-            apply_recipe(gemm, recipe, deps)
+            apply_recipe(scop, recipe, deps)
             legal += 1
-        except (IllegalTransformError, RecipeError):
-            pass
+            ops |= {s.op for s in recipe.steps}
+        except (IllegalTransformError, RecipeError) as exc:
+            assert any(r in str(exc) for r in REFUSALS), str(exc)
         study.tell(trial, 0.0)
-    assert legal > 20  # most of gemm's space is legal once reductions are kept out
+    assert legal > 30  # most of the space is legal once reductions are kept out
+    assert "parallelize" in ops and ("unroll_jam" in ops or "jam" not in space.choices)
 
 
 def test_params_for_snaps_and_drops_in_lenient_mode(gemm_space):

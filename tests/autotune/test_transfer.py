@@ -64,3 +64,49 @@ def test_a_shallower_neighbours_recipe_keeps_its_inner_loops_and_our_extra_loop_
                                           {"op": "parallelize", "loop": 1}, {"op": "vectorize", "loop": 2}]
     with Harness(gemm, SIZES, reps=1) as harness:
         assert harness.evaluate(adapted).verified
+
+
+DOT = Recipe.from_dict({"steps": [{"op": "tile", "loops": [0], "sizes": [16]},
+                                  {"op": "parallelize", "loop": 0, "reduction": True, "schedule": "dynamic"},
+                                  {"op": "vectorize", "loop": 1, "reduction": True}]})
+
+
+def test_a_reduction_neighbour_keeps_its_clause_only_where_the_mapped_loop_reduces() -> None:
+    dot = extract_scops(BLAS3.parent / "blas1/dot.c").scops[0]
+    source = loop_roles(dot, {"n": 1000})
+    sum_int = extract_scops(BLAS3.parent / "reduction/sum_int.c").scops[0]
+    adapted = adapt_recipe(DOT, source, sum_int, loop_roles(sum_int, {"n": 1000}))
+    assert adapted == DOT  # another scalar reduction: parallel and simd with the clause, schedule kept
+    with Harness(sum_int, {"n": 1000}, reps=1) as harness:
+        assert harness.evaluate(adapted).verified
+    axpy = extract_scops(BLAS3.parent / "blas1/axpy.c").scops[0]
+    adapted = adapt_recipe(DOT, source, axpy, loop_roles(axpy, {"n": 1000}))
+    assert adapted.to_dict()["steps"][1:] == [{"op": "parallelize", "loop": 0, "schedule": "dynamic"},
+                                              {"op": "vectorize", "loop": 1}]  # no reduction here
+
+
+def test_register_blocking_follows_the_loop_role() -> None:
+    # ijk tuned as ikj, parallel i, i jammed by 4: on jki, i is the innermost loop; the interchange
+    # brings it outermost again and the jam follows it there.
+    tuned = Recipe.from_dict({"steps": [{"op": "interchange", "order": [0, 2, 1]},
+                                        {"op": "parallelize", "loop": 0, "schedule": "guided"},
+                                        {"op": "unroll_jam", "loop": 0, "factor": 4}]})
+    source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")
+    adapted = adapt_recipe(tuned, loop_roles(source, SIZES), target, loop_roles(target, SIZES))
+    assert adapted.to_dict()["steps"][1:] == tuned.to_dict()["steps"][1:]
+    assert apply_recipe(source, tuned).schedule.marks == apply_recipe(target, adapted).schedule.marks
+    with Harness(target, SIZES, reps=1) as harness:
+        assert harness.evaluate(adapted).verified
+    # A jam factor larger than the mapped loop's trip count is cut to fit; one below 2 is dropped.
+    small = adapt_recipe(tuned, loop_roles(source, SIZES), target, loop_roles(target, {**SIZES, "n_rows": 3}))
+    assert small.to_dict()["steps"][-1] == {"op": "unroll_jam", "loop": 0, "factor": 2}
+    one = adapt_recipe(tuned, loop_roles(source, SIZES), target, loop_roles(target, {**SIZES, "n_rows": 1}))
+    assert all(s.op != "unroll_jam" for s in one.steps)
+
+
+def test_a_jam_whose_mapped_loop_has_nothing_inside_is_dropped() -> None:
+    ger = extract_scops(BLAS3.parent / "blas2/ger.c").scops[0]
+    tuned = Recipe.from_dict({"steps": [{"op": "unroll_jam", "loop": 1, "factor": 4}]})  # gemm's j, into k
+    gemm = nest("gemm_ijk.c")
+    adapted = adapt_recipe(tuned, loop_roles(gemm, SIZES), ger, loop_roles(ger, {"m": 96, "n": 96}))
+    assert all(s.op != "unroll_jam" for s in adapted.steps)

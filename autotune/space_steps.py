@@ -1,0 +1,140 @@
+"""The recipe space's register blocking, reduction and schedule parameters (see :mod:`autotune.space`).
+
+``jam`` (``"none"`` or ``"l{loop}x{factor}"`` for ``factor`` in :data:`JAM_FACTORS`)
+    ``unroll_jam`` of loop ``loop`` of the original nest (its point loop wherever the interchange
+    and tiling put it) by ``factor``: register blocking. Last step, so the depths of the others are
+    unchanged; a loop that is innermost on its own is never offered (it has nothing to jam into).
+``schedule`` (``"static"``, ``"dynamic"`` or ``"guided"``, nests with a ``parallel`` parameter)
+    the OpenMP schedule of the parallel loop; ``"static"`` is the default, written without a clause.
+
+A ``parallel`` or ``simd`` loop whose only carried dependences are scalar reductions
+(:func:`reduction_loops`) is written with ``"reduction": true``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from loopnest.ir import Scop
+from loopnest.polyhedral import Dependence, ScheduleSpace
+from loopnest.transform.parallel import SCHEDULE_KINDS, classify
+
+JAM_FACTORS: tuple[int, ...] = (2, 4, 8)
+SCHEDULES: tuple[str, ...] = SCHEDULE_KINDS  # static first: the default, no clause
+
+
+def reduction_loops(scop: Scop, deps: list[Dependence]) -> frozenset[int]:
+    """The loop levels whose only carried dependences (in the original order) are scalar reductions:
+    parallel (or simd) candidates with an OpenMP ``reduction`` clause."""
+    space = ScheduleSpace(scop, deps)
+    out = set()
+    for level in range(scop.schedule.n_levels):
+        blocking, _, reds = classify(scop, space, level)
+        if reds and not blocking:
+            out.add(level)
+    return frozenset(out)
+
+
+def jam_choices(n_levels: int, factors: Sequence[int] = JAM_FACTORS) -> tuple[str, ...]:
+    if n_levels < 2:
+        return ()
+    return ("none", *(f"l{loop}x{f}" for loop in range(n_levels) for f in factors))
+
+
+def parse_jam(value: str) -> tuple[int, int] | None:
+    """``"l1x4"`` -> (1, 4); ``"none"`` -> None."""
+    if value == "none":
+        return None
+    loop, factor = value.removeprefix("l").split("x")
+    return int(loop), int(factor)
+
+
+def point_depth(position: int, band: tuple[int, int] | None) -> int:
+    """The depth, after tiling, of position ``position``'s point loop."""
+    if band is None or position < band[0]:
+        return position
+    return position + band[1] - band[0] + 1
+
+
+def point_position(depth: object, n: int, band: tuple[int, int] | None) -> int | None:
+    """The position whose point loop sits at ``depth`` (None for a tile loop or out of range)."""
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+        return None
+    if band is not None and depth >= band[0]:
+        depth -= band[1] - band[0] + 1
+        if depth < band[0]:
+            return None  # a tile loop
+    return depth if depth < n else None
+
+
+def parallel_step(depth: int, loop: int, p: Mapping[str, Any], reductions: frozenset[int]) -> dict[str, Any]:
+    step: dict[str, Any] = {"op": "parallelize", "loop": depth}
+    if loop in reductions:
+        step["reduction"] = True
+    if p.get("schedule", SCHEDULES[0]) != SCHEDULES[0]:
+        step["schedule"] = p["schedule"]
+    return step
+
+
+def read_parallel_options(args: Mapping[str, Any], choices: Mapping[str, tuple[Any, ...]],
+                          params: dict[str, Any]) -> bool:
+    """Fold a ``parallelize`` step's schedule into ``params``; False if dropped or approximated."""
+    if "chunk" in args or args.get("reduction") is False:
+        return False
+    schedule = args.get("schedule", SCHEDULES[0])
+    if "schedule" not in choices:
+        return schedule == SCHEDULES[0]
+    if schedule not in choices["schedule"]:
+        return False
+    params["schedule"] = schedule
+    return True
+
+
+def read_jam(args: Mapping[str, Any], order: Sequence[int], band: tuple[int, int] | None,
+             choices: Mapping[str, tuple[Any, ...]], params: dict[str, Any]) -> bool:
+    """Fold an ``unroll_jam`` step into ``params`` (factor snapped to the grid); False if dropped
+    or approximated."""
+    position = point_position(args.get("loop"), len(order), band)
+    factor = args.get("factor")
+    if position is None or "jam" not in choices or not isinstance(factor, int) or isinstance(factor, bool):
+        return False
+    snapped = min(JAM_FACTORS, key=lambda f: (abs(f - factor), f))
+    value = f"l{order[position]}x{snapped}"
+    if value not in choices["jam"]:
+        return False
+    params["jam"] = value
+    return snapped == factor
+
+
+def longest_trip(scop: Scop, params: Mapping[str, int]) -> float | None:
+    from loopnest.analysis import trip_counts
+
+    loops = trip_counts(scop, params).get("loops") or []
+    return max(loops) if loops else None
+
+
+def sibling_depth(scop: Scop) -> int | None:
+    """The shallowest depth with sibling loops: statements there whose enclosing loops differ."""
+    sched = scop.schedule
+    for depth in range(sched.n_levels):
+        prefixes = {tuple(sched.rows[s][: 2 * depth + 1]) for s in sched.statements_at(depth)}
+        if len(prefixes) > 1:
+            return depth
+    return None
+
+
+def band_of(args: Mapping[str, Any]) -> tuple[int, int] | None:
+    loops = args.get("loops")
+    if (not isinstance(loops, list) or not loops or not all(isinstance(x, int) for x in loops)
+            or loops != list(range(loops[0], loops[0] + len(loops)))):
+        return None
+    return loops[0], loops[-1]
+
+
+def snap(value: object, grid: Sequence[int]) -> int:
+    """The grid value nearest to ``value`` on a log scale (ties go to the smaller)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        return grid[0]
+    return min(grid, key=lambda g: (abs(math.log2(g) - math.log2(value)), g))
