@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from autotune.space_steps import (
     SCHEDULES,
     band_of,
+    imbalanced,
     jam_choices,
     longest_trip,
     parallel_step,
@@ -125,7 +126,8 @@ class RecipeSpace:
             self.choices[f"tile_l{k}"] = self.tile_sizes
         if self.n_levels:
             self.choices["parallel"] = (-1, *range(self.n_levels))
-            self.choices["schedule"] = SCHEDULES
+            if imbalanced(scop):
+                self.choices["schedule"] = SCHEDULES
             self.choices["inner"] = ("none", "simd", *(f"unroll{f}" for f in self.unroll_factors))
         if jam_choices(self.n_levels):
             self.choices["jam"] = jam_choices(self.n_levels)

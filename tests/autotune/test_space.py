@@ -32,8 +32,7 @@ def points(space: RecipeSpace) -> st.SearchStrategy[dict]:
 
 
 def test_parameter_names_depend_only_on_the_nest_shape(gemm, gemm_space):
-    assert list(gemm_space.choices) == ["order", "tile_l0", "tile_l1", "tile_l2", "parallel", "schedule", "inner",
-                                        "jam"]
+    assert list(gemm_space.choices) == ["order", "tile_l0", "tile_l1", "tile_l2", "parallel", "inner", "jam"]
     assert gemm_space.choices["tile_l0"] == (1, 8, 16, 32, 64, 128, 256)
     assert gemm_space.choices["inner"] == ("none", "simd", "unroll2", "unroll4", "unroll8")
     again = RecipeSpace(load(KERNELS / "blas3" / "gemm_ijk.c"))
@@ -60,10 +59,15 @@ def test_choices_illegal_on_their_own_are_left_out(gemm_space):
 def test_register_blocking_and_schedules_are_offered_where_legal(gemm_space):
     # i and j can be jammed into k; k is innermost on its own: nothing to jam into.
     assert gemm_space.choices["jam"] == ("none", "l0x2", "l0x4", "l0x8", "l1x2", "l1x4", "l1x8")
-    assert gemm_space.choices["schedule"] == ("static", "dynamic", "guided")
-    recipe = gemm_space.recipe_for({"order": 1, "tile_l1": 32, "parallel": 0, "schedule": "guided", "jam": "l0x4"})
-    assert recipe.to_dict()["steps"][2:] == [{"op": "parallelize", "loop": 0, "schedule": "guided"},
+    # A rectangular domain keeps the static schedule; a banded one (gbmv's j around i) gets the others.
+    assert "schedule" not in gemm_space.choices
+    gbmv = RecipeSpace(load(KERNELS / "blas2" / "gbmv.c"))
+    assert gbmv.choices["schedule"] == ("static", "dynamic", "guided")
+    recipe = gemm_space.recipe_for({"order": 1, "tile_l1": 32, "parallel": 0, "jam": "l0x4"})
+    assert recipe.to_dict()["steps"][2:] == [{"op": "parallelize", "loop": 0},
                                              {"op": "unroll_jam", "loop": 0, "factor": 4}]
+    assert gbmv.recipe_for({"parallel": 0, "schedule": "guided"}).to_dict()["steps"] == [
+        {"op": "parallelize", "loop": 0, "schedule": "guided"}]
     # j sits at position 2 after ikj, tiled: its point loop is depth 3.
     assert gemm_space.recipe_for({"order": 1, "tile_l2": 32, "jam": "l1x2"}).to_dict()["steps"][-1] == {
         "op": "unroll_jam", "loop": 3, "factor": 2}
@@ -72,8 +76,8 @@ def test_register_blocking_and_schedules_are_offered_where_legal(gemm_space):
 def test_a_loop_carrying_only_a_scalar_reduction_is_a_parallel_candidate():
     dot = RecipeSpace(load(KERNELS / "blas1" / "dot.c"))
     assert dot.reductions == {0} and dot.choices["parallel"] == (-1, 0) and "jam" not in dot.choices
-    assert dot.recipe_for({"parallel": 0, "schedule": "dynamic", "inner": "simd"}).to_dict()["steps"] == [
-        {"op": "parallelize", "loop": 0, "reduction": True, "schedule": "dynamic"},
+    assert dot.recipe_for({"parallel": 0, "inner": "simd"}).to_dict()["steps"] == [
+        {"op": "parallelize", "loop": 0, "reduction": True},
         {"op": "vectorize", "loop": 0, "reduction": True}]
     # An array-element reduction (r[i] += ... carried by j) is no candidate: no array-section clauses.
     row_sums = RecipeSpace(load(KERNELS / "reduction" / "row_sums.c"))
@@ -86,7 +90,7 @@ def test_a_changed_space_gets_a_new_study_name(db_url, gemm):
     name, space = tuning_study(db_url, 1, 1, gemm, GEMM_PARAMS)
     assert space.signature in name
     old = dict(space.choices)
-    del old["jam"], old["schedule"]  # the space before register blocking and schedules
+    del old["jam"]  # the space before register blocking
     old_signature = hashlib.sha256(json.dumps({k: list(v) for k, v in old.items()}, sort_keys=True)
                                    .encode()).hexdigest()[:16]
     assert old_signature != space.signature
