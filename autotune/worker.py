@@ -211,7 +211,8 @@ def run_job(
     note = result.stop_reason or None  # a space that ran out: the job is done, and says why it stopped early
     best_speedup, confirmed = result.best_speedup, None
     if best_id is not None and recorder is not None:
-        confirmed, doubt = _confirm_best(scop, params, result, recorder, settings, options)
+        confirmed, doubt = confirm_best(scop, params, result, recorder, settings, reps=int(options.get("reps", 3)),
+                                        threads=options.get("threads") or settings.threads or None)
         if doubt is not None:
             best_id, best_speedup, note = None, None, "; ".join(filter(None, [note, doubt]))
         elif confirmed is not None:
@@ -226,8 +227,8 @@ def run_job(
     return JobOutcome(job.id, "done", result.evaluated, best_speedup, best_id, note, result, confirmed)
 
 
-def _confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorder: MeasurementRecorder,
-                  settings: Settings, options: Mapping[str, Any]) -> tuple[Speedup | None, str | None]:
+def confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorder: MeasurementRecorder,
+                 settings: Settings, *, reps: int = 3, threads: int | None = None) -> tuple[Speedup | None, str | None]:
     """The study's winner is the best of its trials (the winner's curse): re-measure it against the
     baseline in fresh, interleaved runs. Returns the re-measured speedup, or why it did not hold up."""
     from loopnest.harness import Harness, Limits
@@ -236,8 +237,8 @@ def _confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, record
     policy = AcceptancePolicy.from_settings(settings)
     if result.best_recipe is None or (result.best_speedup or 0.0) < policy.margin:
         return None, None  # below the margin it is offered to nobody: nothing to confirm
-    with Harness(scop, params, reps=int(options.get("reps", 3)), threads=options.get("threads") or settings.threads
-                 or None, limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as harness:
+    with Harness(scop, params, reps=reps, threads=threads, limits=Limits.from_settings(settings), cc=settings.cc,
+                 cflags=settings.cflags) as harness:
         comparison = harness.compare(result.best_recipe, policy=policy)
         baseline = harness.baseline().median
     speedup = comparison.speedup

@@ -71,7 +71,8 @@ def tune_command(
     """Autotune the loop nests of FILE; every verified measurement is stored in the database."""
     import optuna
 
-    from autotune import MeasurementRecorder, ensure_local_target, register_nest, study_name_for, tune_nest
+    from autotune import MeasurementRecorder, ensure_local_target, register_nest, tune_nest, tuning_study
+    from autotune.worker import confirm_best
     from database import get_store, ranked_recipes_for
     from loopnest.config import get_settings
     from loopnest.dropin import replace_regions
@@ -118,29 +119,37 @@ def tune_command(
                 shown = "-" if update.best_speedup is None else f"{update.best_speedup:.2f}x"
                 progress.update(task, completed=update.evaluated, best=shown)
 
+            # The same study name as the seed build and the workers (it carries the recipe space's signature).
+            study_name, space = tuning_study(store.url, db_nest.id, target.id, scop, values)
+            recorder = MeasurementRecorder(store, nest_id=db_nest.id, target_id=target.id, params=values)
+            nest_threads = resolve_threads(threads, settings.threads)
             result = tune_nest(
-                scop, values, storage=store.url, study_name=study_name_for(db_nest.id, target.id, values),
+                scop, values, storage=store.url, study_name=study_name, space=space,
                 n_trials=trials, timeout=timeout, seed=seed,
                 warm_start=[*seeds, *(Recipe.from_dict(r.recipe.steps) for r in known)],
-                reps=reps, threads=resolve_threads(threads, settings.threads), limits=Limits.from_settings(settings),
-                cc=settings.cc, cflags=settings.cflags,
-                recorder=MeasurementRecorder(store, nest_id=db_nest.id, target_id=target.id, params=values),
-                on_trial=on_trial)
+                reps=reps, threads=nest_threads, limits=Limits.from_settings(settings),
+                cc=settings.cc, cflags=settings.cflags, recorder=recorder, on_trial=on_trial)
             progress.update(task, completed=result.evaluated)
-            if result.best_recipe is not None and (result.best_speedup or 0) > 1.0:
+            progress.update(task, best="re-measuring")
+            confirmed, doubt = confirm_best(scop, values, result, recorder, settings, reps=reps, threads=nest_threads) \
+                if complete and result.best_recipe is not None else (None, None)
+            if confirmed is not None and result.best_recipe is not None:
                 best[i] = apply_recipe(scop, result.best_recipe)
             results.append({"nest": i, "name": scop.name, "nest_id": db_nest.id, "target_id": target.id,
-                            "params": values, "budget": trials, **result.to_dict()})
+                            "params": values, "budget": trials, **result.to_dict(),
+                            "confirmed": None if confirmed is None else confirmed.to_dict(), "doubt": doubt})
     if write_best is not None:
         write_best.write_text(replace_regions(file, best, scops))
     if json_out:
         emit_json({"file": str(file), "results": results, "written": str(write_best) if write_best else None})
         return
-    table = Table("nest", "evaluated", "baseline s", "best speedup", "best recipe", "stopped")
+    table = Table("nest", "evaluated", "baseline s", "best trial", "re-measured (interleaved, interval)",
+                  "best recipe", "stopped")
     for r in results:
         baseline = (r["baseline"] or {}).get("median")
+        remeasured = r["confirmed"]["text"] if r["confirmed"] else (r["doubt"] or "- (below the margin: not kept)")
         table.add_row(r["name"], f"{r['evaluated']}/{r['budget']}", fmt_value(baseline, "{:.4g}"),
-                      fmt_value(r["best_speedup"], "{:.2f}x"),
+                      fmt_value(r["best_speedup"], "{:.2f}x"), remeasured,
                       json.dumps(r["best_recipe"]["steps"]) if r["best_recipe"] else "-", r["stopped"])
     console.print(table)
     for r in results:
