@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from loopnest import Harness, IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, extract_scops
 from loopnest.codegen import generate_c
 from loopnest.omp_clauses import reorders_reduction
+from tests.loopnest.recipe_check import apply_and_verify
 
 DOT = """
 double dot(int n, double a[n], double b[n]) {
@@ -193,15 +194,7 @@ def _check_kernel(harness: Harness) -> list[bool]:
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
     @given(recipe=reduction_recipes(harness.scop.depth))
     def check(recipe: Recipe) -> None:
-        try:
-            transformed = apply_recipe(harness.scop, recipe, harness.dependences)
-        except (IllegalTransformError, RecipeError):
-            outcomes.append(False)
-            return
-        outcomes.append(True)
-        result = harness.evaluate(recipe, transformed=transformed)
-        assert result.variant.status == "ok", (recipe.to_dict(), result.variant.message)
-        assert result.verified, (recipe.to_dict(), result.verification)
+        outcomes.append(apply_and_verify(harness, recipe))
 
     check()
     return outcomes

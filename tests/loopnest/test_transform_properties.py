@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loopnest import Harness, IllegalTransformError, PreprocessOptions, Recipe, RecipeError, apply_recipe, extract_scops
+from loopnest import Harness, PreprocessOptions, Recipe, extract_scops
 from tests.loopnest.conftest import ROOT, load_expected
+from tests.loopnest.recipe_check import apply_and_verify
 
 EXPECTED = load_expected()
 KERNELS = sorted(k for k, v in EXPECTED.items() if v["nests"])
@@ -61,11 +62,4 @@ def test_random_recipe_is_refused_or_preserves_outputs(rel: str, data: st.DataOb
     harnesses = _harnesses(rel)
     harness = harnesses[data.draw(st.integers(0, len(harnesses) - 1))]
     recipe = data.draw(recipes(harness.scop.depth))
-    try:
-        transformed = apply_recipe(harness.scop, recipe, harness.dependences)
-    except (IllegalTransformError, RecipeError):
-        return
-    assert harness.baseline().ok, harness.baseline().message
-    result = harness.evaluate(recipe, transformed=transformed)
-    assert result.variant.status == "ok", (recipe.to_dict(), result.variant.message)
-    assert result.verified, (recipe.to_dict(), result.verification)
+    apply_and_verify(harness, recipe)  # refused, or applied and verified

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from loopnest import (
     Harness,
-    IllegalTransformError,
     PreprocessOptions,
     Recipe,
     RecipeError,
@@ -23,6 +22,7 @@ from loopnest import (
     generate_c,
 )
 from tests.loopnest.conftest import ROOT, load_expected
+from tests.loopnest.recipe_check import apply_and_verify
 from tests.loopnest.test_legality import REDUCTION, SKEWED, nest, refuse
 
 EXPECTED = load_expected()
@@ -117,16 +117,7 @@ def _random_jam_recipe_is_refused_or_preserves_outputs(data: st.DataObject) -> N
         return
     harness = data.draw(st.sampled_from(harnesses))
     recipe = data.draw(jam_recipes(harness.scop))
-    try:
-        transformed = apply_recipe(harness.scop, recipe, harness.dependences)
-    except (IllegalTransformError, RecipeError):
-        _OUTCOMES.append("refused")
-        return
-    assert harness.baseline().ok, harness.baseline().message
-    result = harness.evaluate(recipe, transformed=transformed)
-    assert result.variant.status == "ok", (recipe.to_dict(), result.variant.message)
-    assert result.verified, (recipe.to_dict(), result.verification)
-    _OUTCOMES.append("applied")
+    _OUTCOMES.append("applied" if apply_and_verify(harness, recipe) else "refused")
 
 
 def test_random_recipes_with_unroll_jam_preserve_outputs_and_are_mostly_applied() -> None:

@@ -5,14 +5,13 @@ supported; an empty file or a file without loops says so in one line."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ENTRY = Path(sys.executable).with_name("perfembed")
+from tests.security.cli import run_perfembed
+
 REJECTED = """void f(int n, double A[n], int idx[n]) {
   for (int i = 0; i < n; i++)
     A[idx[i]] = 1.0;
@@ -27,10 +26,7 @@ COMMANDS = ["suggest", "measure", "tune", "analyze"]
 
 
 def perfembed(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PERFEMBED_DATA_DIR": str(cwd / "data"), "COLUMNS": "200"}
-    env.pop("PERFEMBED_SERVER", None)
-    return subprocess.run([str(ENTRY), *args], capture_output=True, text=True, timeout=300, check=False,
-                          cwd=cwd, env=env)
+    return run_perfembed(*args, cwd=cwd, columns=200, timeout=300)
 
 
 @pytest.mark.parametrize("command", COMMANDS)

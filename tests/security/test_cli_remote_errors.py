@@ -9,10 +9,8 @@ the server is 1 (a bug in perfembed's server, which the message asks to report).
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,15 +18,13 @@ from pathlib import Path
 
 import pytest
 
-ENTRY = Path(sys.executable).with_name("perfembed")
-KERNEL = "void copy(int n, double A[n], double B[n]) {\n  for (int i = 0; i < n; i++)\n    A[i] = B[i];\n}\n"
+from tests.security.cli import COPY_KERNEL, run_perfembed
+
+KERNEL = COPY_KERNEL
 
 
 def perfembed(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PERFEMBED_DATA_DIR": str(cwd / "data"), "COLUMNS": "200"}
-    env.pop("PERFEMBED_SERVER", None)
-    return subprocess.run([str(ENTRY), *args], capture_output=True, text=True, timeout=120, check=False,
-                          cwd=cwd, env=env)
+    return run_perfembed(*args, cwd=cwd, columns=200, timeout=120)
 
 
 def closed_port() -> int:

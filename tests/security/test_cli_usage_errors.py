@@ -7,23 +7,19 @@ subprocess, as a user does.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
-ENTRY = Path(sys.executable).with_name("perfembed")
-KERNEL = "void copy(int n, double A[n], double B[n]) {\n  for (int i = 0; i < n; i++)\n    A[i] = B[i];\n}\n"
+from tests.security.cli import COPY_KERNEL, run_perfembed
+
+KERNEL = COPY_KERNEL
 
 
 def perfembed(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PERFEMBED_DATA_DIR": str(cwd / "data"), "COLUMNS": "100"}
-    env.pop("PERFEMBED_SERVER", None)
-    return subprocess.run([str(ENTRY), *args], capture_output=True, text=True, timeout=120, check=False,
-                          cwd=cwd, env=env)
+    return run_perfembed(*args, cwd=cwd, columns=100, timeout=120)
 
 
 @pytest.fixture
