@@ -2,9 +2,10 @@
 
 * :class:`RecipeSpace`: the engine's recipe space of one nest as Optuna parameters, and back
   (``params_for``, for warm starts with ``enqueue_trial``);
-* :func:`tune_nest`: one study per (nest, target, parameter values) in Optuna's RDB storage in
-  the same database; illegal samples pruned before compiling, failures as FAIL trials, a trial
-  budget shared by every worker, heartbeats to fail a dead worker's trial;
+* :func:`tune_nest` (its options in a :class:`TuneConfig`): one study per (nest, target, parameter
+  values) in Optuna's RDB storage in the same database; illegal samples pruned before compiling,
+  failures as FAIL trials, a trial budget shared by every worker, heartbeats to fail a dead
+  worker's trial;
 * :class:`MeasurementRecorder`, :func:`register_nest`, :func:`ensure_local_target`,
   :func:`study_name_for`, :func:`tuning_study`: what tuning writes to the database;
 * :func:`run_worker` / :func:`run_job`: the worker that claims queued tuning jobs;
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from autotune.tuner import (
         StudyMismatchError,
         TrialRecord,
+        TuneConfig,
         TuneProgress,
         TuneResult,
         default_sampler,
@@ -66,6 +68,7 @@ _MODULE_OF = {
     "UNROLL_FACTORS": "autotune.space",
     "StudyMismatchError": "autotune.tuner",
     "TrialRecord": "autotune.tuner",
+    "TuneConfig": "autotune.tuner",
     "TuneProgress": "autotune.tuner",
     "TuneResult": "autotune.tuner",
     "default_sampler": "autotune.tuner",
@@ -98,6 +101,7 @@ __all__ = [
     "TransferResult",
     "TransferTuner",
     "TrialRecord",
+    "TuneConfig",
     "TuneProgress",
     "TuneResult",
     "UNROLL_FACTORS",

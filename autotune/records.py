@@ -104,7 +104,7 @@ def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None) -> dict
         "params": list(scop.params),
         "depth": scop.depth,
         "levels": scop.schedule.n_levels,
-        "statements": [{"domain": s.domain, "text": s.to_c(lambda d, s=s: s.iterators[d])}
+        "statements": [{"domain": s.domain, "text": s.to_c(s.iterators.__getitem__)}
                        for s in scop.statements],
         "schedule": scop.schedule_isl(),
     }

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, tuning_study
-from autotune.tuner import tune_nest
+from autotune.tuner import TuneConfig, tune_nest
 from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError
 
@@ -89,10 +89,10 @@ def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: 
         if done >= trials:
             return SeedOutcome(entry.name, "skipped", done)
         study_name, space = tuning_study(store.url, nest.id, target.id, scop, entry.params)
-        result = tune_nest(scop, entry.params, storage=store.url, space=space, study_name=study_name,
-                           n_trials=trials,
-                           seed=seed, reps=reps, threads=settings.threads or None,
-                           limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags,
+        config = TuneConfig(storage=store.url, space=space, study_name=study_name, n_trials=trials, seed=seed,
+                            reps=reps, threads=settings.threads or None, limits=Limits.from_settings(settings),
+                            cc=settings.cc, cflags=settings.cflags)
+        result = tune_nest(scop, entry.params, config,
                            recorder=MeasurementRecorder(store, nest_id=nest.id, target_id=target.id,
                                                         params=entry.params))
         return SeedOutcome(entry.name, "tuned", result.evaluated, result.best_speedup)

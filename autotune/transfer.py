@@ -65,6 +65,7 @@ def _coefficient(aff_text: str, depth: int, level: int, params: Sequence[str]) -
 
 
 def loop_roles(scop: Scop, params: Mapping[str, int], deps: list[Dependence] | None = None) -> LoopRoles:
+    """The role of each loop of the nest (parallel, reduction, stride, trip count): what transfer maps by."""
     deps = compute_dependences(scop) if deps is None else deps
     depth = scop.depth
     trips = trip_counts(scop, params).get("loops", [])
@@ -268,6 +269,8 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class Candidate:
+    """A neighbour's recipe adapted to the nest, and how its evaluation went."""
+
     neighbour: Neighbour
     recipe: Recipe
     speedup: float | None = None
@@ -280,6 +283,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class TransferResult:
+    """The adapted candidates of one transfer, and the best one that held up, if any."""
+
     candidates: tuple[Candidate, ...]
     best: Candidate | None  # verified and at least ``min_speedup`` faster, else None
     evaluations: int

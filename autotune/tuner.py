@@ -41,7 +41,7 @@ from optuna.trial import TrialState
 from autotune._locks import study_lock
 from autotune._sweep import distinct_points, needs_sweep, stop_reason, sweep_unseen
 from autotune.space import RecipeSpace
-from loopnest.errors import ExecutionError, IllegalTransformError, PerfembedError, RecipeError
+from loopnest.errors import IllegalTransformError, ParameterError, PerfembedError, RecipeError
 from loopnest.harness import Harness, Limits
 from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
@@ -193,66 +193,90 @@ def default_sampler(seed: int | None = None, *, n_trials: int = 50) -> optuna.sa
 # -- the tuning loop ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, kw_only=True)
+class TuneConfig:
+    """How :func:`tune_nest` searches and measures: the study and its budget, the sampler, the harness.
+
+    ``storage`` is a database URL (opened with ``heartbeat_interval`` and ``grace_period``) or an
+    :class:`~optuna.storages.RDBStorage` from :func:`open_storage`, whose settings then apply.
+    ``n_trials`` counts evaluated trials of the study, every worker's; ``timeout`` (seconds) ends this
+    call earlier. ``warm_start`` recipes (e.g. the neighbours' adapted recipes) are mapped into the
+    space with :meth:`RecipeSpace.params_for` and enqueued, so they are the first trials of a new study.
+    ``space`` defaults to the nest's :class:`RecipeSpace`; ``sampler`` to :func:`default_sampler` with
+    ``seed``. ``reps``, ``threads``, ``limits``, ``cc`` and ``cflags`` configure the
+    :class:`~loopnest.harness.Harness`. ``max_free_trials`` caps pruned and repeated samples
+    (default ``max(50, 10 * n_trials)``).
+    """
+
+    storage: str | RDBStorage
+    study_name: str
+    n_trials: int
+    timeout: float | None = None
+    sampler: optuna.samplers.BaseSampler | None = None
+    seed: int | None = None
+    warm_start: Iterable[Recipe | Mapping[str, Any] | list[Any]] = ()
+    space: RecipeSpace | None = None
+    reps: int = 3
+    threads: int | None = None
+    limits: Limits | None = None
+    cc: str = "gcc"
+    cflags: str = "-O3 -march=native -fopenmp"
+    worker_id: str | None = None
+    heartbeat_interval: int = DEFAULT_HEARTBEAT_INTERVAL
+    grace_period: int | None = None
+    max_free_trials: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.n_trials < 0:
+            raise ParameterError(f"n_trials must be zero or more, got {self.n_trials}")
+
+    def harness(self, scop: Scop, params: Mapping[str, int]) -> Harness:
+        return Harness(scop, params, reps=self.reps, threads=self.threads, limits=self.limits or Limits(),
+                       cc=self.cc, cflags=self.cflags)
+
+
 def tune_nest(
     scop: Scop,
     params: Mapping[str, int],
+    config: TuneConfig,
     *,
-    storage: str | RDBStorage,
-    study_name: str,
-    n_trials: int,
-    timeout: float | None = None,
-    sampler: optuna.samplers.BaseSampler | None = None,
-    seed: int | None = None,
-    warm_start: Iterable[Recipe | Mapping[str, Any] | list[Any]] = (),
-    space: RecipeSpace | None = None,
-    reps: int = 3,
-    threads: int | None = None,
-    limits: Limits | None = None,
-    cc: str = "gcc",
-    cflags: str = "-O3 -march=native -fopenmp",
     recorder: Callable[[Evaluation], int | None] | None = None,
     on_trial: Callable[[TuneProgress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-    worker_id: str | None = None,
-    heartbeat_interval: int = DEFAULT_HEARTBEAT_INTERVAL,
-    grace_period: int | None = None,
-    max_free_trials: int | None = None,
 ) -> TuneResult:
-    """Tune ``scop`` at ``params`` in the study ``study_name`` until ``n_trials`` variants of the
-    study were evaluated (by any worker), ``timeout`` seconds passed, or ``should_stop()``.
+    """Tune ``scop`` at ``params`` in the study ``config.study_name`` until ``config.n_trials`` variants
+    of the study were evaluated (by any worker), ``config.timeout`` seconds passed, or ``should_stop()``.
 
-    ``warm_start`` recipes (e.g. the neighbours' adapted recipes) are mapped into the space with
-    :meth:`RecipeSpace.params_for` and enqueued, so they are the first trials of a new study.
     ``recorder`` is called with every evaluation that ran (see
-    :class:`~autotune.records.MeasurementRecorder`) and returns a measurement id. ``storage`` is
-    a database URL (opened with ``heartbeat_interval`` and ``grace_period``) or an
-    :class:`~optuna.storages.RDBStorage` from :func:`open_storage`, whose settings then apply. Raises
-    :class:`~loopnest.errors.ExecutionError` if the original nest itself does not run, and
-    :class:`StudyMismatchError` if the study was built over another recipe space.
+    :class:`~autotune.records.MeasurementRecorder`) and returns a measurement id; ``on_trial`` gets a
+    :class:`TuneProgress` after every trial. Raises :class:`~loopnest.errors.ExecutionError` if the
+    original nest itself does not run, :class:`~loopnest.errors.CompileError` if it does not compile
+    (a perfembed bug), and :class:`StudyMismatchError` if the study was built over another recipe space.
     """
-    if n_trials < 0:
-        raise ValueError(f"n_trials must be zero or more, got {n_trials}")
     start = time.monotonic()
+    space = config.space
     deps = space.deps if space is not None and space.deps is not None else compute_dependences(scop)
     space = space or RecipeSpace(scop, deps, params=params)
-    harness = Harness(scop, params, reps=reps, threads=threads, limits=limits or Limits(), cc=cc, cflags=cflags)
-    owned = isinstance(storage, str)
-    rdb = open_storage(storage, heartbeat_interval=heartbeat_interval, grace_period=grace_period) \
+    harness = config.harness(scop, params)
+    storage = config.storage
+    rdb = open_storage(storage, heartbeat_interval=config.heartbeat_interval, grace_period=config.grace_period) \
         if isinstance(storage, str) else storage
-    run = _Run(scop=scop, params=dict(harness.params), deps=deps, space=space, storage=rdb, study_name=study_name,
-               n_trials=n_trials, free_cap=max(50, 10 * n_trials) if max_free_trials is None else max_free_trials,
-               worker=worker_id or "local", heartbeat_interval=rdb.heartbeat_interval or heartbeat_interval,
-               recorder=recorder, on_trial=on_trial, distinct=distinct_points(space))
+    n_trials = config.n_trials
+    free_cap = max(50, 10 * n_trials) if config.max_free_trials is None else config.max_free_trials
+    run = _Run(scop=scop, params=dict(harness.params), deps=deps, space=space, storage=rdb,
+               study_name=config.study_name, n_trials=n_trials, free_cap=free_cap, worker=config.worker_id or "local",
+               heartbeat_interval=rdb.heartbeat_interval or config.heartbeat_interval, recorder=recorder,
+               on_trial=on_trial, distinct=distinct_points(space))
     try:
-        study = run.open_study(sampler or default_sampler(seed, n_trials=n_trials), warm_start)
+        study = run.open_study(config.sampler or default_sampler(config.seed, n_trials=n_trials), config.warm_start)
         counts = _counts(study)
         if counts.evaluated >= n_trials:
             return run.result(study, counts, (), None, "budget")
         with harness:
-            return run.loop(study, harness, deadline=None if timeout is None else start + timeout,
-                            should_stop=should_stop)
+            deadline = None if config.timeout is None else start + config.timeout
+            return run.loop(study, harness, deadline=deadline, should_stop=should_stop)
     finally:
-        if owned:
+        if isinstance(storage, str):
             rdb.engine.dispose()
 
 
@@ -292,11 +316,9 @@ class _Run:
     def loop(self, study: optuna.Study, harness: Harness, *, deadline: float | None,
              should_stop: Callable[[], bool] | None) -> TuneResult:
         base = harness.baseline()
-        if not base.ok or not base.median:
-            raise ExecutionError(f"{self.scop.name}: the original nest does not run at {self.params}: "
-                                 f"{base.status} {base.message}".strip())
+        median = base.require_median(f"{self.scop.name}: the original nest at {self.params}")
         wall = min(harness.limits.wall_seconds,
-                   max(MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR * base.median * (harness.reps + 1)))
+                   max(MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR * median * (harness.reps + 1)))
         study_id = self.storage.get_study_id_from_name(self.study_name)
         records: list[TrialRecord] = []
         stopped = "budget"
@@ -440,8 +462,9 @@ def _finish(study: optuna.Study, trial: optuna.Trial, value: float | None, attrs
     try:
         for key, item in attrs.items():
             trial.set_user_attr(key, item)
-    except (RuntimeError, optuna.exceptions.UpdateFinishedTrialError):
-        pass
+    except optuna.exceptions.UpdateFinishedTrialError:
+        _logger.warning("trial %d of %s was failed as stale by another worker while it ran; its result "
+                        "(%s) is not recorded in the study", trial.number, study.study_name, dict(attrs))
     if value is None:
         study.tell(trial, state=TrialState.FAIL, skip_if_finished=True)
     else:
@@ -572,7 +595,8 @@ def _fail_orphans(study: optuna.Study, storage: RDBStorage, study_id: int) -> No
                 storage.set_trial_user_attr(trial_id, "status", "orphaned")
                 storage.set_trial_state_values(trial_id, state=TrialState.FAIL)
             except optuna.exceptions.UpdateFinishedTrialError:
-                pass
+                _logger.info("orphaned trial %d of %s was already finished by another worker",
+                             trial.number, study.study_name)
 
 
 def _fail_stale(study: optuna.Study) -> None:

@@ -47,8 +47,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autotune.records import MeasurementRecorder, ensure_local_target, tuning_study
-from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneProgress, TuneResult, tune_nest
-from loopnest.errors import ParameterError, PerfembedError, StorageError
+from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneConfig, TuneProgress, TuneResult, tune_nest
+from database.errors import StorageError
+from loopnest.errors import ParameterError, PerfembedError
 
 if TYPE_CHECKING:
     from database import Store, TuningJob
@@ -83,6 +84,8 @@ class JobOutcome:
 
 @dataclass(frozen=True)
 class WorkerReport:
+    """What one worker did: its id and the outcome of every job it ran."""
+
     worker_id: str
     jobs: tuple[JobOutcome, ...] = ()
 
@@ -142,53 +145,12 @@ def run_job(
     """Run one claimed job to its end and record the outcome in the database."""
     from database import LeaseLostError
     from loopnest.config import get_settings
-    from loopnest.harness import Limits
 
-    settings = settings or get_settings()
+    run = _JobRun(store, job, worker_id, settings or get_settings(), on_trial)
     lease = _Lease(store, job.id, worker_id, lease_seconds)
     stop = stop or threading.Event()
-    recorder: MeasurementRecorder | None = None
     try:
-        options = dict(job.options)
-        scop, params = _load_nest(store, job, options)
-        target_id = job.target_id if job.target_id is not None else ensure_local_target(store, cc=settings.cc).id
-        recorder = MeasurementRecorder(store, nest_id=job.nest_id, target_id=target_id, params=params)
-        interval = int(options.get("heartbeat_interval", DEFAULT_HEARTBEAT_INTERVAL))
-        best: dict[str, Any] = {"steps": None, "id": None}
-
-        def progress(update: TuneProgress) -> None:
-            assert recorder is not None
-            if update.best_recipe is not None and update.best_recipe != best["steps"]:
-                best["steps"], best["id"] = update.best_recipe, recorder.recipe_id(list(update.best_recipe))
-            store.update_job_progress(job.id, worker_id=worker_id, progress=update.evaluated,
-                                      best_recipe_id=best["id"], best_speedup=update.best_speedup,
-                                      lease_seconds=lease_seconds)
-            if on_trial is not None:
-                on_trial(job, update)
-
-        study_name, space = tuning_study(store.url, job.nest_id, target_id, scop, params)
-        lease.start()
-        result = tune_nest(
-            scop, params,
-            storage=store.url,
-            study_name=str(options.get("study_name") or study_name),
-            space=space,
-            n_trials=job.budget,
-            timeout=_optional_float(options.get("timeout")),
-            seed=options.get("seed"),
-            warm_start=list(options.get("warm_start") or ()),
-            reps=int(options.get("reps", 3)),
-            threads=options.get("threads") or settings.threads or None,
-            limits=Limits.from_settings(settings),
-            cc=settings.cc,
-            cflags=settings.cflags,
-            recorder=recorder,
-            on_trial=progress,
-            should_stop=lambda: lease.lost.is_set() or stop.is_set(),
-            worker_id=worker_id,
-            heartbeat_interval=interval,
-            grace_period=_optional_int(options.get("grace_period")),
-        )
+        result = run.tune(lease, stop, lease_seconds=lease_seconds)
     except LeaseLostError as exc:
         return JobOutcome(job.id, "lease-lost", error=str(exc))
     except StorageError as exc:  # the database, not the job: another worker may do better
@@ -206,25 +168,81 @@ def run_job(
                           error=lease.error)
     if result.stopped == "stopped":  # the worker is shutting down: let another one go on
         return _fail(store, job, worker_id, "worker stopped; requeued", retry=True, result=result)
-    best_id = recorder.recipe_id(list(result.best_recipe.to_dict()["steps"])) \
-        if result.best_recipe is not None and recorder is not None else None
-    note = result.stop_reason or None  # a space that ran out: the job is done, and says why it stopped early
-    best_speedup, confirmed = result.best_speedup, None
-    if best_id is not None and recorder is not None:
-        confirmed, doubt = confirm_best(scop, params, result, recorder, settings, reps=int(options.get("reps", 3)),
-                                        threads=options.get("threads") or settings.threads or None)
-        if doubt is not None:
-            best_id, best_speedup, note = None, None, "; ".join(filter(None, [note, doubt]))
-        elif confirmed is not None:
-            best_speedup = confirmed.ratio
-    try:
-        store.update_job_progress(job.id, worker_id=worker_id, progress=result.evaluated)
-        if note:
-            _note_job(store, job.id, worker_id, note)
-        store.finish_job(job.id, worker_id=worker_id, best_recipe_id=best_id, best_speedup=best_speedup)
-    except LeaseLostError as exc:
-        return JobOutcome(job.id, "lease-lost", result.evaluated, best_speedup, best_id, str(exc), result)
-    return JobOutcome(job.id, "done", result.evaluated, best_speedup, best_id, note, result, confirmed)
+    return run.finish(result)
+
+
+class _JobRun:
+    """One job as one worker runs it: the nest rebuilt from the job, the study tuned, the winner confirmed."""
+
+    def __init__(self, store: Store, job: TuningJob, worker_id: str, settings: Settings,
+                 on_trial: Callable[[TuningJob, TuneProgress], None] | None) -> None:
+        self.store, self.job, self.worker_id, self.settings = store, job, worker_id, settings
+        self.on_trial = on_trial
+        self.options = dict(job.options)
+        self.reps = int(self.options.get("reps", 3))
+        self.threads: int | None = self.options.get("threads") or settings.threads or None
+        self.recorder: MeasurementRecorder | None = None
+        self.scop: Scop | None = None
+        self.params: dict[str, int] = {}
+        self._best: tuple[list[dict[str, Any]] | None, int | None] = (None, None)  # steps, recipe id
+
+    def tune(self, lease: _Lease, stop: threading.Event, *, lease_seconds: float) -> TuneResult:
+        """Rebuild the nest and run the study until the budget is spent, the lease lost or ``stop`` set."""
+        from loopnest.harness import Limits
+
+        job, options, settings = self.job, self.options, self.settings
+        self.scop, self.params = scop, params = _load_nest(self.store, job, options)
+        target_id = job.target_id if job.target_id is not None else ensure_local_target(self.store, cc=settings.cc).id
+        self.recorder = MeasurementRecorder(self.store, nest_id=job.nest_id, target_id=target_id, params=params)
+        study_name, space = tuning_study(self.store.url, job.nest_id, target_id, scop, params)
+        config = TuneConfig(
+            storage=self.store.url, study_name=str(options.get("study_name") or study_name), space=space,
+            n_trials=job.budget, timeout=_optional_float(options.get("timeout"), "timeout"),
+            seed=_optional_int(options.get("seed"), "seed"), warm_start=list(options.get("warm_start") or ()),
+            reps=self.reps, threads=self.threads, limits=Limits.from_settings(settings), cc=settings.cc,
+            cflags=settings.cflags, worker_id=self.worker_id,
+            heartbeat_interval=int(options.get("heartbeat_interval", DEFAULT_HEARTBEAT_INTERVAL)),
+            grace_period=_optional_int(options.get("grace_period"), "grace_period"))
+        lease.start()
+        return tune_nest(scop, params, config, recorder=self.recorder,
+                         on_trial=lambda update: self._progress(update, lease_seconds),
+                         should_stop=lambda: lease.lost.is_set() or stop.is_set())
+
+    def _progress(self, update: TuneProgress, lease_seconds: float) -> None:
+        """After every trial: the job's progress and best recipe in the database, then ``on_trial``."""
+        assert self.recorder is not None
+        if update.best_recipe is not None and update.best_recipe != self._best[0]:
+            self._best = (update.best_recipe, self.recorder.recipe_id(list(update.best_recipe)))
+        self.store.update_job_progress(self.job.id, worker_id=self.worker_id, progress=update.evaluated,
+                                       best_recipe_id=self._best[1], best_speedup=update.best_speedup,
+                                       lease_seconds=lease_seconds)
+        if self.on_trial is not None:
+            self.on_trial(self.job, update)
+
+    def finish(self, result: TuneResult) -> JobOutcome:
+        """Confirm the study's winner, then record the job as done (with why it stopped early, if it did)."""
+        from database import LeaseLostError
+
+        store, job, worker_id, recorder = self.store, self.job, self.worker_id, self.recorder
+        best_id = recorder.recipe_id(list(result.best_recipe.to_dict()["steps"])) \
+            if result.best_recipe is not None and recorder is not None else None
+        note = result.stop_reason or None  # a space that ran out: the job is done, and says why it stopped early
+        best_speedup, confirmed = result.best_speedup, None
+        if best_id is not None and recorder is not None and self.scop is not None:
+            confirmed, doubt = confirm_best(self.scop, self.params, result, recorder, self.settings, reps=self.reps,
+                                            threads=self.threads)
+            if doubt is not None:
+                best_id, best_speedup, note = None, None, "; ".join(filter(None, [note, doubt]))
+            elif confirmed is not None:
+                best_speedup = confirmed.ratio
+        try:
+            store.update_job_progress(job.id, worker_id=worker_id, progress=result.evaluated)
+            if note:
+                _note_job(store, job.id, worker_id, note)
+            store.finish_job(job.id, worker_id=worker_id, best_recipe_id=best_id, best_speedup=best_speedup)
+        except LeaseLostError as exc:
+            return JobOutcome(job.id, "lease-lost", result.evaluated, best_speedup, best_id, str(exc), result)
+        return JobOutcome(job.id, "done", result.evaluated, best_speedup, best_id, note, result, confirmed)
 
 
 def confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorder: MeasurementRecorder,
@@ -328,12 +346,25 @@ def _load_nest(store: Store, job: TuningJob, options: Mapping[str, Any]) -> tupl
     return scop, params
 
 
-def _optional_float(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]
+def _optional_float(value: object, name: str) -> float | None:
+    """A job option that is a number or absent; anything else is the job's error, naming the option."""
+    if value is None:
+        return None
+    try:
+        if isinstance(value, int | float | str) and not isinstance(value, bool):
+            return float(value)
+    except ValueError:
+        pass
+    raise ParameterError(f"options.{name} must be a number, got {value!r}")
 
 
-def _optional_int(value: object) -> int | None:
-    return None if value is None else int(value)  # type: ignore[call-overload]
+def _optional_int(value: object, name: str) -> int | None:
+    number = _optional_float(value, name)
+    if number is None:
+        return None
+    if not number.is_integer():
+        raise ParameterError(f"options.{name} must be an integer, got {value!r}")
+    return int(number)
 
 
 class _Lease:

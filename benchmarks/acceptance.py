@@ -73,11 +73,12 @@ def nest_rows(settings: Any, store: Any, per_family: int, families: list[str] | 
     selection, target = None, None
     with store.session() as session:  # this machine's target, else the seed's (as the pipeline falls back)
         preferred = _targets_by_preference(session, ensure_local_target(store, cc=settings.cc).id)
-    for target in preferred:
+    for candidate in preferred:
         with contextlib.suppress(PerfembedError):
-            selection = select_held_out(store, target, per_family=per_family, families=families)
+            selection = select_held_out(store, candidate, per_family=per_family, families=families)
+            target = candidate
             break
-    if selection is None:
+    if selection is None or target is None:
         raise SystemExit("no tuned nests in the database: load the seed first (make serve, or perfembed seed load)")
     policy = AcceptancePolicy.from_settings(settings)
     rows = []
@@ -127,17 +128,18 @@ def program_rows(settings: Any, store: Any, fresh: int) -> list[dict]:
         text, tuned = tuned_source(path, extract_scops(path, function=function), result)
         spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, threads=settings.threads or os.cpu_count() or 1)
         claimed = compare_programs(path.read_text(), text, spec, name=file, policy=replace(policy, max_pairs=15))
-        accepted = tuned > 0 and claimed.ok and claimed.speedup.above(policy.margin)
+        speedup = claimed.speedup
+        accepted = tuned > 0 and claimed.ok and speedup is not None and speedup.above(policy.margin)
         actual = compare_programs(path.read_text(), text, spec, name=file,
                                   policy=replace(policy, max_pairs=fresh, min_runs=fresh)) if accepted else None
         row = {"name": f"examples/{file}", "accepted": accepted,
-               "claimed": claimed.speedup.ratio if accepted else None,
+               "claimed": speedup.ratio if accepted and speedup else None,
                "remeasured": actual.speedup.ratio if actual and actual.speedup else None,
                "truly_faster": int(bool(actual and actual.speedup and actual.speedup.above(policy.margin))),
-               "verified": tuned, "loaded": bool(accepted and claimed.speedup.loaded),
-               "summary": (f"program accepted {claimed.speedup.describe()}" if accepted
+               "verified": tuned, "loaded": bool(accepted and speedup and speedup.loaded),
+               "summary": (f"program accepted {speedup.describe()}" if accepted and speedup
                            else f"program not accepted ({claimed.status}"
-                                + (f", {claimed.speedup.describe()})" if claimed.speedup else ")"))}
+                                + (f", {speedup.describe()})" if speedup else ")"))}
         rows.append(row)
         print(f"  {row['name']}: {row['summary']}", file=sys.stderr)
     return rows
@@ -164,10 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))  # run as a script: the project's packages
-    from database import get_store
-    from loopnest.config import get_settings
+    from database import get_database_settings, get_store
 
-    settings = get_settings()
+    settings = get_database_settings()
     store = get_store(settings.resolved_database_url)
     report: dict[str, Any] = {"threads": settings.threads or os.cpu_count(), "fresh": args.fresh, "conditions": {}}
     for condition in ["idle", "hog"] if args.hog else ["idle"]:

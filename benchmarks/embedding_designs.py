@@ -28,8 +28,9 @@ import numpy as np  # noqa: E402
 from autotune.transfer import LoopRoles, adapt_recipe, loop_roles  # noqa: E402
 from benchmarks.harness_cache import RecipeCache  # noqa: E402
 from database import get_program, get_store, list_nests  # noqa: E402
-from database.embedding_store import (  # noqa: E402
-    best_recipes,
+from database.config import get_database_settings  # noqa: E402
+from database.embedding_store import best_recipes  # noqa: E402
+from embeddings.designs import (  # noqa: E402
     feature_matrix,
     make_embedder,
     recipe_family,
@@ -37,7 +38,6 @@ from database.embedding_store import (  # noqa: E402
     tuning_targets,
 )
 from loopnest import Harness, Recipe, extract_scops  # noqa: E402
-from loopnest.config import get_settings  # noqa: E402
 
 
 def load_rows(url: str) -> list[dict[str, Any]]:
@@ -144,7 +144,7 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--components", type=int, default=16)
     args = parser.parse_args()
-    url = args.url or get_settings().resolved_database_url
+    url = args.url or get_database_settings().resolved_database_url
     result = run(url, args.designs.split(","), args.per_family, args.reps, args.components)
     if args.json:
         print(json.dumps(result))

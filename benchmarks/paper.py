@@ -1,12 +1,13 @@
 """The paper's evaluation on this machine: transfer tuning vs autotuning vs Polly, leave one family out.
 
-    python benchmarks/paper.py [--json] [--url URL] [--data-dir DIR] [--per-family 2] [--families F ...]
+    python -m benchmarks.paper [--json] [--url URL] [--data-dir DIR] [--per-family 2] [--families F ...]
                                [--k 1,3,5] [--tune-trials 10,25,100] [--no-polly] [--reps 3] [--out FILE.md]
 
-(also ``perfembed bench paper``). For every family F of the tuned nests in the database (family =
-program name before ``/``, as ``perfembed seed build`` names programs), up to ``per_family`` nests of F
-are held out, and the neighbour search may only return nests of *other* families. For each held-out
-nest, in one run:
+(also ``perfembed bench paper``, which runs this module in a child process with ``--events`` and shows
+its progress: nothing in the packages imports ``benchmarks``). For every family F of the tuned nests in
+the database (family = program name before ``/``, as ``perfembed seed build`` names programs), up to
+``per_family`` nests of F are held out, and the neighbour search may only return nests of *other*
+families. For each held-out nest, in one run:
 
 * **baseline**: ``gcc -O3 -march=native -fopenmp`` (the harness baseline), measured once in one
   :class:`~loopnest.harness.Harness`; every gcc ratio below is over this one median;
@@ -44,18 +45,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import optuna
 
-# The rules, the report and the per-nest measuring live beside this runner; their public names are
-# re-exported so that ``benchmarks.paper`` stays the one import for callers (CLI, tests, transfer.py).
-from benchmarks.harness_cache import RecipeCache  # noqa: E402
-from benchmarks.paper_measure import (  # noqa: E402
+from autotune.records import ensure_local_target
+from autotune.transfer import TransferTuner
+from autotune.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, TuneResult, tune_nest
+from benchmarks.harness_cache import RecipeCache
+from benchmarks.paper_measure import (
     POLLY_CC,
     POLLY_FLAGS,
     autotune_results,
@@ -63,8 +63,15 @@ from benchmarks.paper_measure import (  # noqa: E402
     run_polly,
     transfer_results,
 )
-from benchmarks.paper_nests import family_of, neighbours_outside, rebuild_scop, select_held_out  # noqa: E402
-from benchmarks.paper_report import (  # noqa: E402
+from benchmarks.paper_nests import (
+    HeldOut,
+    Selection,
+    family_of,
+    neighbours_outside,
+    rebuild_scop,
+    select_held_out,
+)
+from benchmarks.paper_report import (
     EVAL_FRACTION,
     MAX_TARGET_K,
     NEAR_FRACTION,
@@ -75,14 +82,24 @@ from benchmarks.paper_report import (  # noqa: E402
     write_plot,
     write_report,
 )
+from database import Store, get_store
+from database.config import DatabaseSettings, get_database_settings
+from database.embedding_store import EmbeddingStore
+from loopnest.config import Settings
+from loopnest.errors import ParameterError, PerfembedError
+from loopnest.harness import Harness, Limits
+from loopnest.ir import Scop
+from loopnest.polyhedral import Dependence, compute_dependences
 
+# The rules, the report and the per-nest measuring live beside this runner; their public names are
+# re-exported so that ``benchmarks.paper`` stays the one import for callers (tests, transfer.py).
 __all__ = [
     "DEFAULT_OUT", "EVAL_FRACTION", "MAX_TARGET_K", "MIN_SPEEDUP", "NEAR_FRACTION", "POLLY_CC", "POLLY_FLAGS",
-    "ProgressEvent", "build_parser", "family_of", "geomean", "main", "markdown_report", "polly_available",
-    "run_paper_benchmark", "summarize", "summary_table", "write_plot", "write_report",
+    "PaperConfig", "ProgressEvent", "build_parser", "family_of", "geomean", "main", "markdown_report",
+    "polly_available", "run_paper_benchmark", "summarize", "summary_table", "write_plot", "write_report",
 ]
 
-DEFAULT_OUT = ROOT / "docs" / "paper-benchmark.md"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "paper-benchmark.md"
 MIN_SPEEDUP = 1.1
 
 
@@ -99,182 +116,210 @@ class ProgressEvent:
     trials: int | None = None  # autotune: budget
 
 
-def run_paper_benchmark(
-    url: str,
-    *,
-    data_dir: str | Path,
-    per_family: int = 2,
-    k_values: Sequence[int] = (1, 3, 5),
-    tune_trials: Sequence[int] = (10, 25, 100),
-    polly: bool = True,
-    reps: int = 3,
-    families: Sequence[str] | None = None,
-    progress: Callable[[ProgressEvent], None] | None = None,
-    out: str | Path | None = DEFAULT_OUT,
-    settings: Any = None,
-    seed: int = 0,
-    min_speedup: float = MIN_SPEEDUP,
-    polly_cc: str = POLLY_CC,
-    polly_flags: str = POLLY_FLAGS,
-    fit_model: bool = True,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PaperConfig:
+    """What one run measures: held-out nests per family (of ``families``, default all), the neighbour
+    counts ``k_values``, the autotuning budgets ``tune_trials`` (one study of ``max(tune_trials)``
+    trials with sampler ``seed``), timed repetitions ``reps``, the acceptance margin ``min_speedup``,
+    and Polly (``polly``, built with ``polly_cc`` and ``polly_flags``). ``fit_model``: fit the standard
+    embedding on every stored nest first (:meth:`EmbeddingStore.fit`; a model the database does not
+    hold yet is registered and becomes its current one); False uses the database's current model."""
+
+    per_family: int = 2
+    k_values: Sequence[int] = (1, 3, 5)
+    tune_trials: Sequence[int] = (10, 25, 100)
+    families: Sequence[str] | None = None
+    reps: int = 3
+    seed: int = 0
+    min_speedup: float = MIN_SPEEDUP
+    polly: bool = True
+    polly_cc: str = POLLY_CC
+    polly_flags: str = POLLY_FLAGS
+    fit_model: bool = True
+
+    def checked(self) -> PaperConfig:
+        """The same run with sorted, distinct budgets; a :class:`ParameterError` names a value out of range."""
+        k_values = sorted({int(k) for k in self.k_values})
+        tune_trials = sorted({int(n) for n in self.tune_trials})
+        if not k_values or k_values[0] < 1:
+            raise ParameterError("k values must be 1 or more")
+        if not tune_trials or tune_trials[0] < 1:
+            raise ParameterError("autotuning budgets must be 1 or more")
+        if self.per_family < 1:
+            raise ParameterError("per_family must be 1 or more")
+        return PaperConfig(**{**asdict(self), "k_values": tuple(k_values), "tune_trials": tuple(tune_trials)})
+
+
+def run_paper_benchmark(url: str, *, data_dir: str | Path, config: PaperConfig | None = None,
+                        settings: Settings | None = None, progress: Callable[[ProgressEvent], None] | None = None,
+                        out: str | Path | None = DEFAULT_OUT) -> dict[str, Any]:
     """Run the leave-one-family-out benchmark on the database at ``url``; the report as a dict.
 
-    ``out``: the markdown report to write (its plot goes beside it, same stem, ``.png``); None writes
-    nothing. ``settings`` (a :class:`loopnest.config.Settings`) gives the compiler, threads and limits
-    (defaults: ``Settings()``). ``fit_model``: fit the standard embedding on every stored nest first
-    (:meth:`EmbeddingStore.fit`; a model the database does not hold yet is registered and becomes its
-    current one); False uses the database's current model. See the module docstring for the method.
+    ``config`` says what to measure (:class:`PaperConfig`, default: its defaults); ``settings`` gives
+    the compiler, threads and limits (default ``Settings()``). ``out``: the markdown report to write
+    (its plot goes beside it, same stem, ``.png``); None writes nothing. See the module docstring for
+    the method.
     """
-    import optuna
-
-    from autotune.records import ensure_local_target
-    from autotune.transfer import TransferTuner
-    from autotune.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, tune_nest
-    from database import get_store
-    from database.embedding_store import EmbeddingStore
-    from loopnest.config import Settings
-    from loopnest.errors import ParameterError, PerfembedError
-    from loopnest.harness import Harness, Limits, verify_outputs
-    from loopnest.polyhedral import compute_dependences
-
-    k_values = sorted({int(k) for k in k_values})
-    tune_trials = sorted({int(n) for n in tune_trials})
-    if not k_values or k_values[0] < 1:
-        raise ParameterError("k values must be 1 or more")
-    if not tune_trials or tune_trials[0] < 1:
-        raise ParameterError("autotuning budgets must be 1 or more")
-    if per_family < 1:
-        raise ParameterError("per_family must be 1 or more")
-    settings = settings or Settings()
-    threads = settings.threads or None
-    limits = Limits.from_settings(settings)
-    cc, cflags = settings.cc, settings.cflags
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    started = time.time()
-    load_start = _load()
-
-    def emit(event: ProgressEvent) -> None:
-        if progress is not None:
-            progress(event)
-
-    store = get_store(url)
-    target_id = ensure_local_target(store, cc=cc).id
-    selection = select_held_out(store, target_id, per_family=per_family, families=families)
-    held, chosen_families, fam_of_nest = selection.held, selection.chosen_families, selection.family_of_nest
-
-    es = EmbeddingStore(store, data_dir=Path(data_dir))
-    if fit_model:
-        es.fit()
-    model_version = es.model()[0]  # the model searches use: the database's current one
-    tuner = TransferTuner(min_speedup=min_speedup)
-    max_k, max_trials = k_values[-1], tune_trials[-1]
-    use_polly = bool(polly) and polly_available(polly_cc)
-    polly_note = None if not polly else (None if use_polly else f"{polly_cc} not found: Polly not available")
-    rows: list[dict[str, Any]] = []
-    skipped: list[dict[str, Any]] = []
-    total = len(held)
-    emit(ProgressEvent("start", 0, total, detail=f"{total} held-out nests in {len(chosen_families)} families"))
-
-    with tempfile.TemporaryDirectory(prefix="perfembed-paper-") as tmp:
-        scratch = f"sqlite:///{Path(tmp) / 'autotune.db'}"
-        for pos, h in enumerate(held):
-            emit(ProgressEvent("nest", pos, total, h.name))
-            params = h.normalized.get("param_values")
-            if not isinstance(params, dict) or h.normalized.get("loop_roles") is None:
-                skipped.append({"nest_id": h.nest_id, "name": h.name, "family": h.family,
-                                "reason": "stored without parameter values or loop roles"})
-                emit(ProgressEvent("skip", pos, total, h.name, skipped[-1]["reason"]))
-                continue
-            try:
-                scop = rebuild_scop(h, Path(tmp))
-                deps = compute_dependences(scop)
-            except (LookupError, PerfembedError) as exc:
-                skipped.append({"nest_id": h.nest_id, "name": h.name, "family": h.family, "reason": str(exc)})
-                emit(ProgressEvent("skip", pos, total, h.name, str(exc)))
-                continue
-            # 1. autotuning, fresh, in the scratch storage (its own harness: its timings only pick winners)
-            def on_trial(tp: Any, pos: int = pos, name: str = h.name) -> None:
-                emit(ProgressEvent("autotune", pos, total, name,
-                                   f"best {tp.best_speedup:.2f}x" if tp.best_speedup else "", tp.evaluated, tp.budget))
-
-            try:
-                tuned_run = tune_nest(scop, params, storage=scratch, study_name=f"paper:nest={h.nest_id}",
-                                      n_trials=max_trials, seed=seed, reps=reps, threads=threads, limits=limits,
-                                      cc=cc, cflags=cflags, on_trial=on_trial)
-            except PerfembedError as exc:
-                skipped.append({"nest_id": h.nest_id, "name": h.name, "family": h.family,
-                                "reason": f"autotuning failed: {exc}"})
-                emit(ProgressEvent("skip", pos, total, h.name, skipped[-1]["reason"]))
-                continue
-            history = [r for r in tuned_run.evaluations if r.evaluated]
-
-            # 2. neighbours from other families only
-            exclude = selection.family_ids[h.family]
-            neighbours = neighbours_outside(store, es, h.features, k=max_k, target_id=target_id, exclude=exclude,
-                                            settings=settings, min_speedup=min_speedup)
-            assert all(fam_of_nest.get(nb.nest_id) != h.family for nb in neighbours)
-
-            # 3. one gcc harness: baseline, transfer candidates, autotuning winners
-            emit(ProgressEvent("measure", pos, total, h.name, "baseline, transfer, autotune winners"))
-            harness = Harness(scop, params, reps=reps, threads=threads, limits=limits, cc=cc, cflags=cflags)
-            with harness:
-                base = harness.baseline()
-                if not base.ok or not base.median:
-                    skipped.append({"nest_id": h.nest_id, "name": h.name, "family": h.family,
-                                    "reason": f"baseline failed: {base.status} {base.message}".strip()})
-                    emit(ProgressEvent("skip", pos, total, h.name, skipped[-1]["reason"]))
-                    continue
-                wall = min(limits.wall_seconds, max(MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR * base.median * (reps + 1)))
-                cache = RecipeCache(harness, wall)
-                transfer = transfer_results(cache, tuner, scop, params, neighbours, deps, k_values, min_speedup)
-                autotune = autotune_results(cache, history, tune_trials, min_speedup)
-
-                # 4. Polly: the same original nest through clang-16 + Polly, checked against gcc's outputs
-                polly_row: dict[str, Any]
-                if not polly:
-                    polly_row = {"status": "off"}
-                elif not use_polly:
-                    polly_row = {"status": "not available"}
-                else:
-                    emit(ProgressEvent("measure", pos, total, h.name, "Polly"))
-                    polly_row = run_polly(Harness, verify_outputs, scop, params, reps, threads, limits, harness,
-                                          base.median, polly_cc, polly_flags)
-
-            rows.append({
-                "nest_id": h.nest_id, "name": h.name, "index": h.index, "family": h.family, "params": params,
-                "baseline_s": base.median, "baseline_spread": base.spread,
-                "excluded_nests": len(exclude),
-                "neighbours": [{"nest_id": nb.nest_id, "name": nb.name, "family": fam_of_nest.get(nb.nest_id),
-                                "distance": nb.distance, "recorded_speedup": nb.recorded_speedup}
-                               for nb in neighbours],
-                "transfer": transfer, "autotune": autotune, "polly": polly_row,
-                "autotune_evaluated": len(history), "autotune_stopped": tuned_run.stopped,
-            })
-            emit(ProgressEvent("done", pos + 1, total, h.name, _row_line(rows[-1], k_values, tune_trials)))
-
-    report = {
-        "benchmark": "paper",
-        "config": {
-            "k_values": k_values, "tune_trials": tune_trials, "per_family": per_family,
-            "families": chosen_families, "reps": reps, "threads": threads, "seed": seed,
-            "min_speedup": min_speedup, "cc": cc, "cflags": cflags,
-            "polly": {"requested": bool(polly), "available": use_polly, "cc": polly_cc, "flags": polly_flags,
-                      "note": polly_note},
-            "model_version": model_version, "target_id": target_id,
-            "cpus": os.cpu_count(), "load_average": {"start": load_start, "end": _load()},
-            "database_nests": selection.database_nests, "tuned_nests": selection.tuned_nests,
-            "families_in_database": selection.families_in_database,
-        },
-        "nests": rows,
-        "skipped": skipped,
-        "summary": summarize(rows, k_values, tune_trials, polly_requested=bool(polly), polly_available=use_polly),
-        "seconds": round(time.time() - started, 1),
-    }
+    config = (config or PaperConfig()).checked()
+    with tempfile.TemporaryDirectory(prefix="perfembed-paper-") as scratch:  # autotuning studies, rebuilt sources
+        run = _PaperRun(get_store(url), Path(data_dir), config, settings or Settings(), progress, Path(scratch))
+        rows = [run.measure(pos, held) for pos, held in enumerate(run.selection.held)]
+    report = run.report(rows)
     if out is not None:
         write_report(report, Path(out))
         report["report"] = {"markdown": str(Path(out)), "plot": str(Path(out).with_suffix(".png"))}
     return report
+
+
+class _Skipped(Exception):
+    """A held-out nest that cannot be measured; the message says why (it is listed, not fatal)."""
+
+
+@dataclass
+class _PaperRun:
+    """One run: the held-out nests, the embedding store and tuner shared by them, and the harness settings."""
+
+    store: Store
+    data_dir: Path
+    config: PaperConfig
+    settings: Settings
+    progress: Callable[[ProgressEvent], None] | None
+    scratch: Path
+    started: float = field(default_factory=time.time)
+    load_start: list[float] | None = field(default_factory=lambda: _load())
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.threads = self.settings.threads or None
+        self.limits = Limits.from_settings(self.settings)
+        self.target_id = ensure_local_target(self.store, cc=self.settings.cc).id
+        self.selection: Selection = select_held_out(self.store, self.target_id, per_family=self.config.per_family,
+                                                    families=self.config.families)
+        self.embeddings = EmbeddingStore(self.store, data_dir=self.data_dir)
+        if self.config.fit_model:
+            self.embeddings.fit()
+        self.model_version = self.embeddings.model()[0]  # the model searches use: the database's current one
+        self.tuner = TransferTuner(min_speedup=self.config.min_speedup)
+        self.use_polly = self.config.polly and polly_available(self.config.polly_cc)
+        total = len(self.selection.held)
+        self.emit(ProgressEvent("start", 0, total,
+                                detail=f"{total} held-out nests in {len(self.selection.chosen_families)} families"))
+
+    def emit(self, event: ProgressEvent) -> None:
+        if self.progress is not None:
+            self.progress(event)
+
+    def measure(self, pos: int, held: HeldOut) -> dict[str, Any] | None:
+        """One held-out nest's row (None when it was skipped, with the reason in ``skipped``)."""
+        total = len(self.selection.held)
+        self.emit(ProgressEvent("nest", pos, total, held.name))
+        try:
+            params, scop, deps = self._nest(held)
+            tuned = self._autotune(pos, held, scop, params)
+            row = self._measure(pos, held, scop, params, deps, tuned)
+        except _Skipped as why:
+            self.skipped.append({"nest_id": held.nest_id, "name": held.name, "family": held.family,
+                                 "reason": str(why)})
+            self.emit(ProgressEvent("skip", pos, total, held.name, str(why)))
+            return None
+        self.emit(ProgressEvent("done", pos + 1, total, held.name,
+                                _row_line(row, self.config.k_values, self.config.tune_trials)))
+        return row
+
+    def _nest(self, held: HeldOut) -> tuple[dict[str, int], Scop, list[Dependence]]:
+        params = held.normalized.get("param_values")
+        if not isinstance(params, dict) or held.normalized.get("loop_roles") is None:
+            raise _Skipped("stored without parameter values or loop roles")
+        try:
+            scop = rebuild_scop(held, self.scratch)
+            return params, scop, compute_dependences(scop)
+        except (LookupError, PerfembedError) as exc:
+            raise _Skipped(str(exc)) from exc
+
+    def _autotune(self, pos: int, held: HeldOut, scop: Scop, params: Mapping[str, int]) -> TuneResult:
+        """Autotuning, fresh, in a scratch storage (its own harness: its timings only pick winners)."""
+        total, cfg = len(self.selection.held), self.config
+
+        def on_trial(tp: Any) -> None:
+            best = f"best {tp.best_speedup:.2f}x" if tp.best_speedup else ""
+            self.emit(ProgressEvent("autotune", pos, total, held.name, best, tp.evaluated, tp.budget))
+
+        config = TuneConfig(storage=f"sqlite:///{self.scratch / 'autotune.db'}",
+                            study_name=f"paper:nest={held.nest_id}", n_trials=max(cfg.tune_trials), seed=cfg.seed,
+                            reps=cfg.reps, threads=self.threads, limits=self.limits, cc=self.settings.cc,
+                            cflags=self.settings.cflags)
+        try:
+            return tune_nest(scop, params, config, on_trial=on_trial)
+        except PerfembedError as exc:
+            raise _Skipped(f"autotuning failed: {exc}") from exc
+
+    def _measure(self, pos: int, held: HeldOut, scop: Scop, params: dict[str, int], deps: list[Dependence],
+                 tuned: TuneResult) -> dict[str, Any]:
+        """Neighbours from other families only, then one gcc harness: baseline, transfer candidates,
+        autotuning winners; then Polly, checked against gcc's outputs."""
+        cfg, total = self.config, len(self.selection.held)
+        exclude = self.selection.family_ids[held.family]
+        neighbours = neighbours_outside(self.store, self.embeddings, held.features, k=max(cfg.k_values),
+                                        target_id=self.target_id, exclude=exclude, settings=self.settings,
+                                        min_speedup=cfg.min_speedup)
+        family_of_nest = self.selection.family_of_nest
+        assert all(family_of_nest.get(nb.nest_id) != held.family for nb in neighbours)
+        history = [r for r in tuned.evaluations if r.evaluated]
+        self.emit(ProgressEvent("measure", pos, total, held.name, "baseline, transfer, autotune winners"))
+        with Harness(scop, params, reps=cfg.reps, threads=self.threads, limits=self.limits, cc=self.settings.cc,
+                     cflags=self.settings.cflags) as harness:
+            base = harness.baseline()
+            if not base.ok or not base.median:
+                raise _Skipped(f"baseline failed: {base.status} {base.message}".strip())
+            wall = min(self.limits.wall_seconds,
+                       max(MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR * base.median * (cfg.reps + 1)))
+            cache = RecipeCache(harness, wall)
+            transfer = transfer_results(cache, self.tuner, scop, params, neighbours, deps, cfg.k_values,
+                                        cfg.min_speedup)
+            autotune = autotune_results(cache, history, cfg.tune_trials, cfg.min_speedup)
+            polly = self._polly(pos, held, harness, base.median)
+        return {
+            "nest_id": held.nest_id, "name": held.name, "index": held.index, "family": held.family, "params": params,
+            "baseline_s": base.median, "baseline_spread": base.spread, "excluded_nests": len(exclude),
+            "neighbours": [{"nest_id": nb.nest_id, "name": nb.name, "family": family_of_nest.get(nb.nest_id),
+                            "distance": nb.distance, "recorded_speedup": nb.recorded_speedup} for nb in neighbours],
+            "transfer": transfer, "autotune": autotune, "polly": polly,
+            "autotune_evaluated": len(history), "autotune_stopped": tuned.stopped,
+        }
+
+    def _polly(self, pos: int, held: HeldOut, gcc: Harness, gcc_median: float) -> dict[str, Any]:
+        if not self.config.polly:
+            return {"status": "off"}
+        if not self.use_polly:
+            return {"status": "not available"}
+        self.emit(ProgressEvent("measure", pos, len(self.selection.held), held.name, "Polly"))
+        return run_polly(gcc, gcc_median, cc=self.config.polly_cc, flags=self.config.polly_flags)
+
+    def report(self, rows: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
+        """The report of the finished run."""
+        cfg, sel, settings = self.config, self.selection, self.settings
+        measured = [r for r in rows if r is not None]
+        polly_note = None if not cfg.polly or self.use_polly else f"{cfg.polly_cc} not found: Polly not available"
+        return {
+            "benchmark": "paper",
+            "config": {
+                "k_values": list(cfg.k_values), "tune_trials": list(cfg.tune_trials), "per_family": cfg.per_family,
+                "families": sel.chosen_families, "reps": cfg.reps, "threads": self.threads, "seed": cfg.seed,
+                "min_speedup": cfg.min_speedup, "cc": settings.cc, "cflags": settings.cflags,
+                "polly": {"requested": cfg.polly, "available": self.use_polly, "cc": cfg.polly_cc,
+                          "flags": cfg.polly_flags, "note": polly_note},
+                "model_version": self.model_version, "target_id": self.target_id,
+                "cpus": os.cpu_count(), "load_average": {"start": self.load_start, "end": _load()},
+                "database_nests": sel.database_nests, "tuned_nests": sel.tuned_nests,
+                "families_in_database": sel.families_in_database,
+            },
+            "nests": measured,
+            "skipped": self.skipped,
+            "summary": summarize(measured, cfg.k_values, cfg.tune_trials, polly_requested=cfg.polly,
+                                 polly_available=self.use_polly),
+            "seconds": round(time.time() - self.started, 1),
+        }
 
 
 def _load() -> list[float] | None:
@@ -322,27 +367,54 @@ def build_parser(description: str = "Leave one family out: transfer vs autotunin
     return parser
 
 
+def config_from_args(args: argparse.Namespace, *, polly: bool) -> PaperConfig:
+    """The :class:`PaperConfig` of the options :func:`build_parser` defines."""
+    return PaperConfig(per_family=args.per_family, k_values=args.k, tune_trials=args.tune_trials,
+                       families=args.families, reps=args.reps, seed=args.seed, polly=polly)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The script: run, print the summary (or one JSON object) and write the report."""
+    """The script: run, print the summary (or one JSON object) and write the report.
+
+    With ``--events`` (what ``perfembed bench paper`` runs), stdout is JSON lines instead: one
+    ``{"event": ...}`` per :class:`ProgressEvent`, then ``{"report": ...}``, or ``{"error": ...}`` (a
+    user error's ``to_dict()`` and its ``exit_code``) and the exit code 2.
+    """
     parser = build_parser()
     parser.add_argument("--no-polly", action="store_true", help="skip the Polly comparison")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="markdown report ('' for none)")
+    parser.add_argument("--events", action="store_true", help="JSON lines: progress events, then the report")
     args = parser.parse_args(argv)
-    from loopnest.config import get_settings
-
-    settings = get_settings()
-    report = run_paper_benchmark(args.url or settings.resolved_database_url,
-                                 data_dir=args.data_dir or settings.data_dir, per_family=args.per_family,
-                                 k_values=args.k, tune_trials=args.tune_trials, polly=not args.no_polly,
-                                 reps=args.reps, families=args.families, out=args.out or None, settings=settings,
-                                 seed=args.seed, progress=None if args.json else _print_progress)
-    if args.json:
-        sys.stdout.write(json.dumps(report, default=str) + "\n")
+    settings: DatabaseSettings = get_database_settings()
+    progress = _event_line if args.events else (None if args.json else _print_progress)
+    try:
+        report = run_paper_benchmark(args.url or settings.resolved_database_url,
+                                     data_dir=args.data_dir or settings.data_dir,
+                                     config=config_from_args(args, polly=not args.no_polly), settings=settings,
+                                     progress=progress, out=args.out or None)
+    except PerfembedError as exc:
+        if not args.events:
+            raise
+        _json_line({"error": {**exc.to_dict(), "exit_code": getattr(exc, "exit_code", 2)}})
+        return 2
+    if args.events:
+        _json_line({"report": report})
+    elif args.json:
+        _json_line(report)
     else:
         print(summary_table(report))
         if args.out:
             print(f"wrote {args.out}")
     return 0
+
+
+def _json_line(value: object) -> None:
+    sys.stdout.write(json.dumps(value, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _event_line(event: ProgressEvent) -> None:
+    _json_line({"event": asdict(event)})
 
 
 def _print_progress(event: ProgressEvent) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.harness_cache import RecipeCache
+from loopnest.harness import Harness, verify_outputs
 
 POLLY_CC = "clang-16"
 POLLY_FLAGS = "-O3 -march=native -fopenmp -mllvm -polly -mllvm -polly-parallel"
@@ -84,14 +85,13 @@ def autotune_results(cache: RecipeCache, history: Sequence[Any], tune_trials: Se
     return autotune
 
 
-def run_polly(harness_cls: Any, verify_outputs: Any, scop: Any, params: Mapping[str, int], reps: int,
-              threads: int | None, limits: Any, gcc: Any, gcc_median: float, polly_cc: str,
-              polly_flags: str) -> dict[str, Any]:
-    """The original nest built by ``polly_cc``: its median, its speedup over ``gcc_median`` and whether its
-    outputs match those of ``gcc`` (the gcc harness, whose baseline has run)."""
+def run_polly(gcc: Harness, gcc_median: float, *, cc: str = POLLY_CC, flags: str = POLLY_FLAGS) -> dict[str, Any]:
+    """The nest of the ``gcc`` harness (whose baseline has run) built by ``cc`` with ``flags`` in a second
+    harness of the same parameters, repetitions, threads and limits: its median, its speedup over
+    ``gcc_median`` and whether its outputs match the gcc baseline's."""
     try:
-        with harness_cls(scop, params, reps=reps, threads=threads, limits=limits, cc=polly_cc,
-                         cflags=polly_flags) as ph:
+        with Harness(gcc.scop, gcc.params, reps=gcc.reps, threads=gcc.threads, limits=gcc.limits, cc=cc,
+                     cflags=flags) as ph:
             res = ph.baseline()
             row: dict[str, Any] = {"median_s": res.median, "compile_s": res.compile_seconds}
             if not res.ok or not res.median:

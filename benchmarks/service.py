@@ -264,7 +264,10 @@ def run_level(url: str, key: str, request: dict[str, Any], clients: int, *, seco
                     ok, what = False, f"{type(exc).__name__}: {exc}"
                 elapsed = time.perf_counter() - start
                 with lock:
-                    (latencies if ok else errors).append(elapsed if ok else what)  # type: ignore[arg-type]
+                    if ok:
+                        latencies.append(elapsed)
+                    else:
+                        errors.append(what)
 
     started = time.perf_counter()
     threads = [threading.Thread(target=client) for _ in range(clients)]

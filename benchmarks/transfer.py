@@ -1,6 +1,6 @@
 """Transfer tuning vs autotuning, leave one family out (the issue-4 view of ``benchmarks/paper.py``).
 
-    python benchmarks/transfer.py [--json] [--url URL] [--per-family N] [--families F ...]
+    python -m benchmarks.transfer [--json] [--url URL] [--per-family N] [--families F ...]
                                   [--k 1,3,5] [--tune-trials 10,25,100] [--polly] [--out FILE.md]
 
 Same run as the paper benchmark (one harness per held-out nest; autotuning fresh in a scratch storage,
@@ -14,14 +14,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from benchmarks.paper import build_parser, run_paper_benchmark  # noqa: E402
+from benchmarks.paper import ProgressEvent, build_parser, config_from_args, run_paper_benchmark
+from database.config import get_database_settings
 
 
 def transfer_view(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -71,18 +67,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--polly", action="store_true", help="also compare with clang-16 + Polly")
     parser.add_argument("--out", default=None, help="also write this markdown report and its plot")
     args = parser.parse_args(argv)
-    from loopnest.config import get_settings
+    settings = get_database_settings()
 
-    settings = get_settings()
-
-    def progress(event: Any) -> None:
+    def progress(event: ProgressEvent) -> None:
         if not args.json and event.phase in ("done", "skip"):
             print(f"[{event.index}/{event.total}] {event.name}: {event.detail}", file=sys.stderr, flush=True)
 
     report = run_paper_benchmark(args.url or settings.resolved_database_url,
-                                 data_dir=args.data_dir or settings.data_dir, per_family=args.per_family,
-                                 k_values=args.k, tune_trials=args.tune_trials, polly=args.polly, reps=args.reps,
-                                 families=args.families, out=args.out, settings=settings, seed=args.seed,
+                                 data_dir=args.data_dir or settings.data_dir,
+                                 config=config_from_args(args, polly=args.polly), out=args.out, settings=settings,
                                  progress=progress)
     if args.json:
         sys.stdout.write(json.dumps({**report, "transfer_vs_autotune": transfer_view(report)}, default=str) + "\n")

@@ -6,8 +6,14 @@ Open a store with :func:`get_store`, run repository functions in ``store.session
     with store.session() as session:
         program = get_or_create_program(session, source=text, name="gemm")
 
-SQLAlchemy and Alembic load on first use of anything but the domain objects, so importing
-this package stays cheap for the CLI.
+Also here: the storage errors (:class:`NotFoundError`, :class:`DuplicateError`,
+:class:`InvalidRecordError`, :class:`StorageError`), the settings with the database URL
+(:class:`DatabaseSettings`, :func:`get_database_settings`), and the :class:`EmbeddingStore` that
+keeps embeddings and their index in step with the database (for notebooks:
+``EmbeddingStore.open().search(...)``).
+
+SQLAlchemy and Alembic load on first use of anything but the domain objects and errors, so
+importing this package stays cheap for the CLI.
 """
 
 from __future__ import annotations
@@ -32,8 +38,11 @@ from database.domain import (
     source_hash,
     target_signature,
 )
+from database.errors import DuplicateError, InvalidRecordError, NotFoundError, StorageError
 
 if TYPE_CHECKING:
+    from database.config import DatabaseSettings, get_database_settings
+    from database.embedding_store import EmbeddingStore
     from database.repositories import (
         LeaseLostError,
         add_api_key,
@@ -84,6 +93,9 @@ if TYPE_CHECKING:
 
 # Where the names that need SQLAlchemy live; any other lazy name is a repository function.
 _LAZY_MODULES = {
+    "DatabaseSettings": "database.config",
+    "get_database_settings": "database.config",
+    "EmbeddingStore": "database.embedding_store",
     "Store": "database.store",
     "get_store": "database.store",
     "current_revision": "database.schema",
@@ -96,15 +108,21 @@ _LAZY_MODULES = {
 
 __all__ = [
     "ApiKey",
+    "DatabaseSettings",
+    "DuplicateError",
     "EmbeddingModel",
+    "EmbeddingStore",
+    "InvalidRecordError",
     "JobStatus",
     "LeaseLostError",
     "Measurement",
     "MeasurementOrigin",
     "Nest",
+    "NotFoundError",
     "Program",
     "RankedRecipe",
     "Recipe",
+    "StorageError",
     "Store",
     "Target",
     "TuningJob",
@@ -134,6 +152,7 @@ __all__ = [
     "get_or_create_target",
     "get_program",
     "get_recipe",
+    "get_database_settings",
     "get_store",
     "get_target",
     "head_revision",

@@ -97,6 +97,8 @@ def api_key_hash(key: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Program:
+    """A stored C source, by its hash, with the name it was given."""
+
     id: int
     source_hash: str
     language: str
@@ -107,6 +109,8 @@ class Program:
 
 @dataclass(frozen=True, slots=True)
 class Nest:
+    """A stored loop nest of a program: its index, normalized description and static features."""
+
     id: int
     program_id: int
     index: int
@@ -118,6 +122,8 @@ class Nest:
 
 @dataclass(frozen=True, slots=True)
 class Target:
+    """A machine and compiler that measurements were taken on, by signature."""
+
     id: int
     signature_hash: str
     cpu_model: str
@@ -133,6 +139,8 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class Recipe:
+    """A stored recipe (its steps, canonical JSON and hash), shared by every nest it was measured on."""
+
     id: int
     recipe_hash: str
     canonical_json: str
@@ -145,6 +153,8 @@ class Recipe:
 
 @dataclass(frozen=True, slots=True)
 class Measurement:
+    """One timed, possibly verified run of a recipe on a nest, a target and parameter values."""
+
     id: int
     nest_id: int
     recipe_id: int
@@ -175,6 +185,8 @@ class RankedRecipe:
 
 @dataclass(frozen=True, slots=True)
 class TuningJob:
+    """A queued or running tuning job: its nest, budget, options, lease and progress."""
+
     id: int
     nest_id: int
     target_id: int | None
@@ -208,6 +220,8 @@ class EmbeddingModel:
 
 @dataclass(frozen=True, slots=True)
 class ApiKey:
+    """A stored API key: its name and hash (the key itself is shown once, when created)."""
+
     id: int
     name: str
     key_hash: str = field(repr=False)

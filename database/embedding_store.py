@@ -1,14 +1,20 @@
-"""The embedding store: nests' features in the database, a fitted embedding model, and a FAISS
+"""The embedding store: nests' features in the database, a fitted embedding model, and a vector
 index persisted next to the database and rebuilt from it when missing or stale.
 
-It lives in ``database`` (it needs both the database and ``embeddings``) and is re-exported as
-``embeddings.EmbeddingStore`` for notebooks.
+**Why it lives in** ``database``: it is where stored nests meet the embedding models and indexes,
+so it needs both ``database`` (repositories, the model records, the data directory) and
+``embeddings``; ``database`` is the lowest layer allowed to import both (loopnest < embeddings <
+database < autotune < service, checked by ``lint-imports``). It is persistence of embeddings: it
+fits a model on what is stored, stores the model and every vector, and keeps the index file in
+step with the database. What it computes that needs no database (the estimators of each design,
+feature matrices, the supervised targets, the confidence gate) lives in :mod:`embeddings.designs`;
+notebooks import it as ``from database import EmbeddingStore``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
+import logging
 import pickle
 import threading
 from collections.abc import Mapping, Sequence
@@ -18,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from database.errors import data_dir_error, ensure_data_dir
+from database.errors import NotFoundError, data_dir_error, ensure_data_dir
 from database.repositories import (
     get_embedding_model,
     list_embedding_models,
@@ -30,38 +36,19 @@ from database.repositories import (
     store_embeddings,
 )
 from database.store import Store, get_store
-from loopnest.errors import NotFoundError, ParameterError
+from embeddings.designs import (
+    feature_matrix,
+    gate_distance,
+    make_embedder,
+    recipe_family,
+    static_names,
+    tuning_targets,
+)
+from embeddings.errors import IndexFileError
+from loopnest.errors import ParameterError
 
-DESIGNS = ("standard", "supervised", "nca")
+_logger = logging.getLogger(__name__)
 
-
-def feature_matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str]) -> np.ndarray:
-    """Stack stored feature dicts in schema order; absent (masked) features become NaN."""
-    out = np.full((len(rows), len(names)), np.nan)
-    for r, row in enumerate(rows):
-        for c, name in enumerate(names):
-            value = row.get(name)
-            if value is not None:
-                out[r, c] = value
-    return out
-
-
-def static_names() -> tuple[str, ...]:
-    from embeddings.features import STATIC_SCHEMA
-
-    return STATIC_SCHEMA.names
-
-
-def make_embedder(design: str, n_components: int, random_state: int = 0) -> Any:
-    from embeddings import NCAEmbedder, StandardEmbedder, SupervisedEmbedder
-
-    if design == "standard":
-        return StandardEmbedder(n_components=n_components, log_transform=False)
-    if design == "supervised":
-        return SupervisedEmbedder(n_components=n_components, log_transform=False, random_state=random_state)
-    if design == "nca":
-        return NCAEmbedder(n_components=n_components, log_transform=False, random_state=random_state)
-    raise ParameterError(f"unknown embedding design {design!r}; choose one of {', '.join(DESIGNS)}")
 
 
 @dataclass(frozen=True)
@@ -99,9 +86,9 @@ class EmbeddingStore:
 
     @classmethod
     def open(cls, url: str | None = None, *, data_dir: str | Path | None = None) -> EmbeddingStore:
-        from loopnest.config import get_settings
+        from database.config import get_database_settings
 
-        settings = get_settings()
+        settings = get_database_settings()
         store = get_store(url or settings.resolved_database_url, create=True)
         return cls(store, data_dir=Path(data_dir) if data_dir else settings.data_dir)
 
@@ -142,7 +129,7 @@ class EmbeddingStore:
         vectors = estimator.transform(X)
         digest = hashlib.sha256(X.tobytes() + design.encode() + str(n_components).encode()).hexdigest()[:12]
         version = f"{design}-{n_components}-{len(nests)}-{digest}"
-        gate = _gate_distance(vectors)
+        gate = gate_distance(vectors)
         with self.store.session() as session:
             existing = {m.version for m in list_embedding_models(session)}
             if version not in existing:
@@ -214,11 +201,14 @@ class EmbeddingStore:
             vectors = load_embeddings(session, model_version=version)
         if not rebuild and path.exists():
             try:
-                if not read_index_metadata(path).is_stale(model_version=version, count=len(vectors)):
+                metadata = read_index_metadata(path)
+                if not metadata.is_stale(model_version=version, count=len(vectors)):
                     self._index = (version, VectorIndex.load(path), meta.stat().st_mtime)
                     return self._index[1]
-            except (OSError, ValueError):
-                pass  # unreadable or from another backend: rebuild below
+                _logger.info("rebuilding the index %s: it holds %d vectors of model %s, the database %d of %s",
+                             path, metadata.count, metadata.model_version, len(vectors), version)
+            except (OSError, IndexFileError) as exc:  # unreadable, partial, or from another backend
+                _logger.warning("rebuilding the index %s from the database: %s", path, exc)
         dim = len(next(iter(vectors.values()))) if vectors else self.model()[1].n_components_
         index = make_index(dim, n_expected=len(vectors), model_version=version)
         if vectors:
@@ -326,38 +316,6 @@ class EmbeddingStore:
         fig.savefig(out, dpi=110, bbox_inches="tight")
         plt.close(fig)
         return out
-
-
-def _gate_distance(vectors: np.ndarray, *, chunk: int = 512) -> float:
-    """The confidence gate: the 90th percentile of each nest's squared distance to its nearest other
-    nest (the index's metric), computed in row chunks so memory stays O(chunk x n)."""
-    X = np.asarray(vectors, dtype=np.float64)
-    norms = (X**2).sum(axis=1)
-    nearest = np.empty(len(X))
-    for start in range(0, len(X), chunk):
-        block = norms[start:start + chunk, None] + norms[None, :] - 2.0 * X[start:start + chunk] @ X.T
-        rows = np.arange(block.shape[0])
-        block[rows, start + rows] = np.inf
-        nearest[start:start + chunk] = np.maximum(block.min(axis=1), 0.0)
-    return float(np.percentile(nearest, 90))
-
-
-RECIPE_OPS = ("interchange", "tile", "parallelize", "vectorize", "unroll", "distribute", "fuse", "skew")
-
-
-def recipe_family(steps: Sequence[Mapping[str, Any]]) -> str:
-    """A recipe's family: the set of its operations ("interchange+parallelize+tile")."""
-    return "+".join(sorted({str(s["op"]) for s in steps})) or "none"
-
-
-def tuning_targets(best: Sequence[tuple[Sequence[Mapping[str, Any]], float]]) -> np.ndarray:
-    """What the supervised design predicts per nest: log2 of its best speedup and which operations
-    its best recipe uses (the performance characteristics that decide what to transfer)."""
-    rows = []
-    for steps, speedup in best:
-        ops = {s["op"] for s in steps}
-        rows.append([math.log2(max(speedup, 1.0)), *(1.0 if op in ops else 0.0 for op in RECIPE_OPS)])
-    return np.asarray(rows, dtype=float).reshape(-1, 1 + len(RECIPE_OPS))
 
 
 def best_recipes(store: Store, nest_ids: Sequence[int]) -> dict[int, tuple[list[dict[str, Any]], float]]:

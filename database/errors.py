@@ -1,10 +1,15 @@
-"""Storage errors with two messages: the operator's (``str``: URL, path, the fix) and the client's.
+"""The storage layer's errors, under the root :class:`~loopnest.errors.PerfembedError`.
 
-The service answers a :class:`DatabaseError` with :attr:`public`, which names the database's
-complaint (the driver's first line: "attempt to write a readonly database") and never the SQL,
-its parameters, the URL or a server path; the CLI prints the operator's message. Both are
-:class:`~loopnest.errors.StorageError`: exit 2 in the CLI, 503 in the service. This module imports
-no SQLAlchemy, so the CLI can use it cheaply.
+* :class:`NotFoundError` (HTTP 404), :class:`DuplicateError` (409): the caller named a record that
+  does not exist, or one that must be unique; :class:`InvalidRecordError` (422): a value to store is
+  not valid (not JSON, not finite, negative). All are user errors: exit code 2 in the CLI.
+* :class:`StorageError` (503, exit 2): the database failed in a way the caller cannot fix by changing
+  its input. Its :class:`DatabaseError` subclasses carry two messages: the operator's (``str``: URL,
+  path, the fix) and the client's (:attr:`DatabaseError.public`), which names the database's complaint
+  (the driver's first line: "attempt to write a readonly database") and never the SQL, its
+  parameters, the URL or a server path.
+
+This module imports no SQLAlchemy, so the CLI can use it cheaply.
 """
 
 from __future__ import annotations
@@ -13,7 +18,23 @@ import os
 import tempfile
 from pathlib import Path
 
-from loopnest.errors import StorageError
+from loopnest.errors import PerfembedError
+
+
+class NotFoundError(PerfembedError, LookupError):
+    """A requested record does not exist."""
+
+
+class DuplicateError(PerfembedError):
+    """A record that must be unique already exists."""
+
+
+class InvalidRecordError(PerfembedError, ValueError):
+    """A value to store is invalid (not JSON, a non-finite feature, a negative count); the message names it."""
+
+
+class StorageError(PerfembedError):
+    """The database failed in a way the caller cannot fix by changing its input."""
 
 
 class DatabaseError(StorageError):

@@ -34,7 +34,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from database import domain
-from loopnest.errors import NotFoundError
+from database.errors import NotFoundError
 
 # Constraint names are spelled out so that Alembic batch mode (SQLite) can drop and recreate them.
 NAMING_CONVENTION = {

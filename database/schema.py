@@ -19,9 +19,8 @@ from alembic.util.exc import CommandError
 from sqlalchemy import Connection, Engine, inspect
 from sqlalchemy.exc import SQLAlchemyError
 
-from database.errors import ensure_data_dir
+from database.errors import StorageError, ensure_data_dir
 from database.session import database_error, make_engine, parse_url, safe_url, sqlite_path
-from loopnest.errors import StorageError
 
 VERSION_TABLE = "perfembed_alembic_version"
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"

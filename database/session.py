@@ -19,8 +19,8 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
-from database.errors import DatabaseError, ReadOnlyDatabaseError
-from loopnest.errors import DuplicateError, PerfembedError, StorageError
+from database.errors import DatabaseError, DuplicateError, ReadOnlyDatabaseError, StorageError
+from loopnest.errors import PerfembedError
 
 # Driver errors that mean "this connection may not write": SQLite's SQLITE_READONLY family, and
 # PostgreSQL's read_only_sql_transaction (a read-only role or standby) and insufficient_privilege.

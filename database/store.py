@@ -9,8 +9,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from database import schema
+from database.config import DatabaseSettings, get_database_settings
 from database.domain import TuningJob
-from database.errors import ensure_data_dir
+from database.errors import StorageError, ensure_data_dir
 from database.repositories import jobs
 from database.session import (
     make_engine,
@@ -21,13 +22,11 @@ from database.session import (
     session_scope,
     sqlite_path,
 )
-from loopnest.errors import StorageError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
     from sqlalchemy.orm import Session, sessionmaker
 
-    from loopnest.config import Settings
 
 
 class Store:
@@ -166,7 +165,7 @@ class Store:
             return jobs.cancel_job(session, job_id=job_id, now=now)
 
 
-def get_store(url: str | None = None, *, settings: Settings | None = None, create: bool = False) -> Store:
+def get_store(url: str | None = None, *, settings: DatabaseSettings | None = None, create: bool = False) -> Store:
     """Open the store at ``url`` (default: ``settings.resolved_database_url``).
 
     The schema must be at head, else :class:`StorageError` names the fix
@@ -174,11 +173,7 @@ def get_store(url: str | None = None, *, settings: Settings | None = None, creat
     empty is created and migrated; an outdated one is never migrated implicitly.
     """
     if url is None:
-        if settings is None:
-            from loopnest.config import get_settings
-
-            settings = get_settings()
-        url = settings.resolved_database_url
+        url = (settings or get_database_settings()).resolved_database_url
     path = sqlite_path(parse_url(url))
     if path is not None and not path.exists():
         if not create:

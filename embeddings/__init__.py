@@ -5,15 +5,21 @@ Public API (everything else in this package is private):
 * embedding models, scikit-learn transformers: :class:`StandardEmbedder`, :class:`SupervisedEmbedder`,
   :class:`NCAEmbedder`, and the model-selection criterion :func:`evaluate_neighbour_transfer`;
 * vector indexes: the :class:`VectorIndex` contract with :class:`NumpyIndex` and :class:`FaissIndex`,
-  :func:`make_index`, and :class:`IndexMetadata` / :func:`read_index_metadata` for staleness checks.
+  :func:`make_index`, and :class:`IndexMetadata` / :func:`read_index_metadata` for staleness checks;
+* errors: :class:`EmbeddingInputError` (an invalid argument or array) and :class:`IndexFileError` (a
+  saved index that cannot be loaded), both user errors and subclasses of ``ValueError``.
 
-Names load on first access, so ``import embeddings`` imports neither scikit-learn nor faiss.
+Names load on first access, so ``import embeddings`` imports neither scikit-learn nor faiss. The
+embedding store, which joins these with the database, is a layer up: ``from database import
+EmbeddingStore``.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
+
+from embeddings.errors import EmbeddingInputError, IndexFileError
 
 if TYPE_CHECKING:
     from embeddings.index import (
@@ -32,8 +38,9 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
-    "EmbeddingStore",
+    "EmbeddingInputError",
     "FaissIndex",
+    "IndexFileError",
     "IndexMetadata",
     "NCAEmbedder",
     "NumpyIndex",
@@ -57,16 +64,16 @@ _MODULE_OF = {
     "SupervisedEmbedder": "embeddings.model",
     # The criterion needs only NumPy; import it from its module so it does not pull in scikit-learn.
     "evaluate_neighbour_transfer": "embeddings._evaluation",
-    # The store needs the database, a layer above this one; it is imported only when a notebook asks
-    # for ``embeddings.EmbeddingStore`` (the path users were promised), never by this package itself.
-    "EmbeddingStore": "database.embedding_store",
 }
+# Names that moved up a layer: their new home, for the error message.
+_MOVED = {"EmbeddingStore": "from database import EmbeddingStore"}
 
 
 def __getattr__(name: str) -> Any:
     module = _MODULE_OF.get(name)
     if module is None:
-        raise AttributeError(f"module 'embeddings' has no attribute {name!r}")
+        moved = f"; it moved to the database layer: {_MOVED[name]}" if name in _MOVED else ""
+        raise AttributeError(f"module 'embeddings' has no attribute {name!r}{moved}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from embeddings._preprocessing import Float64Array, Preprocessing, apply_preprocessing, fit_preprocessing
+from embeddings.errors import EmbeddingInputError
 
 PREPROCESSING_CONSTRAINTS: dict[str, list[Any]] = {
     "n_components": [Interval(Integral, 1, None, closed="left")],
@@ -26,7 +27,8 @@ def svd_flip_rows(vt: Float64Array) -> Float64Array:
         return vt
     signs = np.sign(vt[np.arange(len(vt)), np.argmax(np.abs(vt), axis=1)])
     signs[signs == 0] = 1.0
-    return vt * signs[:, None]
+    flipped: Float64Array = vt * signs[:, None]
+    return flipped
 
 
 class BaseEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -57,7 +59,7 @@ class BaseEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self.mean_ = state.mean
         self.scale_ = state.scale
         if state.n_output_features == 0:
-            raise ValueError(
+            raise EmbeddingInputError(
                 f"every one of the {X_arr.shape[1]} features is missing (NaN) in all {X_arr.shape[0]} "
                 "samples; there is nothing to embed"
             )

@@ -8,6 +8,8 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from embeddings.errors import EmbeddingInputError
+
 # Rows of held-out nests per block of the pairwise distance computation (block x n float64).
 _BLOCK_ROWS = 512
 
@@ -52,25 +54,25 @@ def evaluate_neighbour_transfer(
 
     Raises
     ------
-    ValueError
+    EmbeddingInputError (a ValueError)
         On inconsistent lengths, fewer than two groups, or no nest with a successful measurement.
     """
     X = np.asarray(embeddings, dtype=np.float64)
     g = np.asarray(groups)
     if X.ndim != 2:
-        raise ValueError(f"embeddings must be a 2-D array (n_nests, dim), got shape {X.shape}")
+        raise EmbeddingInputError(f"embeddings must be a 2-D array (n_nests, dim), got shape {X.shape}")
     n = len(X)
     if len(best_recipe_by_nest) != n or len(g) != n:
-        raise ValueError(
+        raise EmbeddingInputError(
             f"embeddings have {n} rows but best_recipe_by_nest has {len(best_recipe_by_nest)} entries and "
             f"groups {len(g)}; pass one entry per nest"
         )
     if not 0 <= tolerance < 1:
-        raise ValueError(f"tolerance must be in [0, 1), got {tolerance!r}")
+        raise EmbeddingInputError(f"tolerance must be in [0, 1), got {tolerance!r}")
     if not np.isfinite(X).all():
-        raise ValueError("embeddings contain NaN or infinite values")
+        raise EmbeddingInputError("embeddings contain NaN or infinite values")
     if len(np.unique(g)) < 2:
-        raise ValueError("leave-one-group-out needs nests from at least two groups")
+        raise EmbeddingInputError("leave-one-group-out needs nests from at least two groups")
 
     neighbours = _nearest_other_group(X, g)
     successes = evaluated = 0
@@ -85,7 +87,7 @@ def evaluate_neighbour_transfer(
         if transferred is not None and transferred >= (1.0 - tolerance) * own_best:
             successes += 1
     if evaluated == 0:
-        raise ValueError("no nest has a successful measurement in speedup_table; nothing to evaluate")
+        raise EmbeddingInputError("no nest has a successful measurement in speedup_table; nothing to evaluate")
     return successes / evaluated
 
 

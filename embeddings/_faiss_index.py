@@ -13,6 +13,7 @@ import numpy as np
 
 from embeddings import _faiss_structures as fs
 from embeddings._index_base import FloatArray, IdArray, IndexMetadata, VectorIndex, empty_result
+from embeddings.errors import EmbeddingInputError, IndexFileError
 
 # Default size above which ``kind="auto"`` leaves exact flat search. Flat search costs ~0.05 ms per 10k
 # 64-d rows on one core, so 50k rows still answer in ~0.3 ms, exactly.
@@ -98,9 +99,9 @@ class FaissIndex(VectorIndex):
     ) -> None:
         super().__init__(dim, model_version=model_version)
         if kind not in _KINDS:
-            raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
+            raise EmbeddingInputError(f"kind must be one of {_KINDS}, got {kind!r}")
         if large_kind not in _LARGE_KINDS:
-            raise ValueError(f"large_kind must be one of {_LARGE_KINDS}, got {large_kind!r}")
+            raise EmbeddingInputError(f"large_kind must be one of {_LARGE_KINDS}, got {large_kind!r}")
         for name, value in [
             ("size_threshold", size_threshold),
             ("nprobe", nprobe),
@@ -109,7 +110,7 @@ class FaissIndex(VectorIndex):
             ("ef_search", ef_search),
         ]:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+                raise EmbeddingInputError(f"{name} must be a positive integer, got {value!r}")
         self._kind_option = kind
         self.size_threshold = size_threshold
         self.large_kind = large_kind
@@ -271,7 +272,8 @@ class FaissIndex(VectorIndex):
         if len(sorted_ids) == 0:
             return np.empty(0, dtype=np.int64)
         pos = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
-        return rows[pos[sorted_ids[pos] == ids]]
+        found: IdArray = rows[pos[sorted_ids[pos] == ids]]
+        return found
 
     def _exact_search_rows(self, queries: FloatArray, k: int, rows: IdArray) -> tuple[FloatArray, IdArray]:
         out_d, out_i = empty_result(len(queries), k)
@@ -309,9 +311,9 @@ class FaissIndex(VectorIndex):
         try:
             loaded = fs.faiss_module().read_index(str(path))
         except RuntimeError as e:  # faiss reports unreadable or truncated files as RuntimeError
-            raise ValueError(f"{path}: not a readable faiss index ({e}); rebuild the index") from e
+            raise IndexFileError(f"{path}: not a readable faiss index ({e}); rebuild the index") from e
         if loaded.d != metadata.dim:
-            raise ValueError(
+            raise IndexFileError(
                 f"{path}: holds vectors of dimension {loaded.d} but its metadata says {metadata.dim}; "
                 "the files are from different saves, rebuild the index"
             )

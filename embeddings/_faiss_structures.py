@@ -29,7 +29,7 @@ def faiss_module() -> Any:
 def choose_nlist(n_rows: int) -> int:
     """IVF list count: the power of two nearest 4 sqrt(n), at most n / 39 (faiss's minimum) and >= 1."""
     target = 4.0 * math.sqrt(max(n_rows, 1))
-    nlist = 2 ** round(math.log2(target))
+    nlist = 1 << round(math.log2(target))  # target >= 4, so the exponent is >= 2
     return max(1, min(nlist, n_rows // _MIN_POINTS_PER_LIST))
 
 
@@ -62,7 +62,8 @@ def idmap_ids(index: Any) -> IdArray:
     n = index.ntotal
     if n == 0:
         return np.empty(0, dtype=np.int64)
-    return faiss_module().rev_swig_ptr(index.id_map.data(), n)
+    view: IdArray = faiss_module().rev_swig_ptr(index.id_map.data(), n)
+    return view
 
 
 def idmap_vectors(index: Any, dim: int) -> FloatArray:
@@ -73,7 +74,7 @@ def idmap_vectors(index: Any, dim: int) -> FloatArray:
     faiss = faiss_module()
     inner = faiss.downcast_index(index.index)
     storage = faiss.downcast_index(inner.storage) if isinstance(inner, faiss.IndexHNSW) else inner
-    view = faiss.rev_swig_ptr(storage.get_xb(), n * dim).reshape(n, dim)
+    view: FloatArray = faiss.rev_swig_ptr(storage.get_xb(), n * dim).reshape(n, dim)
     view.flags.writeable = False
     return view
 

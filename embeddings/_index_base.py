@@ -15,6 +15,8 @@ from typing import Any, ClassVar, Self
 import numpy as np
 import numpy.typing as npt
 
+from embeddings.errors import EmbeddingInputError, IndexFileError
+
 # Bumped whenever the payload or sidecar layout changes; load() refuses other versions.
 INDEX_FORMAT_VERSION = 1
 # Backend name (stored in the sidecar) -> "module:Class", imported only when a file of that kind is loaded,
@@ -63,7 +65,7 @@ class IndexMetadata:
             raw = json.loads(text)
             version = raw.get("format_version")
             if version != INDEX_FORMAT_VERSION:
-                raise ValueError(
+                raise IndexFileError(
                     f"{source}: index format version {version!r} is not supported (expected "
                     f"{INDEX_FORMAT_VERSION}); rebuild the index from the database"
                 )
@@ -77,19 +79,19 @@ class IndexMetadata:
                 format_version=version,
             )
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
-            raise ValueError(f"{source}: not a perfembed index metadata file ({e})") from e
+            raise IndexFileError(f"{source}: not a perfembed index metadata file ({e})") from e
 
 
 def read_index_metadata(path: str | os.PathLike[str]) -> IndexMetadata:
     """Read the metadata saved beside the index at ``path``, without loading the index.
 
-    Raises FileNotFoundError when there is no sidecar and ValueError when it is unreadable.
+    Raises FileNotFoundError when there is no sidecar and :class:`IndexFileError` when it is unreadable.
     """
     meta_file = metadata_path(path)
     return IndexMetadata.from_json(meta_file.read_text(encoding="utf-8"), source=str(meta_file))
 
 
-def write_atomically(path: Path, writer: Callable[[str], None]) -> None:
+def write_atomically(path: Path, writer: Callable[[str], object]) -> None:
     """Call ``writer(tmp_name)`` on a temporary file next to ``path``, then rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -109,11 +111,11 @@ class VectorIndex(ABC):
 
     * **ids** are non-negative int64 database ids, unique within the index; ``-1`` pads search results.
     * **vectors** are finite, shaped ``(n, dim)``; they are stored as float32 (other float or int dtypes
-      are converted). A wrong shape or dimension raises ValueError naming both dimensions.
+      are converted). A wrong shape or dimension raises :class:`EmbeddingInputError` naming both dimensions.
     * :meth:`search` returns ``(distances, ids)``, both shaped ``(n_queries, k)``: squared Euclidean
       distances in ascending order as float32, padded with ``+inf`` and id ``-1`` when fewer than ``k``
       rows (or allowed rows) exist. ``allowed_ids`` restricts results to those ids.
-    * :meth:`add` raises ValueError for an id that is already present; :meth:`remove` ignores unknown
+    * :meth:`add` raises :class:`EmbeddingInputError` for an id that is already present; :meth:`remove` ignores unknown
       ids and returns how many rows it removed.
     * :meth:`save` writes the payload to ``path`` and :class:`IndexMetadata` to ``<path>.json``;
       :meth:`load` on this base class returns whichever backend saved the file.
@@ -124,7 +126,7 @@ class VectorIndex(ABC):
 
     def __init__(self, dim: int, *, model_version: str | None = None) -> None:
         if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 1:
-            raise ValueError(f"dim must be a positive integer, got {dim!r}")
+            raise EmbeddingInputError(f"dim must be a positive integer, got {dim!r}")
         self._dim = int(dim)
         self.model_version = model_version
         self._sorted_ids_cache: IdArray | None = None
@@ -186,19 +188,19 @@ class VectorIndex(ABC):
         return self.metadata.is_stale(model_version=model_version, count=count)
 
     def add(self, ids: npt.ArrayLike, vectors: npt.ArrayLike) -> None:
-        """Add one row per id; ids must be new (ValueError otherwise) and vectors ``(n, dim)``."""
+        """Add one row per id; ids must be new (:class:`EmbeddingInputError` otherwise) and vectors ``(n, dim)``."""
         ids_ = as_ids(ids, "ids")
         vecs = self._as_vectors(vectors, "vectors")
         if len(ids_) != len(vecs):
-            raise ValueError(f"got {len(ids_)} ids but {len(vecs)} vectors; pass one id per vector row")
+            raise EmbeddingInputError(f"got {len(ids_)} ids but {len(vecs)} vectors; pass one id per vector row")
         if len(ids_) == 0:
             return
         uniq, counts = np.unique(ids_, return_counts=True)
         if len(uniq) != len(ids_):
-            raise ValueError(f"ids contain duplicates, e.g. {int(uniq[counts > 1][0])}")
+            raise EmbeddingInputError(f"ids contain duplicates, e.g. {int(uniq[counts > 1][0])}")
         present = self._present(ids_)
         if present.any():
-            raise ValueError(
+            raise EmbeddingInputError(
                 f"{int(present.sum())} ids are already in the index, e.g. {int(ids_[present][0])}; "
                 "remove() them first to replace their vectors"
             )
@@ -211,7 +213,7 @@ class VectorIndex(ABC):
     ) -> tuple[FloatArray, IdArray]:
         """Return ``(distances, ids)`` of the ``k`` nearest rows of each query row."""
         if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
+            raise EmbeddingInputError(f"k must be a positive integer, got {k!r}")
         q = self._as_vectors(queries, "queries")
         allowed = None if allowed_ids is None else as_ids(allowed_ids, "allowed_ids")
         if len(q) == 0 or len(self) == 0 or (allowed is not None and len(allowed) == 0):
@@ -239,14 +241,14 @@ class VectorIndex(ABC):
     def load(cls, path: str | os.PathLike[str]) -> Self:
         """Load an index saved by :meth:`save`; on :class:`VectorIndex` itself, any backend.
 
-        Raises FileNotFoundError when files are missing and ValueError when the metadata names another
-        backend than ``cls`` or disagrees with the payload (a partial write or a mixed-up file).
+        Raises FileNotFoundError when files are missing and :class:`IndexFileError` when the metadata names
+        another backend than ``cls`` or disagrees with the payload (a partial write or a mixed-up file).
         """
         target = Path(path)
         meta = read_index_metadata(target)
         backend_cls = _backend_class(meta.backend, source=str(metadata_path(target)))
         if not issubclass(backend_cls, cls):
-            raise ValueError(
+            raise IndexFileError(
                 f"{target} holds a {backend_cls.__name__} index, not a {cls.__name__}; "
                 f"load it with {backend_cls.__name__}.load or VectorIndex.load"
             )
@@ -256,11 +258,11 @@ class VectorIndex(ABC):
             )
         index = backend_cls._read_payload(target, meta)
         if index.dim != meta.dim or len(index) != meta.count:
-            raise ValueError(
+            raise IndexFileError(
                 f"{target}: payload has {len(index)} rows of dimension {index.dim} but its metadata says "
                 f"{meta.count} rows of dimension {meta.dim}; the files are from different saves, rebuild"
             )
-        return index  # type: ignore[return-value]
+        return index
 
     def __repr__(self) -> str:
         return (
@@ -280,23 +282,24 @@ class VectorIndex(ABC):
         if len(sorted_ids) == 0:
             return np.zeros(len(ids), dtype=bool)
         pos = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
-        return sorted_ids[pos] == ids
+        present: npt.NDArray[np.bool_] = sorted_ids[pos] == ids
+        return present
 
     def _as_vectors(self, vectors: npt.ArrayLike, name: str) -> FloatArray:
         arr = np.asarray(vectors)
         if arr.ndim != 2:
             hint = f"; for one vector pass {name}[None, :]" if arr.ndim == 1 else ""
-            raise ValueError(f"{name} must be a 2-D array (n, {self._dim}), got shape {arr.shape}{hint}")
+            raise EmbeddingInputError(f"{name} must be a 2-D array (n, {self._dim}), got shape {arr.shape}{hint}")
         if arr.shape[1] != self._dim:
-            raise ValueError(
+            raise EmbeddingInputError(
                 f"{name} have dimension {arr.shape[1]} but this index has dimension {self._dim}; "
                 "embed with the model the index was built for, or rebuild the index"
             )
         if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
-            raise ValueError(f"{name} must be numeric, got dtype {arr.dtype}")
+            raise EmbeddingInputError(f"{name} must be numeric, got dtype {arr.dtype}")
         out = np.ascontiguousarray(arr, dtype=np.float32)
         if not np.isfinite(out).all():
-            raise ValueError(f"{name} contain NaN or infinite values (after conversion to float32)")
+            raise EmbeddingInputError(f"{name} contain NaN or infinite values (after conversion to float32)")
         return out
 
 
@@ -304,13 +307,13 @@ def as_ids(ids: npt.ArrayLike, name: str) -> IdArray:
     """Validate database ids: a 1-D array of non-negative integers, returned as contiguous int64."""
     arr = np.asarray(ids)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array of integers, got shape {arr.shape}")
+        raise EmbeddingInputError(f"{name} must be a 1-D array of integers, got shape {arr.shape}")
     if arr.size == 0:
         return np.empty(0, dtype=np.int64)
     if not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"{name} must be integers, got dtype {arr.dtype}")
+        raise EmbeddingInputError(f"{name} must be integers, got dtype {arr.dtype}")
     if arr.min() < 0:
-        raise ValueError(f"{name} must be non-negative (-1 marks padding), got {int(arr.min())}")
+        raise EmbeddingInputError(f"{name} must be non-negative (-1 marks padding), got {int(arr.min())}")
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
@@ -325,6 +328,6 @@ def _backend_class(name: str, *, source: str) -> type[VectorIndex]:
     try:
         module_name, class_name = _BACKENDS[name].split(":")
     except KeyError:
-        raise ValueError(f"{source}: unknown index backend {name!r}; known: {sorted(_BACKENDS)}") from None
+        raise IndexFileError(f"{source}: unknown index backend {name!r}; known: {sorted(_BACKENDS)}") from None
     cls: type[VectorIndex] = getattr(importlib.import_module(module_name), class_name)
     return cls

@@ -9,6 +9,7 @@ from typing import Any, Self
 import numpy as np
 
 from embeddings._index_base import FloatArray, IdArray, IndexMetadata, VectorIndex, empty_result
+from embeddings.errors import IndexFileError
 
 # Upper bound on the elements of one query-block x rows distance matrix (float32: 64 MiB).
 _BLOCK_ELEMENTS = 1 << 24
@@ -91,9 +92,9 @@ class NumpyIndex(VectorIndex):
             )
             part_d = np.take_along_axis(d, part, axis=1)
             order = np.lexsort((ids[part], part_d), axis=1)
-            rows = slice(start, start + len(q))
-            out_d[rows, :kk] = np.take_along_axis(part_d, order, axis=1)
-            out_i[rows, :kk] = ids[np.take_along_axis(part, order, axis=1)]
+            batch = slice(start, start + len(q))
+            out_d[batch, :kk] = np.take_along_axis(part_d, order, axis=1)
+            out_i[batch, :kk] = ids[np.take_along_axis(part, order, axis=1)]
         return out_d, out_i
 
     def _remove(self, ids: IdArray) -> int:
@@ -119,9 +120,9 @@ class NumpyIndex(VectorIndex):
             with np.load(path, allow_pickle=False) as data:
                 ids, vectors = data["ids"], data["vectors"]
         except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
-            raise ValueError(f"{path}: not a readable NumpyIndex file ({e}); rebuild the index") from e
+            raise IndexFileError(f"{path}: not a readable NumpyIndex file ({e}); rebuild the index") from e
         if vectors.ndim != 2 or vectors.shape[1] != metadata.dim or len(ids) != len(vectors):
-            raise ValueError(
+            raise IndexFileError(
                 f"{path}: payload of shape {vectors.shape} with {len(ids)} ids does not match its metadata "
                 f"(dimension {metadata.dim}); the files are from different saves, rebuild the index"
             )

@@ -19,6 +19,7 @@ from typing import Any
 from embeddings._faiss_index import DEFAULT_LARGE_KIND, DEFAULT_SIZE_THRESHOLD, FaissIndex
 from embeddings._index_base import IndexMetadata, VectorIndex, metadata_path, read_index_metadata
 from embeddings._numpy_index import NumpyIndex
+from embeddings.errors import EmbeddingInputError
 
 __all__ = [
     "FaissIndex",
@@ -49,9 +50,9 @@ def make_index(
     skipping the flat phase and its conversion. ``options`` go to the :class:`FaissIndex` constructor.
     """
     if isinstance(n_expected, bool) or not isinstance(n_expected, int) or n_expected < 0:
-        raise ValueError(f"n_expected must be a non-negative integer, got {n_expected!r}")
+        raise EmbeddingInputError(f"n_expected must be a non-negative integer, got {n_expected!r}")
     if backend not in _BACKEND_CHOICES:
-        raise ValueError(f"backend must be one of {_BACKEND_CHOICES}, got {backend!r}")
+        raise EmbeddingInputError(f"backend must be one of {_BACKEND_CHOICES}, got {backend!r}")
     if backend == "auto":
         backend = "faiss" if importlib.util.find_spec("faiss") is not None else "numpy"
         if backend == "numpy" and n_expected > DEFAULT_SIZE_THRESHOLD:
@@ -63,7 +64,7 @@ def make_index(
             )
     if backend == "numpy":
         if options:
-            raise ValueError(f"NumpyIndex takes no options, got {sorted(options)}")
+            raise EmbeddingInputError(f"NumpyIndex takes no options, got {sorted(options)}")
         return NumpyIndex(dim, model_version=model_version)
     threshold = options.get("size_threshold", DEFAULT_SIZE_THRESHOLD)
     if "kind" not in options and n_expected > threshold:

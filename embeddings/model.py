@@ -18,6 +18,7 @@ Choose between them with :func:`~embeddings.model.evaluate_neighbour_transfer`.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Any
 
@@ -33,10 +34,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from embeddings._base_embedder import PREPROCESSING_CONSTRAINTS, BaseEmbedder, svd_flip_rows
 from embeddings._evaluation import evaluate_neighbour_transfer
 from embeddings._preprocessing import Float64Array
+from embeddings.errors import EmbeddingInputError
 
 __all__ = ["NCAEmbedder", "StandardEmbedder", "SupervisedEmbedder", "evaluate_neighbour_transfer"]
 
-_ACTIVATIONS = {
+_ACTIVATIONS: dict[str, Callable[[Float64Array], Float64Array]] = {
     "identity": lambda z: z,
     "logistic": lambda z: 1.0 / (1.0 + np.exp(-z)),
     "tanh": np.tanh,
@@ -195,10 +197,10 @@ class SupervisedEmbedder(BaseEmbedder):
     def _fit_embedding(self, Z: Float64Array, y: Any) -> None:
         sizes = self.hidden_layer_sizes
         if any(isinstance(h, bool) or not isinstance(h, Integral) or h < 1 for h in sizes):
-            raise ValueError(f"hidden_layer_sizes must hold positive integers, got {sizes!r}")
+            raise EmbeddingInputError(f"hidden_layer_sizes must hold positive integers, got {sizes!r}")
         n_samples = len(Z)
         if n_samples < 2:
-            raise ValueError(f"{type(self).__name__} needs at least 2 samples, got n_samples = {n_samples}")
+            raise EmbeddingInputError(f"{type(self).__name__} needs at least 2 samples, got n_samples = {n_samples}")
         Y = np.asarray(y, dtype=np.float64).reshape(n_samples, -1)
         self.y_mean_ = Y.mean(axis=0)
         std = Y.std(axis=0)
@@ -228,7 +230,8 @@ class SupervisedEmbedder(BaseEmbedder):
 
     def _embed(self, Z: Float64Array) -> Float64Array:
         if self.method == "pls":
-            return self.model_.transform(Z)
+            scores: Float64Array = self.model_.transform(Z)
+            return scores
         act = _ACTIVATIONS[self.activation]
         h = Z
         for W, b in zip(self.model_.coefs_[:-1], self.model_.intercepts_[:-1], strict=True):
@@ -318,4 +321,5 @@ class NCAEmbedder(BaseEmbedder):
         self.n_iter_ = max(1, self.nca_.n_iter_)
 
     def _embed(self, Z: Float64Array) -> Float64Array:
-        return self.nca_.transform(Z)
+        projected: Float64Array = self.nca_.transform(Z)
+        return projected

@@ -9,16 +9,15 @@ from loopnest.codegen import generate_c
 from loopnest.dropin import replace_regions
 from loopnest.errors import (
     CompileError,
-    DuplicateError,
     ExecutionError,
     IllegalTransformError,
-    NotFoundError,
+    InternalError,
     ParameterError,
     PerfembedError,
     RecipeError,
     SourceError,
     SourceLocation,
-    StorageError,
+    ToolchainError,
     UnsupportedConstructError,
     VerificationError,
 )
@@ -30,10 +29,9 @@ from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform import Recipe, Step, apply_recipe
 
 __all__ = [
-    "CompileError", "Dependence", "DuplicateError", "Evaluation", "ExecutionError", "Extraction", "Harness",
-    "IllegalTransformError", "Limits", "NotFoundError", "ParameterError", "PerfembedError", "PreprocessOptions",
-    "Recipe", "RecipeError", "RejectedRegion", "ScheduleSpace", "Scop", "SourceError", "SourceLocation",
-    "Statement", "Step", "StorageError", "UnsupportedConstructError", "VariantResult", "VerificationError",
-    "apply_recipe", "compute_dependences", "describe_scop", "extract_scops", "generate_c", "replace_regions",
-    "verify_outputs",
+    "CompileError", "Dependence", "Evaluation", "ExecutionError", "Extraction", "Harness", "IllegalTransformError",
+    "InternalError", "Limits", "ParameterError", "PerfembedError", "PreprocessOptions", "Recipe", "RecipeError",
+    "RejectedRegion", "ScheduleSpace", "Scop", "SourceError", "SourceLocation", "Statement", "Step",
+    "ToolchainError", "UnsupportedConstructError", "VariantResult", "VerificationError", "apply_recipe",
+    "compute_dependences", "describe_scop", "extract_scops", "generate_c", "replace_regions", "verify_outputs",
 ]

@@ -105,6 +105,7 @@ def parallel_levels(scop: Scop, deps: list[Dependence], space: ScheduleSpace | N
 
 def describe_scop(scop: Scop, params: Mapping[str, int] | None = None,
                   deps: list[Dependence] | None = None) -> dict[str, Any]:
+    """The nest as a JSON-ready dict: loops, statements, accesses, trip counts, dependences, parallel loops."""
     params = dict(params or {})
     deps = compute_dependences(scop) if deps is None else deps
     space = ScheduleSpace(scop, deps)
@@ -118,7 +119,7 @@ def describe_scop(scop: Scop, params: Mapping[str, int] | None = None,
         "depth": scop.depth,
         "loops": [{"depth": lp.depth, "iterator": lp.iterator, "lower": lp.lower, "condition": lp.condition,
                    "step": lp.step, "statements": list(lp.statements)} for lp in scop.loops],
-        "statements": [{"index": s.index, "text": s.to_c(lambda d, s=s: s.iterators[d]),
+        "statements": [{"index": s.index, "text": s.to_c(s.iterators.__getitem__),
                         "line": s.location.line, "depth": s.depth, "domain": s.domain,
                         "accesses": [{"array": a.array, "mode": "write" if a.is_write else "read",
                                       "subscripts": list(a.subscripts)} for a in s.accesses]}

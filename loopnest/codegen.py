@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
+from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_type, op_type
 from loopnest.ir import Scop
 from loopnest.omp_clauses import omp_clauses, schedule_clause, statements_under
 from loopnest.polyhedral import schedule_map
@@ -26,8 +27,8 @@ _BINARY = {
     isl.ast_expr_op_type.div: "/", isl.ast_expr_op_type.pdiv_q: "/", isl.ast_expr_op_type.pdiv_r: "%",
     isl.ast_expr_op_type.zdiv_r: "%", isl.ast_expr_op_type.eq: "==", isl.ast_expr_op_type.le: "<=",
     isl.ast_expr_op_type.lt: "<", isl.ast_expr_op_type.ge: ">=", isl.ast_expr_op_type.gt: ">",
-    isl.ast_expr_op_type.and_: "&&", isl.ast_expr_op_type.and_then: "&&",
-    isl.ast_expr_op_type.or_: "||", isl.ast_expr_op_type.or_else: "||",
+    OP_AND: "&&", isl.ast_expr_op_type.and_then: "&&",
+    OP_OR: "||", isl.ast_expr_op_type.or_else: "||",
 }
 
 
@@ -39,13 +40,13 @@ class _Printer:
     used_helpers: set[str] = field(default_factory=set)
 
     def expr(self, e: isl.AstExpr) -> str:
-        t = e.get_type()
+        t = expr_type(e)
         if t == isl.ast_expr_type.id:
             return e.get_id().get_name()
         if t == isl.ast_expr_type.int:
             v = e.get_val().to_python()
             return str(v) if v >= 0 else f"({v})"
-        op = e.get_op_type()
+        op = op_type(e)
         args = [self.expr(e.get_op_arg(i)) for i in range(e.get_op_n_arg())]
         if op in _BINARY:
             return f"({args[0]} {_BINARY[op]} {args[1]})"
@@ -80,11 +81,11 @@ class _Printer:
 
     def node(self, n: isl.AstNode, depth: int) -> list[str]:
         pad = self.indent * depth
-        t = n.get_type()
+        t = node_type(n)
         if t == isl.ast_node_type.block:
             children = n.block_get_children()
             return [line for i in range(children.n_ast_node()) for line in self.node(children.get_at(i), depth)]
-        if t == isl.ast_node_type.for_:
+        if t == AST_FOR:
             it = n.for_get_iterator().get_id().get_name()
             init = self.expr(n.for_get_init())
             level = (int(it[len(self.prefix):]) - 1) // 2
@@ -95,7 +96,7 @@ class _Printer:
             cond, inc = _unparen(self.expr(n.for_get_cond())), self.expr(n.for_get_inc())
             head = [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{"]
             return [*head, *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
-        if t == isl.ast_node_type.if_:
+        if t == AST_IF:
             out = [f"{pad}if ({self.expr(n.if_get_cond())}) {{", *self.node(n.if_get_then_node(), depth + 1)]
             if n.if_has_else_node():
                 out += [f"{pad}}} else {{", *self.node(n.if_get_else_node(), depth + 1)]

@@ -1,7 +1,9 @@
 """The one settings object of perfembed, read from ``PERFEMBED_*`` environment variables.
 
 Library functions take explicit arguments; only entry points (CLI, service, workers) call
-:func:`get_settings` and pass values down, so tests can build their own :class:`Settings`.
+:func:`get_settings` and pass values down, so tests can build their own :class:`Settings`. Layers
+above add their fields by subclassing: the database URL in :class:`database.config.DatabaseSettings`,
+the server's limits in ``service.config.ServiceSettings``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PERFEMBED_", env_ignore_empty=True, extra="ignore")
 
     data_dir: Path = Field(default=Path("data"), description="Database file, index files, caches.")
-    database_url: str | None = Field(default=None, description="SQLAlchemy URL; default SQLite in data_dir.")
 
     # Harness limits for every compile and run of generated code.
     cc: str = "gcc"
@@ -49,12 +50,6 @@ class Settings(BaseSettings):
     max_nesting_depth: int = Field(default=128, ge=8, le=400,
                                    description="Depth of the syntax tree (expressions, blocks, loops).")
     analysis_time_limit_s: float = Field(default=10.0, gt=0, description="Wall time to analyse one API request.")
-
-    @property
-    def resolved_database_url(self) -> str:
-        if self.database_url:
-            return self.database_url
-        return f"sqlite:///{(self.data_dir / 'perfembed.db').resolve()}"
 
 
 @lru_cache(maxsize=1)

@@ -1,7 +1,11 @@
 """The error hierarchy of perfembed.
 
 Every error a user can cause derives from :class:`PerfembedError`; the CLI maps these to exit
-code 2 and the service to an HTTP 4xx. Anything else escaping is a bug in perfembed.
+code 2 and the service to an HTTP 4xx. An :class:`InternalError` is a bug in perfembed found on
+purpose (generated code that does not compile): exit code 1 and HTTP 500, asking for a report, like
+anything else escaping. Each layer adds its own classes under this root: storage errors
+(``NotFoundError``, ``DuplicateError``, ``StorageError``) in :mod:`database.errors`, the server's in
+``service/errors.py``.
 """
 
 from __future__ import annotations
@@ -118,8 +122,34 @@ class IllegalTransformError(PerfembedError):
         return out
 
 
-class CompileError(PerfembedError):
-    """A generated program failed to compile (a perfembed bug or an unsupported toolchain)."""
+class InternalError(PerfembedError):
+    """perfembed caught a bug of its own, not a fault of the input: exit code 1 and HTTP 500.
+
+    The message says what failed; ``str()`` adds the request for a report, so every place that
+    prints the error (CLI line, JSON body, server log) asks for one.
+    """
+
+    exit_code = 1
+
+    def __str__(self) -> str:
+        return f"{super().__str__()}; this is a bug in perfembed: please report it with the program and the command"
+
+
+class CompileError(InternalError):
+    """Code perfembed generated (a variant, a baseline, a measurement driver) did not compile.
+
+    Generated code is rebuilt from the IR and must always compile, so this is a perfembed bug (exit
+    code 1, HTTP 500), never the user's: a compiler that cannot build anything is a
+    :class:`ToolchainError`.
+    """
+
+
+class ToolchainError(PerfembedError):
+    """The compiler cannot build perfembed's own fixed test programs: it is missing or lacks OpenMP.
+
+    The fix is the machine's (install gcc with OpenMP, or set ``PERFEMBED_CC``): exit code 2 in the
+    CLI, 503 in the service (the server cannot measure, whatever the request).
+    """
 
 
 class ExecutionError(PerfembedError):
@@ -128,15 +158,3 @@ class ExecutionError(PerfembedError):
 
 class VerificationError(PerfembedError):
     """A variant's outputs differ from the original's."""
-
-
-class NotFoundError(PerfembedError, LookupError):
-    """A requested record does not exist."""
-
-
-class DuplicateError(PerfembedError):
-    """A record that must be unique already exists."""
-
-
-class StorageError(PerfembedError):
-    """The database failed in a way the caller cannot fix by changing its input."""

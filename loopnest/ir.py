@@ -163,6 +163,8 @@ class Access:
 
 @dataclass(frozen=True)
 class Statement:
+    """One assignment of a nest: its iteration domain, target, value and accesses, where it is in the source."""
+
     index: int
     iterators: tuple[str, ...]  # original names, outermost first
     domain: str  # isl set "[params] -> { S0[i0, i1] : ... }"

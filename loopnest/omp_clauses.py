@@ -10,6 +10,7 @@ import re
 
 import islpy as isl
 
+from loopnest._isl_types import AST_FOR, AST_IF, node_type
 from loopnest.ir import Scop
 from loopnest.transform.reduction import CLAUSE_MARK, statement_reduction
 
@@ -24,15 +25,15 @@ def _checked_name(scop: Scop, name: str) -> str:
 
 def statements_under(node: isl.AstNode) -> set[int]:
     """The statements an isl AST node executes."""
-    t = node.get_type()
+    t = node_type(node)
     if t == isl.ast_node_type.user:
         return {int(node.user_get_expr().get_op_arg(0).get_id().get_name()[1:].split("_")[0])}
     if t == isl.ast_node_type.block:
         children = node.block_get_children()
         return set().union(*(statements_under(children.get_at(i)) for i in range(children.n_ast_node())))
-    if t == isl.ast_node_type.for_:
+    if t == AST_FOR:
         return statements_under(node.for_get_body())
-    if t == isl.ast_node_type.if_:
+    if t == AST_IF:
         out = statements_under(node.if_get_then_node())
         return out | statements_under(node.if_get_else_node()) if node.if_has_else_node() else out
     if t == isl.ast_node_type.mark:

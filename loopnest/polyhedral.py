@@ -24,6 +24,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Dependence:
+    """One exact dependence between two statements: its kind, the array, and the isl map of instances."""
+
     kind: str  # "RAW" | "WAR" | "WAW"
     source: int  # statement index
     sink: int
@@ -165,7 +167,7 @@ class ScheduleSpace:
     def deltas(self) -> list[isl.UnionSet]:
         """Per dependence, the set of schedule differences (sink minus source); a difference of two
         textual positions (even dimensions) is given by its sign only."""
-        known: dict[tuple, int] = {}
+        known: dict[tuple[str, tuple[ScheduleDim, ...], tuple[ScheduleDim, ...]], int] = {}
         sets: list[isl.UnionSet] = []
         self._delta_ids: list[int] = []
         for dep in self.deps:
@@ -182,7 +184,8 @@ class ScheduleSpace:
         key = (question, level, self._delta_ids[dep_index])
         if key not in self._answers:
             self._answers[key] = answer()
-        return self._answers[key]
+        known: T = self._answers[key]
+        return known
 
     def _set(self, constraint: str) -> isl.UnionSet:
         cached = self._sets.get(constraint)
@@ -239,4 +242,5 @@ class ScheduleSpace:
             return str(value)
         signs = [s for s, c in (("<", f"d{pos} > 0"), ("=", f"d{pos} = 0"), (">", f"d{pos} < 0"))
                  if not delta.intersect(self._set(c)).is_empty()]
-        return {("<", "="): "<=", ("=", ">"): ">="}.get(tuple(signs), "*" if len(signs) > 1 else signs[0])
+        merged: dict[tuple[str, ...], str] = {("<", "="): "<=", ("=", ">"): ">="}
+        return merged.get(tuple(signs), "*" if len(signs) > 1 else signs[0])

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import IO, Any, TypeVar
 
 from loopnest.errors import AnalysisTimeoutError, PerfembedError
 from service.errors import UnavailableError
@@ -30,13 +30,13 @@ T = TypeVar("T")
 _SETTING = "PERFEMBED_ANALYSIS_TIME_LIMIT_S"
 
 
-def _send(stream: BinaryIO, value: object) -> None:
+def _send(stream: IO[bytes], value: object) -> None:
     data = pickle.dumps(value)
     stream.write(struct.pack("<Q", len(data)) + data)
     stream.flush()
 
 
-def _recv(stream: BinaryIO) -> Any:
+def _recv(stream: IO[bytes]) -> Any:
     head = stream.read(8)
     if len(head) < 8:
         raise EOFError("the other end closed the pipe")
@@ -44,7 +44,7 @@ def _recv(stream: BinaryIO) -> Any:
     return pickle.loads(stream.read(size))  # noqa: S301  our own worker's reply
 
 
-def _serve(requests: BinaryIO, replies: BinaryIO) -> None:
+def _serve(requests: IO[bytes], replies: IO[bytes]) -> None:
     """A worker: call what it is sent and send back ("ok", result) or ("error", PerfembedError)."""
     while True:
         try:
@@ -76,8 +76,8 @@ class _Worker:
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         cwd=str(Path(__file__).resolve().parents[1]))
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.requests: BinaryIO = self.process.stdin
-        self.replies: BinaryIO = self.process.stdout
+        self.requests: IO[bytes] = self.process.stdin
+        self.replies: IO[bytes] = self.process.stdout
         # Start-up (an interpreter, islpy, the frontend) is not the request's analysis: wait for the
         # worker to say it is ready before any budget starts.
         ready = self.wait_reply(_STARTUP_S) and _recv(self.replies) == ("ready", None)
@@ -125,7 +125,8 @@ class BudgetedRunner:
         try:
             _send(worker.requests, (fn, args, kwargs))
             ready = worker.wait_reply(deadline - time.monotonic())
-            kind, value = _recv(worker.replies) if ready else ("timeout", None)
+            reply: tuple[str, Any] = _recv(worker.replies) if ready else ("timeout", None)
+            kind, value = reply
         except (EOFError, OSError, pickle.UnpicklingError):
             kind, value = "died", None
         if kind in ("timeout", "died"):

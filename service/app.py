@@ -18,8 +18,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from database.errors import public_dict
-from loopnest.errors import PerfembedError, StorageError
+from database.errors import StorageError, public_dict
+from loopnest.errors import InternalError, PerfembedError
 from service.api.deps import AppState
 from service.api.routes import api_router
 from service.api.routes.health import router as health_router
@@ -63,6 +63,8 @@ def _perfembed_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, PerfembedError)
     if isinstance(exc, StorageError):
         return _storage_error(request, exc)
+    if isinstance(exc, InternalError):  # a perfembed bug: the log keeps the traceback, as for any other
+        _logger.error("internal error on %s %s: %s", request.method, request.url.path, exc, exc_info=exc)
     headers: dict[str, str] = {}
     if isinstance(exc, BusyError):
         headers["Retry-After"] = str(exc.retry_after)

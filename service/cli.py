@@ -266,10 +266,10 @@ embeddings_app = typer.Typer(no_args_is_help=True, help="The embedding model and
 
 def _open_store() -> Any:
     from database import get_store
+    from database.config import get_database_settings
     from database.errors import ensure_data_dir
-    from loopnest.config import get_settings
 
-    settings = get_settings()
+    settings = get_database_settings()
     ensure_data_dir(settings.data_dir)  # one line naming the directory (exit 2), not an OSError traceback
     return get_store(settings.resolved_database_url, create=True), settings
 

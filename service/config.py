@@ -1,4 +1,4 @@
-"""Settings of the REST API: the engine's :class:`~loopnest.config.Settings` plus the service's limits.
+"""Settings of the REST API: the :class:`~database.config.DatabaseSettings` plus the service's limits.
 
 Every field reads ``PERFEMBED_<NAME>`` from the environment, like the base settings. The app
 gets them through :func:`get_service_settings` (cached) unless ``create_app(settings=...)`` is
@@ -12,10 +12,10 @@ from typing import Any
 
 from pydantic import Field
 
-from loopnest.config import Settings
+from database.config import DatabaseSettings
 
 
-class ServiceSettings(Settings):
+class ServiceSettings(DatabaseSettings):
     # Who may do what. Writes (storing programs and results, enqueuing or cancelling jobs) always
     # need an API key; reads need one only when this is set.
     api_keys_for_reads: bool = Field(default=False, description="Require an API key for reads too.")

@@ -1,20 +1,21 @@
 """Errors of the service layer and the one table that maps every perfembed error to an HTTP status.
 
 User errors of the lower layers (bad C, unsupported constructs, bad recipes, missing parameters)
-are 422; unknown ids 404; clashes 409; a database that fails 503. The classes here add what only a
-server has: missing credentials, a body too large, a busy evaluation pool.
+are 422; unknown ids 404; clashes 409; a database that fails, or a compiler that cannot build
+anything, 503. An :class:`~loopnest.errors.InternalError` (generated code that does not compile) is a
+perfembed bug: 500, like any other exception. The classes here add what only a server has: missing
+credentials, a body too large, a busy evaluation pool.
 """
 
 from __future__ import annotations
 
+from database.errors import DuplicateError, NotFoundError, StorageError
 from loopnest.errors import (
     AnalysisTimeoutError,
-    CompileError,
-    DuplicateError,
     ExecutionError,
-    NotFoundError,
+    InternalError,
     PerfembedError,
-    StorageError,
+    ToolchainError,
     VerificationError,
 )
 from loopnest.harness.sandbox import SandboxError
@@ -49,6 +50,7 @@ class UnavailableError(PerfembedError):
 
 # First match wins: subclasses before their bases. Anything else a PerfembedError: 422.
 STATUS_OF: tuple[tuple[type[PerfembedError], int], ...] = (
+    (InternalError, 500),  # a perfembed bug found on purpose; the message asks for a report
     (AuthenticationError, 401),
     (NotFoundError, 404),
     (DuplicateError, 409),
@@ -58,8 +60,8 @@ STATUS_OF: tuple[tuple[type[PerfembedError], int], ...] = (
     (UnavailableError, 503),
     (SandboxError, 503),  # evaluation refused: no sandbox on this server
     (StorageError, 503),
-    # The user's program failed to build or run, or its variant computed something else.
-    (CompileError, 422),
+    (ToolchainError, 503),  # the server's compiler cannot build anything
+    # The user's program failed to run, or its variant computed something else.
     (ExecutionError, 422),
     (VerificationError, 422),
     # The program is over an analysis limit or its analysis over the time budget (named in the message).

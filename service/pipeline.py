@@ -32,9 +32,10 @@ from database import (
     load_embeddings,
 )
 from database.embedding_store import EmbeddingStore
+from database.errors import NotFoundError
 from database.store import Store
 from loopnest.config import Settings
-from loopnest.errors import NotFoundError, ParameterError
+from loopnest.errors import ParameterError
 from loopnest.harness import Evaluation, Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.ir import Scop

@@ -6,7 +6,8 @@ import dataclasses
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from loopnest.errors import PerfembedError, StorageError
+from database.errors import StorageError
+from loopnest.errors import PerfembedError
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

@@ -28,9 +28,9 @@ target_metadata = Base.metadata
 def _url() -> str:
     url = config.attributes.get("url") or context.get_x_argument(as_dictionary=True).get("url")
     if not url:
-        from loopnest.config import get_settings
+        from database.config import get_database_settings
 
-        url = get_settings().resolved_database_url
+        url = get_database_settings().resolved_database_url
     return str(url)
 
 

@@ -2,8 +2,9 @@
 
 Each takes an open :class:`~sqlalchemy.orm.Session` first (usually from ``Store.session()``),
 never commits itself, and returns frozen :mod:`database.domain` objects. Unknown ids raise
-:class:`~loopnest.errors.NotFoundError`, clashes with unique names
-:class:`~loopnest.errors.DuplicateError`, and bad argument values ValueError.
+:class:`~database.errors.NotFoundError`, clashes with unique names
+:class:`~database.errors.DuplicateError`, and bad argument values
+:class:`~database.errors.InvalidRecordError` (a ValueError).
 """
 
 from database.repositories.api_keys import (

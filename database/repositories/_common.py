@@ -12,8 +12,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from database.domain import JsonValue, canonical_json
+from database.errors import DuplicateError, InvalidRecordError
 from database.models import Base
-from loopnest.errors import DuplicateError
 
 M = TypeVar("M", bound=Base)
 T = TypeVar("T")
@@ -59,47 +59,47 @@ def insert_unique(session: Session, row: M, *, what: str) -> M:
 
 
 def json_value(value: JsonValue, *, what: str) -> JsonValue:
-    """A JSON-only copy of ``value`` (tuples become lists), or ValueError naming ``what``."""
+    """A JSON-only copy of ``value`` (tuples become lists), or :class:`InvalidRecordError` naming ``what``."""
     try:
         return json.loads(canonical_json(value))
     except (TypeError, ValueError) as e:
-        raise ValueError(f"{what} must be JSON (finite numbers, string keys): {e}") from e
+        raise InvalidRecordError(f"{what} must be JSON (finite numbers, string keys): {e}") from e
 
 
 def json_object(value: Mapping[str, Any] | None, *, what: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise ValueError(f"{what} must be a mapping, got {type(value).__name__}")
+        raise InvalidRecordError(f"{what} must be a mapping, got {type(value).__name__}")
     result = json_value(dict(value), what=what)
     assert isinstance(result, dict)
     return result
 
 
 def feature_dict(values: Mapping[str, float] | None, *, what: str) -> dict[str, float]:
-    """Features as ``name -> finite float``; anything else is a ValueError naming the feature."""
+    """Features as ``name -> finite float``; anything else is an :class:`InvalidRecordError` naming the feature."""
     out: dict[str, float] = {}
     for name, value in (values or {}).items():
         if not isinstance(name, str):
-            raise ValueError(f"{what}: feature names must be strings, got {name!r}")
+            raise InvalidRecordError(f"{what}: feature names must be strings, got {name!r}")
         try:
             number = float(value)
         except (TypeError, ValueError) as e:
-            raise ValueError(f"{what}: feature {name!r} is not a number: {value!r}") from e
+            raise InvalidRecordError(f"{what}: feature {name!r} is not a number: {value!r}") from e
         if not math.isfinite(number):
-            raise ValueError(f"{what}: feature {name!r} is not finite: {number}")
+            raise InvalidRecordError(f"{what}: feature {name!r} is not finite: {number}")
         out[name] = number
     return out
 
 
 def check_positive(value: float, *, what: str) -> None:
     if not value > 0:
-        raise ValueError(f"{what} must be positive, got {value}")
+        raise InvalidRecordError(f"{what} must be positive, got {value}")
 
 
 def check_non_negative(value: float, *, what: str) -> None:
     if not value >= 0:
-        raise ValueError(f"{what} must be zero or more, got {value}")
+        raise InvalidRecordError(f"{what} must be zero or more, got {value}")
 
 
 def chunks(items: Sequence[T] | Iterable[T], size: int = IN_CHUNK) -> Iterator[list[T]]:

@@ -8,6 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from database.domain import ApiKey, api_key_hash
+from database.errors import InvalidRecordError
 from database.models import ApiKeyModel
 from database.repositories._common import insert_unique
 
@@ -27,9 +28,9 @@ def create_api_key(session: Session, *, name: str) -> tuple[ApiKey, str]:
 def add_api_key(session: Session, *, name: str, key: str) -> ApiKey:
     """Store a key chosen by the caller (for provisioning); raises :class:`DuplicateError`."""
     if not name:
-        raise ValueError("an API key needs a name")
+        raise InvalidRecordError("an API key needs a name")
     if len(key) < 16:
-        raise ValueError("an API key must be at least 16 characters long")
+        raise InvalidRecordError("an API key must be at least 16 characters long")
     row = ApiKeyModel(name=name, key_hash=api_key_hash(key))
     return insert_unique(session, row, what=f"API key {name!r} (or the same key)").to_domain()
 
@@ -41,6 +42,7 @@ def find_api_key(session: Session, *, key: str) -> ApiKey | None:
 
 
 def list_api_keys(session: Session) -> list[ApiKey]:
+    """Every stored API key, by id (names and hashes, never the keys)."""
     return [row.to_domain() for row in session.scalars(select(ApiKeyModel).order_by(ApiKeyModel.id))]
 
 

@@ -11,10 +11,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, defer
 
 from database.domain import EmbeddingModel
+from database.errors import InvalidRecordError, NotFoundError, StorageError
 from database.models import EmbeddingModelModel, NestEmbeddingModel
 from database.repositories._common import chunks, insert_unique, json_object
 from database.repositories.programs import require_nests
-from loopnest.errors import NotFoundError, StorageError
 
 # A concurrent writer can insert the same (nest, model) between our read and our insert; we
 # then re-read and update. More clashes than this in a row mean something else is wrong.
@@ -31,7 +31,7 @@ def register_embedding_model(
 ) -> EmbeddingModel:
     """Store a fitted model under a new ``version``; raises :class:`DuplicateError` if taken."""
     if not version:
-        raise ValueError("an embedding model needs a version")
+        raise InvalidRecordError("an embedding model needs a version")
     row = EmbeddingModelModel(
         version=version,
         hyper_parameters=json_object(hyper_parameters, what="hyper-parameters"),
@@ -69,7 +69,7 @@ def store_embeddings(session: Session, *, model_version: str, vectors: Mapping[i
     """Insert or replace the vectors of nests (``nest_id -> vector``) for one model version.
 
     All vectors of a model have one length. Raises :class:`NotFoundError` for an unknown
-    model or nest and ValueError for a ragged or non-finite vector. Returns the count stored.
+    model or nest and :class:`InvalidRecordError` for a ragged or non-finite vector. Returns the count stored.
     """
     model = EmbeddingModelModel.find_or_raise_by_version(session, model_version)
     if not vectors:
@@ -79,7 +79,8 @@ def store_embeddings(session: Session, *, model_version: str, vectors: Mapping[i
     stored_dim = session.scalar(select(NestEmbeddingModel.dim).where(NestEmbeddingModel.model_id == model.id).limit(1))
     if len(dims) > 1 or (stored_dim is not None and dims != {stored_dim}):
         expected = stored_dim if stored_dim is not None else sorted(dims)
-        raise ValueError(f"vectors of model {model_version!r} must all have length {expected}; got {sorted(dims)}")
+        raise InvalidRecordError(f"vectors of model {model_version!r} must all have length {expected}; "
+                                 f"got {sorted(dims)}")
     require_nests(session, packed)
     for _ in range(_UPSERT_ATTEMPTS):
         try:
@@ -94,7 +95,7 @@ def store_embeddings(session: Session, *, model_version: str, vectors: Mapping[i
 def _check_vector(nest_id: int, vector: Sequence[float]) -> tuple[float, ...]:
     values = tuple(float(x) for x in vector)
     if not values or not all(math.isfinite(x) for x in values):
-        raise ValueError(f"the vector of nest {nest_id} must be non-empty and finite")
+        raise InvalidRecordError(f"the vector of nest {nest_id} must be non-empty and finite")
     return values
 
 

@@ -20,9 +20,9 @@ from sqlalchemy import ColumnElement, Update, and_, func, literal, or_, select, 
 from sqlalchemy.orm import Session
 
 from database.domain import JobStatus, TuningJob
+from database.errors import InvalidRecordError, NotFoundError, StorageError
 from database.models import NestModel, RecipeModel, TargetModel, TuningJobModel, UTCDateTime
 from database.repositories._common import check_non_negative, check_positive, json_object, utcnow
-from loopnest.errors import NotFoundError, StorageError
 
 # Claims lost to a concurrent claimer before giving up; each lost race means another worker
 # got a job, so running out of attempts only happens under heavy contention.
@@ -75,6 +75,7 @@ def list_jobs(
     nest_id: int | None = None,
     limit: int | None = None,
 ) -> list[TuningJob]:
+    """Tuning jobs by id, optionally only those of one status or nest, at most ``limit``."""
     stmt = select(TuningJobModel).order_by(TuningJobModel.id)
     if status is not None:
         stmt = stmt.where(TuningJobModel.status == JobStatus(status).value)
@@ -105,7 +106,7 @@ def claim_next_job(
     ``UPDATE`` that re-checks the job is still claimable, retried if another worker won.
     """
     if not worker_id:
-        raise ValueError("a worker needs a non-empty worker_id")
+        raise InvalidRecordError("a worker needs a non-empty worker_id")
     check_positive(lease_seconds, what="lease_seconds")
     now = now or utcnow()
     values = {

@@ -39,7 +39,8 @@ def add_measurement(
     ``params`` are the nest's parameter values (``{"N": 1024}``), ``speedup`` is over the
     untransformed baseline, ``interval`` its confidence interval at ``confidence`` where it was
     re-measured in paired runs; ``loaded`` flags a measurement taken on a busy machine. Raises
-    :class:`NotFoundError` for an unknown nest, recipe or target and ValueError for an impossible value.
+    :class:`NotFoundError` for an unknown nest, recipe or target and :class:`InvalidRecordError` for an
+    impossible value.
     """
     origin = MeasurementOrigin(origin)
     check_non_negative(median_time_s, what="median time")

@@ -8,9 +8,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from database.domain import JsonValue, Nest, Program, source_hash
+from database.errors import InvalidRecordError, NotFoundError
 from database.models import NestModel, ProgramModel
 from database.repositories._common import chunks, feature_dict, get_or_create, json_value
-from loopnest.errors import NotFoundError
 
 
 def get_or_create_program(session: Session, *, source: str, name: str, language: str = "c") -> Program:
@@ -20,7 +20,7 @@ def get_or_create_program(session: Session, *, source: str, name: str, language:
     source again, even under another name, returns the first program unchanged.
     """
     if not isinstance(source, str) or not source.strip():
-        raise ValueError("a program needs a non-empty source text")
+        raise InvalidRecordError("a program needs a non-empty source text")
     digest = source_hash(source)
     row, _ = get_or_create(
         session,
@@ -36,11 +36,13 @@ def get_program(session: Session, *, program_id: int) -> Program:
 
 
 def find_program(session: Session, *, source: str) -> Program | None:
+    """The program with this exact source, or None."""
     row = ProgramModel.find_by_hash(session, source_hash(source))
     return None if row is None else row.to_domain()
 
 
 def list_programs(session: Session, *, limit: int | None = None, offset: int = 0) -> list[Program]:
+    """Stored programs by id, ``limit`` of them from ``offset``."""
     stmt = select(ProgramModel).order_by(ProgramModel.id).offset(offset).limit(limit)
     return [row.to_domain() for row in session.scalars(stmt)]
 
@@ -59,7 +61,7 @@ def get_or_create_nest(
     """
     ProgramModel.find_or_raise_by_id(session, program_id)
     if index < 0:
-        raise ValueError(f"nest index must be zero or more, got {index}")
+        raise InvalidRecordError(f"nest index must be zero or more, got {index}")
     normalized = json_value(normalized, what="normalized nest")
     features = feature_dict(static_features, what="static features")
     row, _ = get_or_create(

@@ -36,5 +36,6 @@ def get_recipe(session: Session, *, recipe_id: int) -> Recipe:
 
 
 def find_recipe(session: Session, *, steps: JsonValue) -> Recipe | None:
+    """The stored recipe with these steps, or None."""
     row = RecipeModel.find_by_hash(session, recipe_hash(json_value(_steps_list(steps), what="recipe steps")))
     return None if row is None else row.to_domain()

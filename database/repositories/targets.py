@@ -72,9 +72,11 @@ def get_target(session: Session, *, target_id: int) -> Target:
 
 
 def find_target(session: Session, *, signature_hash: str) -> Target | None:
+    """The target with this signature hash, or None."""
     row = TargetModel.find_by_hash(session, signature_hash)
     return None if row is None else row.to_domain()
 
 
 def list_targets(session: Session) -> list[Target]:
+    """Every stored target, by id."""
     return [row.to_domain() for row in session.scalars(select(TargetModel).order_by(TargetModel.id))]

@@ -38,9 +38,12 @@ class _Reductions:
     def _check(self, source: int, sink: int, array: str, lv: int) -> bool:
         if self.kind[source] is None or self.kind[source] != self.kind[sink]:
             return False
-        accs = {s: self._accumulator_subs(s) for s in (source, sink)}
-        if any(a is None or a[0] != array for a in accs.values()):
-            return False
+        subs: dict[int, tuple[str, ...]] = {}  # the accumulator's subscripts in each statement
+        for s in (source, sink):
+            acc = self._accumulator_subs(s)
+            if acc is None or acc[0] != array:
+                return False
+            subs[s] = acc[1]
         upto = 2 * lv + 1
         acc_writes, others = [], []
         for s in {source, sink}:
@@ -49,7 +52,7 @@ class _Reductions:
                 if a.array != array:
                     continue
                 rel = self.nest.relation(a.relation).apply_domain(prefix)
-                if a.subscripts == accs[s][1]:
+                if a.subscripts == subs[s]:
                     if a.is_write:
                         acc_writes.append(rel)
                 else:

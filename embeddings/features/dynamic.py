@@ -250,9 +250,7 @@ def _parse_perf(text: str) -> tuple[float | None, float | None]:
 
 
 def _median(result: VariantResult, what: str) -> float:
-    if not result.ok or not result.median:
-        raise ExecutionError(f"{what}: {result.status}: {result.message}")
-    return float(result.median)
+    return float(result.require_median(what))
 
 
 def dynamic_features(scop: Scop, params: Mapping[str, int], *, target: MachinePeaks | None = None,
@@ -267,8 +265,8 @@ def dynamic_features(scop: Scop, params: Mapping[str, int], *, target: MachinePe
     ``reduced_params`` overrides the automatically reduced sizes used for it.
 
     Raises :class:`~loopnest.errors.ParameterError` for missing parameter values,
-    :class:`~loopnest.errors.CompileError` / :class:`~loopnest.errors.ExecutionError` when the nest
-    as written does not build or run.
+    :class:`~loopnest.errors.ExecutionError` when the nest as written does not run, and
+    :class:`~loopnest.errors.CompileError` (a perfembed bug) when its generated code does not compile.
     """
     limits = limits or Limits()
     n_threads = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)

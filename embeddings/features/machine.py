@@ -22,7 +22,7 @@ from typing import Any
 
 from embeddings.features.signature import ISA_ORDINAL, MachineSignature, machine_signature
 from embeddings.features.vector import FeatureVector, Schema, signed_log2
-from loopnest.errors import CompileError, ExecutionError
+from loopnest.errors import ExecutionError, ToolchainError
 from loopnest.harness.sandbox import Limits, run_limited
 
 CACHE_FORMAT = 1
@@ -230,7 +230,7 @@ class MachinePeaks:
 def _compile(cc: str, src: Path, exe: Path, flags: list[str], work: Path) -> None:
     result = run_limited([cc, *flags, "-o", str(exe), str(src)], cwd=work, limits=Limits(cpu_seconds=60))
     if not result.ok:
-        raise CompileError(f"{cc} could not build the {src.stem} micro-benchmark: {result.describe()} "
+        raise ToolchainError(f"{cc} could not build the {src.stem} micro-benchmark: {result.describe()} "
                            f"(is {cc} with OpenMP support installed?)")
 
 
@@ -253,7 +253,7 @@ def measure_machine(*, cc: str = "gcc", quick: bool = False, signature: MachineS
                     cflags: str = "-O3 -march=native -fopenmp") -> MachinePeaks:
     """Measure this machine's peak FLOP rates and STREAM bandwidths (a few seconds; ~1 s if ``quick``).
 
-    Raises :class:`~loopnest.errors.CompileError` when the compiler cannot build the benchmarks and
+    Raises :class:`~loopnest.errors.ToolchainError` when the compiler cannot build the benchmarks and
     :class:`~loopnest.errors.ExecutionError` when one fails to run.
     """
     start = time.perf_counter()

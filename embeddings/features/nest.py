@@ -103,8 +103,10 @@ def middle_point(s: isl.Set) -> isl.Set:
             return s
         v = (a + b) // 2
         upper = s.lower_bound_val(isl.dim_type.set, k, isl.Val(v))
-        v = _val(upper.dim_min_val(k)) if not upper.is_empty() else a
-        s = s.fix_val(isl.dim_type.set, k, isl.Val(v))
+        low = _val(upper.dim_min_val(k)) if not upper.is_empty() else a
+        if low is None:
+            return s
+        s = s.fix_val(isl.dim_type.set, k, isl.Val(low))
     return s
 
 

@@ -9,7 +9,7 @@ apart.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 
 from embeddings.features.nest import Nest
 from embeddings.features.static_schema import OP_KINDS
@@ -119,8 +119,8 @@ class _OpCounter:
                 self.add(kind, self.is_float(e), 2 if kind == "fma" else 1)
                 for a in args:
                     self.visit(a)
-            case Ternary(_, then, otherwise) if (kind := _ternary_minmax(e)) is not None:
-                self.add(kind, self.is_float(then) or self.is_float(otherwise))
+            case Ternary(_, then, otherwise) if (minmax := _ternary_minmax(e)) is not None:
+                self.add(minmax, self.is_float(then) or self.is_float(otherwise))
                 self.visit(then)
                 self.visit(otherwise)
             case Ternary(cond, then, otherwise):
@@ -173,7 +173,7 @@ def _ternary_minmax(e: Ternary) -> str | None:
 def operation_features(nest: Nest, values: dict[str, float | None]) -> float:
     """Op histogram and flops per statement instance; returns the total flops."""
     total_iters = sum(n or 0.0 for n in nest.instances)
-    kinds: Counter[str] = Counter()
+    kinds: dict[str, float] = defaultdict(float)
     flops = intops = 0.0
     for stmt, n in zip(nest.scop.statements, nest.instances, strict=True):
         counter = _OpCounter(nest.scop)

@@ -150,6 +150,7 @@ def _compiler_version(cc: str) -> str:
 
 
 def machine_signature(*, cc: str = "gcc") -> MachineSignature:
+    """This machine's :class:`MachineSignature`: CPU model, cores, ISA flags, caches, compiler."""
     info = _cpuinfo()
     flags = set(info.get("flags", "").split())
     caches = cache_sizes()

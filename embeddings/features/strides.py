@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 
 import islpy as isl
 import numpy as np
@@ -128,41 +129,50 @@ def stride_class(stride: float | None, elem_bytes: int) -> str:
     return "small" if s * elem_bytes < CACHE_LINE_BYTES else "large"
 
 
+@dataclass
+class _StrideCounts:
+    """Stride classes of every access, counted per level and at each access's innermost loop; per level
+    also the largest stride in bytes and the instance-weighted temporal and spatial reuse."""
+
+    inner: Counter[str] = field(default_factory=Counter)
+    per_level: dict[int, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    max_bytes: dict[int, float] = field(default_factory=dict)
+    temporal: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+    spatial: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+    weight: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+
+    def add(self, strides: dict[int, float | None], is_write: bool, elem_bytes: int, instances: float) -> None:
+        if strides:
+            innermost = strides[max(strides)]
+            self.inner[f"{'write' if is_write else 'read'}_{stride_class(innermost, elem_bytes)}"] += 1
+        for lv, st in strides.items():
+            if lv >= MAX_DEPTH:
+                continue
+            cls = stride_class(st, elem_bytes)
+            self.per_level[lv][cls] += 1
+            if st is not None:
+                self.max_bytes[lv] = max(self.max_bytes.get(lv, 0.0), abs(st) * elem_bytes)
+            self.weight[lv] += instances
+            self.temporal[lv] += instances * (cls == "zero")
+            self.spatial[lv] += instances * (cls in ("unit", "small"))
+
+
 def stride_features(nest: Nest, values: dict[str, float | None]) -> None:
     """Stride classes per level and at each statement's innermost loop, the largest stride, reuse fractions."""
-    inner: Counter[str] = Counter()
-    per_level: dict[int, Counter[str]] = {lv: Counter() for lv in range(MAX_DEPTH)}
-    max_bytes: dict[int, float] = {}
-    temporal: Counter[int] = Counter()
-    spatial: Counter[int] = Counter()
-    weight: Counter[int] = Counter()
+    counts = _StrideCounts()
     for s, accs in enumerate(access_strides(nest)):
-        n = nest.instances[s] or 0.0
         for array, is_write, strides in accs:
-            eb = nest.elem_bytes(array)
-            if strides:
-                innermost = max(strides)
-                inner[f"{'write' if is_write else 'read'}_{stride_class(strides[innermost], eb)}"] += 1
-            for lv, st in strides.items():
-                if lv >= MAX_DEPTH:
-                    continue
-                cls = stride_class(st, eb)
-                per_level[lv][cls] += 1
-                if st is not None:
-                    max_bytes[lv] = max(max_bytes.get(lv, 0.0), abs(st) * eb)
-                weight[lv] += n
-                temporal[lv] += n * (cls == "zero")
-                spatial[lv] += n * (cls in ("unit", "small"))
+            counts.add(strides, is_write, nest.elem_bytes(array), nest.instances[s] or 0.0)
     for rw in ("read", "write"):
         for c in STRIDE_CLASSES:
-            values[f"inner_{rw}_stride_{c}"] = inner[f"{rw}_{c}"]
+            values[f"inner_{rw}_stride_{c}"] = counts.inner[f"{rw}_{c}"]
     for lv in range(min(nest.n_levels, MAX_DEPTH)):
         if not nest.stmts_at(lv):
             continue
         for c in STRIDE_CLASSES:
-            values[f"stride_{c}_l{lv}"] = per_level[lv][c]
-        if lv in max_bytes:
-            values[f"log2_max_stride_l{lv}"] = signed_log2(max_bytes[lv])
-        if weight[lv] > 0:
-            values[f"reuse_temporal_l{lv}"] = temporal[lv] / weight[lv]
-            values[f"reuse_spatial_l{lv}"] = spatial[lv] / weight[lv]
+            values[f"stride_{c}_l{lv}"] = counts.per_level[lv][c]
+        if lv in counts.max_bytes:
+            values[f"log2_max_stride_l{lv}"] = signed_log2(counts.max_bytes[lv])
+        if counts.weight[lv] > 0:
+            values[f"reuse_temporal_l{lv}"] = counts.temporal[lv] / counts.weight[lv]
+            values[f"reuse_spatial_l{lv}"] = counts.spatial[lv] / counts.weight[lv]

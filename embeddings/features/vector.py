@@ -24,6 +24,8 @@ def signed_log2(x: float) -> float:
 
 @dataclass(frozen=True)
 class Feature:
+    """One named value of a feature vector (None: missing or masked) and its unit."""
+
     name: str
     value: float | None  # None: missing / masked
     unit: str

@@ -58,6 +58,10 @@ class _Loop:
     negative: bool
 
 
+# What a statement reads and writes, as collected: (array or scalar, subscripts, is a write).
+_Accesses = list[tuple[str, tuple[str, ...], bool]]
+
+
 @dataclass
 class _RawStatement:
     iterators: tuple[str, ...]
@@ -66,7 +70,7 @@ class _RawStatement:
     target: ArrayRef | Var
     op: str
     value: Expr
-    accesses: list[tuple[str, tuple[str, ...], bool]]
+    accesses: _Accesses
     location: SourceLocation
     declares: str | None
 
@@ -190,7 +194,7 @@ class ScopBuilder:
         if not sym.is_integer:
             raise self._reject(node, kind, f"{node.name!r} is not an integer scalar")
         self._params.setdefault(node.name)
-        return node.name
+        return str(node.name)
 
     # -- statements ------------------------------------------------------------------------------
     def _next_position(self) -> int:
@@ -337,7 +341,7 @@ class ScopBuilder:
                     declares: str | None = None) -> None:
         if op not in _COMPOUND_OPS:
             raise self._reject(node, "assignment operator", op)
-        accesses: list[tuple[str, tuple[str, ...], bool]] = []
+        accesses: _Accesses = []
         value = self._expr(rvalue, accesses)
         target_access: list[tuple[str, tuple[str, ...], bool]] = []
         target = self._expr(lvalue, target_access)
@@ -355,7 +359,7 @@ class ScopBuilder:
         self._raw.append(_RawStatement(its, tuple(self._conds), row, target, op, value, accesses,
                                        self._loc(node), declares))
 
-    def _expr(self, node: c_ast.Node, accesses: list[tuple[str, tuple[str, ...], bool]]) -> Expr:
+    def _expr(self, node: c_ast.Node, accesses: _Accesses) -> Expr:
         match node:
             case c_ast.Constant():
                 return Const(self._literal(node))
@@ -387,7 +391,7 @@ class ScopBuilder:
                 raise self._reject(node, "side effect in expression", "assignment inside an expression")
         raise self._reject(node, type(node).__name__.lower(), c_text(node))
 
-    def _identifier(self, node: c_ast.ID, name: str, accesses: list) -> Expr:
+    def _identifier(self, node: c_ast.ID, name: str, accesses: _Accesses) -> Expr:
         for loop in self._loops:
             if loop.name == name:
                 return Iter(loop.depth)
@@ -404,7 +408,7 @@ class ScopBuilder:
             self._used.setdefault(name)
         return Var(name)
 
-    def _array_ref(self, node: c_ast.ArrayRef, accesses: list) -> Expr:
+    def _array_ref(self, node: c_ast.ArrayRef, accesses: _Accesses) -> Expr:
         subs_nodes: list[c_ast.Node] = []
         base: c_ast.Node = node
         while isinstance(base, c_ast.ArrayRef):

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pycparser import CParser, c_ast
+from pycparser.c_parser import ParseError
 
 from loopnest.errors import (
     LocatedError,
@@ -24,6 +25,8 @@ from loopnest.ir import Scop, SourceRegion
 
 @dataclass(frozen=True)
 class RejectedRegion:
+    """A loop region the frontend refused: where it is, the construct, and why."""
+
     function: str
     location: SourceLocation
     construct: str
@@ -36,6 +39,8 @@ class RejectedRegion:
 
 @dataclass(frozen=True)
 class Extraction:
+    """What :func:`extract_scops` found in one file: the supported nests and the rejected regions."""
+
     path: str
     scops: list[Scop] = field(default_factory=list)
     rejected: list[RejectedRegion] = field(default_factory=list)
@@ -49,14 +54,22 @@ class _Region:
 
 
 def parse_file(path: Path, options: PreprocessOptions) -> c_ast.FileAST:
+    """The preprocessed file's syntax tree; :class:`SourceError` for C the parser rejects.
+
+    Only the parser's own verdicts on the input are user errors: its ``ParseError`` (usually
+    "file:line:col: msg") and running out of stack on deeply nested input. Any other exception from
+    the parser is a bug and propagates as one."""
     text = preprocess(path, options)
     try:
         return CParser().parse(text, filename=str(path))
-    except Exception as exc:  # pycparser raises ParseError, usually with "file:line:col: msg"
+    except ParseError as exc:
         message = str(exc)
         if not re.search(r":\d+(:\d+)?:", message):
             message = compiler_diagnostic(path, options) or message
         raise SourceError(f"C parse error: {message}") from exc
+    except RecursionError:  # the parser recurses on nesting (some 300 parentheses), before check_tree can count
+        raise SourceError(f"C parse error: {path}: nested too deeply for the C parser (parentheses, blocks or "
+                          "expressions); split the expression") from None
 
 
 def extract_scops(path: Path, options: PreprocessOptions | None = None, *,

@@ -41,6 +41,8 @@ _CONFINED_LIMITS = Limits(cpu_seconds=20, memory_mb=1024, output_mb=64, wall_sec
 
 @dataclass(frozen=True)
 class PreprocessOptions:
+    """How a file is preprocessed: ``-I`` directories, ``-D`` macros, confinement and isolation."""
+
     include_dirs: tuple[str, ...] = ()
     defines: tuple[tuple[str, str | None], ...] = ()
     # A program from the network: includes resolve only in include_dirs and the fake libc.
@@ -119,7 +121,7 @@ def _preprocess_confined(path: Path, options: PreprocessOptions, exe: str) -> st
         out = Path(tmp) / "out.i"
         args = [*_cpp_args(exe, options), "-MD", "-MF", str(deps), "-o", str(out), str(path)]
         binds = [*_allowed_roots(options), path.parent]
-        share_with_sandbox([path.parent, *options.include_dirs], options.sandbox)
+        share_with_sandbox([path.parent, *map(Path, options.include_dirs)], options.sandbox)
         work = Path(tmp)
         limits = dataclasses.replace(_CONFINED_LIMITS, sandbox=options.sandbox)
         result = run_limited(args, cwd=work, limits=limits, read_only=binds)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import islpy as isl
@@ -21,8 +21,10 @@ _DTYPES = {
     "short": np.int16, "unsigned short": np.uint16, "int": np.int32, "unsigned int": np.uint32,
     "long": np.int64, "unsigned long": np.uint64, "long long": np.int64, "unsigned long long": np.uint64,
 }
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-        ast.Div: operator.floordiv, ast.Mod: operator.mod}
+_OPS: dict[type[ast.operator], Callable[[int, int], int]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.floordiv, ast.Mod: operator.mod,
+}
 
 
 def numpy_dtype(ctype: str) -> np.dtype:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from loopnest.codegen import generate_c
-from loopnest.errors import ParameterError
+from loopnest.errors import CompileError, ExecutionError, ParameterError
 from loopnest.harness.compare import AcceptancePolicy, Comparison, PairedRuns, PressureMeter
 from loopnest.harness.driver import (
     ArrayLayout,
@@ -40,6 +40,8 @@ REORDERED_TOLERANCE = {"f8": 1e-6, "f4": 1e-3}
 
 @dataclass(frozen=True)
 class VariantResult:
+    """One compiled program run in the harness: its status, repetition times and compile time."""
+
     label: str
     status: str  # "ok", "compile-error", "wrong-output", or the sandbox status of the run
     times: tuple[float, ...] = ()
@@ -53,6 +55,18 @@ class VariantResult:
     @property
     def median(self) -> float | None:
         return statistics.median(self.times) if self.times else None
+
+    def require_median(self, what: str) -> float:
+        """The median of a run that must have worked (``what`` names it in the error).
+
+        A variant perfembed generated that does not compile is :class:`CompileError` (a perfembed bug);
+        one that crashed, timed out or ran past a limit is :class:`ExecutionError`.
+        """
+        if self.status == "compile-error":
+            raise CompileError(f"{what}: the generated code did not compile: {self.message}".strip())
+        if not self.ok or not self.median:
+            raise ExecutionError(f"{what} does not run: {self.status} {self.message}".strip())
+        return self.median
 
     @property
     def spread(self) -> float | None:
@@ -75,6 +89,8 @@ class Verification:
 
 @dataclass(frozen=True)
 class Evaluation:
+    """A recipe's variant run in the harness: its timings, its outputs checked against the original, its speedup."""
+
     recipe: dict[str, Any]
     variant: VariantResult
     verification: Verification | None

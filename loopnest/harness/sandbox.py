@@ -23,8 +23,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from loopnest.errors import PerfembedError
+
+if TYPE_CHECKING:
+    from loopnest.config import Settings
 
 _log = logging.getLogger(__name__)
 NOBODY = 65534
@@ -37,6 +41,8 @@ class SandboxError(PerfembedError):
 
 @dataclass(frozen=True)
 class Limits:
+    """Resource limits of every compile and run (CPU and wall time, memory, output, tasks) and its isolation."""
+
     cpu_seconds: int = 120
     memory_mb: int = 4096
     output_mb: int = 512
@@ -47,10 +53,11 @@ class Limits:
     sandbox: str = "auto"  # "auto" (bubblewrap where it works), "bubblewrap" (required) or "none"
 
     @classmethod
-    def from_settings(cls, settings: object) -> Limits:
-        return cls(cpu_seconds=settings.cpu_time_limit_s, memory_mb=settings.memory_limit_mb,  # type: ignore[attr-defined]
-                   output_mb=settings.output_limit_mb, wall_seconds=settings.wall_time_limit_s,  # type: ignore[attr-defined]
-                   sandbox=getattr(settings, "sandbox", "auto"))
+    def from_settings(cls, settings: Settings) -> Limits:
+        """The harness limits and isolation of ``settings`` (``PERFEMBED_*_LIMIT_*``, ``PERFEMBED_SANDBOX``)."""
+        return cls(cpu_seconds=settings.cpu_time_limit_s, memory_mb=settings.memory_limit_mb,
+                   output_mb=settings.output_limit_mb, wall_seconds=settings.wall_time_limit_s,
+                   sandbox=settings.sandbox)
 
     def with_wall(self, wall_seconds: float) -> Limits:
         return dataclasses.replace(self, wall_seconds=wall_seconds)

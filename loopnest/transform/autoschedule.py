@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from loopnest._isl_types import schedule_node_type
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Schedule, ScheduleDim, Scop
 from loopnest.polyhedral import ScheduleSpace, domains, relation_map
@@ -138,7 +139,7 @@ def _rows(columns: list[list[ScheduleDim]], n: int) -> tuple[tuple[tuple[Schedul
 
 def _outer_band(computed: isl.Schedule, level_of: list[int | None]) -> tuple[tuple[int, ...], bool, tuple[bool, ...]]:
     node = computed.get_root().child(0)
-    if node.get_type() != isl.schedule_node_type.band:
+    if schedule_node_type(node) != isl.schedule_node_type.band:
         return (), False, ()
     members = node.band_n_member()
     levels = [level_of[k] for k in range(members)]

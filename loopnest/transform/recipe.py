@@ -99,6 +99,8 @@ def _check_arguments(index: int, op: str, args: dict[str, Any]) -> None:
 
 @dataclass(frozen=True)
 class Step:
+    """One transformation of a recipe: the operation and its arguments (``{"op": ..., ...}`` in JSON)."""
+
     op: str
     args: tuple[tuple[str, Any], ...]
 
@@ -108,6 +110,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Recipe:
+    """An ordered list of steps (:class:`Step`), applied by :func:`apply_recipe` after a legality check."""
+
     steps: tuple[Step, ...] = ()
 
     @classmethod

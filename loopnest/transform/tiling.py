@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 from loopnest.errors import RecipeError
 from loopnest.ir import Scop
 from loopnest.transform._common import check_level, shift_levels, with_rows
@@ -17,16 +19,23 @@ def tile(scop: Scop, *, loops: list[int], sizes: list[int] | list[list[int]]) ->
         raise RecipeError(f"tile: loops must be a non-empty list of depths, got {loops!r}")
     if loops != list(range(loops[0], loops[0] + len(loops))):
         raise RecipeError(f"tile: loops must be consecutive depths, got {loops!r}")
-    levels = sizes if sizes and all(isinstance(s, list) for s in sizes) else [sizes]
-    for lvl in levels:
-        if (not isinstance(lvl, list) or len(lvl) != len(loops)
-                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in lvl)):
+    nested = bool(sizes) and all(isinstance(s, list) for s in sizes)
+    levels: list[list[int]] = []
+    for lvl in (list(sizes) if nested else [sizes]):
+        if not _sizes_of(lvl, len(loops)):
             raise RecipeError(f"tile: sizes must be {len(loops)} positive integers per level, got {sizes!r}")
+        levels.append(lvl)
     first = loops[0]
     for k, lvl in enumerate(levels):
         band = [first + k * len(loops) + j for j in range(len(loops))]
         scop = _tile_once(scop, band, lvl)
     return scop
+
+
+def _sizes_of(value: object, n: int) -> TypeGuard[list[int]]:
+    """Whether ``value`` is one level of tile sizes: ``n`` positive integers."""
+    return (isinstance(value, list) and len(value) == n
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in value))
 
 
 def _tile_once(scop: Scop, band: list[int], sizes: list[int]) -> Scop:

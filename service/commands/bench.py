@@ -1,38 +1,47 @@
 """``perfembed bench``: the paper's evaluation (leave one family out) from the command line.
 
-Register with ``app.add_typer(bench_app, name="bench")``. The logic lives in ``benchmarks/paper.py``
-(see its docstring for the method); this command reads :func:`loopnest.config.get_settings` for the
-database URL, data folder, compiler and limits, and shows progress on stderr.
+Register with ``app.add_typer(bench_app, name="bench")``. The benchmark is ``python -m benchmarks.paper``
+(see its docstring for the method), run in a child process: the packages never import ``benchmarks``
+(the layers contract in pyproject.toml). The child reads the same ``PERFEMBED_*`` settings (database
+URL, data folder, compiler, limits) and reports on stdout in JSON lines (``--events``): progress
+events, shown here on stderr, then the report or the user error that ended it.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import subprocess
 import sys
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import typer
 
-from loopnest.errors import ParameterError
+from loopnest.errors import InternalError, ParameterError, PerfembedError
 from service.commands.options import MAX_NEST, MAX_SEED, MAX_TRIALS, make_console
 
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: transfer tuning vs autotuning vs Polly.")
 console = make_console()
 err_console = make_console(stderr=True)
 
-ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = Path("docs") / "paper-benchmark.md"
+BENCHMARK_MODULE = "benchmarks.paper"
 
 
-def _paper_module() -> Any:
-    """``benchmarks.paper``; the repository root goes on the path when the package is not installed."""
-    try:
-        import benchmarks.paper as paper
-    except ImportError:
-        sys.path.insert(0, str(ROOT))
-        import benchmarks.paper as paper
-    return paper
+class BenchmarkError(PerfembedError):
+    """The benchmark ended on an error of its own input or database; it carries the child's error as is."""
+
+    def __init__(self, payload: Mapping[str, Any]) -> None:
+        self.payload = {k: v for k, v in payload.items() if k != "exit_code"}
+        self.exit_code = int(payload.get("exit_code", 2))
+        super().__init__(str(payload.get("message") or payload))
+
+    def to_dict(self) -> dict[str, object]:
+        return dict(self.payload)
 
 
 def _ints(text: str, what: str, most: int) -> list[int]:
@@ -59,23 +68,63 @@ def paper_command(
     no_report: bool = typer.Option(False, "--no-report", help="Write no markdown or plot."),
 ) -> None:
     """Leave one family out: transfer (k neighbours) vs autotuning (n trials) vs Polly, with a report."""
-    from loopnest.config import get_settings
-
-    paper = _paper_module()
-    settings = get_settings()
-    trials = _ints(tune_trials, "--tune-trials", MAX_TRIALS)
-    ks = _ints(k, "--k", 50)
-    target = None if no_report else out
+    args = ["--per-family", str(per_family), "--k", ",".join(map(str, _ints(k, "--k", 50))),
+            "--tune-trials", ",".join(map(str, _ints(tune_trials, "--tune-trials", MAX_TRIALS))),
+            "--reps", str(reps), "--seed", str(seed), "--out", "" if no_report or out is None else str(out.resolve())]
+    if families:
+        args += ["--families", *families]
+    if not polly:
+        args.append("--no-polly")
     # Progress goes to stderr in both modes: a run takes tens of minutes, and stdout stays one JSON object.
-    report = _with_progress(paper, settings, per_family=per_family, k_values=ks, tune_trials=trials, polly=polly,
-                            reps=reps, families=families or None, out=target, seed=seed)
+    report = _with_progress(args)
     if json_out:
         sys.stdout.write(json.dumps(report, default=str) + "\n")
         return
     _render(report)
 
 
-def _with_progress(paper: Any, settings: Any, **options: Any) -> dict[str, Any]:
+def run_benchmark(args: list[str], on_event: Callable[[Any], None]) -> dict[str, Any]:
+    """``python -m benchmarks.paper --events ARGS`` in a child process: each progress event to
+    ``on_event`` (its fields as attributes), then the report. The child's user error is raised as a
+    :class:`BenchmarkError` (exit code 2); a child that ends without a report as an :class:`InternalError`."""
+    spec = importlib.util.find_spec("benchmarks")  # finds the package without importing it
+    if spec is None or spec.origin is None:
+        raise ParameterError("the benchmarks are not installed with this perfembed: run `perfembed bench` from a "
+                             "perfembed checkout installed with `pip install -e .`")
+    # The child imports the packages from where this process found them (a checkout on sys.path included).
+    root = str(Path(spec.origin).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    command = [sys.executable, "-m", BENCHMARK_MODULE, "--events", *args]
+    report: dict[str, Any] | None = None
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as child:  # stderr: the terminal
+        assert child.stdout is not None
+        for message in _messages(child.stdout):
+            if "event" in message:
+                on_event(SimpleNamespace(**message["event"]))
+            elif "error" in message:
+                raise BenchmarkError(message["error"])
+            elif "report" in message:
+                report = message["report"]
+    if child.returncode != 0 or report is None:
+        raise InternalError(f"the paper benchmark ({' '.join(command[1:3])}) ended with exit code "
+                            f"{child.returncode} and no report; its error is above")
+    return report
+
+
+def _messages(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+    """The child's JSON lines; any other line (a library printing on stdout) goes on to stderr."""
+    for line in lines:
+        try:
+            message = json.loads(line)
+        except json.JSONDecodeError:
+            message = None
+        if isinstance(message, dict):
+            yield message
+        elif line.strip():
+            err_console.print(line.rstrip("\n"), markup=False, highlight=False)
+
+
+def _with_progress(args: list[str]) -> dict[str, Any]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -98,8 +147,7 @@ def _with_progress(paper: Any, settings: Any, **options: Any) -> dict[str, Any]:
                 bar.update(task, completed=event.index, status=f"{event.name}: {event.detail}")
                 err_console.print(f"{event.name}: {event.detail}")
 
-        return paper.run_paper_benchmark(settings.resolved_database_url, data_dir=settings.data_dir,
-                                         settings=settings, progress=on_event, **options)
+        return run_benchmark(args, on_event)
 
 
 def _render(report: dict[str, Any]) -> None:

@@ -1,7 +1,7 @@
 """``perfembed db``: create and migrate the database schema.
 
 SQLAlchemy and Alembic are imported inside the commands so that ``perfembed --help`` stays
-fast. Errors are :class:`~loopnest.errors.StorageError`, left to the CLI's error handler.
+fast. Errors are :class:`~database.errors.StorageError`, left to the CLI's error handler.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ URL_HELP = "SQLAlchemy database URL (default: PERFEMBED_DATABASE_URL, else SQLit
 def _resolve(url: str | None) -> str:
     if url:
         return url
-    from loopnest.config import get_settings
+    from database.config import get_database_settings
 
-    return get_settings().resolved_database_url
+    return get_database_settings().resolved_database_url
 
 
 @db_app.command()

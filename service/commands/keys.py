@@ -24,9 +24,9 @@ URL_HELP = "SQLAlchemy database URL (default: PERFEMBED_DATABASE_URL, else SQLit
 
 def _store(url: str | None) -> Store:
     from database import get_store
-    from loopnest.config import get_settings
+    from database.config import get_database_settings
 
-    return get_store(url or get_settings().resolved_database_url, create=True)
+    return get_store(url or get_database_settings().resolved_database_url, create=True)
 
 
 @keys_app.command("create")

@@ -1,7 +1,7 @@
 """``perfembed tune`` and ``perfembed worker``: autotuning from the command line.
 
 Register with ``app.command("tune")(tune_command)`` and ``app.command("worker")(worker_command)``.
-Both read :func:`loopnest.config.get_settings` and open the database at
+Both read :func:`database.config.get_database_settings` and open the database at
 ``settings.resolved_database_url`` (created on first use). Optuna and SQLAlchemy are imported
 inside the commands so that ``perfembed --help`` stays fast. User errors are
 :class:`~loopnest.errors.PerfembedError`, left to the CLI's handler (exit code 2).
@@ -71,10 +71,10 @@ def tune_command(
     """Autotune the loop nests of FILE; every verified measurement is stored in the database."""
     import optuna
 
-    from autotune import MeasurementRecorder, ensure_local_target, register_nest, tune_nest, tuning_study
+    from autotune import MeasurementRecorder, TuneConfig, ensure_local_target, register_nest, tune_nest, tuning_study
     from autotune.worker import confirm_best
     from database import get_store, ranked_recipes_for
-    from loopnest.config import get_settings
+    from database.config import get_database_settings
     from loopnest.dropin import replace_regions
     from loopnest.frontend.extract import extract_scops
     from loopnest.frontend.preprocess import PreprocessOptions
@@ -82,7 +82,7 @@ def tune_command(
     from loopnest.transform.recipe import Recipe, apply_recipe
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    settings = get_settings()
+    settings = get_database_settings()
     params = parse_params(param)
     seeds = [Recipe.from_json(read_recipe_file(path)) for path in warm_start]
     options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
@@ -123,12 +123,12 @@ def tune_command(
             study_name, space = tuning_study(store.url, db_nest.id, target.id, scop, values)
             recorder = MeasurementRecorder(store, nest_id=db_nest.id, target_id=target.id, params=values)
             nest_threads = resolve_threads(threads, settings.threads)
-            result = tune_nest(
-                scop, values, storage=store.url, study_name=study_name, space=space,
+            result = tune_nest(scop, values, TuneConfig(
+                storage=store.url, study_name=study_name, space=space,
                 n_trials=trials, timeout=timeout, seed=seed,
                 warm_start=[*seeds, *(Recipe.from_dict(r.recipe.steps) for r in known)],
                 reps=reps, threads=nest_threads, limits=Limits.from_settings(settings),
-                cc=settings.cc, cflags=settings.cflags, recorder=recorder, on_trial=on_trial)
+                cc=settings.cc, cflags=settings.cflags), recorder=recorder, on_trial=on_trial)
             progress.update(task, completed=result.evaluated)
             progress.update(task, best="re-measuring")
             confirmed, doubt = confirm_best(scop, values, result, recorder, settings, reps=reps, threads=nest_threads) \
@@ -173,10 +173,10 @@ def worker_command(
 
     from autotune import run_worker
     from database import get_store
-    from loopnest.config import get_settings
+    from database.config import get_database_settings
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    settings = get_settings()
+    settings = get_database_settings()
     store = get_store(settings.resolved_database_url, create=True)
     stop = threading.Event()
     restore = _stop_on_signals(stop)

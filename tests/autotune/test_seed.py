@@ -7,8 +7,8 @@ from pathlib import Path
 
 from autotune.seed import build_seed, read_manifest
 from database import get_store, list_nests
+from database.config import DatabaseSettings
 from database.seed import export_seed, load_seed
-from loopnest.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +19,7 @@ def test_build_skips_finished_nests_and_exports(tmp_path: Path) -> None:
         {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}},
         {"file": str(ROOT / "corpus/kernels/blas2/gemv.c"), "family": "blas2", "params": {"m": 64, "n": 64}},
     ]))
-    settings = Settings(data_dir=tmp_path)
+    settings = DatabaseSettings(data_dir=tmp_path)
     url = settings.resolved_database_url
     get_store(url, create=True)
     entries = read_manifest(manifest)
@@ -46,7 +46,7 @@ def test_a_study_left_by_another_recipe_space_does_not_stop_the_build(tmp_path: 
     entry = {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}}
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps([entry]))
-    settings = Settings(data_dir=tmp_path)
+    settings = DatabaseSettings(data_dir=tmp_path)
     url = settings.resolved_database_url
     store = get_store(url, create=True)
     (seed_entry,) = read_manifest(manifest)
@@ -75,7 +75,7 @@ def test_a_study_named_before_names_carried_the_space_is_resumed_when_its_space_
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps([{"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1",
                                      "params": {"n": 4096}}]))
-    settings = Settings(data_dir=tmp_path)
+    settings = DatabaseSettings(data_dir=tmp_path)
     url = settings.resolved_database_url
     store = get_store(url, create=True)
     (entry,) = read_manifest(manifest)

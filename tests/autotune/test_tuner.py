@@ -10,6 +10,7 @@ from optuna.trial import TrialState
 from autotune import (
     MeasurementRecorder,
     StudyMismatchError,
+    TuneConfig,
     ensure_local_target,
     open_storage,
     register_nest,
@@ -39,8 +40,8 @@ def load_study(url: str, name: str):
 
 def test_tuning_gemm_finds_a_verified_recipe_faster_than_the_baseline(store, db_url, gemm, gemm_db):
     nest, target, recorder = gemm_db
-    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=10, seed=0,
-                       recorder=recorder, **FAST)
+    result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=10, seed=0, **FAST),
+                       recorder=recorder)
     assert result.evaluated == 10 and result.stopped == "budget"
     assert result.baseline is not None and result.baseline.ok
     assert result.best_speedup is not None and result.best_speedup > 1.0
@@ -67,8 +68,8 @@ def test_illegal_samples_are_pruned_before_compiling(db_url, gemm, monkeypatch):
         return real(self, label, kernel, limits)
 
     monkeypatch.setattr(Harness, "_build_and_run", counting)
-    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=1,
-                       warm_start=[SIMD_ON_REDUCTION, IKJ], **FAST)
+    result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=3, seed=1,
+                       warm_start=[SIMD_ON_REDUCTION, IKJ], **FAST))
     auto, first, second = result.evaluations[:3]
     assert auto.recipe["steps"][0]["op"] == "autoschedule"  # the polyhedral scheduler candidate, always first
     assert first.state == "pruned" and first.status == "illegal" and "carries the dependence" in first.message
@@ -80,11 +81,11 @@ def test_illegal_samples_are_pruned_before_compiling(db_url, gemm, monkeypatch):
 
 
 def test_a_study_resumes_and_never_exceeds_its_budget(db_url, gemm):
-    first = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=2, **FAST)
-    again = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=2, **FAST)
+    first = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=3, seed=2, **FAST))
+    again = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=3, seed=2, **FAST))
     assert again.evaluated == 3 and again.evaluations == () and again.baseline is None  # nothing left to do
     assert again.best_speedup == first.best_speedup
-    more = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=5, seed=3, **FAST)
+    more = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=5, seed=3, **FAST))
     assert more.evaluated == 5
     assert min(r.number for r in more.evaluations) > max(r.number for r in first.evaluations)
     study = load_study(db_url, "gemm")
@@ -96,7 +97,7 @@ def test_a_study_resumes_and_never_exceeds_its_budget(db_url, gemm):
 def test_a_dead_workers_trials_are_failed_and_do_not_block_the_budget(db_url, gemm):
     import optuna
 
-    tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=0, **FAST)  # creates the study
+    tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=0, **FAST))  # creates the study
     storage = open_storage(db_url, heartbeat_interval=1, grace_period=1)
     study = optuna.load_study(study_name="gemm", storage=storage)
     orphan = study.ask()  # a worker that died between ask and its first heartbeat
@@ -105,8 +106,8 @@ def test_a_dead_workers_trials_are_failed_and_do_not_block_the_budget(db_url, ge
     study_id = storage.get_study_id_from_name("gemm")
     storage.record_heartbeat(storage.get_trial_id_from_study_id_trial_number(study_id, stale.number))
     time.sleep(2.5)  # let the heartbeat go stale (grace period 1 s)
-    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, heartbeat_interval=1,
-                       grace_period=1, **FAST)
+    result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=3,
+                       heartbeat_interval=1, grace_period=1, **FAST))
     states = {t.number: t for t in load_study(db_url, "gemm").trials}
     assert states[orphan.number].state == TrialState.FAIL and states[orphan.number].user_attrs["free"]
     assert states[stale.number].state == TrialState.FAIL
@@ -115,16 +116,16 @@ def test_a_dead_workers_trials_are_failed_and_do_not_block_the_budget(db_url, ge
 
 
 def test_a_study_refuses_another_recipe_space(db_url, gemm, gemv):
-    tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="shared", n_trials=0, **FAST)
+    tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="shared", n_trials=0, **FAST))
     with pytest.raises(StudyMismatchError, match="another recipe space"):
-        tune_nest(gemv, GEMV_PARAMS, storage=db_url, study_name="shared", n_trials=1, **FAST)
+        tune_nest(gemv, GEMV_PARAMS, TuneConfig(storage=db_url, study_name="shared", n_trials=1, **FAST))
 
 
 def test_a_variant_with_wrong_output_is_never_stored_as_a_success(store, db_url, gemm, gemm_db, monkeypatch):
     nest, target, recorder = gemm_db
     corrupt_variants(monkeypatch)  # a code generator bug: every variant subtracts instead of accumulating
-    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=4,
-                       warm_start=[IKJ], recorder=recorder, **FAST)
+    result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=3, seed=4,
+                       warm_start=[IKJ], **FAST), recorder=recorder)
     evaluated = [r for r in result.evaluations if r.evaluated]
     assert evaluated and all(r.state == "fail" and r.status == "wrong-output" for r in evaluated)
     assert all(not r.verified and r.speedup is None for r in result.evaluations)
@@ -138,14 +139,14 @@ def test_a_variant_with_wrong_output_is_never_stored_as_a_success(store, db_url,
 
 
 def test_timeout_stops_a_run(db_url, gemm):
-    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=50, timeout=0, **FAST)
+    result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=50, timeout=0, **FAST))
     assert result.stopped == "timeout" and result.evaluations == ()
 
 
 def test_should_stop_is_asked_between_trials(db_url, gemm):
     seen: list[int] = []
-    result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=50,
-                       on_trial=lambda p: seen.append(p.evaluated), should_stop=lambda: len(seen) >= 2, **FAST)
+    result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=50, **FAST),
+                       on_trial=lambda p: seen.append(p.evaluated), should_stop=lambda: len(seen) >= 2)
     assert result.stopped == "stopped" and len(result.evaluations) == 2
 
 
@@ -159,7 +160,7 @@ def test_a_nest_where_most_samples_are_illegal_still_gets_evaluated_recipes(db_u
     path = Path(__file__).resolve().parents[2] / "corpus/generated/conv/avgpool_f32.c"
     scop = extract_scops(path).scops[0]
     params = {"nc": 22, "ho": 63, "wo": 82, "kr": 4, "ks": 4}  # the seed build's sizes
-    result = tune_nest(scop, params, storage=db_url, study_name="avgpool", n_trials=3, seed=0, **FAST)
+    result = tune_nest(scop, params, TuneConfig(storage=db_url, study_name="avgpool", n_trials=3, seed=0, **FAST))
     assert result.evaluated == 3, [(r.state, r.status) for r in result.evaluations]
     assert any(r.verified for r in result.evaluations if r.evaluated)
     assert load_study(db_url, "avgpool").user_attrs.get("probed") is True

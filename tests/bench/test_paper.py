@@ -16,10 +16,10 @@ import typer
 from typer.testing import CliRunner
 
 from autotune.seed import build_seed, read_manifest
-from benchmarks.paper import family_of, geomean, run_paper_benchmark, summarize
+from benchmarks.paper import PaperConfig, family_of, geomean, run_paper_benchmark, summarize
 from database import best_recipe_for, get_store, list_nests, list_programs, list_targets
-from loopnest.config import Settings, get_settings
-from loopnest.errors import ParameterError
+from database.config import DatabaseSettings, get_database_settings
+from loopnest.errors import ParameterError, PerfembedError
 from loopnest.transform.recipe import Recipe
 from service.commands.bench import bench_app
 
@@ -38,11 +38,11 @@ HAS_CLANG = shutil.which("clang-16") is not None
 
 
 @pytest.fixture(scope="module")
-def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Settings]:
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, DatabaseSettings]:
     data = tmp_path_factory.mktemp("bench-seed")
     manifest = data / "manifest.json"
     manifest.write_text(json.dumps([{"file": str(KERNELS / f), "family": fam, "params": p} for f, fam, p in CORPUS]))
-    settings = Settings(data_dir=data, threads=1)
+    settings = DatabaseSettings(data_dir=data, threads=1)
     url = settings.resolved_database_url
     get_store(url, create=True)
     outcomes = build_seed(url, read_manifest(manifest), trials=4, jobs=1, reps=1, settings=settings)
@@ -51,11 +51,11 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Setting
 
 
 @pytest.fixture(scope="module")
-def report(seeded: tuple[str, Path, Settings]) -> dict:
+def report(seeded: tuple[str, Path, DatabaseSettings]) -> dict:
     url, data, settings = seeded
     events = []
-    result = run_paper_benchmark(url, data_dir=data, per_family=1, k_values=K_VALUES, tune_trials=TUNE_TRIALS,
-                                 polly=True, reps=1, out=data / "docs" / "paper.md", settings=settings,
+    config = PaperConfig(per_family=1, k_values=K_VALUES, tune_trials=TUNE_TRIALS, polly=True, reps=1)
+    result = run_paper_benchmark(url, data_dir=data, config=config, out=data / "docs" / "paper.md", settings=settings,
                                  progress=events.append)
     result["_events"] = [e.phase for e in events]
     return result
@@ -89,7 +89,7 @@ def _transferable_by_family(url: str) -> dict[str, set[int]]:
     return out
 
 
-def test_neighbours_come_from_other_families_only(seeded: tuple[str, Path, Settings], report: dict) -> None:
+def test_neighbours_come_from_other_families_only(seeded: tuple[str, Path, DatabaseSettings], report: dict) -> None:
     # Which seed nests got a recipe worth transferring depends on 4 timed trials, so the test checks the
     # rule (other families, only nests with a recipe >= 1.1x, as many as exist up to k), not a count.
     transferable = _transferable_by_family(seeded[0])
@@ -162,12 +162,13 @@ def test_markdown_and_plot_are_written(report: dict) -> None:
     assert png.name in text and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, Settings], monkeypatch, tmp_path) -> None:
+def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, DatabaseSettings], monkeypatch,
+                                              tmp_path) -> None:
     url, data, _ = seeded
     monkeypatch.setenv("PERFEMBED_DATABASE_URL", url)
     monkeypatch.setenv("PERFEMBED_DATA_DIR", str(data))
     monkeypatch.setenv("PERFEMBED_THREADS", "1")
-    get_settings.cache_clear()
+    get_database_settings.cache_clear()
     app = typer.Typer()
     app.add_typer(bench_app, name="bench")
     try:
@@ -179,12 +180,13 @@ def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, Settings]
         out = json.loads(result.stdout)
         assert [r["family"] for r in out["nests"]] == ["blas3"] and out["nests"][0]["polly"] == {"status": "off"}
         assert (tmp_path / "p.md").exists() and (tmp_path / "p.png").exists()
-        bad = runner.invoke(app, ["bench", "paper", "--families", "nope"])
-        assert isinstance(bad.exception, ParameterError) and "nope" in str(bad.exception)
+        bad = runner.invoke(app, ["bench", "paper", "--families", "nope"])  # the child's user error, as is
+        assert isinstance(bad.exception, PerfembedError) and "nope" in str(bad.exception)
+        assert bad.exception.to_dict()["error"] == "ParameterError" and bad.exception.exit_code == 2
         bad_trials = runner.invoke(app, ["bench", "paper", "--tune-trials", "10,x"])
         assert isinstance(bad_trials.exception, ParameterError)
     finally:
-        get_settings.cache_clear()
+        get_database_settings.cache_clear()
 
 
 # -- the summary rules, on rows made up by hand ----------------------------------------------------

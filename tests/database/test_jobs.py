@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from database import JobStatus, LeaseLostError, Store, enqueue_job, get_job, list_jobs
-from loopnest.errors import NotFoundError
+from database.errors import NotFoundError
 from tests.database.factories import Seed
 
 T0 = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -23,11 +23,11 @@ from database import (
     list_programs,
     upgrade,
 )
+from database.config import DatabaseSettings
+from database.errors import StorageError
 from database.models import Base
 from database.schema import VERSION_TABLE
 from database.session import make_engine
-from loopnest.config import Settings
-from loopnest.errors import StorageError
 from service.commands.db import db_app
 from tests.database.factories import GEMM
 
@@ -128,7 +128,7 @@ def test_unversioned_tables_are_refused(empty_url: str) -> None:
 
 
 def test_url_from_settings(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "nested" / "data")
+    settings = DatabaseSettings(data_dir=tmp_path / "nested" / "data")
     store = get_store(settings=settings, create=True)
     assert (tmp_path / "nested" / "data" / "perfembed.db").exists()
     assert store.url == settings.resolved_database_url

@@ -46,8 +46,8 @@ from database import (
     source_hash,
     store_embeddings,
 )
+from database.errors import DuplicateError, NotFoundError, StorageError
 from database.models import ProgramModel
-from loopnest.errors import DuplicateError, NotFoundError, StorageError
 from tests.database.factories import GEMM, TARGET, TILE, Seed
 
 

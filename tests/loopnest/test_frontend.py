@@ -33,6 +33,25 @@ def test_parse_errors_name_the_line(tmp_path: Path) -> None:
         extract_scops(src)
 
 
+def test_deep_nesting_is_a_parse_error_naming_the_file(tmp_path: Path) -> None:
+    src = write(tmp_path, "int f(int x) { return " + "(" * 400 + "x" + ")" * 400 + "; }\n")
+    with pytest.raises(SourceError, match=f"{src}: nested too deeply for the C parser"):
+        extract_scops(src)
+
+
+def test_a_parser_bug_is_not_reported_as_the_users_mistake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: any exception of the parser became "C parse error: ..." (exit 2, HTTP 422), so a bug in
+    # pycparser or in our use of it looked like bad C. Only ParseError (and running out of stack) may.
+    import loopnest.frontend.extract as extract
+
+    def broken(self: object, text: str, filename: str = "") -> None:
+        raise AttributeError("'NoneType' object has no attribute 'coord'")
+
+    monkeypatch.setattr(extract.CParser, "parse", broken)
+    with pytest.raises(AttributeError, match="coord"):
+        extract_scops(write(tmp_path, "void f(void) {}\n"))
+
+
 def test_partial_support_reports_both(tmp_path: Path) -> None:
     extraction = extract_scops(CORPUS / "kernels/reject/partial_support.c")
     assert len(extraction.scops) == 1 and len(extraction.rejected) == 1

@@ -1,4 +1,5 @@
-"""Property: over the corpus, a random recipe is either refused or preserves the outputs exactly."""
+"""Property: over the corpus, a random recipe is either refused or preserves the outputs exactly, and
+not every recipe is refused."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from tests.loopnest.recipe_check import apply_and_verify
 EXPECTED = load_expected()
 KERNELS = sorted(k for k, v in EXPECTED.items() if v["nests"])
 _HARNESSES: dict[str, list[Harness]] = {}
+EXAMPLES = 4  # random recipes per kernel
+MIN_APPLIED = 1  # of them, at least this many must be legal, applied and verified
 
 
 def _harnesses(rel: str) -> list[Harness]:
@@ -54,12 +57,21 @@ def recipes(draw: st.DrawFn, depth: int) -> Recipe:
     return Recipe.from_dict({"steps": steps})
 
 
-@pytest.mark.parametrize("rel", KERNELS)
-@settings(max_examples=4, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_random_recipe_is_refused_or_preserves_outputs(rel: str, data: st.DataObject) -> None:
+def _random_recipe_is_refused_or_preserves_outputs(rel: str, outcomes: list[bool], data: st.DataObject) -> None:
     harnesses = _harnesses(rel)
     harness = harnesses[data.draw(st.integers(0, len(harnesses) - 1))]
     recipe = data.draw(recipes(harness.scop.depth))
-    apply_and_verify(harness, recipe)  # refused, or applied and verified
+    outcomes.append(apply_and_verify(harness, recipe))  # refused (False), or applied and verified (True)
+
+
+@pytest.mark.parametrize("rel", KERNELS)
+def test_random_recipes_are_refused_or_preserve_outputs_and_some_apply(rel: str) -> None:
+    # A checker that refused every recipe would pass the check of each one: some must apply. Measured
+    # on the corpus (2026-11-24): 171 of 220 drawn recipes applied, at least 2 of 4 on every kernel.
+    outcomes: list[bool] = []
+    _random_recipe_is_refused_or_preserves_outputs(rel, outcomes)
+    assert len(outcomes) == EXAMPLES
+    assert sum(outcomes) >= MIN_APPLIED, f"{rel}: only {sum(outcomes)} of {len(outcomes)} recipes applied"

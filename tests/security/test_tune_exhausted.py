@@ -12,7 +12,7 @@ from pathlib import Path
 import optuna
 import pytest
 
-from autotune import register_nest, run_worker, tune_nest
+from autotune import TuneConfig, register_nest, run_worker, tune_nest
 from database import JobStatus, enqueue_job, get_job, get_store
 from loopnest import PreprocessOptions, extract_scops
 from loopnest.config import Settings
@@ -34,8 +34,8 @@ def scan(tmp_path: Path) -> Path:
 
 def test_an_exhausted_study_says_so_and_stops_early(tmp_path: Path, scan: Path) -> None:
     scop = extract_scops(scan, PreprocessOptions()).scops[0]
-    result = tune_nest(scop, PARAMS, storage=f"sqlite:///{tmp_path / 'db.sqlite'}", study_name="scan",
-                       n_trials=40, seed=0, reps=1, threads=1)
+    result = tune_nest(scop, PARAMS, TuneConfig(storage=f"sqlite:///{tmp_path / 'db.sqlite'}", study_name="scan",
+                       n_trials=40, seed=0, reps=1, threads=1))
     assert result.stopped == "exhausted"
     assert result.evaluated < 40
     assert result.stop_reason.startswith(f"the recipe space ran out: {result.evaluated} distinct ")
@@ -46,8 +46,8 @@ def test_an_exhausted_study_says_so_and_stops_early(tmp_path: Path, scan: Path) 
 
 def test_a_study_that_reached_its_budget_has_no_stop_reason(tmp_path: Path, scan: Path) -> None:
     scop = extract_scops(scan, PreprocessOptions()).scops[0]
-    result = tune_nest(scop, PARAMS, storage=f"sqlite:///{tmp_path / 'db.sqlite'}", study_name="scan",
-                       n_trials=2, seed=0, reps=1, threads=1)
+    result = tune_nest(scop, PARAMS, TuneConfig(storage=f"sqlite:///{tmp_path / 'db.sqlite'}", study_name="scan",
+                       n_trials=2, seed=0, reps=1, threads=1))
     assert result.stopped == "budget" and result.evaluated == 2 and result.stop_reason == ""
 
 

@@ -7,7 +7,6 @@ import re
 import tomllib
 from typing import Any
 
-import pytest
 import typer
 import yaml
 from sqlalchemy import make_url
@@ -17,8 +16,6 @@ from tests.service.factories import ROOT
 
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES: dict[str, Any] = COMPOSE["services"]
-# Commands other developers are still mounting in service/cli.py: their checks skip, with the reason.
-PENDING = {"worker": "`perfembed worker` (service/commands/tune.py) is not mounted in service/cli.py yet"}
 
 
 def perfembed_commands() -> list[tuple[str, list[str]]]:
@@ -80,22 +77,15 @@ def test_health_checks() -> None:
 
 
 def test_every_perfembed_command_exists_with_its_options() -> None:
-    missing = []
     for name, argv in perfembed_commands():
         found = resolve(argv)
-        if found is None:
-            if argv[0] in PENDING:
-                missing.append(PENDING[argv[0]])
-                continue
-            pytest.fail(f"service {name!r} runs `perfembed {' '.join(argv)}`, which the CLI does not have")
+        assert found is not None, f"service {name!r} runs `perfembed {' '.join(argv)}`, which the CLI does not have"
         command, args = found
         options = {opt for param in command.params for opt in getattr(param, "opts", [])}
         for arg in args:
             if arg.startswith("-"):
                 assert arg.split("=")[0] in options, f"{name}: `perfembed {' '.join(argv)}`: no option {arg}"
     assert {argv[0] for _, argv in perfembed_commands()} >= {"serve", "db", "worker"}
-    if missing:
-        pytest.skip("; ".join(sorted(set(missing))))
 
 
 def test_the_image_installs_the_packages_and_a_compiler() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from database import get_store
+from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
 from loopnest import Recipe, extract_scops
-from loopnest.config import Settings
 from service.pipeline import Context, cached_suggestion, ingest_scop, program_from_file, record_evaluation, suggest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ KERNELS = ["blas3/gemm_ijk.c", "stencil/jacobi2d.c", "blas2/gemv.c", "conv/conv2
 @pytest.fixture(scope="module")
 def populated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Context, dict[str, int]]:
     tmp = tmp_path_factory.mktemp("pipeline")
-    settings = Settings(data_dir=tmp)
+    settings = DatabaseSettings(data_dir=tmp)
     ctx = Context(get_store(settings.resolved_database_url, create=True), settings)
     ids = {}
     for rel in KERNELS:

@@ -2,7 +2,7 @@
 process (uvicorn on a free loopback port) and two `perfembed worker` processes finishing the jobs
 submitted through the API, sharing one study.
 
-Needs PERFEMBED_TEST_POSTGRES_URL (.ci/run sets it) and the `perfembed worker` command.
+Needs PERFEMBED_TEST_POSTGRES_URL (.ci/run sets it).
 """
 
 from __future__ import annotations
@@ -16,21 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import typer
 
-import service.cli
 from service.client import Client
 from tests.service.factories import ROOT, gemm_program
 from tests.service.servers import api_server, wait_until
 
 POSTGRES_URL = os.environ.get("PERFEMBED_TEST_POSTGRES_URL")
-COMMANDS = typer.main.get_command(service.cli.app).commands  # type: ignore[attr-defined]
 
-pytestmark = [
-    pytest.mark.skipif(not POSTGRES_URL, reason="PERFEMBED_TEST_POSTGRES_URL is not set (.ci/run sets it)"),
-    pytest.mark.skipif("worker" not in COMMANDS,
-                       reason="`perfembed worker` (service/commands/tune.py) is not mounted in service/cli.py yet"),
-]
+pytestmark = pytest.mark.skipif(not POSTGRES_URL, reason="PERFEMBED_TEST_POSTGRES_URL is not set (.ci/run sets it)")
 
 
 def perfembed(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -59,18 +52,9 @@ def postgres_url() -> Iterator[str]:
 
 
 def api_key(url: str, env: dict[str, str]) -> str:
-    if "keys" in COMMANDS:
-        created = perfembed("keys", "create", "topology", "--url", url, "--json", env=env)
-        assert created.returncode == 0, created.stderr
-        return str(json.loads(created.stdout)["key"])
-    from database import create_api_key, get_store
-
-    store = get_store(url)
-    try:
-        with store.session() as session:
-            return create_api_key(session, name="topology")[1]
-    finally:
-        store.dispose()
+    created = perfembed("keys", "create", "topology", "--url", url, "--json", env=env)
+    assert created.returncode == 0, created.stderr
+    return str(json.loads(created.stdout)["key"])
 
 
 def test_api_and_two_workers_on_postgres(postgres_url: str, tmp_path: Path) -> None:

@@ -1,0 +1,33 @@
+"""The storage layer's settings: the engine's :class:`~loopnest.config.Settings` plus the database URL.
+
+There is still one settings object: each layer adds its own ``PERFEMBED_*`` fields by subclassing
+the one below (``loopnest`` → ``database`` → ``service``), so a layer never reads a setting that
+belongs above it. Entry points that open the database call :func:`get_database_settings`; tests
+build a ``DatabaseSettings(...)`` (or a ``ServiceSettings``) and pass it down.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field
+
+from loopnest.config import Settings
+
+
+class DatabaseSettings(Settings):
+    """The engine settings plus ``PERFEMBED_DATABASE_URL`` (default: SQLite in the data directory)."""
+
+    database_url: str | None = Field(default=None, description="SQLAlchemy URL; default SQLite in data_dir.")
+
+    @property
+    def resolved_database_url(self) -> str:
+        """``database_url``, or the SQLite file ``perfembed.db`` in ``data_dir``."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'perfembed.db').resolve()}"
+
+
+@lru_cache(maxsize=1)
+def get_database_settings() -> DatabaseSettings:
+    return DatabaseSettings()
