@@ -17,8 +17,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# ruff (style, complexity), import-linter (the layers, pyproject's [tool.importlinter]), mypy
+# (strict on loopnest and embeddings, pyproject's [tool.mypy]).
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 test: install lint
 	$(BIN)/pytest -q -n 2 --dist loadfile
