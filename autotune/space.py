@@ -327,7 +327,6 @@ class RecipeSpace:
 
     def _read_step(self, op: str, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
         """Fold one step into ``params``; False if it was dropped or approximated."""
-        n = self.n_levels
         if op in ("distribute", "fuse"):
             wanted = {"loop": 0 if op == "distribute" else self.fuse_depth}
             if op in self.choices and args == wanted:
@@ -335,48 +334,62 @@ class RecipeSpace:
                 return True
             return False
         if op == "interchange":
-            order = args.get("order")
-            if "statements" in args or not isinstance(order, list) or sorted(order) != list(range(len(order))):
-                return False
-            full = order + list(range(len(order), n))
-            if len(full) != n or full[self.n_permuted:] != list(range(self.n_permuted, n)):
-                return False
-            index = self.permutations.index(tuple(full[:self.n_permuted]))
-            if index and index not in self.choices.get("order", ()):
-                return False  # an order this space pruned as illegal
-            if index:
-                params["order"] = index
-            state.order = full
-            return True
+            return self._read_interchange(args, params, state)
         if op == "tile":
-            band = band_of(args)
-            raw = args.get("sizes")
-            if isinstance(raw, list) and raw and all(isinstance(s, list) for s in raw):
-                raw = raw[0] if len(raw) == 1 else None
-            if band is None or band[1] >= n or not isinstance(raw, list) or len(raw) != band[1] - band[0] + 1:
-                return False
-            exact = True
-            for k, size in zip(range(band[0], band[1] + 1), raw, strict=True):
-                snapped = snap(size, self.tile_sizes)
-                exact = exact and snapped == size
-                state.sizes[k] = params[f"tile_l{k}"] = snapped
-            state.band = band
-            return exact and tiled_band(state.sizes) == band
+            return self._read_tile(args, params, state)
         if op == "parallelize":
-            position = position_of(args.get("loop"), n, state.band)
-            if position is None or "parallel" not in self.choices:
-                return False
-            loop = state.order[position]
-            if loop not in self.choices["parallel"]:
-                return False
-            params["parallel"] = loop
-            exact = read_parallel_options(args, self.choices, params)
-            return exact and tiled_band(state.sizes) == state.band and loop_depth(position, state.sizes,
-                                                                               state.band) == args["loop"]
+            return self._read_parallelize(args, params, state)
         if op == "unroll_jam":
             jammed = read_jam(args, state.order, state.band, self.choices, params)
             return jammed and tiled_band(state.sizes) == state.band
-        if args.get("loop") != n - 1 + width(state.band) or "inner" not in self.choices:
+        return self._read_inner(op, args, params, state)
+
+    def _read_interchange(self, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
+        n = self.n_levels
+        order = args.get("order")
+        if "statements" in args or not isinstance(order, list) or sorted(order) != list(range(len(order))):
+            return False
+        full = order + list(range(len(order), n))
+        if len(full) != n or full[self.n_permuted:] != list(range(self.n_permuted, n)):
+            return False
+        index = self.permutations.index(tuple(full[:self.n_permuted]))
+        if index and index not in self.choices.get("order", ()):
+            return False  # an order this space pruned as illegal
+        if index:
+            params["order"] = index
+        state.order = full
+        return True
+
+    def _read_tile(self, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
+        band = band_of(args)
+        raw = args.get("sizes")
+        if isinstance(raw, list) and raw and all(isinstance(s, list) for s in raw):
+            raw = raw[0] if len(raw) == 1 else None
+        if band is None or band[1] >= self.n_levels or not isinstance(raw, list) or len(raw) != band[1] - band[0] + 1:
+            return False
+        exact = True
+        for k, size in zip(range(band[0], band[1] + 1), raw, strict=True):
+            snapped = snap(size, self.tile_sizes)
+            exact = exact and snapped == size
+            state.sizes[k] = params[f"tile_l{k}"] = snapped
+        state.band = band
+        return exact and tiled_band(state.sizes) == band
+
+    def _read_parallelize(self, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
+        position = position_of(args.get("loop"), self.n_levels, state.band)
+        if position is None or "parallel" not in self.choices:
+            return False
+        loop = state.order[position]
+        if loop not in self.choices["parallel"]:
+            return False
+        params["parallel"] = loop
+        exact = read_parallel_options(args, self.choices, params)
+        return exact and tiled_band(state.sizes) == state.band and loop_depth(position, state.sizes,
+                                                                           state.band) == args["loop"]
+
+    def _read_inner(self, op: str, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
+        """``vectorize`` or ``unroll`` of the innermost point loop."""
+        if args.get("loop") != self.n_levels - 1 + width(state.band) or "inner" not in self.choices:
             return False
         if op == "vectorize":
             params["inner"] = "simd"

@@ -205,54 +205,78 @@ def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRole
     deps = compute_dependences(scop) if deps is None else deps
     if any(step.op == "autoschedule" for step in recipe.steps):
         return _adapt_autoschedule(recipe, scop, target, deps)
-    mapping = map_loops(source, target)
+    start = _neighbour_order(scop, target, map_loops(source, target), deps)
+    kept, current, trips = start.kept, start.scop, start.trips
+    for raw in recipe.to_dict()["steps"]:
+        step = _prepared_step(_shift_step(raw, start.shift), current, deps, trips, scop.depth)
+        if step is None:
+            continue
+        try:
+            current = apply_recipe(current, Recipe.from_dict({"steps": [step]}), deps)
+        except (IllegalTransformError, RecipeError):
+            continue
+        trips = _trips_after(step, trips)
+        if step["op"] == "interchange" and kept and kept[-1]["op"] == "interchange":  # one permutation
+            prev = kept.pop()["order"]
+            step = {"op": "interchange", "order": [prev[q] for q in step["order"]]}
+        kept.append(step)
+    return Recipe.from_dict({"steps": kept})
+
+
+@dataclass(frozen=True)
+class _Start:
+    """Our nest permuted into the neighbour's loop order: the interchange (if any), the nest after it,
+    the trip count at each level, and how far the neighbour's steps shift inwards."""
+
+    kept: list[dict[str, Any]]
+    scop: Scop
+    trips: list[float]
+    shift: int
+
+
+def _neighbour_order(scop: Scop, target: LoopRoles, mapping: Sequence[int], deps: list[Dependence]) -> _Start:
     depth = scop.depth
     matched = [m for m in mapping if m >= 0]
     extra = [level for level in range(depth) if level not in matched]
     order = extra + matched
-    kept: list[dict] = []
-    if order != list(range(depth)):
-        kept.append({"op": "interchange", "order": order})
+    if order == list(range(depth)):
+        return _Start([], scop, [target.trips[level] for level in order], len(extra))
+    kept: list[dict[str, Any]] = [{"op": "interchange", "order": order}]
+    try:
+        current = apply_recipe(scop, Recipe.from_dict({"steps": kept}), deps)
+    except (IllegalTransformError, RecipeError):
+        # Our extra loops cannot move outside: keep the original order, and the neighbour's steps then
+        # address our loops from the outermost, unshifted.
+        return _Start([], scop, list(target.trips), 0)
     # Trip count at each level after the permutation (tile steps are replayed on this view).
-    trips = [target.trips[level] for level in order]
-    current = scop
-    if kept:
-        try:
-            current = apply_recipe(scop, Recipe.from_dict({"steps": kept}), deps)
-        except (IllegalTransformError, RecipeError):
-            # Our extra loops cannot move outside: keep the original order, and the neighbour's
-            # steps then address our loops from the outermost, unshifted.
-            kept, current, trips, extra = [], scop, list(target.trips), []
-    for step in recipe.to_dict()["steps"]:
-        step = _shift_step(step, len(extra))
-        if step["op"] == "interchange":
-            order_n = list(step["order"])
-            if len(order_n) > depth:
-                continue
-            step["order"] = order_n + list(range(len(order_n), depth))
-        if step["op"] == "tile":
-            _refit_tiles(step, trips)
-        step = _instance_options(step, current, deps, trips)
-        if step is None:
-            continue
-        try:
-            candidate = apply_recipe(current, Recipe.from_dict({"steps": [step]}), deps)
-        except (IllegalTransformError, RecipeError):
-            continue
-        if step["op"] == "tile":
-            first, n = step["loops"][0], len(step["loops"]) * (len(step["sizes"]) if isinstance(
-                step["sizes"][0], list) else 1)
-            trips[first:first] = [math.inf] * n
-        if step["op"] == "unroll_jam":
-            trips.append(float(step["factor"]))  # the point loop, now the deepest level
-        current = candidate
-        if step["op"] == "interchange":
-            trips = [trips[q] for q in step["order"]] + trips[len(step["order"]):]
-            if kept and kept[-1]["op"] == "interchange":  # compose into one permutation
-                prev = kept.pop()["order"]
-                step = {"op": "interchange", "order": [prev[q] for q in step["order"]]}
-        kept.append(step)
-    return Recipe.from_dict({"steps": kept})
+    return _Start(kept, current, [target.trips[level] for level in order], len(extra))
+
+
+def _prepared_step(step: dict[str, Any], current: Scop, deps: list[Dependence], trips: Sequence[float],
+                   depth: int) -> dict[str, Any] | None:
+    """A shifted step made to fit ``current``: an interchange padded to our depth, tile sizes refitted to
+    our trip counts, nest-specific options recomputed; None when it cannot apply here."""
+    if step["op"] == "interchange":
+        order = list(step["order"])
+        if len(order) > depth:
+            return None
+        step["order"] = order + list(range(len(order), depth))
+    if step["op"] == "tile":
+        _refit_tiles(step, trips)
+    return _instance_options(step, current, deps, trips)
+
+
+def _trips_after(step: Mapping[str, Any], trips: list[float]) -> list[float]:
+    """The trip count at each level once ``step`` applied (a tile loop's is unknown: infinite)."""
+    if step["op"] == "tile":
+        first = step["loops"][0]
+        n = len(step["loops"]) * (len(step["sizes"]) if isinstance(step["sizes"][0], list) else 1)
+        return trips[:first] + [math.inf] * n + trips[first:]
+    if step["op"] == "unroll_jam":
+        return [*trips, float(step["factor"])]  # the point loop, now the deepest level
+    if step["op"] == "interchange":
+        return [trips[q] for q in step["order"]] + trips[len(step["order"]):]
+    return trips
 
 
 @dataclass(frozen=True)

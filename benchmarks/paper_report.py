@@ -133,9 +133,7 @@ def _pct(ratio: float | None, digits: int) -> str:
 
 def markdown_report(report: Mapping[str, Any], plot_name: str | None = None) -> str:
     """The report as markdown: summary, targets, per-nest table and method; ``plot_name`` is linked."""
-    cfg, summary, rows = report["config"], report["summary"], report["nests"]
-    k_values, tune_trials = cfg["k_values"], cfg["tune_trials"]
-    ref_t = tune_trials[-1]
+    cfg, summary = report["config"], report["summary"]
     lines = [
         "# Transfer tuning vs autotuning vs Polly (leave one family out)",
         "",
@@ -146,11 +144,19 @@ def markdown_report(report: Mapping[str, Any], plot_name: str | None = None) -> 
         f"threads: {cfg['threads'] or 'all cores'}; embedding model `{cfg['model_version']}`.",
         "",
         *_load_note(cfg),
-        "## Summary",
-        "",
-        "| method | geomean speedup | mean evaluations | nests | accepted / notes |",
-        "| --- | --- | --- | --- | --- |",
+        *_summary_lines(cfg, summary),
+        *_target_lines(summary),
     ]
+    if plot_name:
+        lines += ["", f"![geomean speedup vs mean evaluations]({plot_name})"]
+    return "\n".join([*lines, *_nest_lines(report), *_method_lines(cfg)])
+
+
+def _summary_lines(cfg: Mapping[str, Any], summary: Mapping[str, Any]) -> list[str]:
+    """The table of methods, and the share of nests where transfer comes near autotuning."""
+    lines = ["## Summary", "",
+             "| method | geomean speedup | mean evaluations | nests | accepted / notes |",
+             "| --- | --- | --- | --- | --- |"]
     for m in summary["methods"]:
         if m["kind"] == "polly":
             if not m["available"]:
@@ -166,48 +172,64 @@ def markdown_report(report: Mapping[str, Any], plot_name: str | None = None) -> 
         lines.append(f"| {m['method']} | {_fmt(m['geomean_speedup'])} | {_fmt(m['mean_evaluations'], '', 1)} | "
                      f"{m['nests']} | {note} |")
     near = summary["near_autotune"]
-    lines += ["", f"Nests where transfer reaches >= {near['threshold']:.0%} of autotune {ref_t}: "
-              + ", ".join(f"{key} {_pct(val, 0)}"
-                          for key, val in near.items() if key not in ("reference", "threshold")) + ".", ""]
+    reference = cfg["tune_trials"][-1]
+    return [*lines, "", f"Nests where transfer reaches >= {near['threshold']:.0%} of autotune {reference}: "
+            + ", ".join(f"{key} {_pct(val, 0)}"
+                        for key, val in near.items() if key not in ("reference", "threshold")) + ".", ""]
+
+
+def _target_lines(summary: Mapping[str, Any]) -> list[str]:
+    """One line per target: its status and the checks behind it."""
+    lines = []
     for key in ("a", "b"):
         t = summary["targets"][key]
         detail = ""
-        if t["checks"]:
-            if key == "a":
-                detail = "; ".join(f"k={c['k']}: {_pct(c['geomean_ratio'], 0)} of the geomean with "
-                                   f"{_pct(c['evaluation_ratio'], 1)} of the evaluations" for c in t["checks"])
-            else:
-                detail = "; ".join(f"k={c['k']}: {_fmt(c['geomean_speedup'])} vs Polly {_fmt(c['polly_geomean'])}, "
-                                   f"slowest {_fmt(c['min_speedup'])}" for c in t["checks"])
+        if t["checks"] and key == "a":
+            detail = "; ".join(f"k={c['k']}: {_pct(c['geomean_ratio'], 0)} of the geomean with "
+                               f"{_pct(c['evaluation_ratio'], 1)} of the evaluations" for c in t["checks"])
+        elif t["checks"]:
+            detail = "; ".join(f"k={c['k']}: {_fmt(c['geomean_speedup'])} vs Polly {_fmt(c['polly_geomean'])}, "
+                               f"slowest {_fmt(c['min_speedup'])}" for c in t["checks"])
         lines.append(f"- **Target ({key})** {t['name']}: **{t['status']}**" + (f" ({detail})" if detail else ""))
-    if plot_name:
-        lines += ["", f"![geomean speedup vs mean evaluations]({plot_name})"]
+    return lines
+
+
+def _nest_lines(report: Mapping[str, Any]) -> list[str]:
+    """The per-nest table, and the skipped nests."""
+    k_values, tune_trials = report["config"]["k_values"], report["config"]["tune_trials"]
     head = ["nest", "family", "baseline"] + [f"T k={k}" for k in k_values] + [f"AT {t}" for t in tune_trials] \
         + ["Polly", "nearest neighbours (other families)"]
-    lines += ["", "## Per nest", "",
-              "Speedups over the gcc baseline, measured in one harness per nest; `(n)` = evaluations; "
-              "`*` = accepted; Polly `?` = outputs differ from gcc's.", "",
-              "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    for r in rows:
+    lines = ["", "## Per nest", "",
+             "Speedups over the gcc baseline, measured in one harness per nest; `(n)` = evaluations; "
+             "`*` = accepted; Polly `?` = outputs differ from gcc's.", "",
+             "| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    for r in report["nests"]:
         cells = [r["name"] + ("" if r["index"] == 0 else f"#{r['index']}"), r["family"], _time(r["baseline_s"])]
-        for k in k_values:
-            t = r["transfer"][str(k)]
-            cells.append(f"{t['speedup']:.2f}x{'*' if t['accepted'] else ''} ({t['evaluations']})")
-        for n in tune_trials:
-            a = r["autotune"][str(n)]
-            cells.append(f"{a['speedup']:.2f}x{'*' if a['accepted'] else ''} ({a['evaluations']})")
-        p = r["polly"]
-        if p.get("status") == "verified":
-            cells.append(_fmt(p["speedup"]))
-        elif p.get("status") == "unverified":
-            cells.append(_fmt(p["speedup"]) + " ?")
-        else:
-            cells.append(p.get("status", "-"))
+        cells += [_cell(r["transfer"][str(k)]) for k in k_values]
+        cells += [_cell(r["autotune"][str(n)]) for n in tune_trials]
+        cells.append(_polly_cell(r["polly"]))
         cells.append(", ".join(f"{nb['name']} ({nb['distance']:.2g})" for nb in r["neighbours"][:3]) or "none")
         lines.append("| " + " | ".join(cells) + " |")
     if report["skipped"]:
         lines += ["", "Skipped: " + "; ".join(f"{s['name']} ({s['reason']})" for s in report["skipped"]) + "."]
-    lines += [
+    return lines
+
+
+def _cell(result: Mapping[str, Any]) -> str:
+    """A transfer or autotuning result: speedup, ``*`` when accepted, evaluations."""
+    return f"{result['speedup']:.2f}x{'*' if result['accepted'] else ''} ({result['evaluations']})"
+
+
+def _polly_cell(polly: Mapping[str, Any]) -> str:
+    if polly.get("status") == "verified":
+        return _fmt(polly["speedup"])
+    if polly.get("status") == "unverified":
+        return _fmt(polly["speedup"]) + " ?"
+    return str(polly.get("status", "-"))
+
+
+def _method_lines(cfg: Mapping[str, Any]) -> list[str]:
+    return [
         "", "## Method", "",
         "- Families are program-name prefixes (`family/file.c`). While a family is held out, the neighbour search "
         "excludes every nest of that family, so no recipe reaches a nest from its own family.",
@@ -215,8 +237,8 @@ def markdown_report(report: Mapping[str, Any], plot_name: str | None = None) -> 
         f"candidate evaluated once. The best verified candidate counts if >= {cfg['min_speedup']}x, else the "
         "original is kept (1.0x).",
         f"- Autotune n: one fresh Optuna study per nest (TPE, seed {cfg['seed']}) in a scratch SQLite storage "
-        f"for {ref_t} evaluated trials; autotune n takes the best of the first n evaluated trials and re-evaluates "
-        "it in the same harness as the transfer candidates; same acceptance rule.",
+        f"for {cfg['tune_trials'][-1]} evaluated trials; autotune n takes the best of the first n evaluated trials "
+        "and re-evaluates it in the same harness as the transfer candidates; same acceptance rule.",
         "- Polly: the original nest built by `" + cfg["polly"]["cc"] + " " + cfg["polly"]["flags"]
         + "`, outputs checked against gcc's baseline outputs.",
         "- Caveat: the transfer result is the maximum over its candidates' measurements, while the autotuning "
@@ -224,7 +246,6 @@ def markdown_report(report: Mapping[str, Any], plot_name: str | None = None) -> 
         "k > 1.",
         "",
     ]
-    return "\n".join(lines)
 
 
 def write_plot(report: Mapping[str, Any], path: Path) -> Path:

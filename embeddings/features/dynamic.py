@@ -32,7 +32,7 @@ import islpy as isl
 from embeddings.features.machine import MachinePeaks
 from embeddings.features.nest import count_points
 from embeddings.features.signature import cache_geometry
-from embeddings.features.static import static_totals
+from embeddings.features.static import StaticTotals, static_totals
 from embeddings.features.vector import FeatureVector, Schema, signed_log2
 from loopnest.codegen import generate_c
 from loopnest.errors import CompileError, ExecutionError, ParameterError
@@ -268,20 +268,49 @@ def dynamic_features(scop: Scop, params: Mapping[str, int], *, target: MachinePe
     :class:`~loopnest.errors.ExecutionError` when the nest as written does not run, and
     :class:`~loopnest.errors.CompileError` (a perfembed bug) when its generated code does not compile.
     """
-    limits = limits or Limits()
     n_threads = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     t_one, t_n = threads or (1, n_threads)
     missing = [p for p in scop.params if p not in params]
     if missing:
         raise ParameterError(f"{scop.name}: missing value for parameter(s) {', '.join(missing)}")
-    params = {p: int(params[p]) for p in scop.params}
-    totals = static_totals(scop, params)
+    run = _Run(scop, {p: int(params[p]) for p in scop.params}, reps, cc, cflags, limits or Limits())
+    totals = static_totals(scop, run.params)
     values: dict[str, float | None] = {"threads_n": t_n}
     meta: dict[str, str] = {"threads": f"{t_one},{t_n}"}
+    t1, tn = _time_features(run, t_one, t_n, values, meta)
+    for suffix, t, nthreads in (("t1", t1, t_one), ("tn", tn, t_n)):
+        if t is not None and t > 0:
+            _rate_features(totals, suffix, t, nthreads, target, values)
+    if target is not None:
+        meta["target"] = target.signature_hash
+    _cache_features(run, totals, cachegrind, reduced_params, values, meta)
+    values = {k: (None if v is not None and not math.isfinite(v) else v) for k, v in values.items()}
+    return DYNAMIC_SCHEMA.fill(values, meta=meta)
 
-    # -- time, rates, parallel scaling -------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class _Run:
+    """How the nest is built and run for its dynamic features."""
+
+    scop: Scop
+    params: dict[str, int]
+    reps: int
+    cc: str
+    cflags: str
+    limits: Limits
+
+    def harness(self, threads: int) -> Harness:
+        return Harness(self.scop, self.params, reps=self.reps, threads=threads, limits=self.limits, cc=self.cc,
+                       cflags=self.cflags)
+
+
+def _time_features(run: _Run, t_one: int, t_n: int, values: dict[str, float | None],
+                   meta: dict[str, str]) -> tuple[float, float | None]:
+    """The nest's time on one thread and, through its outermost parallel loop, on ``t_n`` threads (None
+    when there is no such loop or the parallel variant fails); parallel speedup and efficiency."""
+    scop = run.scop
     recipe, variant = _parallel_variant(scop)
-    with Harness(scop, params, reps=reps, threads=t_one, limits=limits, cc=cc, cflags=cflags) as h1:
+    with run.harness(t_one) as h1:
         base = h1.baseline()
         t1 = _median(base, f"{scop.name} as written")
         par_1 = h1.evaluate(recipe, transformed=variant) if recipe is not None and t_n != t_one else None
@@ -293,7 +322,7 @@ def dynamic_features(scop: Scop, params: Mapping[str, int], *, target: MachinePe
     elif t_n == t_one:
         meta["parallel"] = "not measured: one thread count"
     elif par_1 is not None and par_1.verified:
-        with Harness(scop, params, reps=reps, threads=t_n, limits=limits, cc=cc, cflags=cflags) as hn:
+        with run.harness(t_n) as hn:
             par_n = hn.evaluate(recipe, transformed=variant)
         if par_n.verified:
             tp1 = _median(par_1.variant, "parallel variant")
@@ -305,38 +334,42 @@ def dynamic_features(scop: Scop, params: Mapping[str, int], *, target: MachinePe
         meta["parallel"] = f"variant failed: {par_1.variant.status} {par_1.variant.message}".strip()
     if tn is not None:
         values["log2_time_us_tn"] = signed_log2(tn * 1e6)
-    for suffix, t, nthreads in (("t1", t1, t_one), ("tn", tn, t_n)):
-        if t is None or t <= 0:
-            continue
-        gflops, gbs = totals.flops / t * 1e-9, totals.bytes_touched / t * 1e-9
-        values[f"log2_gflops_{suffix}"] = signed_log2(gflops)
-        values[f"log2_gbs_{suffix}"] = signed_log2(gbs)
-        if target is not None:
-            one = nthreads <= 1
-            peak_f = target.peak_gflops_fma_1t if one else target.peak_gflops_fma
-            peak_b = target.stream_triad_1t_gbs if one else target.stream_triad_gbs
-            values[f"flops_frac_peak_{suffix}"] = gflops / peak_f if peak_f > 0 else None
-            values[f"bw_frac_peak_{suffix}"] = gbs / peak_b if peak_b > 0 else None
-    if target is not None:
-        meta["target"] = target.signature_hash
+    return t1, tn
 
-    # -- cache behaviour -------------------------------------------------------------------------
+
+def _rate_features(totals: StaticTotals, suffix: str, seconds: float, nthreads: int, target: MachinePeaks | None,
+                   values: dict[str, float | None]) -> None:
+    """GFLOP/s and GB/s at one thread count and, against the target's peaks, their fractions of peak."""
+    gflops, gbs = totals.flops / seconds * 1e-9, totals.bytes_touched / seconds * 1e-9
+    values[f"log2_gflops_{suffix}"] = signed_log2(gflops)
+    values[f"log2_gbs_{suffix}"] = signed_log2(gbs)
+    if target is not None:
+        one = nthreads <= 1
+        peak_f = target.peak_gflops_fma_1t if one else target.peak_gflops_fma
+        peak_b = target.stream_triad_1t_gbs if one else target.stream_triad_gbs
+        values[f"flops_frac_peak_{suffix}"] = gflops / peak_f if peak_f > 0 else None
+        values[f"bw_frac_peak_{suffix}"] = gbs / peak_b if peak_b > 0 else None
+
+
+def _cache_features(run: _Run, totals: StaticTotals, cachegrind: bool, reduced_params: Mapping[str, int] | None,
+                    values: dict[str, float | None], meta: dict[str, str]) -> None:
+    """D1 and last-level miss rates: from ``perf stat`` where it counts them, else simulated by cachegrind
+    at reduced sizes (``reduced_params``, default :func:`reduce_params`), else masked."""
+    scop, params = run.scop, run.params
     values.update(cache_from_perf=0.0, cache_from_cachegrind=0.0)
     meta["cache_source"] = "none"
     with tempfile.TemporaryDirectory(prefix="perfembed-cache-") as tmp:
         work = Path(tmp)
         if perf_stat_supported():
-            d1, ll = _perf_rates(scop, params, work, cc, cflags, reps, limits)
+            d1, ll = _perf_rates(scop, params, work, run.cc, run.cflags, run.reps, run.limits)
             if d1 is not None:  # else the generic cache events are missing here: simulate instead
                 values.update(d1_miss_rate=d1, ll_miss_rate=ll, cache_from_perf=1.0, cache_problem_scale=1.0)
                 meta["cache_source"] = "perf"
         if meta["cache_source"] == "none" and cachegrind and shutil.which("valgrind"):
             small = {p: int(v) for p, v in (reduced_params or reduce_params(scop, params)).items()}
-            d1, ll, config = _cachegrind_rates(scop, small, work, cc, limits)
+            d1, ll, config = _cachegrind_rates(scop, small, work, run.cc, run.limits)
             full_iters = totals.iterations
             values.update(d1_miss_rate=d1, ll_miss_rate=ll, cache_from_cachegrind=1.0,
                           cache_problem_scale=_iterations(scop, small) / full_iters if full_iters else None)
             meta.update(cache_source="cachegrind", cache_params=json.dumps(small, sort_keys=True),
                         cache_config=config)
-    values = {k: (None if v is not None and not math.isfinite(v) else v) for k, v in values.items()}
-    return DYNAMIC_SCHEMA.fill(values, meta=meta)

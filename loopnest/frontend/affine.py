@@ -55,14 +55,8 @@ class AffineConverter:
 
     def affine(self, node: c_ast.Node, role: str) -> Affine:
         match node:
-            case c_ast.Constant(type=t, value=v) if t in ("int", "long", "unsigned int", "long int",
-                                                           "unsigned long", "long long", "char"):
-                value = parse_int_constant(v)
-                if value is None:
-                    raise self._fail(node, role, f"constant {v!r}")
-                return Affine(str(value), value)
             case c_ast.Constant():
-                raise self._fail(node, role, f"non-integer constant {node.value}")
+                return self._constant(node, role)
             case c_ast.ID():
                 return Affine(self._resolve(node, role))
             case c_ast.Cast(expr=inner):
@@ -77,21 +71,32 @@ class AffineConverter:
             case c_ast.TernaryOp():
                 return self._ternary(node, role)
             case c_ast.FuncCall(name=c_ast.ID(name=fn), args=args) if fn in _MINMAX_CALLS | {"floord", "ceild"}:
-                exprs = [self.affine(a, role) for a in (args.exprs if args else [])]
-                if len(exprs) != 2:
-                    raise self._fail(node, role, f"{fn} needs two arguments")
-                if fn in ("floord", "ceild"):
-                    if exprs[1].value is None or exprs[1].value <= 0:
-                        raise self._fail(node, role, f"{fn} by a non-constant")
-                    op = "floor" if fn == "floord" else "ceil"
-                    return Affine(f"{op}(({exprs[0].text})/{exprs[1].value})")
-                kind = "min" if fn.lower().endswith("min") else "max"
-                return Affine(f"{kind}({exprs[0].text}, {exprs[1].text})")
+                return self._call(node, fn, [self.affine(a, role) for a in (args.exprs if args else [])], role)
             case c_ast.ArrayRef():
                 raise self._fail(node, role, "an array element is used as an index or bound", indirect=True)
             case c_ast.FuncCall():
                 raise self._fail(node, role, "a function call is not affine")
         raise self._fail(node, role, f"{type(node).__name__} is not affine")
+
+    def _constant(self, node: c_ast.Constant, role: str) -> Affine:
+        if node.type not in ("int", "long", "unsigned int", "long int", "unsigned long", "long long", "char"):
+            raise self._fail(node, role, f"non-integer constant {node.value}")
+        value = parse_int_constant(node.value)
+        if value is None:
+            raise self._fail(node, role, f"constant {node.value!r}")
+        return Affine(str(value), value)
+
+    def _call(self, node: c_ast.FuncCall, fn: str, exprs: list[Affine], role: str) -> Affine:
+        """``floord``/``ceild`` by a positive constant, or a min/max macro or function of two arguments."""
+        if len(exprs) != 2:
+            raise self._fail(node, role, f"{fn} needs two arguments")
+        if fn in ("floord", "ceild"):
+            if exprs[1].value is None or exprs[1].value <= 0:
+                raise self._fail(node, role, f"{fn} by a non-constant")
+            op = "floor" if fn == "floord" else "ceil"
+            return Affine(f"{op}(({exprs[0].text})/{exprs[1].value})")
+        kind = "min" if fn.lower().endswith("min") else "max"
+        return Affine(f"{kind}({exprs[0].text}, {exprs[1].text})")
 
     def _binary(self, node: c_ast.Node, op: str, a: Affine, b: Affine, role: str) -> Affine:
         if op in "+-":

@@ -203,9 +203,9 @@ class ScopBuilder:
         return pos
 
     def _statement(self, node: c_ast.Node) -> None:
-        for cls, construct in _REJECTED_STATEMENTS.items():
-            if isinstance(node, cls):
-                raise self._reject(node, construct)
+        rejected = next((construct for cls, construct in _REJECTED_STATEMENTS.items() if isinstance(node, cls)), None)
+        if rejected is not None:
+            raise self._reject(node, rejected)
         match node:
             case c_ast.Compound():
                 for item in node.block_items or []:
@@ -219,10 +219,8 @@ class ScopBuilder:
             case c_ast.UnaryOp(op="p++" | "++" | "p--" | "--"):
                 op = "+=" if "+" in node.op else "-="
                 self._assignment(node, node.expr, op, c_ast.Constant("int", "1"))
-            case c_ast.Decl():
-                self._decl(node)
-            case c_ast.DeclList():
-                for decl in node.decls:
+            case c_ast.Decl() | c_ast.DeclList():
+                for decl in node.decls if isinstance(node, c_ast.DeclList) else [node]:
                     self._decl(decl)
             case c_ast.Pragma() | c_ast.EmptyStatement():
                 pass
@@ -369,27 +367,33 @@ class ScopBuilder:
                 return self._array_ref(node, accesses)
             case c_ast.BinaryOp(op=op, left=left, right=right):
                 return Binary(op, self._expr(left, accesses), self._expr(right, accesses))
-            case c_ast.UnaryOp(op="*" | "&"):
-                raise self._reject(node, "pointer arithmetic", c_text(node))
             case c_ast.UnaryOp(op="sizeof", expr=operand):
                 return Const(f"{self._sizeof(operand)}UL")  # size_t, as C's sizeof
             case c_ast.UnaryOp(op=op, expr=inner) if op in ("-", "+", "!", "~"):
                 return Unary(op, self._expr(inner, accesses))
-            case c_ast.UnaryOp():
-                raise self._reject(node, "side effect in expression", c_text(node))
             case c_ast.Cast(to_type=t, expr=inner):
                 return Cast(self._type_name(t), self._expr(inner, accesses))
             case c_ast.TernaryOp(cond=c, iftrue=a, iffalse=b):
                 return Ternary(self._expr(c, accesses), self._expr(a, accesses), self._expr(b, accesses))
             case c_ast.FuncCall(name=c_ast.ID(name=fn), args=args) if fn in MATH_FUNCTIONS:
                 return Call(fn, tuple(self._expr(a, accesses) for a in (args.exprs if args else [])))
+        raise self._refused_expr(node)
+
+    def _refused_expr(self, node: c_ast.Node) -> UnsupportedConstructError:
+        """Why an expression is outside the supported subset, naming the construct."""
+        match node:
+            case c_ast.UnaryOp(op="*" | "&"):
+                return self._reject(node, "pointer arithmetic", c_text(node))
+            case c_ast.UnaryOp():
+                return self._reject(node, "side effect in expression", c_text(node))
             case c_ast.FuncCall():
-                raise self._reject(node, "unknown function call", f"{c_text(node.name)}() is not a known math function")
+                return self._reject(node, "unknown function call",
+                                    f"{c_text(node.name)}() is not a known math function")
             case c_ast.StructRef():
-                raise self._reject(node, "struct member access", c_text(node))
+                return self._reject(node, "struct member access", c_text(node))
             case c_ast.Assignment():
-                raise self._reject(node, "side effect in expression", "assignment inside an expression")
-        raise self._reject(node, type(node).__name__.lower(), c_text(node))
+                return self._reject(node, "side effect in expression", "assignment inside an expression")
+        return self._reject(node, type(node).__name__.lower(), c_text(node))
 
     def _identifier(self, node: c_ast.ID, name: str, accesses: _Accesses) -> Expr:
         for loop in self._loops:

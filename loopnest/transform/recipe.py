@@ -73,28 +73,37 @@ def _check_int(value: object, bounds: tuple[int, int], what: str) -> None:
 def _check_arguments(index: int, op: str, args: dict[str, Any]) -> None:
     for name, value in args.items():
         what = f"step {index} ({op}): {name}"
-        if name in ("reduction", "parallel") and not isinstance(value, bool):
-            raise RecipeError(f"{what} must be true or false")
-        if name == "schedule" and value not in SCHEDULE_KINDS:
-            raise RecipeError(f"{what} must be one of {', '.join(SCHEDULE_KINDS)}")
-        if name == "scalar" and not (isinstance(value, str) and value.isidentifier() and len(value) <= 255):
-            raise RecipeError(f"{what} must be a C identifier")
         if name in ("reduction", "schedule", "scalar", "parallel"):
-            continue
-        bounds = _OP_BOUNDS.get((op, name), _INT_BOUNDS[name])
-        if name == "groups":
-            if not isinstance(value, list) or len(value) > 64 or not all(isinstance(g, list) for g in value):
-                raise RecipeError(f"{what} must be a list of lists of statement indices")
-            for group in value:
-                for item in group:
-                    _check_int(item, bounds, f"{what} item")
-        elif name in _LIST_ARGS:
-            if not isinstance(value, list) or len(value) > 64:
-                raise RecipeError(f"{what} must be a list of at most 64 integers")
-            for item in value:
-                _check_int(item, bounds, f"{what} item")
+            _check_word(name, value, what)
         else:
-            _check_int(value, bounds, what)
+            _check_numbers(name, value, _OP_BOUNDS.get((op, name), _INT_BOUNDS[name]), what)
+
+
+def _check_word(name: str, value: object, what: str) -> None:
+    """A flag, a schedule kind or a C identifier."""
+    if name in ("reduction", "parallel") and not isinstance(value, bool):
+        raise RecipeError(f"{what} must be true or false")
+    if name == "schedule" and value not in SCHEDULE_KINDS:
+        raise RecipeError(f"{what} must be one of {', '.join(SCHEDULE_KINDS)}")
+    if name == "scalar" and not (isinstance(value, str) and value.isidentifier() and len(value) <= 255):
+        raise RecipeError(f"{what} must be a C identifier")
+
+
+def _check_numbers(name: str, value: object, bounds: tuple[int, int], what: str) -> None:
+    """An integer, a list of them, or (``groups``) a list of lists of them, each within ``bounds``."""
+    if name == "groups":
+        if not isinstance(value, list) or len(value) > 64 or not all(isinstance(g, list) for g in value):
+            raise RecipeError(f"{what} must be a list of lists of statement indices")
+        for group in value:
+            for item in group:
+                _check_int(item, bounds, f"{what} item")
+    elif name in _LIST_ARGS:
+        if not isinstance(value, list) or len(value) > 64:
+            raise RecipeError(f"{what} must be a list of at most 64 integers")
+        for item in value:
+            _check_int(item, bounds, f"{what} item")
+    else:
+        _check_int(value, bounds, what)
 
 
 @dataclass(frozen=True)
