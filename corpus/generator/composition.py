@@ -5,7 +5,20 @@ from __future__ import annotations
 
 import random
 
-from corpus.generator.core import Kernel, Scaled, fn, lit, loop
+from corpus.generator.core import Add, Kernel, Scaled, fn, lit, loop
+
+
+def _zero(t: str) -> str:
+    return lit(0.0, t)
+
+
+_GEMM_SIZES = {"ni": Scaled(), "nj": Scaled(), "nk": Scaled()}
+_GEMM_ARRAYS = [(None, "C", ("ni", "nj")), (None, "A", ("ni", "nk")), (None, "B", ("nk", "nj"))]
+
+
+def _typed(t: str, arrays: list) -> list:
+    """``arrays`` with their element type None replaced by ``t``."""
+    return [(t if a is None else a, n, d) for a, n, d in arrays]
 
 TAG = {"float": "f32", "double": "f64"}
 FP = ("float", "double")
@@ -162,16 +175,20 @@ def composition(rng: random.Random) -> list[Kernel]:
     out: list[Kernel] = []
     add = _mk("composition", out)
 
-    def z(t: str) -> str:
-        return lit(0.0, t)
+    _multi_gemm(rng, add)
+    _layers(rng, add)
+    _chains(rng, add)
+    return out
 
+
+def _multi_gemm(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("two_mm_ijk", "2mm: tmp = alpha A B, then D = beta D + tmp C, both in ijk order with in-body "
         "initialisation (marked region)", t, ["ni", "nj", "nk", "nl"],
         [(t, "tmp", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "C", ("nj", "nl")),
          (t, "D", ("ni", "nl"))],
         [*loop([("i", 0, "ni"), ("j", 0, "nj")],
-               [f"tmp[i][j] = {z(t)}", *loop([("k", 0, "nk")], "tmp[i][j] += alpha * A[i][k] * B[k][j]")]),
+               [f"tmp[i][j] = {_zero(t)}", *loop([("k", 0, "nk")], "tmp[i][j] += alpha * A[i][k] * B[k][j]")]),
          *loop([("i", 0, "ni"), ("j", 0, "nl")], ["D[i][j] *= beta", *loop([("k", 0, "nj")],
                                                                            "D[i][j] += tmp[i][k] * C[k][j]")])],
         scalars=[(t, "alpha"), (t, "beta")], pragma=True)
@@ -180,7 +197,7 @@ def composition(rng: random.Random) -> list[Kernel]:
         "(marked region)", t, ["ni", "nj", "nk", "nl"],
         [(t, "tmp", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "C", ("nj", "nl")),
          (t, "D", ("ni", "nl"))],
-        [*loop([("i", 0, "ni")], [*loop([("j", 0, "nj")], f"tmp[i][j] = {z(t)}"),
+        [*loop([("i", 0, "ni")], [*loop([("j", 0, "nj")], f"tmp[i][j] = {_zero(t)}"),
                                   *loop([("k", 0, "nk"), ("j", 0, "nj")], "tmp[i][j] += A[i][k] * B[k][j]")]),
          *loop([("i", 0, "ni"), ("k", 0, "nj"), ("j", 0, "nl")], "D[i][j] += tmp[i][k] * C[k][j]")], pragma=True)
     t = rng.choice(FP)
@@ -199,41 +216,40 @@ def composition(rng: random.Random) -> list[Kernel]:
         def mm(o: str, d: str, a: str, b: str, ni: str, nj: str, nk: str, order: str = order) -> list:
             bnd = {"i": ("i", 0, ni), "j": ("j", 0, nj), "k": ("k", 0, nk)}
             if order == "ijk":
-                return loop([bnd["i"], bnd["j"]], [f"{d}[i][j] = {z(o)}",
+                return loop([bnd["i"], bnd["j"]], [f"{d}[i][j] = {_zero(o)}",
                                                    *loop([bnd["k"]], f"{d}[i][j] += {a}[i][k] * {b}[k][j]")])
-            return loop([bnd["i"]], [*loop([bnd["j"]], f"{d}[i][j] = {z(o)}"),
+            return loop([bnd["i"]], [*loop([bnd["j"]], f"{d}[i][j] = {_zero(o)}"),
                                      *loop([bnd["k"], bnd["j"]], f"{d}[i][j] += {a}[i][k] * {b}[k][j]")])
         add(f"three_mm_{order}", f"3mm: E = A B, F = C D, G = E F, each product in {order} form (marked region)", t,
             ints, arrays, [*mm(t, "E", "A", "B", "ni", "nj", "nk"), *mm(t, "F", "C", "D", "nj", "nl", "nm"),
                            *mm(t, "G", "E", "F", "ni", "nl", "nj")], pragma=True)
-    mmsz = {"ni": Scaled(), "nj": Scaled(), "nk": Scaled()}
-    gem = [(None, "C", ("ni", "nj")), (None, "A", ("ni", "nk")), (None, "B", ("nk", "nj"))]
 
-    def typed(t: str, arrays: list) -> list:
-        return [(t if a is None else a, n, d) for a, n, d in arrays]
 
+def _layers(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("gemm_relu_fused", "gemm with ReLU applied to each finished dot product", t, ["ni", "nj", "nk"],
-        typed(t, gem), loop([("i", 0, "ni"), ("j", 0, "nj")], [
-            f"{t} acc = {z(t)}", *loop([("k", 0, "nk")], "acc += A[i][k] * B[k][j]"),
-            f"C[i][j] = {fn('fmax', t)}(acc, {z(t)})"]), mmsz)
+        _typed(t, _GEMM_ARRAYS), loop([("i", 0, "ni"), ("j", 0, "nj")], [
+            f"{t} acc = {_zero(t)}", *loop([("k", 0, "nk")], "acc += A[i][k] * B[k][j]"),
+            f"C[i][j] = {fn('fmax', t)}(acc, {_zero(t)})"]), _GEMM_SIZES)
     t = rng.choice(FP)
     add("gemm_then_relu", "gemm (ikj) followed by a separate ReLU sweep (marked region)", t, ["ni", "nj", "nk"],
-        typed(t, gem), [*loop([("i", 0, "ni"), ("k", 0, "nk"), ("j", 0, "nj")], "C[i][j] += A[i][k] * B[k][j]"),
-                        *loop([("i", 0, "ni"), ("j", 0, "nj")], f"C[i][j] = {fn('fmax', t)}(C[i][j], {z(t)})")],
-        mmsz, pragma=True)
+        _typed(t, _GEMM_ARRAYS),
+        [*loop([("i", 0, "ni"), ("k", 0, "nk"), ("j", 0, "nj")], "C[i][j] += A[i][k] * B[k][j]"),
+         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"C[i][j] = {fn('fmax', t)}(C[i][j], {_zero(t)})")],
+        _GEMM_SIZES, pragma=True)
     t = rng.choice(FP)
     add("dense_tanh", "dense layer Y = tanh(X W + b) with an accumulator per output", t, ["ni", "nj", "nk"],
         [(t, "Y", ("ni", "nj")), (t, "X", ("ni", "nk")), (t, "W", ("nk", "nj")), (t, "b", ("nj",))],
         loop([("i", 0, "ni"), ("j", 0, "nj")], [
             f"{t} acc = b[j]", *loop([("k", 0, "nk")], "acc += X[i][k] * W[k][j]"), f"Y[i][j] = {fn('tanh', t)}(acc)"]),
-        mmsz)
+        _GEMM_SIZES)
     t = rng.choice(FP)
     add("dense_bias_relu", "dense layer: bias broadcast, X W accumulated in ikj order, ReLU (marked region)", t,
         ["ni", "nj", "nk"], [(t, "Y", ("ni", "nj")), (t, "X", ("ni", "nk")), (t, "W", ("nk", "nj")), (t, "b", ("nj",))],
         [*loop([("i", 0, "ni"), ("j", 0, "nj")], "Y[i][j] = b[j]"),
          *loop([("i", 0, "ni"), ("k", 0, "nk"), ("j", 0, "nj")], "Y[i][j] += X[i][k] * W[k][j]"),
-         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"Y[i][j] = {fn('fmax', t)}(Y[i][j], {z(t)})")], mmsz, pragma=True)
+         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"Y[i][j] = {fn('fmax', t)}(Y[i][j], {_zero(t)})")],
+        _GEMM_SIZES, pragma=True)
     t = rng.choice(FP)
     add("mlp2", "two-layer perceptron: H = relu(X W1 + b1), Y = H W2 + b2 (marked region)", t,
         ["n", "din", "dh", "dout"],
@@ -241,15 +257,18 @@ def composition(rng: random.Random) -> list[Kernel]:
          (t, "W2", ("dh", "dout")), (t, "b2", ("dout",)), (t, "Y", ("n", "dout"))],
         [*loop([("i", 0, "n"), ("j", 0, "dh")], [f"{t} acc = b1[j]",
                                                  *loop([("k", 0, "din")], "acc += X[i][k] * W1[k][j]"),
-                                                 f"H[i][j] = {fn('fmax', t)}(acc, {z(t)})"]),
+                                                 f"H[i][j] = {fn('fmax', t)}(acc, {_zero(t)})"]),
          *loop([("i", 0, "n"), ("j", 0, "dout")], [f"{t} acc2 = b2[j]",
                                                    *loop([("k", 0, "dh")], "acc2 += H[i][k] * W2[k][j]"),
                                                    "Y[i][j] = acc2"])], pragma=True)
+
+
+def _chains(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("gemm_gemv", "T = A B followed by y = T x (marked region)", t, ["ni", "nj", "nk"],
         [(t, "T", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "x", ("nj",)), (t, "y", ("ni",))],
         [*loop([("i", 0, "ni"), ("k", 0, "nk"), ("j", 0, "nj")], "T[i][j] += A[i][k] * B[k][j]"),
-         *loop([("i", 0, "ni"), ("j", 0, "nj")], "y[i] += T[i][j] * x[j]")], mmsz, pragma=True)
+         *loop([("i", 0, "ni"), ("j", 0, "nj")], "y[i] += T[i][j] * x[j]")], _GEMM_SIZES, pragma=True)
     t = rng.choice(FP)
     add("two_gemv", "y = A (B x) through an intermediate vector (marked region)", t, ["n", "m", "p"],
         [(t, "A", ("n", "m")), (t, "B", ("m", "p")), (t, "x", ("p",)), (t, "tv", ("m",)), (t, "y", ("n",))],
@@ -259,7 +278,8 @@ def composition(rng: random.Random) -> list[Kernel]:
     add("attention", "attention without normalisation: S = Q K^T / d, P = exp(S), O = P V (marked region)", t,
         ["n", "d"], [(t, "Q", ("n", "d")), (t, "K", ("n", "d")), (t, "V", ("n", "d")), (t, "S", ("n", "n")),
                      (t, "O", ("n", "d"))],
-        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"{t} acc = {z(t)}", *loop([("k", 0, "d")], "acc += Q[i][k] * K[j][k]"),
+        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"{t} acc = {_zero(t)}",
+                                                *loop([("k", 0, "d")], "acc += Q[i][k] * K[j][k]"),
                                                 "S[i][j] = acc / d"]),
          *loop([("i", 0, "n"), ("j", 0, "n")], f"S[i][j] = {fn('exp', t)}(S[i][j])"),
          *loop([("i", 0, "n"), ("j", 0, "n"), ("k", 0, "d")], "O[i][k] += S[i][j] * V[j][k]")],
@@ -269,12 +289,12 @@ def composition(rng: random.Random) -> list[Kernel]:
         "normalisation, then P V (marked region)", t, ["n", "d"],
         [(t, "Q", ("n", "d")), (t, "K", ("n", "d")), (t, "V", ("n", "d")), (t, "S", ("n", "n")), (t, "z", ("n",)),
          (t, "O", ("n", "d"))],
-        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"S[i][j] = {z(t)}",
+        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"S[i][j] = {_zero(t)}",
                                                 *loop([("k", 0, "d")], "S[i][j] += Q[i][k] * K[j][k] / d")]),
-         *loop([("i", 0, "n")], [f"z[i] = {z(t)}", *loop([("j", 0, "n")], [f"S[i][j] = {fn('exp', t)}(S[i][j])",
+         *loop([("i", 0, "n")], [f"z[i] = {_zero(t)}", *loop([("j", 0, "n")], [f"S[i][j] = {fn('exp', t)}(S[i][j])",
                                                                            "z[i] += S[i][j]"])]),
          *loop([("i", 0, "n"), ("j", 0, "n")], "S[i][j] = S[i][j] / z[i]"),
-         *loop([("i", 0, "n"), ("k", 0, "d")], [f"O[i][k] = {z(t)}",
+         *loop([("i", 0, "n"), ("k", 0, "d")], [f"O[i][k] = {_zero(t)}",
                                                 *loop([("j", 0, "n")], "O[i][k] += S[i][j] * V[j][k]")])],
         {"n": Scaled(), "d": Scaled(0.2, 4)}, pragma=True)
     t = rng.choice(FP)
@@ -286,7 +306,7 @@ def composition(rng: random.Random) -> list[Kernel]:
     add("atb_sqrt", "C = A^T B (k outermost), then an elementwise square root (marked region)", t,
         ["ni", "nj", "nk"], [(t, "C", ("ni", "nj")), (t, "A", ("nk", "ni")), (t, "B", ("nk", "nj"))],
         [*loop([("k", 0, "nk"), ("i", 0, "ni"), ("j", 0, "nj")], "C[i][j] += A[k][i] * B[k][j]"),
-         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"C[i][j] = {fn('sqrt', t)}(C[i][j])")], mmsz, pragma=True)
+         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"C[i][j] = {fn('sqrt', t)}(C[i][j])")], _GEMM_SIZES, pragma=True)
     t = rng.choice(FP)
     add("abct", "D = (A B) C^T through an intermediate (marked region)", t, ["ni", "nj", "nk", "nl"],
         [(t, "T", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "C", ("nl", "nj")),
@@ -303,17 +323,19 @@ def composition(rng: random.Random) -> list[Kernel]:
         [(t, "A", ("ni", "nk")), (t, "B", ("ni", "nk")), (t, "S", ("ni", "nk")), (t, "D", ("nk", "nj")),
          (t, "C", ("ni", "nj"))],
         [*loop([("i", 0, "ni"), ("k", 0, "nk")], "S[i][k] = A[i][k] + B[i][k]"),
-         *loop([("i", 0, "ni"), ("k", 0, "nk"), ("j", 0, "nj")], "C[i][j] += S[i][k] * D[k][j]")], mmsz, pragma=True)
+         *loop([("i", 0, "ni"), ("k", 0, "nk"), ("j", 0, "nj")], "C[i][j] += S[i][k] * D[k][j]")],
+        _GEMM_SIZES, pragma=True)
     t = rng.choice(FP)
     add("residual_block", "residual block Y = X + relu(X W) with a square weight matrix", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "W", ("m", "m")), (t, "Y", ("n", "m"))],
-        loop([("i", 0, "n"), ("j", 0, "m")], [f"{t} acc = {z(t)}", *loop([("k", 0, "m")], "acc += X[i][k] * W[k][j]"),
-                                              f"Y[i][j] = X[i][j] + {fn('fmax', t)}(acc, {z(t)})"]))
+        loop([("i", 0, "n"), ("j", 0, "m")], [f"{t} acc = {_zero(t)}",
+                                              *loop([("k", 0, "m")], "acc += X[i][k] * W[k][j]"),
+                                              f"Y[i][j] = X[i][j] + {fn('fmax', t)}(acc, {_zero(t)})"]))
     t = rng.choice(FP)
     add("gemm_rowsum", "row i of C = A B is computed (ikj) and immediately summed into r[i]", t, ["ni", "nj", "nk"],
-        [*typed(t, gem), (t, "r", ("ni",))],
+        [*_typed(t, _GEMM_ARRAYS), (t, "r", ("ni",))],
         loop([("i", 0, "ni")], [*loop([("k", 0, "nk"), ("j", 0, "nj")], "C[i][j] += A[i][k] * B[k][j]"),
-                                *loop([("j", 0, "nj")], "r[i] += C[i][j]")]), mmsz)
+                                *loop([("j", 0, "nj")], "r[i] += C[i][j]")]), _GEMM_SIZES)
     t = rng.choice(FP)
     add("trmm_then_gemm", "T = L B with L lower triangular, then C = T D (marked region)", t, ["n", "m", "p"],
         [(t, "L", ("n", "n")), (t, "B", ("n", "m")), (t, "T", ("n", "m")), (t, "D", ("m", "p")), (t, "C", ("n", "p"))],
@@ -330,7 +352,6 @@ def composition(rng: random.Random) -> list[Kernel]:
         {"no": Scaled(0.3, 2), "nc": Scaled(0.3, 2), "n": Scaled(), "kw": rng.choice([3, 5, 7])}, pragma=True)
     t = rng.choice(FP)
     add("gemm_scale_cols", "C = A B (jki order), then every column scaled by s[j] (marked region)", t,
-        ["ni", "nj", "nk"], [*typed(t, gem), (t, "s", ("nj",))],
+        ["ni", "nj", "nk"], [*_typed(t, _GEMM_ARRAYS), (t, "s", ("nj",))],
         [*loop([("j", 0, "nj"), ("k", 0, "nk"), ("i", 0, "ni")], "C[i][j] += A[i][k] * B[k][j]"),
-         *loop([("i", 0, "ni"), ("j", 0, "nj")], "C[i][j] *= s[j]")], mmsz, pragma=True)
-    return out
+         *loop([("i", 0, "ni"), ("j", 0, "nj")], "C[i][j] *= s[j]")], _GEMM_SIZES, pragma=True)

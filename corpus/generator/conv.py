@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from corpus.generator.core import If, Kernel, Scaled, Stmt, fn, lit, loop
+from corpus.generator.core import Add, If, Kernel, Scaled, Stmt, fn, lit, loop
 
 TAG = {"float": "f32", "double": "f64"}
 
@@ -25,6 +25,13 @@ def conv(rng: random.Random) -> list[Kernel]:
     def add(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict) -> None:
         out.append(Kernel(fam, f"{name}_{TAG[t]}", f"{desc} ({t}).", t, ints, arrays, body, sizes))
 
+    _conv_1d(rng, add)
+    _conv_2d(rng, add)
+    _cnn_layers(rng, add)
+    return out
+
+
+def _conv_1d(rng: random.Random, add: Add) -> None:
     # -- 1-D
     for order in ("ik", "ki"):
         t = _t(rng)
@@ -47,6 +54,9 @@ def conv(rng: random.Random) -> list[Kernel]:
             ["no", "nc", "n", "kw"], [(t, "x", ("nc", "n + kw")), (t, "w", ("no", "nc", "kw")), (t, "y", ("no", "n"))],
             loop([b[v] for v in order], "y[o][i] += w[o][c][k] * x[c][i + k]"),
             {"no": Scaled(0.3, 2), "nc": Scaled(0.3, 2), "n": Scaled(), "kw": _ksize(rng)})
+
+
+def _conv_2d(rng: random.Random, add: Add) -> None:
     # -- 2-D single channel
     sz2 = {"ho": Scaled(), "wo": Scaled()}
     for order in ("yxrs", "rsyx"):
@@ -74,6 +84,9 @@ def conv(rng: random.Random) -> list[Kernel]:
         [(t, "in", ("ho + 2", "wo + 2")), (t, "w", ("3", "3")), (t, "out", ("ho", "wo"))],
         loop([("y", 0, "ho"), ("x", 0, "wo")],
              "out[y][x] = " + "\n+ ".join(" + ".join(terms[k:k + 3]) for k in range(0, 9, 3))), sz2)
+
+
+def _cnn_layers(rng: random.Random, add: Add) -> None:
     # -- CNN layers, NCHW
     cnn = {"k": ("k", 0, "nk"), "c": ("c", 0, "nc"), "y": ("y", 0, "ho"), "x": ("x", 0, "wo"),
            "r": ("r", 0, "kr"), "s": ("s", 0, "ks"), "b": ("b", 0, "nb")}
@@ -205,4 +218,3 @@ def conv(rng: random.Random) -> list[Kernel]:
         loop([("z", 0, "nz"), ("y", 0, "ny"), ("x", 0, "nx"), ("a", 0, "kz"), ("b", 0, "ky"), ("c", 0, "kx")],
              "out[z][y][x] += w[a][b][c] * in[z + a][y + b][x + c]"),
         {"nz": Scaled(), "ny": Scaled(), "nx": Scaled(), "kz": 3, "ky": 3, "kx": 3})
-    return out

@@ -13,6 +13,7 @@ import json
 import math
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,6 +78,10 @@ def loop(spec: list[tuple], body: list | Stmt | str) -> list:
 
 def _stmts(items: list) -> list:
     return [Stmt(i) if isinstance(i, str) else i for i in items]
+
+
+# What a family's generator registers a kernel with: ``add(name, description, type, ints, arrays, body, sizes)``.
+Add = Callable[..., None]
 
 
 # -- kernels --------------------------------------------------------------------------------------------

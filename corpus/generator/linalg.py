@@ -6,7 +6,9 @@ from __future__ import annotations
 import itertools
 import random
 
-from corpus.generator.core import For, Kernel, Scaled, Stmt, lit, loop
+from corpus.generator.core import Add, For, Kernel, Scaled, Stmt, lit, loop
+
+SQ = {"n": Scaled()}  # the size of a square-matrix kernel
 
 FP = ("float", "double")
 TAG = {"float": "f32", "double": "f64", "int": "i32", "long": "i64"}
@@ -107,7 +109,6 @@ def gemm_orders(rng: random.Random) -> list[Kernel]:
 def gemv_like(rng: random.Random) -> list[Kernel]:
     fam = "gemv_like"
     nm = {"n": Scaled(), "m": Scaled()}
-    sq = {"n": Scaled()}
 
     def mk(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict,
            scalars: list | None = None, pragma: bool = False) -> Kernel:
@@ -158,7 +159,7 @@ def gemv_like(rng: random.Random) -> list[Kernel]:
                      t, ["n"], [(t, "A", ("n", "n")), (t, "x1", ("n",)), (t, "x2", ("n",)), (t, "v1", ("n",)),
                                 (t, "v2", ("n",))],
                      loop([("i", 0, "n"), ("j", 0, "n")], ["x1[i] += A[i][j] * v1[j]", "x2[i] += A[j][i] * v2[j]"]),
-                     sq),
+                     SQ),
         lambda t: mk("atax", "y = A^T (A x) row by row: tmp[i] = A[i] . x, then y += tmp[i] A[i]", t, ["n", "m"],
                      [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("m",)), (t, "tmp", ("n",))],
                      loop([("i", 0, "n")], [f"tmp[i] = {_z(t)}", *loop([("j", 0, "m")], "tmp[i] += A[i][j] * x[j]"),
@@ -169,11 +170,11 @@ def gemv_like(rng: random.Random) -> list[Kernel]:
                      loop([("i", 0, "n")], [f"tmp[i] = {_z(t)}", f"y[i] = {_z(t)}",
                                             *loop([("j", 0, "n")], ["tmp[i] += A[i][j] * x[j]",
                                                                     "y[i] += B[i][j] * x[j]"]),
-                                            "y[i] = alpha * tmp[i] + beta * y[i]"]), sq,
+                                            "y[i] = alpha * tmp[i] + beta * y[i]"]), SQ,
                      scalars=[(t, "alpha"), (t, "beta")]),
         lambda t: mk("syr2_full", "symmetric rank-2 update on the full matrix: A += alpha (x y^T + y x^T)", t,
                      ["n"], [(t, "A", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "n")], "A[i][j] += alpha * (x[i] * y[j] + y[i] * x[j])"), sq,
+                     loop([("i", 0, "n"), ("j", 0, "n")], "A[i][j] += alpha * (x[i] * y[j] + y[i] * x[j])"), SQ,
                      scalars=[(t, "alpha")]),
         lambda t: mk("band_gemv", "banded matrix-vector product with the band stored by diagonals: "
                      "y[i] += A[i][d] x[i + d]", t, ["n", "w"],
@@ -216,8 +217,15 @@ def triangular(rng: random.Random) -> list[Kernel]:
         out.append(Kernel(fam, f"{name}_{TAG[t]}", desc + f" ({t}).", t, ints, arrays, body, sizes,
                           scalars=scalars or [], pragma=pragma))
 
+    _trmm_trmv(rng, add)
+    _trsv_trsm(rng, add)
+    _syrk(rng, add)
+    _symm_lu(rng, add)
+    return out
+
+
+def _trmm_trmv(rng: random.Random, add: Add) -> None:
     nm = {"n": Scaled(), "m": Scaled()}
-    sq = {"n": Scaled()}
     abc = lambda t: [(t, "A", ("n", "n")), (t, "B", ("n", "m")), (t, "C", ("n", "m"))]  # noqa: E731
     upd = "C[i][j] += A[i][k] * B[k][j]"
     t = _fp(rng)
@@ -251,27 +259,31 @@ def triangular(rng: random.Random) -> list[Kernel]:
             kind = "lower" if lower else "upper"
             add(f"trmv_{kind}_{order}", f"{kind}-triangular matrix-vector product y += T x, {order} order", t, ["n"],
                 [(t, "T", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",))], loop(spec, "y[i] += T[i][j] * x[j]"),
-                sq)
+                SQ)
+
+
+def _trsv_trsm(rng: random.Random, add: Add) -> None:
+    nm = {"n": Scaled(), "m": Scaled()}
     t = _fp(rng)
     add("trsv_lower_dot", "forward substitution (dot form) for L x = b, diagonal shifted by n to keep the "
         "solve well conditioned", t, ["n"], [(t, "L", ("n", "n")), (t, "b", ("n",)), (t, "x", ("n",))],
         loop([("i", 0, "n")], [f"{t} s = b[i]", *loop([("j", 0, "i")], "s -= L[i][j] * x[j]"),
-                               "x[i] = s / (L[i][i] + n)"]), sq)
+                               "x[i] = s / (L[i][i] + n)"]), SQ)
     t = _fp(rng)
     add("trsv_lower_axpy", "forward substitution (column/axpy form), x overwritten in place, diagonal "
         "shifted by n", t, ["n"], [(t, "L", ("n", "n")), (t, "x", ("n",))],
         loop([("j", 0, "n")], ["x[j] = x[j] / (L[j][j] + n)", *loop([("i", "j + 1", "n")], "x[i] -= L[i][j] * x[j]")]),
-        sq)
+        SQ)
     t = _fp(rng)
     add("trsv_upper_dot", "back substitution (dot form) for U x = b walking rows from the bottom, diagonal "
         "shifted by n", t, ["n"], [(t, "U", ("n", "n")), (t, "b", ("n",)), (t, "x", ("n",))],
         [For("i", "0", "n", [Stmt(f"{t} s = b[i]"), *loop([("j", "i + 1", "n")], "s -= U[i][j] * x[j]"),
-                             Stmt("x[i] = s / (U[i][i] + n)")], down=True)], sq)
+                             Stmt("x[i] = s / (U[i][i] + n)")], down=True)], SQ)
     t = _fp(rng)
     add("trsv_upper_axpy", "back substitution (column form), walking columns from the right, in place", t, ["n"],
         [(t, "U", ("n", "n")), (t, "x", ("n",))],
         [For("j", "0", "n", [Stmt("x[j] = x[j] / (U[j][j] + n)"), *loop([("i", 0, "j")], "x[i] -= U[i][j] * x[j]")],
-             down=True)], sq)
+             down=True)], SQ)
     t = _fp(rng)
     add("trsm_lower", "triangular solve with many right-hand sides, L X = B in place (row form, diagonal "
         "shifted by n)", t, ["n", "m"], [(t, "L", ("n", "n")), (t, "X", ("n", "m"))],
@@ -282,6 +294,9 @@ def triangular(rng: random.Random) -> list[Kernel]:
         ["n", "m"], [(t, "U", ("n", "n")), (t, "X", ("n", "m"))],
         [For("i", "0", "n", [*loop([("k", "i + 1", "n"), ("j", 0, "m")], "X[i][j] -= U[i][k] * X[k][j]"),
                              *loop([("j", 0, "m")], "X[i][j] /= U[i][i] + n")], down=True)], nm)
+
+
+def _syrk(rng: random.Random, add: Add) -> None:
     # symmetric rank-k updates
     syrk_sizes = {"n": Scaled(), "m": Scaled()}
     t = _fp(rng)
@@ -323,6 +338,9 @@ def triangular(rng: random.Random) -> list[Kernel]:
         [(t, "C", ("n", "n")), (t, "A", ("n", "m")), (t, "B", ("n", "m"))],
         loop([("i", 0, "n"), ("j", "i", "n"), ("k", 0, "m")], "C[i][j] += A[i][k] * B[j][k] + B[i][k] * A[j][k]"),
         syrk_sizes)
+
+
+def _symm_lu(rng: random.Random, add: Add) -> None:
     t = _fp(rng)
     add("symm_lower", "symm C = alpha A B + beta C with A symmetric, only its lower triangle read", t,
         ["m", "n"], [(t, "C", ("m", "n")), (t, "A", ("m", "m")), (t, "B", ("m", "n"))],
@@ -342,28 +360,27 @@ def triangular(rng: random.Random) -> list[Kernel]:
     add("symv_lower", "symv y += A x reading only the lower triangle (each off-diagonal entry used twice)", t,
         ["n"], [(t, "A", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",))],
         loop([("i", 0, "n")], [*loop([("j", 0, "i")], ["y[i] += A[i][j] * x[j]", "y[j] += A[i][j] * x[i]"]),
-                               "y[i] += A[i][i] * x[i]"]), sq)
+                               "y[i] += A[i][i] * x[i]"]), SQ)
     t = _fp(rng)
     add("lu_product", "reconstruct A = L U from triangular factors: k runs to min(i, j)", t, ["n"],
         [(t, "A", ("n", "n")), (t, "L", ("n", "n")), (t, "U", ("n", "n"))],
         loop([("i", 0, "n"), ("j", 0, "n")],
              [For("k", "0", "min(i, j) + 1", [Stmt("A[i][j] += L[i][k] * U[k][j]")], cond="k <= i && k <= j")]),
-        sq)
+        SQ)
     add("lu_kij", "LU factorisation without pivoting, right-looking (kij) form, in place", "double", ["n"],
         [("double", "A", ("n", "n"))],
         loop([("k", 0, "n")], [*loop([("i", "k + 1", "n")], "A[i][k] /= A[k][k]"),
                                *loop([("i", "k + 1", "n"), ("j", "k + 1", "n")], "A[i][j] -= A[i][k] * A[k][j]")]),
-        sq)
+        SQ)
     add("lu_doolittle", "LU factorisation without pivoting, row-by-row (Doolittle) form, in place", "double",
         ["n"], [("double", "A", ("n", "n"))],
         loop([("i", 0, "n")], [
             *loop([("j", 0, "i")], [*loop([("k", 0, "j")], "A[i][j] -= A[i][k] * A[k][j]"), "A[i][j] /= A[j][j]"]),
-            *loop([("j", "i", "n"), ("k", 0, "i")], "A[i][j] -= A[i][k] * A[k][j]")]), sq)
+            *loop([("j", "i", "n"), ("k", 0, "i")], "A[i][j] -= A[i][k] * A[k][j]")]), SQ)
     t = _fp(rng)
     add("tri_lower_scale", "scale the strictly lower triangle by a row factor and add the transposed upper "
         "triangle", t, ["n"], [(t, "A", ("n", "n")), (t, "d", ("n",))],
-        loop([("i", 1, "n"), ("j", 0, "i")], "A[i][j] = d[i] * A[i][j] + A[j][i]"), sq)
-    return out
+        loop([("i", 1, "n"), ("j", 0, "i")], "A[i][j] = d[i] * A[i][j] + A[j][i]"), SQ)
 
 
 # -- batched ----------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import dataclass
 
 from corpus.generator.core import Kernel, Scaled, lit, loop
 
@@ -115,71 +116,82 @@ def _tsteps(rng: random.Random, d: int) -> int:
     return rng.choice({1: [10, 20, 50, 100, 200], 2: [5, 10, 20, 40, 50], 3: [2, 4, 5, 8, 10]}[d])
 
 
-def jacobi(rng: random.Random, fam: str, name: str, what: str, d: int, pts: list[Offset], klass, form: str, *,
-           halo: bool = False, order: str | None = None, expr: str = "grouped", square: bool | None = None,
-           t: str | None = None) -> Kernel:
-    """A Jacobi-style stencil; form is one of jac, copy (time loop, copy back), pp (time loop, ping-pong),
-    seidel (in place), seidel_t (in place, time loop)."""
-    t = t or rng.choice(("float", "double"))
-    r = max(_dist(p) for p in pts)
-    g = Grid(rng, d, r, t, halo=halo, square=square)
-    coef = coefficients(rng, pts, klass, rng.choice([1.0, 1.0, 0.99, 0.95]))
-    heat_c = lit(rng.choice([0.05, 0.1, 0.125, 0.15]), t)
+_TIMING = {"jac": "no time loop", "copy": "time loop with copy-back", "pp": "time loop, ping-pong between A and B",
+           "seidel": "in place (Gauss-Seidel), no time loop", "seidel_t": "in place (Gauss-Seidel), time loop"}
 
-    def rhs(src: str) -> str:
-        if expr == "mean":
-            return "(" + _join([ref(src, p) for p in pts]) + f") / {lit(float(len(pts)), t)}"
-        if expr == "heat":
-            nb = [ref(src, p) for p in pts if any(p)]
-            mid = ref(src, (0,) * d)
-            return f"{mid} + {heat_c} * (" + _join(nb, 48) + f" - {lit(2.0 * d, t)} * {mid})"
-        return grouped(src, pts, klass, coef, t)
 
-    bnd = g.bounds(order)
-    A, B = g.at("A"), g.at("B")
-    arrays = [(t, "A", g.dims()), (t, "B", g.dims())]
-    if form == "jac":
-        body, sizes = loop(bnd, f"{B} = {rhs('A')}"), g.sizes()
-    elif form == "copy":
-        body = loop([("t", 0, "tsteps")], [*loop(bnd, f"{B} = {rhs('A')}"), *loop(bnd, f"{A} = {B}")])
-        sizes = g.sizes(_tsteps(rng, d))
-    elif form == "pp":
-        body = loop([("t", 0, "tsteps")], [*loop(bnd, f"{B} = {rhs('A')}"), *loop(bnd, f"{A} = {rhs('B')}")])
-        sizes = g.sizes(_tsteps(rng, d))
-    elif form == "seidel":
-        body, sizes, arrays = loop(bnd, f"{A} = {rhs('A')}"), g.sizes(), arrays[:1]
-    elif form == "seidel_t":
-        body = loop([("t", 0, "tsteps")], loop(bnd, f"{A} = {rhs('A')}"))
-        sizes, arrays = g.sizes(_tsteps(rng, d)), arrays[:1]
-    else:
-        raise ValueError(form)
-    ints = (["tsteps"] if "tsteps" in sizes else []) + g.ints
-    timing = {"jac": "no time loop", "copy": "time loop with copy-back", "pp": "time loop, ping-pong between A and B",
-              "seidel": "in place (Gauss-Seidel), no time loop", "seidel_t": "in place (Gauss-Seidel), time loop"}[form]
-    desc = f"{what}, {len(pts)}-point, {timing}" + (", halo-padded arrays" if halo else "") + \
-        (f", loop order {order}" if order else "") + f" ({t})."
-    return Kernel(fam, f"{name}_{TAG[t]}", desc, t, ints, arrays, body, sizes)
+@dataclass(frozen=True)
+class _Jacobi:
+    """The Jacobi-style stencils of one family, drawing their random choices from ``rng``."""
+
+    rng: random.Random
+    family: str
+
+    def __call__(self, name: str, what: str, pts: list[Offset], klass, form: str, *,
+                 halo: bool = False, order: str | None = None, expr: str = "grouped", square: bool | None = None,
+                 t: str | None = None) -> Kernel:
+        """A stencil over the offsets ``pts`` (their length is the dimension); form is one of jac, copy (time
+        loop, copy back), pp (time loop, ping-pong), seidel (in place), seidel_t (in place, time loop)."""
+        rng, fam, d = self.rng, self.family, len(pts[0])
+        t = t or rng.choice(("float", "double"))
+        r = max(_dist(p) for p in pts)
+        g = Grid(rng, d, r, t, halo=halo, square=square)
+        coef = coefficients(rng, pts, klass, rng.choice([1.0, 1.0, 0.99, 0.95]))
+        heat_c = lit(rng.choice([0.05, 0.1, 0.125, 0.15]), t)
+
+        def rhs(src: str) -> str:
+            if expr == "mean":
+                return "(" + _join([ref(src, p) for p in pts]) + f") / {lit(float(len(pts)), t)}"
+            if expr == "heat":
+                nb = [ref(src, p) for p in pts if any(p)]
+                mid = ref(src, (0,) * d)
+                return f"{mid} + {heat_c} * (" + _join(nb, 48) + f" - {lit(2.0 * d, t)} * {mid})"
+            return grouped(src, pts, klass, coef, t)
+
+        bnd = g.bounds(order)
+        A, B = g.at("A"), g.at("B")
+        arrays = [(t, "A", g.dims()), (t, "B", g.dims())]
+        if form == "jac":
+            body, sizes = loop(bnd, f"{B} = {rhs('A')}"), g.sizes()
+        elif form == "copy":
+            body = loop([("t", 0, "tsteps")], [*loop(bnd, f"{B} = {rhs('A')}"), *loop(bnd, f"{A} = {B}")])
+            sizes = g.sizes(_tsteps(rng, d))
+        elif form == "pp":
+            body = loop([("t", 0, "tsteps")], [*loop(bnd, f"{B} = {rhs('A')}"), *loop(bnd, f"{A} = {rhs('B')}")])
+            sizes = g.sizes(_tsteps(rng, d))
+        elif form == "seidel":
+            body, sizes, arrays = loop(bnd, f"{A} = {rhs('A')}"), g.sizes(), arrays[:1]
+        elif form == "seidel_t":
+            body = loop([("t", 0, "tsteps")], loop(bnd, f"{A} = {rhs('A')}"))
+            sizes, arrays = g.sizes(_tsteps(rng, d)), arrays[:1]
+        else:
+            raise ValueError(form)
+        ints = (["tsteps"] if "tsteps" in sizes else []) + g.ints
+        desc = f"{what}, {len(pts)}-point, {_TIMING[form]}" + (", halo-padded arrays" if halo else "") + \
+            (f", loop order {order}" if order else "") + f" ({t})."
+        return Kernel(fam, f"{name}_{TAG[t]}", desc, t, ints, arrays, body, sizes)
 
 
 def stencil_1d(rng: random.Random) -> list[Kernel]:
     fam = "stencil_1d"
+    jacobi = _Jacobi(rng, fam)
     out = []
     for r in (1, 2, 3):
         pts = star(1, r)
-        out.append(jacobi(rng, fam, f"jacobi1d_r{r}", "1-D symmetric stencil", 1, pts, _dist, "jac"))
-        out.append(jacobi(rng, fam, f"jacobi1d_r{r}_copy", "1-D symmetric stencil", 1, pts, _dist, "copy"))
+        out.append(jacobi(f"jacobi1d_r{r}", "1-D symmetric stencil", pts, _dist, "jac"))
+        out.append(jacobi(f"jacobi1d_r{r}_copy", "1-D symmetric stencil", pts, _dist, "copy"))
     for r in (1, 2):
         pts = star(1, r)
-        out.append(jacobi(rng, fam, f"jacobi1d_r{r}_pp", "1-D symmetric stencil", 1, pts, _dist, "pp"))
-        out.append(jacobi(rng, fam, f"seidel1d_r{r}", "1-D smoother", 1, pts, _dist, "seidel"))
-        out.append(jacobi(rng, fam, f"seidel1d_r{r}_t", "1-D smoother", 1, pts, _dist, "seidel_t"))
-    out.append(jacobi(rng, fam, "jacobi1d_r4", "1-D wide (9-point) symmetric stencil", 1, star(1, 4), _dist, "jac"))
-    out.append(jacobi(rng, fam, "jacobi1d_halo", "1-D 3-point stencil", 1, star(1, 1), _dist, "jac", halo=True))
-    out.append(jacobi(rng, fam, "jacobi1d_halo_copy", "1-D 3-point stencil", 1, star(1, 1), _dist, "copy",
+        out.append(jacobi(f"jacobi1d_r{r}_pp", "1-D symmetric stencil", pts, _dist, "pp"))
+        out.append(jacobi(f"seidel1d_r{r}", "1-D smoother", pts, _dist, "seidel"))
+        out.append(jacobi(f"seidel1d_r{r}_t", "1-D smoother", pts, _dist, "seidel_t"))
+    out.append(jacobi("jacobi1d_r4", "1-D wide (9-point) symmetric stencil", star(1, 4), _dist, "jac"))
+    out.append(jacobi("jacobi1d_halo", "1-D 3-point stencil", star(1, 1), _dist, "jac", halo=True))
+    out.append(jacobi("jacobi1d_halo_copy", "1-D 3-point stencil", star(1, 1), _dist, "copy",
                       halo=True))
-    out.append(jacobi(rng, fam, "mean1d_r1", "1-D moving average", 1, star(1, 1), _dist, "jac", expr="mean"))
-    out.append(jacobi(rng, fam, "mean1d_r2_pp", "1-D moving average", 1, star(1, 2), _dist, "pp", expr="mean"))
-    out.append(jacobi(rng, fam, "heat1d_pp", "1-D explicit heat equation", 1, star(1, 1), _dist, "pp", expr="heat"))
+    out.append(jacobi("mean1d_r1", "1-D moving average", star(1, 1), _dist, "jac", expr="mean"))
+    out.append(jacobi("mean1d_r2_pp", "1-D moving average", star(1, 2), _dist, "pp", expr="mean"))
+    out.append(jacobi("heat1d_pp", "1-D explicit heat equation", star(1, 1), _dist, "pp", expr="heat"))
     # asymmetric and multi-array 1-D kernels
     t = rng.choice(("float", "double"))
     c = lit(rng.choice([0.2, 0.3, 0.4]), t)
@@ -222,30 +234,30 @@ def stencil_1d(rng: random.Random) -> list[Kernel]:
 
 def stencil_2d(rng: random.Random) -> list[Kernel]:
     fam = "stencil_2d"
+    jacobi = _Jacobi(rng, fam)
     out = []
     shapes = {"5pt": (star(2, 1), _dist), "9pt_box": (box(2, 1), _nnz), "9pt_star": (star(2, 2), _dist),
               "13pt_star": (star(2, 3), _dist)}
     for label, (pts, kl) in shapes.items():
         for form in ("jac", "copy", "pp"):
             suffix = {"jac": "", "copy": "_copy", "pp": "_pp"}[form]
-            out.append(jacobi(rng, fam, f"jacobi2d_{label}{suffix}", f"2-D {label.split('_')[-1]} stencil", 2,
-                              pts, kl, form))
-    out.append(jacobi(rng, fam, "seidel2d_5pt", "2-D 5-point Gauss-Seidel sweep", 2, star(2, 1), _dist, "seidel"))
-    out.append(jacobi(rng, fam, "seidel2d_5pt_t", "2-D 5-point Gauss-Seidel", 2, star(2, 1), _dist, "seidel_t"))
-    out.append(jacobi(rng, fam, "seidel2d_9pt_t", "2-D 9-point Gauss-Seidel averaging", 2, box(2, 1), _nnz,
+            out.append(jacobi(f"jacobi2d_{label}{suffix}", f"2-D {label.split('_')[-1]} stencil", pts, kl, form))
+    out.append(jacobi("seidel2d_5pt", "2-D 5-point Gauss-Seidel sweep", star(2, 1), _dist, "seidel"))
+    out.append(jacobi("seidel2d_5pt_t", "2-D 5-point Gauss-Seidel", star(2, 1), _dist, "seidel_t"))
+    out.append(jacobi("seidel2d_9pt_t", "2-D 9-point Gauss-Seidel averaging", box(2, 1), _nnz,
                       "seidel_t", expr="mean"))
-    out.append(jacobi(rng, fam, "heat2d_pp", "2-D explicit heat equation", 2, star(2, 1), _dist, "pp", expr="heat"))
-    out.append(jacobi(rng, fam, "blur2d_3x3", "2-D 3x3 box blur", 2, box(2, 1), _nnz, "jac", expr="mean"))
-    out.append(jacobi(rng, fam, "jacobi2d_5pt_ji", "2-D 5-point stencil traversed column by column", 2, star(2, 1),
+    out.append(jacobi("heat2d_pp", "2-D explicit heat equation", star(2, 1), _dist, "pp", expr="heat"))
+    out.append(jacobi("blur2d_3x3", "2-D 3x3 box blur", box(2, 1), _nnz, "jac", expr="mean"))
+    out.append(jacobi("jacobi2d_5pt_ji", "2-D 5-point stencil traversed column by column", star(2, 1),
                       _dist, "jac", order="ji", square=False))
-    out.append(jacobi(rng, fam, "jacobi2d_9pt_box_ji_copy", "2-D 9-point box stencil traversed column by column", 2,
+    out.append(jacobi("jacobi2d_9pt_box_ji_copy", "2-D 9-point box stencil traversed column by column",
                       box(2, 1), _nnz, "copy", order="ji"))
-    out.append(jacobi(rng, fam, "aniso2d_5pt", "2-D anisotropic 5-point stencil (x and y weights differ)", 2,
+    out.append(jacobi("aniso2d_5pt", "2-D anisotropic 5-point stencil (x and y weights differ)",
                       star(2, 1), _aniso, "jac"))
-    out.append(jacobi(rng, fam, "jacobi2d_5pt_halo", "2-D 5-point stencil", 2, star(2, 1), _dist, "jac", halo=True))
-    out.append(jacobi(rng, fam, "jacobi2d_9pt_star_halo_copy", "2-D 9-point star stencil", 2, star(2, 2), _dist,
+    out.append(jacobi("jacobi2d_5pt_halo", "2-D 5-point stencil", star(2, 1), _dist, "jac", halo=True))
+    out.append(jacobi("jacobi2d_9pt_star_halo_copy", "2-D 9-point star stencil", star(2, 2), _dist,
                       "copy", halo=True))
-    out.append(jacobi(rng, fam, "jacobi2d_25pt_box", "2-D 5x5 box stencil", 2, box(2, 2),
+    out.append(jacobi("jacobi2d_25pt_box", "2-D 5x5 box stencil", box(2, 2),
                       lambda p: abs(p[0]) + abs(p[1]), "jac"))
     for timed in (False, True):
         t = rng.choice(("float", "double"))
@@ -314,6 +326,7 @@ def _nineteen() -> list[Offset]:
 
 def stencil_3d(rng: random.Random) -> list[Kernel]:
     fam = "stencil_3d"
+    jacobi = _Jacobi(rng, fam)
     out = []
     shapes = [("7pt", star(3, 1), _dist, ("jac", "copy", "pp")), ("27pt", box(3, 1), _nnz, ("jac", "pp")),
               ("13pt", star(3, 2), _dist, ("jac", "copy")), ("19pt", _nineteen(), _nnz, ("jac", "pp")),
@@ -321,18 +334,18 @@ def stencil_3d(rng: random.Random) -> list[Kernel]:
     for label, pts, kl, forms in shapes:
         for form in forms:
             suffix = {"jac": "", "copy": "_copy", "pp": "_pp"}[form]
-            out.append(jacobi(rng, fam, f"jacobi3d_{label}{suffix}", "3-D stencil", 3, pts, kl, form))
-    out.append(jacobi(rng, fam, "heat3d_pp", "3-D explicit heat equation", 3, star(3, 1), _dist, "pp", expr="heat"))
-    out.append(jacobi(rng, fam, "seidel3d_7pt", "3-D 7-point Gauss-Seidel sweep", 3, star(3, 1), _dist, "seidel"))
-    out.append(jacobi(rng, fam, "seidel3d_7pt_t", "3-D 7-point Gauss-Seidel", 3, star(3, 1), _dist, "seidel_t"))
-    out.append(jacobi(rng, fam, "seidel3d_27pt_t", "3-D 27-point Gauss-Seidel averaging", 3, box(3, 1), _nnz,
+            out.append(jacobi(f"jacobi3d_{label}{suffix}", "3-D stencil", pts, kl, form))
+    out.append(jacobi("heat3d_pp", "3-D explicit heat equation", star(3, 1), _dist, "pp", expr="heat"))
+    out.append(jacobi("seidel3d_7pt", "3-D 7-point Gauss-Seidel sweep", star(3, 1), _dist, "seidel"))
+    out.append(jacobi("seidel3d_7pt_t", "3-D 7-point Gauss-Seidel", star(3, 1), _dist, "seidel_t"))
+    out.append(jacobi("seidel3d_27pt_t", "3-D 27-point Gauss-Seidel averaging", box(3, 1), _nnz,
                       "seidel_t", expr="mean"))
-    out.append(jacobi(rng, fam, "jacobi3d_7pt_kji", "3-D 7-point stencil with the loops reversed (k outer)", 3,
+    out.append(jacobi("jacobi3d_7pt_kji", "3-D 7-point stencil with the loops reversed (k outer)",
                       star(3, 1), _dist, "jac", order="kji"))
-    out.append(jacobi(rng, fam, "jacobi3d_7pt_halo_copy", "3-D 7-point stencil", 3, star(3, 1), _dist, "copy",
+    out.append(jacobi("jacobi3d_7pt_halo_copy", "3-D 7-point stencil", star(3, 1), _dist, "copy",
                       halo=True))
-    out.append(jacobi(rng, fam, "aniso3d_7pt", "3-D anisotropic 7-point stencil", 3, star(3, 1), _aniso, "jac"))
-    out.append(jacobi(rng, fam, "blur3d_27pt", "3-D 3x3x3 box average", 3, box(3, 1), _nnz, "jac", expr="mean"))
+    out.append(jacobi("aniso3d_7pt", "3-D anisotropic 7-point stencil", star(3, 1), _aniso, "jac"))
+    out.append(jacobi("blur3d_27pt", "3-D 3x3x3 box average", box(3, 1), _nnz, "jac", expr="mean"))
     t = rng.choice(("float", "double"))
     g = Grid(rng, 3, 1, t)
     rhs = (f"{lit(0.14, t)} * (c0[i][j][k] * A[i][j][k] + c1[i][j][k] * (A[i - 1][j][k] + A[i + 1][j][k])\n"
