@@ -8,8 +8,6 @@ build a ``DatabaseSettings(...)`` (or a ``ServiceSettings``) and pass it down.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from pydantic import Field
 
 from loopnest.config import Settings
@@ -28,6 +26,7 @@ class DatabaseSettings(Settings):
         return f"sqlite:///{(self.data_dir / 'perfembed.db').resolve()}"
 
 
-@lru_cache(maxsize=1)
 def get_database_settings() -> DatabaseSettings:
+    """The settings from the environment, read at each call (entry points call it once; nothing to clear
+    when a test changes the environment)."""
     return DatabaseSettings()

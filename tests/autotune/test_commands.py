@@ -12,7 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from database import enqueue_job, get_store
-from database.config import get_database_settings
+from loopnest.config import get_settings
 from loopnest.errors import ParameterError
 from service.commands.tune import tune_command, worker_command
 from tests.autotune.conftest import GEMM
@@ -27,9 +27,9 @@ GEMM_ARGS = [str(GEMM), "--param", "ni=48", "--param", "nj=48", "--param", "nk=4
 def settings_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("PERFEMBED_DATABASE_URL", db_url)
     monkeypatch.setenv("PERFEMBED_THREADS", "1")
-    get_database_settings.cache_clear()
+    get_settings.cache_clear()
     yield db_url
-    get_database_settings.cache_clear()
+    get_settings.cache_clear()
 
 
 def test_tune_reports_json_writes_the_best_variant_and_resumes(settings_db, tmp_path):

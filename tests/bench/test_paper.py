@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from autotune.seed import build_seed, read_manifest
 from benchmarks.paper import PaperConfig, family_of, geomean, run_paper_benchmark, summarize
 from database import best_recipe_for, get_store, list_nests, list_programs, list_targets
-from database.config import DatabaseSettings, get_database_settings
+from database.config import DatabaseSettings
+from loopnest.config import get_settings
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.transform.recipe import Recipe
 from service.commands.bench import bench_app
@@ -168,7 +169,7 @@ def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, DatabaseS
     monkeypatch.setenv("PERFEMBED_DATABASE_URL", url)
     monkeypatch.setenv("PERFEMBED_DATA_DIR", str(data))
     monkeypatch.setenv("PERFEMBED_THREADS", "1")
-    get_database_settings.cache_clear()
+    get_settings.cache_clear()
     app = typer.Typer()
     app.add_typer(bench_app, name="bench")
     try:
@@ -186,7 +187,7 @@ def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, DatabaseS
         bad_trials = runner.invoke(app, ["bench", "paper", "--tune-trials", "10,x"])
         assert isinstance(bad_trials.exception, ParameterError)
     finally:
-        get_database_settings.cache_clear()
+        get_settings.cache_clear()
 
 
 # -- the summary rules, on rows made up by hand ----------------------------------------------------

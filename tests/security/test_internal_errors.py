@@ -37,14 +37,8 @@ def test_the_tune_command_exits_1_asking_for_a_report(tmp_path: Path, monkeypatc
     monkeypatch.setenv("PERFEMBED_THREADS", "1")
     monkeypatch.setattr(sys, "argv", ["perfembed", "tune", str(kernel), "--param", "n=1000", "--trials", "2",
                                       "--reps", "1"])
-    from database.config import get_database_settings
-
-    get_database_settings.cache_clear()
-    try:
-        with pytest.raises(SystemExit) as info:
-            main()
-    finally:
-        get_database_settings.cache_clear()
+    with pytest.raises(SystemExit) as info:
+        main()
     err = capsys.readouterr().err
     assert info.value.code == 1, err
     assert "the generated code did not compile" in err and "please report it" in err, err
