@@ -170,7 +170,19 @@ def autoschedule(scop: Scop, *, space: ScheduleSpace, tile: int | None = None, p
         scop = _unit_stride_innermost(scop, space, points)
     if parallel:
         scop = _parallelize_outermost(scop, space, band)
-    return scop
+    return _separate_innermost(scop)
+
+
+def _separate_innermost(scop: Scop) -> Scop:
+    """The innermost level marked for isl's ``separate`` code generation (see :mod:`loopnest.codegen`)
+    when it runs several statements: isl's schedule may shift them against each other (a Jacobi
+    stencil's copy runs one step behind), which would leave a guard per statement in its body."""
+    level = scop.schedule.n_levels - 1
+    if level < 0 or len(scop.schedule.statements_at(level)) < 2:
+        return scop
+    marks = dict(scop.schedule.marks)
+    marks[level] = tuple(sorted({*marks.get(level, ()), "separate"}))
+    return scop.replace(schedule=scop.schedule.replace(marks=marks))
 
 
 def _stride_score(scop: Scop, level: int) -> int:
