@@ -55,10 +55,11 @@ def test_what_users_are_told_to_import_exists(where: str, module: str, name: str
         assert name in imported.__all__, f"{where} imports {name} from {module}, whose __all__ lacks it"
 
 
-def _own_docstring(obj: object) -> str | None:
-    doc = obj.__doc__ if inspect.isclass(obj) or inspect.isfunction(obj) else "not a class or function"
+def _own_docstring(obj: type | object) -> str | None:
+    """A class's or function's docstring; None for none, or for the signature a dataclass writes in its place."""
+    doc = obj.__doc__
     if inspect.isclass(obj) and doc is not None and doc.startswith(f"{obj.__name__}("):
-        return None  # the signature a dataclass writes when it has no docstring
+        return None
     return doc
 
 

@@ -46,8 +46,9 @@ from database import (
     source_hash,
     store_embeddings,
 )
-from database.errors import DuplicateError, NotFoundError, StorageError
+from database.errors import DuplicateError, InvalidRecordError, NotFoundError, StorageError
 from database.models import ProgramModel
+from loopnest.errors import PerfembedError
 from tests.database.factories import GEMM, TARGET, TILE, Seed
 
 
@@ -99,9 +100,11 @@ def test_nests_and_features(store: Store, seed: Seed) -> None:
 
 
 def test_bad_arguments_raise_value_error(store: Store, seed: Seed) -> None:
+    # InvalidRecordError: a user error (exit 2, HTTP 422), no more a bare ValueError (HTTP 500); still a ValueError.
     with store.session() as session:
-        with pytest.raises(ValueError, match="'depth' is not finite"):
+        with pytest.raises(InvalidRecordError, match="'depth' is not finite") as info:
             set_nest_features(session, nest_id=seed.nest_id, static_features={"depth": float("nan")})
+        assert isinstance(info.value, PerfembedError) and isinstance(info.value, ValueError)
         with pytest.raises(ValueError, match="must be JSON"):
             get_or_create_recipe(session, steps=[{"name": object()}])
         with pytest.raises(ValueError):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import embeddings
+from loopnest.errors import PerfembedError
 
 
 def test_unknown_attribute_raises_attribute_error() -> None:
@@ -20,6 +21,13 @@ def test_unknown_attribute_raises_attribute_error() -> None:
 def test_the_embedding_store_is_a_layer_up_and_the_error_says_so() -> None:
     with pytest.raises(AttributeError, match="from database import EmbeddingStore"):
         _ = embeddings.EmbeddingStore  # type: ignore[attr-defined]
+
+
+def test_invalid_arguments_are_user_errors_and_value_errors() -> None:
+    # Before: bare ValueErrors, which the service answered with 500 and the CLI with a traceback.
+    with pytest.raises(embeddings.EmbeddingInputError, match="backend must be one of") as info:
+        embeddings.make_index(4, n_expected=10, backend="bogus")
+    assert isinstance(info.value, PerfembedError) and isinstance(info.value, ValueError)
 
 
 def test_import_loads_neither_sklearn_nor_faiss() -> None:

@@ -1,0 +1,71 @@
+"""The embedding store keeps its index file in step with the database, and says when it rebuilds it.
+
+Before: an unreadable or stale index was rebuilt without a word (``except (OSError, ValueError): pass``),
+so a corrupt data directory or a backend mismatch went unnoticed. Now the rebuild is logged with why.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from autotune.records import register_nest
+from database import EmbeddingStore, get_store
+from embeddings import make_index
+from loopnest import extract_scops
+from tests.loopnest.conftest import ROOT, load_expected
+
+KERNELS = ["blas3/gemm_ijk.c", "blas2/gemv.c", "stencil/jacobi2d.c"]
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory: pytest.TempPathFactory) -> tuple[EmbeddingStore, Path]:
+    data = tmp_path_factory.mktemp("embedding-store")
+    store = get_store(f"sqlite:///{data / 'perfembed.db'}", create=True)
+    expected = load_expected()
+    for rel in KERNELS:
+        path = ROOT / "corpus/kernels" / rel
+        register_nest(store, source=path.read_text(), name=path.name, index=0, scop=extract_scops(path).scops[0],
+                      params=expected[f"corpus/kernels/{rel}"]["params"])
+    es = EmbeddingStore(store, data_dir=data)
+    es.fit(n_components=2)
+    return es, data
+
+
+def _reopened(es: EmbeddingStore, data: Path) -> EmbeddingStore:
+    return EmbeddingStore(es.store, data_dir=data)
+
+
+def test_an_unreadable_index_is_rebuilt_with_a_warning_naming_the_file(
+        fitted: tuple[EmbeddingStore, Path], caplog: pytest.LogCaptureFixture) -> None:
+    es, data = fitted
+    path = es._index_path(es.model()[0])
+    path.write_bytes(b"not an index")
+    with caplog.at_level(logging.INFO, logger="database.embedding_store"):
+        index = _reopened(es, data).index()
+    assert len(index) == len(KERNELS)
+    (record,) = [r for r in caplog.records if "rebuilding the index" in r.getMessage()]
+    assert record.levelno == logging.WARNING and str(path) in record.getMessage()
+
+
+def test_a_stale_index_is_rebuilt_saying_what_differed(fitted: tuple[EmbeddingStore, Path],
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    es, data = fitted
+    version = es.model()[0]
+    make_index(es.index().dim, n_expected=1, model_version=version).save(es._index_path(version))  # 0 vectors
+    with caplog.at_level(logging.INFO, logger="database.embedding_store"):
+        index = _reopened(es, data).index()
+    assert len(index) == len(KERNELS)
+    (record,) = [r for r in caplog.records if "rebuilding the index" in r.getMessage()]
+    assert f"holds 0 vectors of model {version}, the database {len(KERNELS)}" in record.getMessage()
+
+
+def test_a_current_index_is_loaded_without_a_rebuild(fitted: tuple[EmbeddingStore, Path],
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    es, data = fitted
+    es.index(rebuild=True)
+    with caplog.at_level(logging.INFO, logger="database.embedding_store"):
+        _reopened(es, data).index()
+    assert not [r for r in caplog.records if "rebuilding" in r.getMessage()]
