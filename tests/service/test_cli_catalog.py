@@ -52,7 +52,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Data:
 
 
 @pytest.fixture
-def local(data: Data, monkeypatch: pytest.MonkeyPatch) -> Iterator[Data]:
+def local(data: Data, monkeypatch: pytest.MonkeyPatch, wide_console: None) -> Iterator[Data]:
     monkeypatch.setenv("PERFEMBED_DATA_DIR", str(data.root))
     monkeypatch.setenv("PERFEMBED_DATABASE_URL", data.url)
     monkeypatch.delenv("PERFEMBED_SERVER", raising=False)

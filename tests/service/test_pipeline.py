@@ -190,7 +190,7 @@ def test_every_recorded_speedup_names_its_target(populated: tuple[Context, dict[
 
 
 def test_the_api_and_suggest_server_answer_with_tuned_before_targets_and_recipe_texts(
-        populated: tuple[Context, dict[str, int]], capsys: pytest.CaptureFixture[str]) -> None:
+        populated: tuple[Context, dict[str, int]], capsys: pytest.CaptureFixture[str], wide_console: None) -> None:
     from fastapi.testclient import TestClient
 
     from database import create_api_key
@@ -234,7 +234,7 @@ def test_the_api_and_suggest_server_answer_with_tuned_before_targets_and_recipe_
 
 
 def test_perfembed_search_finds_the_nearest_stored_nests(populated: tuple[Context, dict[str, int]],
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+                                                         monkeypatch: pytest.MonkeyPatch, wide_console: None) -> None:
     from typer.testing import CliRunner
 
     from loopnest.config import get_settings
