@@ -83,7 +83,11 @@ def test_suggest_transfers_and_stores_verified_results(populated: tuple[Context,
     (nest,) = db_only["nests"]
     assert nest["nest_id"] is None and nest["neighbours"] and nest["candidates"]
     assert "evaluated" not in nest
-    assert cached_suggestion(ctx.store, program, k=3) == db_only  # answered again without I/O
+    # Asked again, the answer comes from the cache; then it is answered without I/O, as long as the
+    # database stamp is fresh (read within STAMP_TTL_S: the first, uncached answer can take longer than
+    # that on a loaded machine, the cached one refreshes it).
+    assert suggest(ctx.store, program, k=3, evaluate=False, settings=ctx.settings) == db_only
+    assert cached_suggestion(ctx.store, program, k=3) == db_only
     assert cached_suggestion(ctx.store, program, k=2) is None
     measured = suggest(ctx.store, program, k=3, evaluate=True, settings=ctx.settings, name="gemm_jki.c")
     (nest,) = measured["nests"]
