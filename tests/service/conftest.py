@@ -45,3 +45,13 @@ def api_key(app: FastAPI, api: TestClient) -> str:
 @pytest.fixture(scope="module")
 def auth(api_key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {api_key}"}
+
+
+@pytest.fixture
+def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's consoles 300 columns wide, whatever the terminal (or COLUMNS) of the test run, so that
+    table cells and lines the tests read are not wrapped."""
+    from service.commands.options import console, err_console
+
+    for target in (console, err_console):
+        monkeypatch.setattr(target, "width", 300)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -79,7 +80,8 @@ def test_program_from_file_sends_headers_macros_and_params() -> None:
     assert program["params"] == {"ni": 8} and program["function"] == "kernel"
 
 
-def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            wide_console: None) -> None:
     url = f"sqlite:///{tmp_path / 'perfembed.db'}"
     store = get_store(url, create=True)
     with store.session() as session:
@@ -107,4 +109,6 @@ def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.Captu
         (nest,) = json.loads(capsys.readouterr().out)["nests"]
         assert nest["job_id"] is not None and nest["gate"]["confident"] is False
         table = suggest_remote(server, GEMM, **suggest, api_key=key)  # the same answer, as a table
-        assert "not confident" in capsys.readouterr().out and table["nests"][0]["nest_id"] == nest["nest_id"]
+        out = capsys.readouterr().out  # as suggest prints it: the gate's answer and the job to follow
+        assert "low confidence" in out and re.search(r"tuning job \d+ enqueued: `perfembed jobs wait \d+`", out)
+        assert table["nests"][0]["nest_id"] == nest["nest_id"]
