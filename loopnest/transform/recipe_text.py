@@ -103,7 +103,7 @@ def _tile(args: Mapping[str, Any], loops: _Loops) -> str:
         depths = [band[0] + k * len(band) + j for j in range(len(band))]
         names = [loops[d] for d in depths]
         shown = [(n, s) for n, s in zip(names, level, strict=True) if s != 1] or list(zip(names, level, strict=True))
-        phrases.append(f"{_join(n for n, _ in shown)} by {'x'.join(str(s) for _, s in shown)}")
+        phrases.append(f"{_join([n for n, _ in shown])} by {'x'.join(str(s) for _, s in shown)}")
         tiles: list[str] = []
         for name in names:
             tiles.append(loops.fresh(f"{name}_tile", taken=tiles))

@@ -69,7 +69,7 @@ def show_command(nest_id: int = typer.Argument(..., min=1, max=MAX_ID, metavar="
 
 
 def print_nest(nest: dict[str, Any]) -> None:
-    normalized = nest.get("normalized") if isinstance(nest.get("normalized"), dict) else {}
+    normalized: dict[str, Any] = nest["normalized"] if isinstance(nest.get("normalized"), dict) else {}
     console.rule(f"nest {nest['id']}: {normalized.get('name') or '-'}")
     values = normalized.get("param_values") or {}
     params = ", ".join(f"{p}={values[p]}" if p in values else p for p in normalized.get("params") or [])

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from database import Store
-    from loopnest.config import Settings
+    from database.config import DatabaseSettings
     from service.client import Client
 
 
@@ -44,10 +44,10 @@ class LocalCatalog:
 
     def __init__(self) -> None:
         from database import get_store
+        from database.config import get_database_settings
         from database.session import safe_url
-        from loopnest.config import get_settings
 
-        self.settings: Settings = get_settings()
+        self.settings: DatabaseSettings = get_database_settings()
         url = self.settings.resolved_database_url
         self.store: Store = get_store(url)  # a missing database is one line naming `perfembed db upgrade`
         self.where = safe_url(url)
