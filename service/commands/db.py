@@ -31,6 +31,10 @@ def upgrade(
     from database.schema import upgrade as upgrade_schema
     from database.session import safe_url
 
+    if url is None:
+        from service.commands.options import where_data_lives
+
+        typer.echo(where_data_lives(), err=True)
     target = _resolve(url)
     before = current_revision(target)
     upgrade_schema(target, revision=revision)
