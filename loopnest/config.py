@@ -137,8 +137,8 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _heartbeats_fit(self) -> Self:
         if self.worker_stale_after_s <= self.worker_heartbeat_s:
-            raise ValueError(f"worker_stale_after_s ({self.worker_stale_after_s:g}) must be longer than "
-                             f"worker_heartbeat_s ({self.worker_heartbeat_s:g}), or live workers look dead")
+            raise ValueError(f"PERFEMBED_WORKER_STALE_AFTER_S ({self.worker_stale_after_s:g}) must be longer than "
+                             f"PERFEMBED_WORKER_HEARTBEAT_S ({self.worker_heartbeat_s:g}), or live workers look dead")
         return self
 
     @property
@@ -159,9 +159,8 @@ def load_settings(cls: type[S]) -> S:
         problems = []
         for error in exc.errors():
             name = "_".join(str(part) for part in error["loc"]).upper()
-            where = f"PERFEMBED_{name}" if name else "the PERFEMBED_* settings"
-            value = f"={error['input']!r}" if name and not isinstance(error["input"], dict) else ""
-            problems.append(f"{where}{value}: {error['msg'].removeprefix('Value error, ')}")
+            message = error["msg"].removeprefix("Value error, ")
+            problems.append(f"PERFEMBED_{name}={error['input']!r}: {message}" if name else message)
         raise SettingsError("; ".join(problems)) from None
 
 

@@ -111,6 +111,8 @@ class WorkerPool:
                 process.wait()
 
     def _spawn(self, slot: _Slot) -> None:
+        # A restart is spawned by the monitor thread; the worker's parent-death signal fires when that
+        # thread ends, which is only in stop(), when the worker is being stopped anyway.
         env = None if self.env is None else {**os.environ, **self.env}
         with self._lock:
             slot.process = subprocess.Popen(list(self.command), env=env, stdin=subprocess.DEVNULL)

@@ -164,7 +164,7 @@ def test_every_copy_source_reaches_the_build_context() -> None:
             assert not IGNORE.ignored(source), f"COPY {source}: .dockerignore excludes it, so the build fails"
             left_out = [f for f in files_under(ROOT, source) if IGNORE.ignored(f)]
             assert not left_out, f"COPY {source}: .dockerignore leaves out {left_out[:5]}"
-    assert {".venv", ".git", "data", "tests"} <= {s for s in (ROOT / ".dockerignore").read_text().split()}
+    assert {".venv", ".git", "data", "tests"} <= set((ROOT / ".dockerignore").read_text().split())
 
 
 def test_the_seed_is_in_the_image_where_seed_load_looks() -> None:
