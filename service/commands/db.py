@@ -43,6 +43,15 @@ def upgrade(
         typer.echo(f"{safe_url(target)}: already at revision {after}")
     else:
         typer.echo(f"{safe_url(target)}: upgraded from {before or 'an empty database'} to {after}")
+    _optuna_tables(target)
+
+
+def _optuna_tables(url: str) -> None:
+    """Create Optuna's tables beside perfembed's now (workers would on their first job), so that
+    ``optuna-dashboard URL``, which never creates them, opens a fresh database too."""
+    from autotune.tuner import open_storage
+
+    open_storage(url).remove_session()
 
 
 @db_app.command()

@@ -5,6 +5,7 @@ notebooks/ opened an empty notebooks/data/ before), PERFEMBED_DATA_DIR as the ov
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -50,6 +51,9 @@ def test_commands_from_two_directories_open_one_database(tmp_path: Path) -> None
     second = perfembed("db", "upgrade", cwd=notebooks, xdg=xdg)
     assert second.returncode == 0 and "already at revision" in second.stdout and str(database) in second.stdout
     assert database.is_file() and not (repo / "data").exists() and not (notebooks / "data").exists()
+    with sqlite3.connect(database) as connection:  # Optuna's tables too, for optuna-dashboard
+        tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"nests", "workers", "studies", "trials", "version_info"} <= tables
     helped = perfembed("--help", cwd=notebooks, xdg=xdg)
     assert str(xdg / "perfembed") in " ".join(helped.stdout.split()) and "PERFEMBED_DATA_DIR" in helped.stdout
 
