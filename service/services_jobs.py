@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from database.domain import JobStatus, TuningJob, Worker
+from loopnest.config import get_settings
 from loopnest.errors import ParameterError
 from service.errors import ConflictError
 from service.schemas import JobIn, ProgramIn
@@ -101,23 +102,23 @@ def _check_params(normalized: Any, params: Mapping[str, int], *, what: str) -> N
                              "give them in 'params' (NAME: INT)")
 
 
-def get_job(session: Session, job_id: int, *, settings: Settings) -> dict[str, Any]:
+def get_job(session: Session, job_id: int, *, settings: Settings | None = None) -> dict[str, Any]:
     from database import get_job as load
 
     return job_public(session, load(session, job_id=job_id), settings=settings)
 
 
 def list_jobs(session: Session, *, status: JobStatus | None, nest_id: int | None, limit: int,
-              settings: Settings) -> dict[str, Any]:
+              settings: Settings | None = None) -> dict[str, Any]:
     from database import list_jobs as load
 
-    workers = live_workers(session, settings)
+    workers = live_workers(session, settings or get_settings())
     jobs = [job_public(session, job, settings=settings, workers=workers)
             for job in load(session, status=status, nest_id=nest_id, limit=limit)]
     return {"data": jobs, "count": len(jobs)}
 
 
-def cancel_job(store: Store, job_id: int, *, settings: Settings) -> dict[str, Any]:
+def cancel_job(store: Store, job_id: int, *, settings: Settings | None = None) -> dict[str, Any]:
     """Cancel a queued or running job (its worker stops after the current trial).
 
     Cancelling a cancelled job returns it unchanged; one that is done or failed is a
@@ -132,15 +133,16 @@ def cancel_job(store: Store, job_id: int, *, settings: Settings) -> dict[str, An
         return job_public(session, job, settings=settings)
 
 
-def job_public(session: Session, job: TuningJob, *, settings: Settings,
+def job_public(session: Session, job: TuningJob, *, settings: Settings | None = None,
                workers: Sequence[Worker] | None = None) -> dict[str, Any]:
-    """The job as the API shows it; ``workers`` (the live ones) is looked up when not given."""
+    """The job as the API shows it; ``workers`` (the live ones, by ``settings``, default
+    :func:`~loopnest.config.get_settings`) is looked up when not given."""
     from database import get_recipe, queued_before
 
     best = None
     if job.best_recipe_id is not None:
         best = {"steps": get_recipe(session, recipe_id=job.best_recipe_id).steps}
-    workers = live_workers(session, settings) if workers is None else workers
+    workers = live_workers(session, settings or get_settings()) if workers is None else workers
     ahead = queued_before(session, job_id=job.id) if job.status is JobStatus.QUEUED and workers else 0
     return {
         "id": job.id, "nest_id": job.nest_id, "target_id": job.target_id, "status": job.status,

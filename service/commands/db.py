@@ -31,10 +31,6 @@ def upgrade(
     from database.schema import upgrade as upgrade_schema
     from database.session import safe_url
 
-    if url is None:
-        from service.commands.options import where_data_lives
-
-        typer.echo(where_data_lives(), err=True)
     target = _resolve(url)
     before = current_revision(target)
     upgrade_schema(target, revision=revision)
@@ -44,6 +40,10 @@ def upgrade(
     else:
         typer.echo(f"{safe_url(target)}: upgraded from {before or 'an empty database'} to {after}")
     _optuna_tables(target)
+    if url is None:  # after the upgrade: an error stays one line
+        from service.commands.options import where_data_lives
+
+        typer.echo(where_data_lives(), err=True)
 
 
 def _optuna_tables(url: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from loopnest.config import Settings, default_data_dir, get_settings
+from loopnest.config import Settings, default_data_dir, get_settings, load_settings
 from loopnest.errors import SettingsError
 from tests.conftest import TEST_DATA_ROOT
 from tests.security.cli import ENTRY
@@ -68,24 +68,32 @@ def test_a_database_in_the_old_default_is_pointed_out(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("variable", "value", "message"), [
+    ("PERFEMBED_THREADS", "many", "PERFEMBED_THREADS='many': Input should be a valid integer"),
     ("PERFEMBED_WORKER_THREADS", "-1", "PERFEMBED_WORKER_THREADS='-1': Input should be greater than or equal to 0"),
     ("PERFEMBED_WORKER_CPUS", "0-x", "PERFEMBED_WORKER_CPUS='0-x': '0-x' is not a CPU list such as 0-3,8"),
     ("PERFEMBED_WORKER_STALE_AFTER_S", "5",
      "PERFEMBED_WORKER_STALE_AFTER_S (5) must be longer than PERFEMBED_WORKER_HEARTBEAT_S (10), "
      "or live workers look dead"),
 ])
-def test_a_bad_setting_is_one_line_naming_it(tmp_path: Path, variable: str, value: str, message: str) -> None:
-    result = perfembed("worker", "--once", cwd=tmp_path, xdg=tmp_path / "xdg", **{variable: value})
+def test_a_bad_setting_names_its_variable(monkeypatch: pytest.MonkeyPatch, variable: str, value: str,
+                                          message: str) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(SettingsError) as caught:
+        load_settings(Settings)
+    assert str(caught.value).startswith(message)
+
+
+def test_a_bad_setting_is_one_line_from_the_cli(tmp_path: Path) -> None:
+    result = perfembed("worker", "--once", cwd=tmp_path, xdg=tmp_path / "xdg", PERFEMBED_WORKER_CPUS="0-x")
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip().splitlines() == [f"error: {message}"]
-
-
-def test_settings_errors_are_perfembed_errors(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PERFEMBED_THREADS", "many")
-    get_settings.cache_clear()
+    assert result.stderr.strip().splitlines() == ["error: PERFEMBED_WORKER_CPUS='0-x': '0-x' is not a CPU list "
+                                                  "such as 0-3,8"]
+    get_settings.cache_clear()  # get_settings goes through the same check
     try:
-        with pytest.raises(SettingsError, match="PERFEMBED_THREADS='many'"):
-            get_settings()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("PERFEMBED_THREADS", "many")
+            with pytest.raises(SettingsError, match="PERFEMBED_THREADS='many'"):
+                get_settings()
     finally:
         get_settings.cache_clear()
 

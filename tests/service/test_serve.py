@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from database import create_api_key, get_store
 from service.supervisor import WorkerPool
 from tests.security.cli import COPY_KERNEL, ENTRY
 from tests.service.factories import ROOT
@@ -33,8 +34,17 @@ def environment(tmp_path: Path) -> dict[str, str]:
             "PERFEMBED_THREADS": "1", "PERFEMBED_WORKER_HEARTBEAT_S": "0.5", "PERFEMBED_WORKER_STALE_AFTER_S": "3"}
 
 
+def api_key(env: dict[str, str]) -> str:
+    """A migrated database (as `make serve` leaves it, before the server starts) with an API key."""
+    store = get_store(f"sqlite:///{Path(env['PERFEMBED_DATA_DIR']) / 'perfembed.db'}", create=True)
+    try:
+        with store.session() as session:
+            return create_api_key(session, name="tests")[1]
+    finally:
+        store.dispose()
+
+
 def start_serve(tmp_path: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
-    subprocess.run([str(ENTRY), "db", "upgrade"], env=env, cwd=tmp_path, check=True, capture_output=True)
     port = free_port()
     serve = subprocess.Popen([str(ENTRY), "serve", "--port", str(port), "--workers", "1", "--worker-grace", "20"],
                              env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -52,8 +62,7 @@ def live_workers(url: str) -> list[dict[str, object]]:
 
 def test_a_job_runs_under_serve_and_ctrl_c_stops_the_server_and_its_worker(tmp_path: Path) -> None:
     env = environment(tmp_path)
-    key = subprocess.run([str(ENTRY), "keys", "create", "t"], env=env, cwd=tmp_path, check=True, capture_output=True,
-                         text=True).stdout.split()[-1]
+    key = api_key(env)
     serve, url = start_serve(tmp_path, env)
     try:
         wait_until(lambda: len(live_workers(url)) == 1 or serve.poll() is not None, timeout=120,
@@ -84,7 +93,9 @@ def test_a_job_runs_under_serve_and_ctrl_c_stops_the_server_and_its_worker(tmp_p
 
 
 def test_a_killed_server_takes_its_worker_with_it(tmp_path: Path) -> None:
-    serve, url = start_serve(tmp_path, environment(tmp_path))
+    env = environment(tmp_path)
+    api_key(env)
+    serve, url = start_serve(tmp_path, env)
     try:
         wait_until(lambda: len(live_workers(url)) == 1 or serve.poll() is not None, timeout=120,
                    what="the worker's first heartbeat")
