@@ -174,8 +174,7 @@ def worker_command(
 ) -> None:
     """Claim queued tuning jobs from the database and run them (Ctrl-C: finish the trial, requeue).
 
-    With PERFEMBED_WORKER_THREADS=T the worker pins itself to T CPUs no other worker holds and
-    measures with T threads, so that several workers on one host do not skew each other's timings."""
+    PERFEMBED_WORKER_THREADS=T: pin to T CPUs no other worker holds, measure with T threads."""
     import optuna
 
     from autotune import run_worker
