@@ -13,7 +13,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from database.domain import JobStatus, TuningJob, Worker
-from loopnest.config import get_settings
 from loopnest.errors import ParameterError
 from service.errors import ConflictError
 from service.schemas import JobIn, ProgramIn
@@ -112,7 +111,7 @@ def list_jobs(session: Session, *, status: JobStatus | None, nest_id: int | None
               settings: Settings | None = None) -> dict[str, Any]:
     from database import list_jobs as load
 
-    workers = live_workers(session, settings or get_settings())
+    workers = live_workers(session, settings)
     jobs = [job_public(session, job, settings=settings, workers=workers)
             for job in load(session, status=status, nest_id=nest_id, limit=limit)]
     return {"data": jobs, "count": len(jobs)}
@@ -135,14 +134,13 @@ def cancel_job(store: Store, job_id: int, *, settings: Settings | None = None) -
 
 def job_public(session: Session, job: TuningJob, *, settings: Settings | None = None,
                workers: Sequence[Worker] | None = None) -> dict[str, Any]:
-    """The job as the API shows it; ``workers`` (the live ones, by ``settings``, default
-    :func:`~loopnest.config.get_settings`) is looked up when not given."""
+    """The job as the API shows it; ``workers`` (the live ones) is looked up when not given."""
     from database import get_recipe, queued_before
 
     best = None
     if job.best_recipe_id is not None:
         best = {"steps": get_recipe(session, recipe_id=job.best_recipe_id).steps}
-    workers = live_workers(session, settings or get_settings()) if workers is None else workers
+    workers = live_workers(session, settings) if workers is None else workers
     ahead = queued_before(session, job_id=job.id) if job.status is JobStatus.QUEUED and workers else 0
     return {
         "id": job.id, "nest_id": job.nest_id, "target_id": job.target_id, "status": job.status,

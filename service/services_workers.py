@@ -17,11 +17,14 @@ if TYPE_CHECKING:
 START_HINT = "start one with `perfembed worker`, or serve with `perfembed serve --workers 1`"
 
 
-def live_workers(session: Session, settings: Settings, *, now: datetime | None = None) -> list[Worker]:
-    """Workers whose last heartbeat is younger than ``settings.worker_stale_after_s``."""
+def live_workers(session: Session, settings: Settings | None = None, *, now: datetime | None = None) -> list[Worker]:
+    """Workers whose last heartbeat is younger than ``settings.worker_stale_after_s`` (default settings:
+    :func:`~loopnest.config.get_settings`, for callers outside the app such as the notebook)."""
     from database import live_workers as load
+    from loopnest.config import get_settings
 
-    return load(session, stale_after_s=settings.worker_stale_after_s, now=now)
+    stale_after_s = (settings or get_settings()).worker_stale_after_s
+    return load(session, stale_after_s=stale_after_s, now=now)
 
 
 def workers_public(workers: Sequence[Worker], *, now: datetime | None = None) -> dict[str, Any]:
