@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from loopnest.config import Settings
+from loopnest.config import Settings, load_settings
 
 
 class DatabaseSettings(Settings):
@@ -29,4 +29,4 @@ class DatabaseSettings(Settings):
 def get_database_settings() -> DatabaseSettings:
     """The settings from the environment, read at each call (entry points call it once; nothing to clear
     when a test changes the environment)."""
-    return DatabaseSettings()
+    return load_settings(DatabaseSettings)

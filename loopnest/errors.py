@@ -158,3 +158,7 @@ class ExecutionError(PerfembedError):
 
 class VerificationError(PerfembedError):
     """A variant's outputs differ from the original's."""
+
+
+class SettingsError(PerfembedError, ValueError):
+    """A ``PERFEMBED_*`` setting has a value perfembed cannot use; the message names the variable."""
