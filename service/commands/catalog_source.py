@@ -58,19 +58,19 @@ class LocalCatalog:
 
         with self.store.session() as session:
             page = list_jobs(session, status=None if status is None else JobStatus(status), nest_id=nest_id,
-                             limit=limit)
+                             limit=limit, settings=self.settings)
         return [_public("JobPublic", job) for job in page["data"]]
 
     def job(self, job_id: int) -> dict[str, Any]:
         from service.services_jobs import get_job
 
         with self.store.session() as session:
-            return _public("JobPublic", get_job(session, job_id))
+            return _public("JobPublic", get_job(session, job_id, settings=self.settings))
 
     def cancel_job(self, job_id: int) -> dict[str, Any]:
         from service.services_jobs import cancel_job
 
-        return _public("JobPublic", cancel_job(self.store, job_id))
+        return _public("JobPublic", cancel_job(self.store, job_id, settings=self.settings))
 
     def nests(self, *, limit: int, offset: int, program_id: int | None) -> list[dict[str, Any]]:
         from service.services_catalog import list_nests
