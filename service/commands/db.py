@@ -35,6 +35,10 @@ def upgrade(
     before = current_revision(target)
     upgrade_schema(target, revision=revision)
     after = current_revision(target)
+    if url is None:  # after the upgrade: a directory that cannot be used is one error line, naming it
+        from service.commands.options import where_data_lives
+
+        typer.echo(where_data_lives(), err=True)
     if before == after:
         typer.echo(f"{safe_url(target)}: already at revision {after}")
     else:
