@@ -30,6 +30,7 @@ from database import (
     list_embedding_models,
     list_jobs,
     load_embeddings,
+    nest_name,
 )
 from database.embedding_store import EmbeddingStore
 from database.store import Store
@@ -37,11 +38,12 @@ from loopnest.config import Settings
 from loopnest.errors import NotFoundError, ParameterError
 from loopnest.harness import Evaluation, Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.ir import Scop
 from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe
 from service.schemas import ProgramIn
-from service.services import extract_program
+from service.services import extract_program, program_name
 
 
 @dataclass
@@ -91,7 +93,7 @@ def ingest_scop(ctx: Context, *, source: str, name: str, index: int, scop: Scop,
 def ingest_program(store: Store, program: ProgramIn, *, settings: Settings, name: str | None = None) -> list[int]:
     ctx = Context(store, settings)
     extraction = extract_program(program)
-    name = name or program.function or "program"
+    name = program_name(program, name)
     return [ingest_scop(ctx, source=program.source, name=name, index=i, scop=s, params=program.params)
             for i, s in enumerate(extraction.scops)]
 
@@ -139,7 +141,7 @@ def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int
             roles = normalized.get("loop_roles") if isinstance(normalized, dict) else None
             if roles is None:
                 continue
-            out.append(Neighbour(hit.nest_id, f"{hit.program}#{hit.index}", hit.distance,
+            out.append(Neighbour(hit.nest_id, hit.name, hit.distance,
                                  Recipe.from_dict(best.recipe.steps), LoopRoles.from_dict(roles),
                                  best.measurement.speedup))
             if len(out) == k:
@@ -152,29 +154,39 @@ def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int
 STAMP_TTL_S = 1.0
 
 
-def _database_stamp(store: Store) -> tuple[int, int, str | None]:
-    """Changes whenever an answer from the database alone could change: nests, measurements, model.
+Stamp = tuple[int, int, str | None, int, int | None]
 
-    Reading it costs three queries, most of a cached suggestion; so it is reused for STAMP_TTL_S.
+
+def _database_stamp(store: Store, *, reread: bool = False) -> Stamp:
+    """Changes whenever an answer from the database alone could change: nests, measurements, model,
+    and the tuning jobs (how many are open, the newest id: a job that ends, or a new one, changes it;
+    an answer names the open job of each nest that needs one).
+
+    Reading it costs four queries, most of a cached suggestion; so it is reused for STAMP_TTL_S
+    (``reread``: read it now).
     """
-    fresh = _fresh_stamp(store)
+    fresh = None if reread else _fresh_stamp(store)
     if fresh is not None:
         return fresh
     now = time.monotonic()
     from sqlalchemy import func, select
 
-    from database.models import MeasurementModel, NestModel
+    from database.domain import JobStatus
+    from database.models import MeasurementModel, NestModel, TuningJobModel
 
+    open_states = [JobStatus.QUEUED.value, JobStatus.RUNNING.value]
     with store.session() as session:
         nests = session.scalar(select(func.count()).select_from(NestModel)) or 0
         measurements = session.scalar(select(func.count()).select_from(MeasurementModel)) or 0
         models = list_embedding_models(session)
-    stamp = (nests, measurements, models[-1].version if models else None)
+        jobs = session.execute(select(func.count(TuningJobModel.id).filter(TuningJobModel.status.in_(open_states)),
+                                      func.max(TuningJobModel.id))).one()
+    stamp = (nests, measurements, models[-1].version if models else None, int(jobs[0] or 0), jobs[1])
     store.__dict__["_database_stamp"] = (stamp, now + STAMP_TTL_S)
     return stamp
 
 
-def _fresh_stamp(store: Store) -> tuple[int, int, str | None] | None:
+def _fresh_stamp(store: Store) -> Stamp | None:
     """The stamp if read within STAMP_TTL_S (no I/O), else None."""
     cached = store.__dict__.get("_database_stamp")
     return cached[0] if cached is not None and cached[1] > time.monotonic() else None
@@ -197,7 +209,7 @@ def _targets_by_preference(session: Any, target_id: int) -> list[int]:
 
 def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings,
             fallback: bool = False, min_speedup: float | None = None, reps: int = 3, name: str | None = None,
-            budget: int = 40) -> dict[str, Any]:
+            budget: int = 40, progress: ProgressFn | None = None) -> dict[str, Any]:
     """Per nest: neighbours, adapted recipes, measured results (``evaluate``) and the gate decision.
 
     With ``fallback``, a nest whose neighbours are too far or whose candidates all fail the gate
@@ -205,20 +217,30 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
     Answers from the database alone are cached per program until the database changes (a new nest,
     measurement or model; see :func:`_database_stamp`), so a repeated query costs a lookup.
     Evaluating against a database that refuses writes raises
-    :class:`~database.errors.ReadOnlyDatabaseError` before anything is compiled.
+    :class:`~database.errors.ReadOnlyDatabaseError` before anything is compiled. ``progress`` hears
+    each stage and step of an evaluation (:class:`~loopnest.harness.progress.Progress`).
     """
     min_speedup = getattr(settings, "min_speedup", MIN_SPEEDUP) if min_speedup is None else min_speedup
     if evaluate:
         store.check_writable()
-    if evaluate or fallback:
-        return _suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
-                        min_speedup=min_speedup, reps=reps, name=name, budget=budget)
-    return _memoized(store, "suggestions", _suggestion_key(program, k, min_speedup, _database_stamp(store)),
-                     lambda: _suggest(store, program, k=k, evaluate=False, settings=settings, fallback=False,
-                                      min_speedup=min_speedup, reps=reps, name=name, budget=budget))
+        return _suggest(store, program, k=k, evaluate=True, settings=settings, fallback=fallback,
+                        min_speedup=min_speedup, reps=reps, name=name, budget=budget, progress=progress)
+    stamp = _database_stamp(store)
+    key = _suggestion_key(program, k, min_speedup, stamp, fallback=fallback, name=name)
+    found = _cache_get(store, "suggestions", key)
+    if found:
+        return found[0]
+    result = _suggest(store, program, k=k, evaluate=False, settings=settings, fallback=fallback,
+                      min_speedup=min_speedup, reps=reps, name=name, budget=budget)
+    # With fallback the answer may have stored the nests or enqueued their jobs: it is kept only when
+    # the database is as it was before (nothing was written), so that it is what a recomputation gives:
+    # a nest whose gate passed, or whose job is open, is answered from the cache until that changes.
+    if not fallback or _database_stamp(store, reread=True) == stamp:
+        _cache_put(store, "suggestions", key, result)
+    return result
 
 
-def cached_suggestion(store: Store, program: ProgramIn, *, k: int,
+def cached_suggestion(store: Store, program: ProgramIn, *, k: int, fallback: bool = False,
                       min_speedup: float = MIN_SPEEDUP) -> dict[str, Any] | None:
     """The database-only answer :func:`suggest` would return, if it is cached and the stamp is fresh.
 
@@ -228,12 +250,13 @@ def cached_suggestion(store: Store, program: ProgramIn, *, k: int,
     stamp = _fresh_stamp(store)
     if stamp is None:
         return None
-    found = _cache_get(store, "suggestions", _suggestion_key(program, k, min_speedup, stamp))
+    found = _cache_get(store, "suggestions", _suggestion_key(program, k, min_speedup, stamp, fallback=fallback))
     return found[0] if found else None
 
 
-def _suggestion_key(program: ProgramIn, k: int, min_speedup: float, stamp: tuple[Any, ...]) -> list[Any]:
-    return [program.model_dump(), k, min_speedup, stamp]
+def _suggestion_key(program: ProgramIn, k: int, min_speedup: float, stamp: tuple[Any, ...], *, fallback: bool,
+                    name: str | None = None) -> list[Any]:
+    return [program.model_dump(), k, min_speedup, stamp, fallback, name]
 
 
 def _memoized(store: Store, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
@@ -279,14 +302,13 @@ def _cache_put(store: Store, kind: str, key: Any, value: Any) -> None:
 
 
 def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings, fallback: bool,
-             min_speedup: float, reps: int, name: str | None, budget: int) -> dict[str, Any]:
+             min_speedup: float, reps: int, name: str | None, budget: int,
+             progress: ProgressFn | None = None) -> dict[str, Any]:
     from embeddings.features import static_features
 
     ctx = Context(store, settings)
     extraction = extract_program(program)
-    # The nests were extracted from a temporary "program.c": show them under the caller's file name.
-    label = f"{name}:" if name else "program.c:"
-    name = name or program.function or "program"
+    name = program_name(program, name)
     nests = []
     for index, scop in enumerate(extraction.scops):
         params = _require_params(scop, program.params)
@@ -303,7 +325,7 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
         tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(settings), margin=min_speedup))
         candidates = tuner.candidates(scop, params, neighbours, deps)
         entry: dict[str, Any] = {
-            "index": index, "name": scop.name.replace("program.c:", label, 1), "nest_id": nest_id, "params": params,
+            "index": index, "name": nest_name(name, index), "nest_id": nest_id, "params": params,
             "neighbours": [{"nest_id": n.nest_id, "name": n.name, "distance": n.distance,
                             "recorded_speedup": n.recorded_speedup, "recipe": n.recipe.to_dict()} for n in neighbours],
             "candidates": [{"from": c.neighbour.name, "recipe": c.recipe.to_dict()} for c in candidates],
@@ -311,7 +333,8 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
             "gate_distance": gate if math.isfinite(gate) else None,
         }
         if evaluate and candidates and nest_id is not None:
-            entry.update(_evaluate(ctx, scop, params, nest_id, neighbours, tuner, reps))
+            entry.update(_evaluate(ctx, scop, params, nest_id, neighbours, tuner, reps,
+                                   _in_nest(progress, index, len(extraction.scops))))
         accepted = entry.get("accepted")
         if fallback and nest_id is not None and (not entry["confident"] or accepted is False or not candidates):
             target_id = ctx.target_id
@@ -335,12 +358,22 @@ def job_options(program: ProgramIn, index: int, params: Mapping[str, int], candi
             "warm_start": [c.recipe.to_dict() for c in candidates]}
 
 
+def _in_nest(progress: ProgressFn | None, index: int, nests: int) -> ProgressFn | None:
+    """``progress`` with the nest's place in the program filled in."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda p: report(dataclasses.replace(p, nest=index + 1, nests=nests))
+
+
 def _evaluate(ctx: Context, scop: Scop, params: dict[str, int], nest_id: int, neighbours: list[Neighbour],
-              tuner: TransferTuner, reps: int) -> dict[str, Any]:
+              tuner: TransferTuner, reps: int, progress: ProgressFn | None = None) -> dict[str, Any]:
     target_id = ctx.target_id
     with ctx.harness(scop, params, reps=reps) as harness:
+        result = tuner.evaluate(harness, neighbours, progress=progress)
         base = harness.baseline()
-        result = tuner.evaluate(harness, neighbours)
+        if progress is not None:
+            progress(Progress("storing results"))
         if base.ok and base.median is not None:
             identity = Recipe()
             with ctx.store.session() as session:

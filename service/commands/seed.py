@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from service.commands.options import MAX_NEST, MAX_TRIALS, make_console
 
@@ -87,7 +87,7 @@ def load(path: Path = typer.Argument(DEFAULT_SEED, help="Seed file (.jsonl.gz)."
          fit: bool = typer.Option(True, "--fit/--no-fit", help="Fit the embedding model afterwards.")) -> None:
     """Load a seed file (idempotent), then fit the embedding model and build the index."""
     from database.embedding_store import EmbeddingStore
-    from database.seed import is_empty, load_seed
+    from database.seed import count_records, is_empty, load_seed
 
     store, settings = _store()
     if if_empty and not is_empty(store):
@@ -96,8 +96,13 @@ def load(path: Path = typer.Argument(DEFAULT_SEED, help="Seed file (.jsonl.gz)."
     if not path.exists():
         console.print(f"no seed file at {path}; starting with an empty database")
         return
-    counts = load_seed(store, path)
-    console.print("loaded " + ", ".join(f"{v} {k}s" for k, v in counts.items()))
-    if fit and counts["nest"]:
-        version = EmbeddingStore(store, data_dir=settings.data_dir).fit()
-        console.print(f"embedding model {version} fitted")
+    with Progress(SpinnerColumn(finished_text="done"), TextColumn("{task.description}"), BarColumn(),
+                  MofNCompleteColumn(), TimeElapsedColumn(), console=console) as progress:
+        task = progress.add_task(f"loading {path.name}", total=count_records(path))
+        counts = load_seed(store, path, progress=lambda done: progress.update(task, completed=done))
+        progress.console.print("loaded " + ", ".join(f"{v} {k}s" for k, v in counts.items()))
+        if fit and counts["nest"]:
+            task = progress.add_task(f"fitting the embedding model on {counts['nest']} nests", total=None)
+            version = EmbeddingStore(store, data_dir=settings.data_dir).fit()
+            progress.update(task, total=1, completed=1)
+            progress.console.print(f"embedding model {version} fitted")
