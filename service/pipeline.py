@@ -232,10 +232,11 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
         return found[0]
     result = _suggest(store, program, k=k, evaluate=False, settings=settings, fallback=fallback,
                       min_speedup=min_speedup, reps=reps, name=name, budget=budget)
-    # With fallback the answer may have stored the nests or enqueued their jobs: it is kept only when
-    # the database is as it was before (nothing was written), so that it is what a recomputation gives:
-    # a nest whose gate passed, or whose job is open, is answered from the cache until that changes.
-    if not fallback or _database_stamp(store, reread=True) == stamp:
+    # The answer is kept only when the database is as it was before (with fallback it may have stored
+    # the nests or enqueued their jobs), so that it is what a recomputation gives: a nest whose gate
+    # passed, or whose job is open, is answered from the cache until that changes. Reading the stamp
+    # again also renews it, so the next requests are answered without I/O.
+    if _database_stamp(store, reread=True) == stamp:
         _cache_put(store, "suggestions", key, result)
     return result
 
