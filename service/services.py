@@ -150,7 +150,11 @@ def store_program(program: ProgramIn, *, store: Store, settings: ServiceSettings
 def suggest(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType) -> dict[str, Any]:
     """Neighbours, adapted recipes and the database's answers per nest (no evaluation: see
     :func:`start_evaluation`)."""
-    _check_k(body.k, settings)
+    # An answer cached under the database's current stamp (read now if it is stale) needs no analysis:
+    # the same program passed admission when it was computed.
+    cached = cached_suggestions(body, store=store, settings=settings, pipeline=pipeline, read_stamp=True)
+    if cached is not None:
+        return cached
     program = _program_of(body)
     admit_program(program, settings)
     raw = pipeline.suggest(store, program, k=body.k, evaluate=False, settings=settings, fallback=body.fallback)
@@ -180,16 +184,16 @@ def start_evaluation(body: SuggestionsIn, *, store: Store, settings: ServiceSett
     return jobs.submit(evaluate)
 
 
-def cached_suggestions(body: SuggestionsIn, *, store: Store, settings: ServiceSettings,
-                       pipeline: ModuleType) -> dict[str, Any] | None:
+def cached_suggestions(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType,
+                       read_stamp: bool = False) -> dict[str, Any] | None:
     """The answer to a database-only request (with or without ``fallback``) when the pipeline has it
-    cached (no I/O), else None."""
+    cached, else None: without I/O, or with ``read_stamp`` after reading a stale database stamp."""
     _check_k(body.k, settings)
     lookup = getattr(pipeline, "cached_suggestion", None)
     if body.evaluate or lookup is None:
         return None
     program = _program_of(body)
-    raw = lookup(store, program, k=body.k, fallback=body.fallback)
+    raw = lookup(store, program, k=body.k, fallback=body.fallback, read_stamp=read_stamp)
     return None if raw is None else _suggestions_view(raw, evaluated=False)
 
 

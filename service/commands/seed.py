@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from service.commands.options import MAX_NEST, MAX_TRIALS, make_console
 
@@ -81,6 +90,21 @@ def export(out: Path = typer.Option(DEFAULT_SEED, "--out", "-o", help="Seed file
                   + ", ".join(f"{v} {k}s" for k, v in counts.items()))
 
 
+def _reporter(progress: Progress, task: TaskID, total: int) -> Callable[[int], None]:
+    """Moves the bar; off a terminal (a log, `docker compose logs`), where rich draws only the end,
+    it also prints a line at every tenth of the records."""
+    printed = [0]
+
+    def report(done: int) -> None:
+        progress.update(task, completed=done)
+        tenth = done * 10 // max(total, 1)
+        if not console.is_terminal and tenth > printed[0]:
+            printed[0] = tenth
+            console.print(f"loading the seed: {done}/{total} records")
+
+    return report
+
+
 @seed_app.command("load")
 def load(path: Path = typer.Argument(DEFAULT_SEED, help="Seed file (.jsonl.gz)."),
          if_empty: bool = typer.Option(False, "--if-empty", help="Do nothing when the database has nests."),
@@ -98,8 +122,9 @@ def load(path: Path = typer.Argument(DEFAULT_SEED, help="Seed file (.jsonl.gz)."
         return
     with Progress(SpinnerColumn(finished_text="done"), TextColumn("{task.description}"), BarColumn(),
                   MofNCompleteColumn(), TimeElapsedColumn(), console=console) as progress:
-        task = progress.add_task(f"loading {path.name}", total=count_records(path))
-        counts = load_seed(store, path, progress=lambda done: progress.update(task, completed=done))
+        total = count_records(path)
+        task = progress.add_task(f"loading {path.name}", total=total)
+        counts = load_seed(store, path, progress=_reporter(progress, task, total))
         progress.console.print("loaded " + ", ".join(f"{v} {k}s" for k, v in counts.items()))
         if fit and counts["nest"]:
             task = progress.add_task(f"fitting the embedding model on {counts['nest']} nests", total=None)

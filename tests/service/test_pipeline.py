@@ -174,6 +174,7 @@ def test_seed_export_and_load_round_trip(populated: tuple[Context, dict[str, int
     total = sum(counts.values())
     assert proc.returncode == 0, proc.stderr
     assert "loading seed.jsonl.gz" in proc.stderr and f"{total}/{total}" in proc.stderr, proc.stderr
+    assert f"loading the seed: {total}/{total} records" in proc.stderr  # off a terminal, lines as it goes
     assert f"fitting the embedding model on {counts['nest']} nests" in proc.stderr and "fitted" in proc.stderr
 
 
