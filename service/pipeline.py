@@ -6,15 +6,9 @@ candidates -> database, with the confidence gate and the autotuning fallback.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-import hashlib
-import json
 import math
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +36,7 @@ from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.ir import Scop
 from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe
+from service.answer_cache import cache_get, cache_put, database_changed, database_stamp, fresh_stamp, memoized
 from service.schemas import ProgramIn
 from service.services import extract_program, program_name
 
@@ -86,7 +81,7 @@ def ingest_scop(ctx: Context, *, source: str, name: str, index: int, scop: Scop,
     values = _require_params(scop, params)
     nest_id = register_nest(ctx.store, source=source, name=name, index=index, scop=scop, params=values,
                             data_dir=ctx.settings.data_dir).id
-    _database_changed(ctx.store)
+    database_changed(ctx.store)
     return nest_id
 
 
@@ -111,7 +106,7 @@ def record_evaluation(ctx: Context, *, nest_id: int, recipe: Recipe, evaluation:
                         median_time_s=variant.median, spread_s=(variant.spread or 0.0) * variant.median,
                         repetitions=reps, verified=evaluation.verified, origin=origin, params=dict(params),
                         speedup=evaluation.speedup if evaluation.verified else None)
-    _database_changed(ctx.store)
+    database_changed(ctx.store)
 
 
 def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int,
@@ -149,53 +144,6 @@ def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int
     return out
 
 
-# How long a database stamp is trusted before it is read again. Writes through this module drop
-# it at once; a write by another process (a worker, `perfembed embeddings fit`) shows within it.
-STAMP_TTL_S = 1.0
-
-
-Stamp = tuple[int, int, str | None, int, int | None]
-
-
-def _database_stamp(store: Store, *, reread: bool = False) -> Stamp:
-    """Changes whenever an answer from the database alone could change: nests, measurements, model,
-    and the tuning jobs (how many are open, the newest id: a job that ends, or a new one, changes it;
-    an answer names the open job of each nest that needs one).
-
-    Reading it costs four queries, most of a cached suggestion; so it is reused for STAMP_TTL_S
-    (``reread``: read it now).
-    """
-    fresh = None if reread else _fresh_stamp(store)
-    if fresh is not None:
-        return fresh
-    now = time.monotonic()
-    from sqlalchemy import func, select
-
-    from database.domain import JobStatus
-    from database.models import MeasurementModel, NestModel, TuningJobModel
-
-    open_states = [JobStatus.QUEUED.value, JobStatus.RUNNING.value]
-    with store.session() as session:
-        nests = session.scalar(select(func.count()).select_from(NestModel)) or 0
-        measurements = session.scalar(select(func.count()).select_from(MeasurementModel)) or 0
-        models = list_embedding_models(session)
-        jobs = session.execute(select(func.count(TuningJobModel.id).filter(TuningJobModel.status.in_(open_states)),
-                                      func.max(TuningJobModel.id))).one()
-    stamp = (nests, measurements, models[-1].version if models else None, int(jobs[0] or 0), jobs[1])
-    store.__dict__["_database_stamp"] = (stamp, now + STAMP_TTL_S)
-    return stamp
-
-
-def _fresh_stamp(store: Store) -> Stamp | None:
-    """The stamp if read within STAMP_TTL_S (no I/O), else None."""
-    cached = store.__dict__.get("_database_stamp")
-    return cached[0] if cached is not None and cached[1] > time.monotonic() else None
-
-
-def _database_changed(store: Store) -> None:
-    store.__dict__.pop("_database_stamp", None)
-
-
 def _targets_by_preference(session: Any, target_id: int) -> list[int]:
     """This target, then targets of the same ISA level, then the rest."""
     from database import list_targets
@@ -215,7 +163,8 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
     With ``fallback``, a nest whose neighbours are too far or whose candidates all fail the gate
     gets a tuning job enqueued (its id is returned); the caller decides whether to run it now.
     Answers from the database alone are cached per program until the database changes (a new nest,
-    measurement or model; see :func:`_database_stamp`), so a repeated query costs a lookup.
+    measurement, model or job state; see :func:`~service.answer_cache.database_stamp`), so a repeated
+    query costs a lookup.
     Evaluating against a database that refuses writes raises
     :class:`~database.errors.ReadOnlyDatabaseError` before anything is compiled. ``progress`` hears
     each stage and step of an evaluation (:class:`~loopnest.harness.progress.Progress`).
@@ -225,9 +174,9 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
         store.check_writable()
         return _suggest(store, program, k=k, evaluate=True, settings=settings, fallback=fallback,
                         min_speedup=min_speedup, reps=reps, name=name, budget=budget, progress=progress)
-    stamp = _database_stamp(store)
+    stamp = database_stamp(store)
     key = _suggestion_key(program, k, min_speedup, stamp, fallback=fallback, name=name)
-    found = _cache_get(store, "suggestions", key)
+    found = cache_get(store, "suggestions", key)
     if found:
         return found[0]
     result = _suggest(store, program, k=k, evaluate=False, settings=settings, fallback=fallback,
@@ -236,8 +185,8 @@ def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, setting
     # the nests or enqueued their jobs), so that it is what a recomputation gives: a nest whose gate
     # passed, or whose job is open, is answered from the cache until that changes. Reading the stamp
     # again also renews it, so the next requests are answered without I/O.
-    if _database_stamp(store, reread=True) == stamp:
-        _cache_put(store, "suggestions", key, result)
+    if database_stamp(store, reread=True) == stamp:
+        cache_put(store, "suggestions", key, result)
     return result
 
 
@@ -249,58 +198,16 @@ def cached_suggestion(store: Store, program: ProgramIn, *, k: int, fallback: boo
     per cached request made the tail latency under 32 clients). With ``read_stamp`` a stale stamp is
     read again first (queries: off the event loop).
     """
-    stamp = _database_stamp(store) if read_stamp else _fresh_stamp(store)
+    stamp = database_stamp(store) if read_stamp else fresh_stamp(store)
     if stamp is None:
         return None
-    found = _cache_get(store, "suggestions", _suggestion_key(program, k, min_speedup, stamp, fallback=fallback))
+    found = cache_get(store, "suggestions", _suggestion_key(program, k, min_speedup, stamp, fallback=fallback))
     return found[0] if found else None
 
 
 def _suggestion_key(program: ProgramIn, k: int, min_speedup: float, stamp: tuple[Any, ...], *, fallback: bool,
                     name: str | None = None) -> list[Any]:
     return [program.model_dump(), k, min_speedup, stamp, fallback, name]
-
-
-def _memoized(store: Store, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
-    """``compute()``, remembered per store under ``key`` (JSON) in a small LRU; copies out."""
-    found = _cache_get(store, kind, key)
-    if found:
-        return found[0]
-    result = compute()
-    _cache_put(store, kind, key, result)
-    return result
-
-
-_CACHE_SIZE = 256
-
-
-def _cache(store: Store, kind: str) -> tuple[OrderedDict[str, Any], threading.Lock]:
-    return (store.__dict__.setdefault(f"_{kind}_cache", OrderedDict()),
-            store.__dict__.setdefault(f"_{kind}_lock", threading.Lock()))
-
-
-def _digest(key: Any) -> str:
-    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _cache_get(store: Store, kind: str, key: Any) -> tuple[Any] | None:
-    cache, lock = _cache(store, kind)
-    digest = _digest(key)
-    with lock:
-        if digest not in cache:
-            return None
-        cache.move_to_end(digest)
-        value = cache[digest]
-    return (copy.deepcopy(value),)
-
-
-def _cache_put(store: Store, kind: str, key: Any, value: Any) -> None:
-    cache, lock = _cache(store, kind)
-    digest, value = _digest(key), copy.deepcopy(value)
-    with lock:
-        cache[digest] = value
-        while len(cache) > _CACHE_SIZE:
-            cache.popitem(last=False)
 
 
 def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings, fallback: bool,
@@ -425,7 +332,7 @@ def search(store: Store, *, vector: list[float] | None, program: ProgramIn | Non
     if program is None:
         raise ParameterError("search needs a vector or a program")
     # The analysis is most of a search by program and depends on the program alone: remembered.
-    features = _memoized(store, "features", program.model_dump(), lambda: _first_nest_features(program))
+    features = memoized(store, "features", program.model_dump(), lambda: _first_nest_features(program))
     return [h.to_dict() for h in es.search(features, k)]
 
 

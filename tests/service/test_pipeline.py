@@ -16,7 +16,7 @@ from database.embedding_store import EmbeddingStore
 from loopnest import Recipe, extract_scops
 from loopnest.config import Settings
 from loopnest.harness.progress import Progress
-from service import pipeline
+from service import answer_cache
 from service.pipeline import Context, cached_suggestion, ingest_scop, program_from_file, record_evaluation, suggest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,7 +138,7 @@ def test_a_repeated_default_request_is_answered_from_the_cache_until_its_job_end
     assert cached_suggestion(ctx.store, program, k=3, fallback=False, min_speedup=1e9) is None  # another answer
     with ctx.store.session() as session:  # the job ends, as if a worker or a user cancelled it
         cancel_job(session, job_id=job_id)
-    time.sleep(pipeline.STAMP_TTL_S)  # another process's write shows within the stamp's lifetime
+    time.sleep(answer_cache.STAMP_TTL_S)  # another process's write shows within the stamp's lifetime
     assert cached_suggestion(ctx.store, program, k=3, fallback=True, min_speedup=1e9) is None
     third = suggest(ctx.store, program, **ask)
     assert third["nests"][0]["tuning_job"] not in (None, job_id)
