@@ -382,7 +382,7 @@ def program_from_file(path: Path, *, include: list[str], define: list[str], para
             headers[str(header.relative_to(directory))] = header.read_text(errors="replace")
     defines = dict(PreprocessOptions.parse_define(d) for d in define)
     return ProgramIn(source=Path(path).read_text(), headers=headers, defines=defines, params=dict(params),
-                     function=function)
+                     function=function, name=Path(path).name)
 
 
 def index_status(store: Store, *, settings: Settings) -> dict[str, Any]:

@@ -18,9 +18,11 @@ from service.services import cached_suggestions, start_evaluation, suggest
 
 router = APIRouter(tags=["suggestions"])
 
-_ACCEPTED = {202: {"model": EvaluationJobPublic, "description": "With `evaluate`: the evaluation is queued as a "
-                   "job; poll the `Location` until its status is done or failed",
-                   "headers": {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}}}
+_ACCEPTED: dict[int | str, dict[str, Any]] = {202: {
+    "model": EvaluationJobPublic,
+    "description": "With `evaluate`: the evaluation is queued as a job; poll the `Location` until its status is "
+                   "done or failed",
+    "headers": {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}}}
 
 
 @router.post("/suggestions", response_model=SuggestionsPublic, responses={**_ACCEPTED, **errors(*WRITE, 404, 429)},
