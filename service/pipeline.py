@@ -234,7 +234,8 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
         tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(settings), margin=min_speedup))
         candidates = tuner.candidates(scop, params, neighbours, deps)
         entry: dict[str, Any] = {
-            "index": index, "name": nest_name(name, index), "nest_id": nest_id, "params": params,
+            "index": index, "name": nest_name(name, index), "function": scop.region.function, "nest_id": nest_id,
+            "params": params,
             "neighbours": [{"nest_id": n.nest_id, "name": n.name, "distance": n.distance,
                             "recorded_speedup": n.recorded_speedup, "recipe": n.recipe.to_dict()} for n in neighbours],
             "candidates": [{"from": c.neighbour.name, "recipe": c.recipe.to_dict()} for c in candidates],

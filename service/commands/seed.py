@@ -90,21 +90,6 @@ def export(out: Path = typer.Option(DEFAULT_SEED, "--out", "-o", help="Seed file
                   + ", ".join(f"{v} {k}s" for k, v in counts.items()))
 
 
-def _reporter(progress: Progress, task: TaskID, total: int) -> Callable[[int], None]:
-    """Moves the bar; off a terminal (a log, `docker compose logs`), where rich draws only the end,
-    it also prints a line at every tenth of the records."""
-    printed = [0]
-
-    def report(done: int) -> None:
-        progress.update(task, completed=done)
-        tenth = done * 10 // max(total, 1)
-        if not console.is_terminal and tenth > printed[0]:
-            printed[0] = tenth
-            console.print(f"loading the seed: {done}/{total} records")
-
-    return report
-
-
 @seed_app.command("load")
 def load(path: Path = typer.Argument(DEFAULT_SEED, help="Seed file (.jsonl.gz)."),
          if_empty: bool = typer.Option(False, "--if-empty", help="Do nothing when the database has nests."),
@@ -120,14 +105,34 @@ def load(path: Path = typer.Argument(DEFAULT_SEED, help="Seed file (.jsonl.gz)."
     if not path.exists():
         console.print(f"no seed file at {path}; starting with an empty database")
         return
-    with Progress(SpinnerColumn(finished_text="done"), TextColumn("{task.description}"), BarColumn(),
-                  MofNCompleteColumn(), TimeElapsedColumn(), console=console) as progress:
-        total = count_records(path)
+    # Loading takes a minute or two: a database that refuses writes is said now, in one line.
+    store.check_writable()
+    total = count_records(path)
+    # A bar on a terminal (cleared at the end: the lines printed below stay); elsewhere (a log,
+    # `docker compose logs`), where a bar shows only at its end, a line at every tenth of the records.
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"loading {path.name}", total=total)
-        counts = load_seed(store, path, progress=_reporter(progress, task, total))
+        counts = load_seed(store, path, progress=_reporter(progress, task, f"loading {path.name}", total))
         progress.console.print("loaded " + ", ".join(f"{v} {k}s" for k, v in counts.items()))
         if fit and counts["nest"]:
-            task = progress.add_task(f"fitting the embedding model on {counts['nest']} nests", total=None)
+            what = f"fitting the embedding model on {counts['nest']} nests"
+            progress.add_task(what, total=None)
+            if not console.is_terminal:
+                console.print(what)
             version = EmbeddingStore(store, data_dir=settings.data_dir).fit()
-            progress.update(task, total=1, completed=1)
             progress.console.print(f"embedding model {version} fitted")
+
+
+def _reporter(progress: Progress, task: TaskID, what: str, total: int) -> Callable[[int], None]:
+    """Moves the bar, or off a terminal prints ``what: N/TOTAL records`` at every tenth."""
+    printed = [0]
+
+    def report(done: int) -> None:
+        progress.update(task, completed=done)
+        tenth = done * 10 // max(total, 1)
+        if not console.is_terminal and tenth > printed[0]:
+            printed[0] = tenth
+            console.print(f"{what}: {done}/{total} records")
+
+    return report

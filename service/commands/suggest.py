@@ -17,7 +17,7 @@ from service.program_eval import tuned_source
 def print_suggestions(result: dict[str, Any], settings: Any) -> None:
     """Per nest: a table of neighbours and adapted recipes, then measured results and the decision."""
     for n in result["nests"]:
-        console.rule(f"{n['name']} (nest {n['index']})")
+        console.rule(f"{n['name']} (function {n['function']}, nest {n['index']})")
         table = Table("neighbour", "distance", "recorded speedup", "adapted recipe")
         for nb, cand in zip(n["neighbours"], n["candidates"] + [None] * len(n["neighbours"]), strict=False):
             table.add_row(nb["name"], f"{nb['distance']:.3g}", fmt_value(nb["recorded_speedup"], "{:.2f}x"),
