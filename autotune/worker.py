@@ -99,13 +99,17 @@ def run_worker(
     stop: threading.Event | None = None,
     on_trial: Callable[[TuningJob, TuneProgress], None] | None = None,
     on_job: Callable[[TuningJob], None] | None = None,
+    on_outcome: Callable[[JobOutcome], None] | None = None,
+    cpus: str | None = None,
 ) -> WorkerReport:
     """Claim and run jobs until ``max_jobs`` were run or ``stop`` is set.
 
     With ``once``, return as soon as no job can be claimed; otherwise poll every
     ``poll_seconds``. ``settings`` (default :func:`loopnest.config.get_settings`) give the
-    compiler, flags, threads and harness limits.
+    compiler, flags, threads, harness limits and the heartbeat interval: the worker keeps its
+    row in the workers table fresh while it runs (``cpus``: the CPUs it is pinned to, shown there).
     """
+    from autotune._presence import Heartbeat
     from loopnest.config import get_settings
     from loopnest.harness.sandbox import ensure_isolated
 
@@ -114,18 +118,23 @@ def run_worker(
     worker_id = worker_id or default_worker_id()
     stop = stop or threading.Event()
     outcomes: list[JobOutcome] = []
-    while not stop.is_set() and (max_jobs is None or len(outcomes) < max_jobs):
-        job = store.claim_next_job(worker_id=worker_id, lease_seconds=lease_seconds)
-        if job is None:
-            if once:
-                break
-            stop.wait(poll_seconds)
-            continue
-        _logger.info("worker %s claimed job %d (attempt %d)", worker_id, job.id, job.attempts)
-        if on_job is not None:
-            on_job(job)
-        outcomes.append(run_job(store, job, worker_id=worker_id, lease_seconds=lease_seconds, settings=settings,
-                                stop=stop, on_trial=on_trial))
+    with Heartbeat(store, worker_id, interval_s=settings.worker_heartbeat_s, cpus=cpus) as heartbeat:
+        while not stop.is_set() and (max_jobs is None or len(outcomes) < max_jobs):
+            job = store.claim_next_job(worker_id=worker_id, lease_seconds=lease_seconds)
+            if job is None:
+                if once:
+                    break
+                stop.wait(poll_seconds)
+                continue
+            _logger.info("worker %s claimed job %d (attempt %d)", worker_id, job.id, job.attempts)
+            heartbeat.set_job(job.id)
+            if on_job is not None:
+                on_job(job)
+            outcomes.append(run_job(store, job, worker_id=worker_id, lease_seconds=lease_seconds, settings=settings,
+                                    stop=stop, on_trial=on_trial))
+            heartbeat.set_job(None)
+            if on_outcome is not None:
+                on_outcome(outcomes[-1])
     return WorkerReport(worker_id, tuple(outcomes))
 
 

@@ -196,6 +196,8 @@ class JobPublic(BaseModel):
     nest_id: int
     target_id: int | None
     status: JobStatus
+    status_text: str = Field(description="The status in words; \"waiting for a worker: ...\" while no live "
+                                         "worker can run it")
     budget: int
     trials_done: int
     best_speedup: float | None
@@ -268,11 +270,28 @@ class HealthPublic(BaseModel):
     status: Literal["ok"]
 
 
+class WorkerPublic(BaseModel):
+    name: str = Field(description="host:pid:random, as in a running job's `worker`")
+    host: str
+    pid: int
+    cpus: str | None = Field(description="The CPUs it is pinned to (PERFEMBED_WORKER_THREADS), null if unpinned")
+    job_id: int | None = Field(description="The tuning job it runs, null when idle")
+    last_seen_s: float = Field(description="Seconds since its last heartbeat")
+
+
+class WorkersPublic(BaseModel):
+    alive: int = Field(description="Workers whose last heartbeat is recent (PERFEMBED_WORKER_STALE_AFTER_S)")
+    busy: int = Field(description="Live workers running a job")
+    data: list[WorkerPublic]
+
+
 class ReadyPublic(BaseModel):
     status: Literal["ready", "not ready"]
     checks: dict[str, str]
     isolation: str = Field(description="The sandbox that compiles and runs code from requests, "
                                        "e.g. \"bubblewrap\" or \"none (rlimits only)\"")
+    workers: WorkersPublic | None = Field(default=None, description="The live tuning workers, from their "
+                                          "heartbeats (null while the database is not ready)")
 
 
 class ErrorPublic(BaseModel):

@@ -25,26 +25,27 @@ def create(body: JobIn, response: Response, _: WriteKeyDep, db: StoreDep, settin
     job = create_job(body, store=db, settings=settings, pipeline=pipeline)
     response.headers["Location"] = f"/v1/tuning-jobs/{job.id}"
     with db.session() as session:
-        return job_public(session, job)
+        return job_public(session, job, settings=settings)
 
 
 @router.get("", response_model=JobsPublic, responses=errors(*READ_AUTH), operation_id="tuning-jobs-list")
-def index(session: SessionDep, _: ReadKeyDep, status: JobStatus | None = None,
+def index(session: SessionDep, _: ReadKeyDep, settings: SettingsDep, status: JobStatus | None = None,
           nest_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
           limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """Tuning jobs, oldest first."""
-    return list_jobs(session, status=status, nest_id=nest_id, limit=limit)
+    return list_jobs(session, status=status, nest_id=nest_id, limit=limit, settings=settings)
 
 
 @router.get("/{job_id}", response_model=JobPublic, responses=errors(*READ_AUTH, 404),
             operation_id="tuning-jobs-get")
-def read(job_id: JobId, session: SessionDep, _: ReadKeyDep) -> dict[str, Any]:
-    """Status, trials done of the budget, best recipe and speedup so far, error."""
-    return get_job(session, job_id)
+def read(job_id: JobId, session: SessionDep, _: ReadKeyDep, settings: SettingsDep) -> dict[str, Any]:
+    """Status (in words too: "waiting for a worker" while none is alive), trials done of the budget,
+    best recipe and speedup so far, error."""
+    return get_job(session, job_id, settings=settings)
 
 
 @router.delete("/{job_id}", response_model=JobPublic, responses=errors(401, 404, 409, 422, 503),
                operation_id="tuning-jobs-cancel")
-def cancel(job_id: JobId, _: WriteKeyDep, db: StoreDep) -> dict[str, Any]:
+def cancel(job_id: JobId, _: WriteKeyDep, db: StoreDep, settings: SettingsDep) -> dict[str, Any]:
     """Cancel a queued or running job (409 if it already ended)."""
-    return cancel_job(db, job_id)
+    return cancel_job(db, job_id, settings=settings)
