@@ -349,7 +349,10 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     if json_out:
         emit_json(result)
         return
-    print_suggestions(result, settings)
+    from sqlalchemy.engine import make_url
+
+    print_suggestions(result, settings,
+                      database=make_url(settings.resolved_database_url).render_as_string(hide_password=True))
 
 
 def _mount_commands() -> None:

@@ -189,8 +189,10 @@ def suggestion_view(nest: dict[str, Any], *, evaluated: bool) -> dict[str, Any]:
     """One nest of the pipeline's answer in the API's terms (:class:`SuggestedNestPublic`).
 
     The pipeline's own names are mapped: ``candidates`` -> ``recipes``, ``tuning_job`` ->
-    ``job_id``, ``confident``/``gate_distance``/``accepted`` -> ``gate``; ``results`` are the
-    measured candidates (``evaluated``) or, without evaluation, the neighbours' recorded results.
+    ``job_id``, ``confident``/``gate_distance``/``accepted`` -> ``gate``; ``results`` are this
+    nest's own: the measured candidates (``evaluated``) or, without evaluation, its result from an
+    earlier run (``tuned_before``). A neighbour's recorded speedup is another nest's: it stays in
+    ``neighbours``.
     """
     if "recipes" not in nest and "candidates" in nest:
         nest["recipes"] = nest.pop("candidates")
@@ -204,9 +206,8 @@ def suggestion_view(nest: dict[str, Any], *, evaluated: bool) -> dict[str, Any]:
         if evaluated and isinstance(measured, list):
             nest["results"] = [{"source": "measured", **r} for r in measured]
         else:
-            nest["results"] = [{"source": "database", "from": n.get("name"), "nest_id": n.get("nest_id"),
-                                "recipe": n.get("recipe"), "speedup": n.get("recorded_speedup")}
-                               for n in nest.get("neighbours", []) if n.get("recipe") is not None]
+            before = nest.get("tuned_before")
+            nest["results"] = [{"source": "tuned_before", "from": nest.get("name"), **before}] if before else []
     return nest
 
 
