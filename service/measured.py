@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from autotune.transfer import Neighbour
-    from database import Measurement, Target
+    from database import Measurement, Store, Target
     from loopnest.ir import Scop
 
 # The parts of a nest's normalized form that say what it computes (not what it is called).
@@ -44,13 +45,31 @@ def target_view(target: Target | None, here: int | None) -> dict[str, Any] | Non
     return {"id": target.id, "name": target_label(target), "this_machine": here is not None and target.id == here}
 
 
+@functools.lru_cache(maxsize=8)
+def _local_signature(cc: str) -> str:
+    """This machine's target signature (it runs ``cc --version``: read once per process)."""
+    from autotune.records import local_target_fields
+    from database import target_signature
+
+    return target_signature(**local_target_fields(cc))
+
+
 def local_target_id(session: Session, *, cc: str) -> int | None:
     """This machine's target id if it is in the database (a reader creates none)."""
-    from autotune.records import local_target_fields
-    from database import find_target, target_signature
+    from database import find_target
 
-    found = find_target(session, signature_hash=target_signature(**local_target_fields(cc)))
+    found = find_target(session, signature_hash=_local_signature(cc))
     return None if found is None else found.id
+
+
+def with_best_targets(store: Store, hits: list[dict[str, Any]], *, cc: str) -> list[dict[str, Any]]:
+    """Search hits whose ``best_speedup`` also names its target: ``best_target`` (id, name, this_machine)."""
+    if not any(h.get("best_target_id") is not None for h in hits):
+        return hits
+    with store.session() as session:
+        views = target_views(session, local_target_id(session, cc=cc))
+    return [{**h, "best_target": views.get(h["best_target_id"])} if h.get("best_target_id") is not None else h
+            for h in hits]
 
 
 def target_views(session: Session, here: int | None) -> dict[int, dict[str, Any]]:

@@ -80,10 +80,12 @@ class Context:
                        cc=s.cc, cflags=s.cflags)
 
 
-def _require_params(scop: Scop, params: Mapping[str, int]) -> dict[str, int]:
+def _require_params(scop: Scop, params: Mapping[str, int], *, label: str | None = None) -> dict[str, int]:
+    """The nest's parameter values; ``label`` replaces the temporary file's name in the error."""
     missing = [p for p in scop.params if p not in params]
     if missing:
-        raise ParameterError(f"{scop.name}: missing value for parameter(s) {', '.join(missing)}")
+        name = scop.name.replace("program.c:", label, 1) if label else scop.name
+        raise ParameterError(f"{name}: missing value for parameter(s) {', '.join(missing)}")
     return {p: int(params[p]) for p in scop.params}
 
 
@@ -301,7 +303,7 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
     name = name or program.function or "program"
     nests = []
     for index, scop in enumerate(extraction.scops):
-        params = _require_params(scop, program.params)
+        params = _require_params(scop, program.params, label=label)
         features = static_features(scop, params).to_dict()
         deps = compute_dependences(scop)
         nest_id = ingest_scop(ctx, source=program.source, name=name, index=index, scop=scop, params=params) \
@@ -402,24 +404,26 @@ def _evaluate(ctx: Context, scop: Scop, params: dict[str, int], nest_id: int, ne
 
 
 def search(store: Store, *, vector: list[float] | None, program: ProgramIn | None, k: int,
-           settings: Settings) -> list[dict[str, Any]]:
+           settings: Settings, name: str | None = None) -> list[dict[str, Any]]:
+    """The k stored nests nearest to ``vector`` or to the first nest of ``program`` (called ``name`` in
+    errors, default ``program.c``)."""
     es = EmbeddingStore.for_store(store, data_dir=settings.data_dir)
     if vector is not None:
         return [h.to_dict() for h in es.search(vector, k)]
     if program is None:
         raise ParameterError("search needs a vector or a program")
     # The analysis is most of a search by program and depends on the program alone: remembered.
-    features = _memoized(store, "features", program.model_dump(), lambda: _first_nest_features(program))
+    features = _memoized(store, "features", program.model_dump(), lambda: _first_nest_features(program, name))
     return [h.to_dict() for h in es.search(features, k)]
 
 
-def _first_nest_features(program: ProgramIn) -> dict[str, float | None]:
+def _first_nest_features(program: ProgramIn, name: str | None = None) -> dict[str, float | None]:
     from embeddings.features import static_features
 
     scops = extract_program(program).scops
     if not scops:
-        raise ParameterError("the program has no supported loop nest")
-    params = _require_params(scops[0], program.params)
+        raise ParameterError(f"{name or 'the program'} has no supported loop nest")
+    params = _require_params(scops[0], program.params, label=f"{name}:" if name else None)
     return static_features(scops[0], params).to_dict()
 
 

@@ -19,6 +19,7 @@ from loopnest.frontend.limits import AnalysisLimits
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.harness.program import ProgramSpec
 from loopnest.harness.sandbox import ensure_isolated
+from service.measured import with_best_targets
 from service.program_eval import evaluate_program
 from service.schemas import ProgramIn, SearchIn, SuggestionsIn
 
@@ -216,7 +217,7 @@ def search(body: SearchIn, *, store: Store, settings: ServiceSettings, pipeline:
     if body.program is not None:
         admit_program(body.program, settings)
     found = pipeline.search(store, vector=body.vector, program=body.program, k=body.k, settings=settings)
-    neighbours = list(found)
+    neighbours = with_best_targets(store, list(found), cc=settings.cc)
     return {"neighbours": neighbours, "count": len(neighbours)}
 
 
