@@ -169,7 +169,7 @@ def _value(name: str, value: Any, loops: _Loops) -> str:
         return "[" + ", ".join(loops[d] for d in value) + "]"
     if isinstance(value, str):
         return value
-    return json.dumps(value, separators=(",", " "), default=str)
+    return json.dumps(value, default=str)
 
 
 def _generic(op: str, args: Mapping[str, Any], loops: _Loops) -> str:
@@ -190,6 +190,19 @@ def step_text(step: Mapping[str, Any], loops: _Loops) -> str:
     return _generic(op, args, loops)
 
 
+def _steps(recipe: Recipe | Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> Sequence[Any] | None:
+    """The steps of a recipe in any of its forms; None when it is not a list of steps."""
+    if hasattr(recipe, "to_dict"):
+        recipe = recipe.to_dict()
+    steps = recipe.get("steps", []) if isinstance(recipe, Mapping) else recipe
+    return steps if isinstance(steps, Sequence) and not isinstance(steps, str | bytes) else None
+
+
+def _follow(steps: Sequence[Any], names: Sequence[str] | None) -> tuple[list[str], _Loops]:
+    loops = _Loops(names)
+    return [step_text(s, loops) if isinstance(s, Mapping) else str(s) for s in steps], loops
+
+
 def recipe_text(recipe: Recipe | Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
                 names: Sequence[str] | None = None) -> str:
     """``recipe`` (a :class:`Recipe`, its JSON dict or a list of steps) in words, ``; `` between steps.
@@ -199,15 +212,15 @@ def recipe_text(recipe: Recipe | Mapping[str, Any] | Sequence[Mapping[str, Any]]
     """
     if recipe is None:
         return "-"
-    if hasattr(recipe, "to_dict"):
-        recipe = recipe.to_dict()
-    steps = recipe.get("steps", []) if isinstance(recipe, Mapping) else recipe
-    if not isinstance(steps, Sequence) or isinstance(steps, str | bytes):
-        return str(steps)
-    if not steps:
-        return "original code"
-    loops = _Loops(names)
-    return "; ".join(step_text(s, loops) if isinstance(s, Mapping) else str(s) for s in steps)
+    steps = _steps(recipe)
+    if steps is None:
+        return str(recipe)
+    return "; ".join(_follow(steps, names)[0]) if steps else "original code"
+
+
+def names_after(recipe: Recipe | Mapping[str, Any] | Sequence[Mapping[str, Any]], names: Sequence[str]) -> list[str]:
+    """The loop names at each depth once ``recipe`` is applied, as :func:`recipe_text` follows them."""
+    return _follow(_steps(recipe) or [], names)[1].names
 
 
 def stored_loop_names(normalized: object) -> list[str] | None:
