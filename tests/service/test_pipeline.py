@@ -231,3 +231,30 @@ def test_the_api_and_suggest_server_answer_with_tuned_before_targets_and_recipe_
     out = capsys.readouterr().out
     assert "gemm_ijk.c:gemm_ijk#0" in out and "program.c" not in out and "best result" not in out
     assert "tuned before on the server's machine" in out and "interchange to i, k, j; tile i, k, j by 16x32x64" in out
+
+
+def test_perfembed_search_finds_the_nearest_stored_nests(populated: tuple[Context, dict[str, int]],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from loopnest.config import get_settings
+    from loopnest.errors import ParameterError
+    from service.cli import app
+
+    ctx, ids = populated
+    monkeypatch.setenv("PERFEMBED_DATA_DIR", str(ctx.settings.data_dir))
+    monkeypatch.delenv("PERFEMBED_DATABASE_URL", raising=False)
+    get_settings.cache_clear()
+    params = [f"--param={k}={4 * v}" for k, v in EXPECTED["corpus/kernels/blas3/gemm_ijk.c"]["params"].items()]
+    try:
+        found = CliRunner().invoke(app, ["search", str(GEMM_IJK), *params, "--k", "2", "--json"])
+        text = CliRunner().invoke(app, ["search", str(GEMM_IJK), *params, "--k", "2"])
+        missing = CliRunner().invoke(app, ["search", str(GEMM_IJK)])
+    finally:
+        get_settings.cache_clear()
+    assert found.exit_code == 0, (found.output, found.exception)
+    hits = json.loads(found.stdout)["neighbours"]
+    assert len(hits) == 2 and hits[0]["nest_id"] == ids["blas3/gemm_ijk.c"] and hits[0]["distance"] < 1e-6
+    assert hits[0]["best_target"]["this_machine"] is True and hits[1]["distance"] > 0
+    assert "gemm_ijk.c#0" in text.stdout and "this machine" in text.stdout
+    assert isinstance(missing.exception, ParameterError) and str(missing.exception).startswith(f"{GEMM_IJK}:")
