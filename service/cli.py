@@ -349,10 +349,7 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     if json_out:
         emit_json(result)
         return
-    from sqlalchemy.engine import make_url
-
-    print_suggestions(result, settings,
-                      database=make_url(settings.resolved_database_url).render_as_string(hide_password=True))
+    print_suggestions(result, settings)
 
 
 def _mount_commands() -> None:

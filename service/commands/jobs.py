@@ -139,7 +139,8 @@ def print_job(job: dict[str, Any]) -> None:
                   f"{job['nest_id']} on {target}" + (f", worker {job['worker']}" if job.get("worker") else ""),
                   highlight=False)
     if job.get("best_speedup") is not None:
-        console.print(f"best so far: {job['best_speedup']:.2f}x with {job.get('best_recipe_text') or '-'}",
+        best = "best" if job["status"] in TERMINAL else "best so far"
+        console.print(f"{best}: {job['best_speedup']:.2f}x with {job.get('best_recipe_text') or '-'}",
                       highlight=False)
         if job.get("best_recipe"):
             console.print(f"  as JSON: {json.dumps(job['best_recipe'])}", highlight=False)

@@ -18,8 +18,8 @@ from service.program_eval import tuned_source
 def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | None = None,
                       here: str = "this machine") -> None:
     """Per nest: what this nest got before (tuned before), a table of neighbours and adapted recipes, then
-    measured results and the decision. ``database`` names where an empty answer came from, ``here`` the
-    machine that answered (``--server``: the server's)."""
+    measured results and the decision. ``database`` names where an empty answer came from (default: the
+    settings' database), ``here`` the machine that answered (``--server``: the server's)."""
     others: dict[int, dict[str, Any]] = {}
     for n in result["nests"]:
         console.rule(f"{n['name']} (nest {n['index']})")
@@ -52,6 +52,10 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
     if result.get("program"):
         _print_program(result["program"], settings)
     if result["nests"] and not any(n["neighbours"] or n.get("tuned_before") for n in result["nests"]):
+        if database is None and settings is not None:
+            from sqlalchemy.engine import make_url
+
+            database = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
         console.print(f"no tuned nest in the database{f' at {database}' if database else ''}: "
                       "load the shipped seed with `perfembed seed load` (`make serve` does) or tune some first")
 
