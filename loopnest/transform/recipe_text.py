@@ -4,7 +4,8 @@ The JSON form stays canonical (loops named by depth); this text is for people. :
 gives the name of the loop(s) at each depth of a nest (sibling loops joined with ``/``), and
 :func:`recipe_text` follows the recipe step by step, keeping track of what each depth holds as steps
 insert loops (``tile`` adds ``i_tile`` loops, ``unroll_jam`` an innermost ``i_jam`` loop) or reorder
-them (``interchange``), so that every step names the loop it acts on as it is at that step.
+them (``interchange``), so that every step names the loop it acts on as it is at that step. After
+``autoschedule`` (isl's own loops) the loops are ``loop0``, ``loop1``...
 
 Every step kind renders; a kind without a phrase here (or a step with odd arguments) renders
 generically as ``op(arg=value, ...)``, with loop depths still shown as names: never an exception.
@@ -146,6 +147,15 @@ def _fuse(args: Mapping[str, Any], loops: _Loops) -> str:
     return f"fuse {loops[args['loop']]}" + (f" for {_statements(statements)}" if statements else "")
 
 
+def _autoschedule(args: Mapping[str, Any], loops: _Loops) -> str:
+    """isl's scheduler builds new loops (skewed, tiled): the steps after it cannot use the source names."""
+    loops.names = [f"loop{d}" for d in range(_MAX_DEPTH)]
+    text = "autoschedule (isl)"
+    if args.get("tile") is not None:
+        text += f" tiled by {int(args['tile'])}"
+    return text + (", no parallel loop" if args.get("parallel") is False else "")
+
+
 _Render = Callable[[Mapping[str, Any], _Loops], str]
 
 RENDERERS: dict[str, _Render] = {
@@ -159,6 +169,7 @@ RENDERERS: dict[str, _Render] = {
     "distribute": _distribute,
     "fuse": _fuse,
     "expand": lambda args, loops: f"expand {args['scalar']} into its destination",
+    "autoschedule": _autoschedule,
 }
 
 

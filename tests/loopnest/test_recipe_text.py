@@ -93,12 +93,20 @@ def test_every_step_kind_renders_with_loop_names_not_depths(op: str) -> None:
         assert "col" in text, text
 
 
+def test_after_isls_scheduler_loops_are_not_given_source_names(gemm: Scop) -> None:
+    names = loop_names(gemm)
+    assert recipe_text([{"op": "autoschedule", "tile": 32}], names) == "autoschedule (isl) tiled by 32"
+    assert recipe_text([{"op": "expand", "scalar": "s"}, {"op": "autoschedule", "parallel": False},
+                        {"op": "unroll", "loop": 2, "factor": 4}], names) == \
+        "expand s into its destination; autoschedule (isl), no parallel loop; unroll loop2 by 4"
+
+
 def test_unknown_kinds_and_odd_arguments_render_generically_never_raising(gemm: Scop) -> None:
     names = loop_names(gemm)
     assert recipe_text([{"op": "pack", "array": "A", "loop": 2}], names) == "pack(array=A, loop=k)"
     assert recipe_text([{"op": "time_tile", "loops": [0, 1], "sizes": [8, 8]}], names) == \
         "time_tile(loops=[i, j], sizes=[8, 8])"
-    assert recipe_text([{"op": "autoschedule"}, {"op": "simd", "loop": 2}], names) == "autoschedule(); simd(loop=k)"
+    assert recipe_text([{"op": "pack"}, {"op": "simd", "loop": 2}], names) == "pack(); simd(loop=k)"
     # Arguments a renderer cannot use are shown as they are, and the loops are left as they were.
     assert recipe_text([{"op": "tile", "loops": "x"}, {"op": "unroll", "loop": 2, "factor": 4}], names) == \
         "tile(loops=x); unroll k by 4"
