@@ -264,6 +264,8 @@ class Neighbour:
     recipe: Recipe
     roles: LoopRoles
     recorded_speedup: float | None = None
+    target_id: int | None = None  # where ``recorded_speedup`` was measured
+    loop_names: tuple[str, ...] | None = None  # the neighbour's own loop names, for its recipe's text
 
 
 @dataclass(frozen=True)

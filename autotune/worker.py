@@ -3,8 +3,9 @@
 A job names a nest (``nest_id``), a budget of evaluated trials and, in ``options``, what the
 worker needs to rebuild and run the nest:
 
-``params`` (required when the nest has parameters)
-    parameter values, ``{"n": 1000}``.
+``params`` (required when the nest has parameters and no stored values)
+    parameter values, ``{"n": 1000}``; missing ones default to the values the nest was stored
+    with (``normalized["param_values"]``: a seed nest's are those it was tuned at).
 ``source``, ``filename``
     the C text and a file name for messages; default: the nest's program from the database.
 ``headers``
@@ -46,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autotune.records import MeasurementRecorder, ensure_local_target, tuning_study
+from autotune.records import MeasurementRecorder, ensure_local_target, stored_param_values, tuning_study
 from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneProgress, TuneResult, tune_nest
 from loopnest.errors import ParameterError, PerfembedError, StorageError
 
@@ -327,9 +328,11 @@ def _load_nest(store: Store, job: TuningJob, options: Mapping[str, Any]) -> tupl
     raw = options.get("params") or {}
     if not isinstance(raw, Mapping):
         raise ParameterError(f"job {job.id}: options.params must be an object of NAME: INT")
+    raw = {**stored_param_values(nest.normalized), **raw}  # the stored nest's values are the default
     missing = [p for p in scop.params if p not in raw]
     if missing:
-        raise ParameterError(f"job {job.id}: no value for parameter(s) {', '.join(missing)} in options.params")
+        raise ParameterError(f"job {job.id}: no value for parameter(s) {', '.join(missing)} in options.params, "
+                             f"and nest {nest.id} has none stored")
     try:
         params = {p: int(raw[p]) for p in scop.params}
     except (TypeError, ValueError):

@@ -71,10 +71,11 @@ class Hit:
     program: str
     index: int
     best_speedup: float | None
+    best_target_id: int | None = None  # the target ``best_speedup`` was measured on
 
     def to_dict(self) -> dict[str, Any]:
         return {"nest_id": self.nest_id, "distance": self.distance, "program": self.program,
-                "index": self.index, "best_speedup": self.best_speedup}
+                "index": self.index, "best_speedup": self.best_speedup, "best_target_id": self.best_target_id}
 
 
 class EmbeddingStore:

@@ -352,8 +352,10 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
 
 def _mount_commands() -> None:
     from service.commands.bench import bench_app
+    from service.commands.catalog import nests_app, search_command
     from service.commands.db import db_app
     from service.commands.features import target
+    from service.commands.jobs import jobs_app
     from service.commands.keys import keys_app
     from service.commands.seed import seed_app
     from service.commands.serve import serve_command
@@ -365,6 +367,9 @@ def _mount_commands() -> None:
     app.add_typer(seed_app, name="seed")
     app.add_typer(bench_app, name="bench")
     app.command("serve")(serve_command)
+    app.add_typer(jobs_app, name="jobs")
+    app.add_typer(nests_app, name="nests")
+    app.command("search")(search_command)
     app.command("target")(target)
     app.command("tune")(tune_command)
     app.command("worker")(worker_command)

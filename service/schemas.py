@@ -110,6 +110,15 @@ class NeighbourPublic(BaseModel):
     distance: float | None = None
 
 
+class SuggestedNeighbourPublic(NeighbourPublic):
+    """A neighbour of a nest in a suggestion: another stored nest, its best recipe and where it was measured."""
+
+    recipe_text: str | None = Field(None, description="The neighbour's best recipe in its own loop names "
+                                    "(the JSON 'recipe' is the canonical form)")
+    target: JsonObject | None = Field(None, description="Where its recorded speedup was measured: id, name, "
+                                      "and this_machine (false: measured on another machine, e.g. the seed's)")
+
+
 class SuggestedNestPublic(BaseModel):
     """What the service knows and did for one nest of the program."""
 
@@ -118,10 +127,16 @@ class SuggestedNestPublic(BaseModel):
     index: int = Field(description="Position of the nest in the program (0 = first)")
     nest_id: int | None = None
     name: str | None = None
-    neighbours: list[NeighbourPublic] = Field(default_factory=list)
-    recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest")
+    neighbours: list[SuggestedNeighbourPublic] = Field(default_factory=list,
+                                                       description="Other stored nests, nearest first")
+    recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest, "
+                                      "each with recipe_text in this nest's loop names")
     results: list[JsonObject] = Field(default_factory=list,
-                                      description="Measured results, or the database's answers without evaluation")
+                                      description="This nest's own results: measured now (evaluate), or else "
+                                      "its tuned_before result; never a neighbour's")
+    tuned_before: JsonObject | None = Field(
+        None, description="This very nest (same program, position and IR) measured before at the same parameter "
+        "values on this machine: best recipe, speedup with its interval, and the measurement count")
     gate: JsonObject | None = Field(None, description="The confidence gate's decision and reason")
     job_id: int | None = Field(None, description="The tuning job enqueued when the gate said no")
 
@@ -203,6 +218,7 @@ class JobPublic(BaseModel):
     best_speedup: float | None
     best_recipe_id: int | None
     best_recipe: JsonObject | None = Field(description="Steps of the best recipe so far")
+    best_recipe_text: str | None = Field(None, description="The best recipe in the nest's loop names")
     error: str | None
     worker: str | None = Field(description="The worker that holds or held the job")
     attempts: int

@@ -19,6 +19,7 @@ from loopnest.frontend.limits import AnalysisLimits
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.harness.program import ProgramSpec
 from loopnest.harness.sandbox import ensure_isolated
+from service.measured import with_best_targets
 from service.program_eval import evaluate_program
 from service.schemas import ProgramIn, SearchIn, SuggestionsIn
 
@@ -189,8 +190,10 @@ def suggestion_view(nest: dict[str, Any], *, evaluated: bool) -> dict[str, Any]:
     """One nest of the pipeline's answer in the API's terms (:class:`SuggestedNestPublic`).
 
     The pipeline's own names are mapped: ``candidates`` -> ``recipes``, ``tuning_job`` ->
-    ``job_id``, ``confident``/``gate_distance``/``accepted`` -> ``gate``; ``results`` are the
-    measured candidates (``evaluated``) or, without evaluation, the neighbours' recorded results.
+    ``job_id``, ``confident``/``gate_distance``/``accepted`` -> ``gate``; ``results`` are this
+    nest's own: the measured candidates (``evaluated``) or, without evaluation, its result from an
+    earlier run (``tuned_before``). A neighbour's recorded speedup is another nest's: it stays in
+    ``neighbours``.
     """
     if "recipes" not in nest and "candidates" in nest:
         nest["recipes"] = nest.pop("candidates")
@@ -204,9 +207,8 @@ def suggestion_view(nest: dict[str, Any], *, evaluated: bool) -> dict[str, Any]:
         if evaluated and isinstance(measured, list):
             nest["results"] = [{"source": "measured", **r} for r in measured]
         else:
-            nest["results"] = [{"source": "database", "from": n.get("name"), "nest_id": n.get("nest_id"),
-                                "recipe": n.get("recipe"), "speedup": n.get("recorded_speedup")}
-                               for n in nest.get("neighbours", []) if n.get("recipe") is not None]
+            before = nest.get("tuned_before")
+            nest["results"] = [{"source": "tuned_before", "from": nest.get("name"), **before}] if before else []
     return nest
 
 
@@ -215,7 +217,7 @@ def search(body: SearchIn, *, store: Store, settings: ServiceSettings, pipeline:
     if body.program is not None:
         admit_program(body.program, settings)
     found = pipeline.search(store, vector=body.vector, program=body.program, k=body.k, settings=settings)
-    neighbours = list(found)
+    neighbours = with_best_targets(store, list(found), cc=settings.cc)
     return {"neighbours": neighbours, "count": len(neighbours)}
 
 

@@ -9,7 +9,6 @@ inside the commands so that ``perfembed --help`` stays fast. User errors are
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import threading
@@ -81,6 +80,7 @@ def tune_command(
     from loopnest.frontend.preprocess import PreprocessOptions
     from loopnest.harness import Limits
     from loopnest.transform.recipe import Recipe, apply_recipe
+    from loopnest.transform.recipe_text import loop_names, recipe_text
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     settings = get_settings()
@@ -138,6 +138,8 @@ def tune_command(
                 best[i] = apply_recipe(scop, result.best_recipe)
             results.append({"nest": i, "name": scop.name, "nest_id": db_nest.id, "target_id": target.id,
                             "params": values, "budget": trials, **result.to_dict(),
+                            "best_recipe_text": None if result.best_recipe is None
+                            else recipe_text(result.best_recipe, loop_names(scop)),
                             "confirmed": None if confirmed is None else confirmed.to_dict(), "doubt": doubt})
     if write_best is not None:
         write_best.write_text(replace_regions(file, best, scops))
@@ -151,7 +153,7 @@ def tune_command(
         remeasured = r["confirmed"]["text"] if r["confirmed"] else (r["doubt"] or "- (below the margin: not kept)")
         table.add_row(r["name"], f"{r['evaluated']}/{r['budget']}", fmt_value(baseline, "{:.4g}"),
                       fmt_value(r["best_speedup"], "{:.2f}x"), remeasured,
-                      json.dumps(r["best_recipe"]["steps"]) if r["best_recipe"] else "-", r["stopped"])
+                      r["best_recipe_text"] or "-", r["stopped"])
     console.print(table)
     for r in results:
         if r.get("stop_reason"):
