@@ -1,5 +1,7 @@
 # perfembed: one image for the API (`perfembed serve`), the tuning workers (`perfembed worker`) and
-# the one-shot migration (`perfembed db upgrade`); see docker-compose.yml.
+# the one-shot migration that also loads the shipped seed into an empty database (`perfembed db
+# upgrade && perfembed seed load --if-empty`); see docker-compose.yml. Every COPY source must not be
+# excluded by .dockerignore (tests/service/test_compose.py checks both files).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -7,10 +9,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# gcc with OpenMP (libgomp) and the C preprocessor: the frontend runs cpp, the sandbox compiles and
-# runs every candidate variant.
+# gcc with OpenMP (libgomp) and the C preprocessor: the frontend runs cpp, the sandbox (bubblewrap)
+# compiles and runs every candidate variant.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends gcc cpp libc6-dev libgomp1 \
+    && apt-get install -y --no-install-recommends gcc cpp libc6-dev libgomp1 bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
@@ -26,12 +28,15 @@ COPY autotune ./autotune
 COPY service ./service
 COPY benchmarks ./benchmarks
 RUN pip install --no-deps .
+# The shipped seed database (402 tuned nests): the first start loads it into the empty database.
+COPY seed/perfembed-seed.jsonl.gz ./seed/perfembed-seed.jsonl.gz
 
 RUN useradd --create-home --uid 10001 perfembed \
     && mkdir -p /data \
     && chown perfembed /data
 USER perfembed
-ENV PERFEMBED_DATA_DIR=/data
+ENV PERFEMBED_DATA_DIR=/data \
+    PERFEMBED_SEED_FILE=/app/seed/perfembed-seed.jsonl.gz
 VOLUME ["/data"]
 EXPOSE 8000
 

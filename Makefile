@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+WORKERS ?= 1
 
 .PHONY: install test lint serve bench clean
 
@@ -23,11 +24,13 @@ lint: install
 test: install lint
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
-# Migrate, load the shipped seed database into an empty database, then serve (SQLite + FAISS in ./data).
+# Migrate, load the shipped seed database into an empty database, then serve the API with WORKERS
+# tuning workers beside it; one Ctrl-C stops them all. Data (SQLite + FAISS) goes to the per-user
+# data directory (`.venv/bin/perfembed --help` names it), or PERFEMBED_DATA_DIR.
 serve: install
 	$(BIN)/perfembed db upgrade
 	$(BIN)/perfembed seed load --if-empty
-	$(BIN)/perfembed serve --host $(HOST) --port $(PORT)
+	$(BIN)/perfembed serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
 bench: install
 	$(BIN)/python benchmarks/engine.py

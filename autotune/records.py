@@ -91,7 +91,10 @@ def optuna_storage_errors(url: str) -> Iterator[None]:
 def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None) -> dict[str, Any]:
     """A JSON description of a nest, for the ``nests`` table (its identity is program + index).
 
-    With parameter values it also holds the loop roles that transfer matches loops by."""
+    With parameter values it also holds the loop roles that transfer matches loops by. ``loop_names``
+    (the source names of the loops at each depth) let a stored recipe be shown in the nest's own words."""
+    from loopnest.transform.recipe_text import loop_names
+
     extra: dict[str, Any] = {}
     if params is not None:
         from autotune.transfer import loop_roles
@@ -104,10 +107,20 @@ def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None) -> dict
         "params": list(scop.params),
         "depth": scop.depth,
         "levels": scop.schedule.n_levels,
+        "loop_names": loop_names(scop),
         "statements": [{"domain": s.domain, "text": s.to_c(lambda d, s=s: s.iterators[d])}
                        for s in scop.statements],
         "schedule": scop.schedule_isl(),
     }
+
+
+def stored_param_values(normalized: object) -> dict[str, int]:
+    """The parameter values a stored nest was registered with (``normalized["param_values"]``; a seed
+    nest has the ones it was tuned at), or {} when it has none."""
+    values = normalized.get("param_values") if isinstance(normalized, Mapping) else None
+    if not isinstance(values, Mapping):
+        return {}
+    return {str(k): int(v) for k, v in values.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
 def register_nest(store: Store, *, source: str, name: str, index: int, scop: Scop,

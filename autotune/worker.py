@@ -3,8 +3,9 @@
 A job names a nest (``nest_id``), a budget of evaluated trials and, in ``options``, what the
 worker needs to rebuild and run the nest:
 
-``params`` (required when the nest has parameters)
-    parameter values, ``{"n": 1000}``.
+``params`` (required when the nest has parameters and no stored values)
+    parameter values, ``{"n": 1000}``; missing ones default to the values the nest was stored
+    with (``normalized["param_values"]``: a seed nest's are those it was tuned at).
 ``source``, ``filename``
     the C text and a file name for messages; default: the nest's program from the database.
 ``headers``
@@ -46,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autotune.records import MeasurementRecorder, ensure_local_target, tuning_study
+from autotune.records import MeasurementRecorder, ensure_local_target, stored_param_values, tuning_study
 from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneProgress, TuneResult, tune_nest
 from loopnest.errors import ParameterError, PerfembedError, StorageError
 
@@ -99,13 +100,17 @@ def run_worker(
     stop: threading.Event | None = None,
     on_trial: Callable[[TuningJob, TuneProgress], None] | None = None,
     on_job: Callable[[TuningJob], None] | None = None,
+    on_outcome: Callable[[JobOutcome], None] | None = None,
+    cpus: str | None = None,
 ) -> WorkerReport:
     """Claim and run jobs until ``max_jobs`` were run or ``stop`` is set.
 
     With ``once``, return as soon as no job can be claimed; otherwise poll every
     ``poll_seconds``. ``settings`` (default :func:`loopnest.config.get_settings`) give the
-    compiler, flags, threads and harness limits.
+    compiler, flags, threads, harness limits and the heartbeat interval: the worker keeps its
+    row in the workers table fresh while it runs (``cpus``: the CPUs it is pinned to, shown there).
     """
+    from autotune._presence import Heartbeat
     from loopnest.config import get_settings
     from loopnest.harness.sandbox import ensure_isolated
 
@@ -114,18 +119,23 @@ def run_worker(
     worker_id = worker_id or default_worker_id()
     stop = stop or threading.Event()
     outcomes: list[JobOutcome] = []
-    while not stop.is_set() and (max_jobs is None or len(outcomes) < max_jobs):
-        job = store.claim_next_job(worker_id=worker_id, lease_seconds=lease_seconds)
-        if job is None:
-            if once:
-                break
-            stop.wait(poll_seconds)
-            continue
-        _logger.info("worker %s claimed job %d (attempt %d)", worker_id, job.id, job.attempts)
-        if on_job is not None:
-            on_job(job)
-        outcomes.append(run_job(store, job, worker_id=worker_id, lease_seconds=lease_seconds, settings=settings,
-                                stop=stop, on_trial=on_trial))
+    with Heartbeat(store, worker_id, interval_s=settings.worker_heartbeat_s, cpus=cpus) as heartbeat:
+        while not stop.is_set() and (max_jobs is None or len(outcomes) < max_jobs):
+            job = store.claim_next_job(worker_id=worker_id, lease_seconds=lease_seconds)
+            if job is None:
+                if once:
+                    break
+                stop.wait(poll_seconds)
+                continue
+            _logger.info("worker %s claimed job %d (attempt %d)", worker_id, job.id, job.attempts)
+            heartbeat.set_job(job.id)
+            if on_job is not None:
+                on_job(job)
+            outcomes.append(run_job(store, job, worker_id=worker_id, lease_seconds=lease_seconds, settings=settings,
+                                    stop=stop, on_trial=on_trial))
+            heartbeat.set_job(None)
+            if on_outcome is not None:
+                on_outcome(outcomes[-1])
     return WorkerReport(worker_id, tuple(outcomes))
 
 
@@ -318,9 +328,11 @@ def _load_nest(store: Store, job: TuningJob, options: Mapping[str, Any]) -> tupl
     raw = options.get("params") or {}
     if not isinstance(raw, Mapping):
         raise ParameterError(f"job {job.id}: options.params must be an object of NAME: INT")
+    raw = {**stored_param_values(nest.normalized), **raw}  # the stored nest's values are the default
     missing = [p for p in scop.params if p not in raw]
     if missing:
-        raise ParameterError(f"job {job.id}: no value for parameter(s) {', '.join(missing)} in options.params")
+        raise ParameterError(f"job {job.id}: no value for parameter(s) {', '.join(missing)} in options.params, "
+                             f"and nest {nest.id} has none stored")
     try:
         params = {p: int(raw[p]) for p in scop.params}
     except (TypeError, ValueError):

@@ -201,6 +201,19 @@ class TuningJob:
 
 
 @dataclass(frozen=True, slots=True)
+class Worker:
+    """A tuning worker as its last heartbeat left it; alive while ``last_seen_at`` is recent."""
+
+    name: str
+    host: str
+    pid: int
+    cpus: str | None  # the CPUs it is pinned to ("0-1"), None when unpinned
+    job_id: int | None  # the job it is running
+    started_at: datetime
+    last_seen_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class EmbeddingModel:
     """A fitted embedding model; ``fitted_state`` is None when it was listed without its blob."""
 

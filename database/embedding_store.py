@@ -72,6 +72,7 @@ class Hit:
     program: str
     index: int
     best_speedup: float | None
+    best_target_id: int | None = None  # the target ``best_speedup`` was measured on
 
     @property
     def name(self) -> str:
@@ -79,7 +80,7 @@ class Hit:
 
     def to_dict(self) -> dict[str, Any]:
         return {"nest_id": self.nest_id, "name": self.name, "distance": self.distance, "program": self.program,
-                "index": self.index, "best_speedup": self.best_speedup}
+                "index": self.index, "best_speedup": self.best_speedup, "best_target_id": self.best_target_id}
 
 
 class EmbeddingStore:

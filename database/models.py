@@ -345,6 +345,24 @@ class TuningJobModel(Base):
         )
 
 
+class WorkerModel(Base):
+    """One row per running tuning worker, refreshed by its heartbeats and removed when it stops."""
+
+    __tablename__ = "workers"
+
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    cpus: Mapped[str | None] = mapped_column(String(255))
+    job_id: Mapped[int | None] = mapped_column(ForeignKey("tuning_jobs.id", ondelete="SET NULL"))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, index=True)
+
+    def to_domain(self) -> domain.Worker:
+        return domain.Worker(name=self.name, host=self.host, pid=self.pid, cpus=self.cpus, job_id=self.job_id,
+                             started_at=self.started_at, last_seen_at=self.last_seen_at)
+
+
 class ApiKeyModel(Base):
     __tablename__ = "api_keys"
 

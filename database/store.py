@@ -9,9 +9,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from database import schema
-from database.domain import TuningJob
+from database.domain import TuningJob, Worker
 from database.errors import ensure_data_dir
-from database.repositories import jobs
+from database.repositories import jobs, workers
 from database.session import (
     make_engine,
     make_sessionmaker,
@@ -164,6 +164,17 @@ class Store:
     def cancel_job(self, job_id: int, *, now: datetime | None = None) -> TuningJob:
         with self.session() as session:
             return jobs.cancel_job(session, job_id=job_id, now=now)
+
+    # --- worker heartbeats (see database.repositories.workers) -----------------------------------
+
+    def record_heartbeat(self, name: str, *, host: str, pid: int, cpus: str | None = None, job_id: int | None = None,
+                         now: datetime | None = None) -> Worker:
+        with self.session() as session:
+            return workers.record_heartbeat(session, name=name, host=host, pid=pid, cpus=cpus, job_id=job_id, now=now)
+
+    def remove_worker(self, name: str) -> None:
+        with self.session() as session:
+            workers.remove_worker(session, name=name)
 
 
 def get_store(url: str | None = None, *, settings: Settings | None = None, create: bool = False) -> Store:

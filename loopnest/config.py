@@ -6,18 +6,84 @@ Library functions take explicit arguments; only entry points (CLI, service, work
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+from typing import Self, TypeVar
 
-from pydantic import Field
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from loopnest.errors import SettingsError
+
+APP_NAME = "perfembed"
+DATA_DIR_ENV = "PERFEMBED_DATA_DIR"
+
+
+def default_data_dir() -> Path:
+    """The per-user data directory (``~/.local/share/perfembed`` on Linux, honouring ``XDG_DATA_HOME``):
+    the same wherever a command starts, so a notebook in ``notebooks/`` opens the CLI's database."""
+    from platformdirs import user_data_path
+
+    return user_data_path(APP_NAME, appauthor=False)
+
+
+def data_dir_in_use() -> tuple[Path, bool]:
+    """The data directory commands use, and whether ``PERFEMBED_DATA_DIR`` chose it; read without any
+    other setting, so that ``perfembed --help`` can show it even when another value is invalid."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).absolute(), True
+    return default_data_dir(), False
+
+
+def describe_data_dir() -> str:
+    """``"/home/u/.local/share/perfembed (the per-user default; PERFEMBED_DATA_DIR overrides it)"``."""
+    path, from_env = data_dir_in_use()
+    why = f"from {DATA_DIR_ENV}" if from_env else f"the per-user default; {DATA_DIR_ENV} overrides it"
+    return f"{path} ({why})"
+
+
+def parse_cpu_list(text: str) -> tuple[int, ...]:
+    """``"0-3,8"`` -> ``(0, 1, 2, 3, 8)`` (the kernel's cpuset list format); ValueError otherwise."""
+    cpus: set[int] = set()
+    for part in text.replace(" ", "").split(","):
+        first, _, last = part.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()) or (last and int(last) < int(first)):
+            raise ValueError(f"{text!r} is not a CPU list such as 0-3,8")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return tuple(sorted(cpus))
+
+
+def format_cpu_list(cpus: Iterable[int]) -> str:
+    """``(0, 1, 2, 3, 8)`` -> ``"0-3,8"``."""
+    runs: list[list[int]] = []
+    for cpu in sorted(set(cpus)):
+        if runs and cpu == runs[-1][1] + 1:
+            runs[-1][1] = cpu
+        else:
+            runs.append([cpu, cpu])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def thread_placement() -> str:
+    """Where this process's threads may run: "unpinned", or "pinned to CPUs 0-1" when its CPU
+    affinity (a pinned worker, ``taskset``, a container's cpuset) leaves out some of the machine's CPUs."""
+    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set()
+    if not allowed or len(allowed) >= (os.cpu_count() or 1):
+        return "unpinned"
+    return f"pinned to CPUs {format_cpu_list(allowed)}"
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PERFEMBED_", env_ignore_empty=True, extra="ignore")
 
-    data_dir: Path = Field(default=Path("data"), description="Database file, index files, caches.")
+    data_dir: Path = Field(default_factory=default_data_dir,
+                           description="Database file, index files, caches (default: the per-user data directory).")
     database_url: str | None = Field(default=None, description="SQLAlchemy URL; default SQLite in data_dir.")
+    seed_file: Path | None = Field(default=None, description="Seed file `perfembed seed load` reads by default "
+                                   "(default: seed/perfembed-seed.jsonl.gz beside the packages).")
 
     # Harness limits for every compile and run of generated code.
     cc: str = "gcc"
@@ -50,6 +116,31 @@ class Settings(BaseSettings):
                                    description="Depth of the syntax tree (expressions, blocks, loops).")
     analysis_time_limit_s: float = Field(default=10.0, gt=0, description="Wall time to analyse one API request.")
 
+    # Tuning workers. Each one records a heartbeat; it counts as alive (``/readyz``, job status)
+    # while its last heartbeat is younger than ``worker_stale_after_s``. With ``worker_threads``,
+    # each worker pins itself to its own ``worker_threads`` CPUs (taken from ``worker_cpus``, default
+    # every CPU this process may use) and measures with that many threads, so that several workers
+    # on one host do not skew each other's timings.
+    worker_heartbeat_s: float = Field(default=10.0, gt=0, le=3600, description="Seconds between heartbeats.")
+    worker_stale_after_s: float = Field(default=30.0, gt=0, description="A worker silent this long is not alive.")
+    worker_threads: int = Field(default=0, ge=0, le=1024,
+                                description="CPUs (and OpenMP threads) of each worker; 0: unpinned.")
+    worker_cpus: str | None = Field(default=None, description="CPUs the workers share out, as a list: 0-3,8.")
+
+    @field_validator("worker_cpus")
+    @classmethod
+    def _cpu_list(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_cpu_list(value)
+        return value
+
+    @model_validator(mode="after")
+    def _heartbeats_fit(self) -> Self:
+        if self.worker_stale_after_s <= self.worker_heartbeat_s:
+            raise ValueError(f"PERFEMBED_WORKER_STALE_AFTER_S ({self.worker_stale_after_s:g}) must be longer than "
+                             f"PERFEMBED_WORKER_HEARTBEAT_S ({self.worker_heartbeat_s:g}), or live workers look dead")
+        return self
+
     @property
     def resolved_database_url(self) -> str:
         if self.database_url:
@@ -57,6 +148,22 @@ class Settings(BaseSettings):
         return f"sqlite:///{(self.data_dir / 'perfembed.db').resolve()}"
 
 
+S = TypeVar("S", bound=Settings)
+
+
+def load_settings(cls: type[S]) -> S:
+    """``cls()`` from the environment; a bad value is a :class:`SettingsError` naming its variable."""
+    try:
+        return cls()
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            name = "_".join(str(part) for part in error["loc"]).upper()
+            message = error["msg"].removeprefix("Value error, ")
+            problems.append(f"PERFEMBED_{name}={error['input']!r}: {message}" if name else message)
+        raise SettingsError("; ".join(problems)) from None
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    return load_settings(Settings)

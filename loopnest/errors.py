@@ -140,3 +140,7 @@ class DuplicateError(PerfembedError):
 
 class StorageError(PerfembedError):
     """The database failed in a way the caller cannot fix by changing its input."""
+
+
+class SettingsError(PerfembedError, ValueError):
+    """A ``PERFEMBED_*`` setting has a value perfembed cannot use; the message names the variable."""

@@ -37,7 +37,14 @@ from service.commands.options import (
 )
 from service.commands.usage import CLICK_EXCEPTION, print_error, usage_error
 
-app = typer.Typer(no_args_is_help=True, add_completion=False,
+
+def _data_epilog() -> str:
+    from loopnest.config import describe_data_dir
+
+    return f"Data (database, index, caches): {describe_data_dir()}. PERFEMBED_DATABASE_URL selects PostgreSQL instead."
+
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, epilog=_data_epilog(),
                   help="Transfer tuning of C loop nests with performance embeddings.")
 ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
                          help="Ask the perfembed server at this URL (sends the file and its local quoted includes).")
@@ -252,15 +259,6 @@ def measure(file: Path = FileArg,
     console.print(table)
 
 
-@app.command()
-def serve(host: str = typer.Option("127.0.0.1", "--host"),
-          port: int = typer.Option(8000, "--port", min=1, max=65535)) -> None:
-    """Serve the REST API (uvicorn)."""
-    import uvicorn
-
-    uvicorn.run("service.app:create_app", factory=True, host=host, port=port)
-
-
 embeddings_app = typer.Typer(no_args_is_help=True, help="The embedding model and its index.")
 
 
@@ -356,10 +354,13 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
 
 def _mount_commands() -> None:
     from service.commands.bench import bench_app
+    from service.commands.catalog import nests_app, search_command
     from service.commands.db import db_app
     from service.commands.features import target
+    from service.commands.jobs import jobs_app
     from service.commands.keys import keys_app
     from service.commands.seed import seed_app
+    from service.commands.serve import serve_command
     from service.commands.tune import tune_command, worker_command
 
     app.add_typer(db_app, name="db")
@@ -367,6 +368,10 @@ def _mount_commands() -> None:
     app.add_typer(keys_app, name="keys")
     app.add_typer(seed_app, name="seed")
     app.add_typer(bench_app, name="bench")
+    app.command("serve")(serve_command)
+    app.add_typer(jobs_app, name="jobs")
+    app.add_typer(nests_app, name="nests")
+    app.command("search")(search_command)
     app.command("target")(target)
     app.command("tune")(tune_command)
     app.command("worker")(worker_command)

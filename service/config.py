@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import Field
 
-from loopnest.config import Settings
+from loopnest.config import Settings, load_settings
 
 
 class ServiceSettings(Settings):
@@ -47,6 +47,9 @@ class ServiceSettings(Settings):
     # states its thread count.
     request_threads: int = Field(default=0, ge=0, description="OpenMP threads of a request's runs (0: all).")
 
+    # /readyz answers 503 while fewer tuning workers than this are alive (0: workers are reported only).
+    ready_min_workers: int = Field(default=0, ge=0, description="Live workers /readyz requires.")
+
     # The core pipeline the routes call (a module path); tests and benchmarks may serve another.
     pipeline_module: str = Field(default="service.pipeline", description="Module with the core pipeline.")
 
@@ -63,4 +66,4 @@ class ServiceSettings(Settings):
 
 @lru_cache(maxsize=1)
 def get_service_settings() -> ServiceSettings:
-    return ServiceSettings()
+    return load_settings(ServiceSettings)

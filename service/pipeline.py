@@ -36,7 +36,16 @@ from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.ir import Scop
 from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe
+from loopnest.transform.recipe_text import loop_names, recipe_text, stored_loop_names
 from service.answer_cache import cache_get, cache_put, database_changed, database_stamp, fresh_stamp, memoized
+from service.measured import (
+    add_recipe_texts,
+    find_stored_nest,
+    local_target_id,
+    neighbour_view,
+    target_views,
+    tuned_before,
+)
 from service.schemas import ProgramIn
 from service.services import extract_program, program_name
 
@@ -68,10 +77,12 @@ class Context:
                        cc=s.cc, cflags=s.cflags)
 
 
-def _require_params(scop: Scop, params: Mapping[str, int]) -> dict[str, int]:
+def _require_params(scop: Scop, params: Mapping[str, int], *, label: str | None = None) -> dict[str, int]:
+    """The nest's parameter values; ``label`` replaces the temporary file's name in the error."""
     missing = [p for p in scop.params if p not in params]
     if missing:
-        raise ParameterError(f"{scop.name}: missing value for parameter(s) {', '.join(missing)}")
+        name = scop.name.replace("program.c:", label, 1) if label else scop.name
+        raise ParameterError(f"{name}: missing value for parameter(s) {', '.join(missing)}")
     return {p: int(params[p]) for p in scop.params}
 
 
@@ -111,7 +122,8 @@ def record_evaluation(ctx: Context, *, nest_id: int, recipe: Recipe, evaluation:
 
 def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int,
                    exclude: tuple[int, ...] = (), min_speedup: float = MIN_SPEEDUP) -> list[Neighbour]:
-    """The k nearest stored nests that have a verified recipe, with what transfer needs of them.
+    """The k nearest stored nests that have a verified recipe, with what transfer needs of them
+    (``exclude``: the asking nest's own id, which is never its own neighbour).
 
     Recipes tuned on this target come first; a nest never measured here falls back to its best on a
     target of the same ISA level, then on any target (a shipped seed was tuned on another machine).
@@ -136,9 +148,11 @@ def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int
             roles = normalized.get("loop_roles") if isinstance(normalized, dict) else None
             if roles is None:
                 continue
+            names = stored_loop_names(normalized)
             out.append(Neighbour(hit.nest_id, hit.name, hit.distance,
                                  Recipe.from_dict(best.recipe.steps), LoopRoles.from_dict(roles),
-                                 best.measurement.speedup))
+                                 best.measurement.speedup, target_id=best.measurement.target_id,
+                                 loop_names=tuple(names) if names is not None else None))
             if len(out) == k:
                 break
     return out
@@ -217,17 +231,24 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
 
     ctx = Context(store, settings)
     extraction = extract_program(program)
+    # The nests were extracted from a temporary "program.c": errors name the caller's file.
+    label = f"{name}:" if name else "program.c:"
     name = program_name(program, name)
     nests = []
     for index, scop in enumerate(extraction.scops):
-        params = _require_params(scop, program.params)
+        params = _require_params(scop, program.params, label=label)
         features = static_features(scop, params).to_dict()
         deps = compute_dependences(scop)
         nest_id = ingest_scop(ctx, source=program.source, name=name, index=index, scop=scop, params=params) \
             if evaluate or fallback else None
+        here = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
+        with store.session() as session:  # this very nest, stored by an earlier run: not a neighbour
+            own = nest_id or find_stored_nest(session, source=program.source, index=index, scop=scop)
+            before = None if own is None else tuned_before(session, nest_id=own, target_id=here, params=params,
+                                                           names=loop_names(scop))
+            targets = target_views(session, here)
         try:
-            neighbours = neighbours_for(ctx, features, k=k, exclude=(nest_id,) if nest_id else (),
-                                        min_speedup=min_speedup)
+            neighbours = neighbours_for(ctx, features, k=k, exclude=(own,) if own else (), min_speedup=min_speedup)
             gate = ctx.embeddings.gate_distance()
         except NotFoundError:
             neighbours, gate = [], 0.0
@@ -235,16 +256,17 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
         candidates = tuner.candidates(scop, params, neighbours, deps)
         entry: dict[str, Any] = {
             "index": index, "name": nest_name(name, index), "function": scop.region.function, "nest_id": nest_id,
-            "params": params,
-            "neighbours": [{"nest_id": n.nest_id, "name": n.name, "distance": n.distance,
-                            "recorded_speedup": n.recorded_speedup, "recipe": n.recipe.to_dict()} for n in neighbours],
-            "candidates": [{"from": c.neighbour.name, "recipe": c.recipe.to_dict()} for c in candidates],
+            "params": params, "loop_names": loop_names(scop), "tuned_before": before,
+            "neighbours": [neighbour_view(n, targets) for n in neighbours],
+            "candidates": [{"from": c.neighbour.name, "from_nest_id": c.neighbour.nest_id, "recipe": c.recipe.to_dict()}
+                           for c in candidates],
             "confident": bool(neighbours) and neighbours[0].distance <= gate * 1.0 + 1e-12,
             "gate_distance": gate if math.isfinite(gate) else None,
         }
         if evaluate and candidates and nest_id is not None:
             entry.update(_evaluate(ctx, scop, params, nest_id, neighbours, tuner, reps,
                                    _in_nest(progress, index, len(extraction.scops))))
+        add_recipe_texts(entry, entry["loop_names"])
         accepted = entry.get("accepted")
         if fallback and nest_id is not None and (not entry["confident"] or accepted is False or not candidates):
             target_id = ctx.target_id
@@ -326,29 +348,32 @@ def _evaluate(ctx: Context, scop: Scop, params: dict[str, int], nest_id: int, ne
 
 
 def search(store: Store, *, vector: list[float] | None, program: ProgramIn | None, k: int,
-           settings: Settings) -> list[dict[str, Any]]:
+           settings: Settings, name: str | None = None) -> list[dict[str, Any]]:
+    """The k stored nests nearest to ``vector`` or to the first nest of ``program`` (called ``name`` in
+    errors, default ``program.c``)."""
     es = EmbeddingStore.for_store(store, data_dir=settings.data_dir)
     if vector is not None:
         return [h.to_dict() for h in es.search(vector, k)]
     if program is None:
         raise ParameterError("search needs a vector or a program")
     # The analysis is most of a search by program and depends on the program alone: remembered.
-    features = memoized(store, "features", program.model_dump(), lambda: _first_nest_features(program))
+    features = memoized(store, "features", program.model_dump(), lambda: _first_nest_features(program, name))
     return [h.to_dict() for h in es.search(features, k)]
 
 
-def _first_nest_features(program: ProgramIn) -> dict[str, float | None]:
+def _first_nest_features(program: ProgramIn, name: str | None = None) -> dict[str, float | None]:
     from embeddings.features import static_features
 
     scops = extract_program(program).scops
     if not scops:
-        raise ParameterError("the program has no supported loop nest")
-    params = _require_params(scops[0], program.params)
+        raise ParameterError(f"{name or 'the program'} has no supported loop nest")
+    params = _require_params(scops[0], program.params, label=f"{name}:" if name else None)
     return static_features(scops[0], params).to_dict()
 
 
 def nest_detail(store: Store, nest_id: int, *, settings: Settings) -> dict[str, Any]:
-    ctx = Context(store, settings)
+    """A stored nest: features, embedding, and its best recipe on each target (in its own loop names,
+    naming the target and whether it is this machine)."""
     with store.session() as session:
         nest = get_nest(session, nest_id=nest_id)
         models = list_embedding_models(session)
@@ -356,16 +381,16 @@ def nest_detail(store: Store, nest_id: int, *, settings: Settings) -> dict[str, 
         if models:
             vectors = load_embeddings(session, model_version=models[-1].version, nest_ids=[nest_id])
             embedding = list(vectors.get(nest_id, ())) or None
-        from database import list_targets
-
+        targets = target_views(session, local_target_id(session, cc=settings.cc))
         best = {}
-        for target in list_targets(session):
-            ranked = best_recipe_for(session, nest_id=nest_id, target_id=target.id)
+        for target_id, target in targets.items():
+            ranked = best_recipe_for(session, nest_id=nest_id, target_id=target_id)
             if ranked is not None:
-                best[str(target.id)] = {"recipe": Recipe.from_dict(ranked.recipe.steps).to_dict(),
+                recipe = Recipe.from_dict(ranked.recipe.steps)
+                best[str(target_id)] = {"recipe": recipe.to_dict(),
+                                        "recipe_text": recipe_text(recipe, stored_loop_names(nest.normalized)),
                                         "speedup": ranked.measurement.speedup,
-                                        "median_time_s": ranked.measurement.median_time_s}
-    del ctx
+                                        "median_time_s": ranked.measurement.median_time_s, "target": target}
     return {"id": nest.id, "program_id": nest.program_id, "index": nest.index, "normalized": nest.normalized,
             "static_features": dict(nest.static_features), "dynamic_features": dict(nest.dynamic_features),
             "embedding": embedding, "model_version": models[-1].version if models else None,

@@ -127,6 +127,15 @@ class GatePublic(BaseModel):
     accepted: bool | None = Field(description="With evaluate: whether a candidate held up when re-measured")
 
 
+class SuggestedNeighbourPublic(NeighbourPublic):
+    """A neighbour of a nest in a suggestion: another stored nest, its best recipe and where it was measured."""
+
+    recipe_text: str | None = Field(None, description="The neighbour's best recipe in its own loop names "
+                                    "(the JSON 'recipe' is the canonical form)")
+    target: JsonObject | None = Field(None, description="Where its recorded speedup was measured: id, name, "
+                                      "and this_machine (false: measured on another machine, e.g. the seed's)")
+
+
 class SuggestedNestPublic(BaseModel):
     """What the service knows and did for one nest of the program."""
 
@@ -136,10 +145,16 @@ class SuggestedNestPublic(BaseModel):
     nest_id: int | None = Field(None, description="Its id once stored (with evaluate or fallback)")
     name: str | None = Field(None, description="PROGRAM#INDEX: the program's name (its 'name', else its "
                              "function, else 'program') and the nest's position")
-    neighbours: list[NeighbourPublic] = Field(default_factory=list)
-    recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest")
+    neighbours: list[SuggestedNeighbourPublic] = Field(default_factory=list,
+                                                       description="Other stored nests, nearest first")
+    recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest, "
+                                      "each with recipe_text in this nest's loop names")
     results: list[JsonObject] = Field(default_factory=list,
-                                      description="Measured results, or the database's answers without evaluation")
+                                      description="This nest's own results: measured now (evaluate), or else "
+                                      "its tuned_before result; never a neighbour's")
+    tuned_before: JsonObject | None = Field(
+        None, description="This very nest (same program, position and IR) measured before at the same parameter "
+        "values on this machine: best recipe, speedup with its interval, and the measurement count")
     gate: GatePublic | None = Field(None, description="The confidence gate's decision")
     job_id: int | None = Field(None, description="The tuning job enqueued when the gate said no")
 
@@ -244,11 +259,14 @@ class JobPublic(BaseModel):
     nest_id: int
     target_id: int | None
     status: JobStatus
+    status_text: str = Field(description="The status in words; \"waiting for a worker: ...\" while no live "
+                                         "worker can run it")
     budget: int
     trials_done: int
     best_speedup: float | None
     best_recipe_id: int | None
     best_recipe: JsonObject | None = Field(description="Steps of the best recipe so far")
+    best_recipe_text: str | None = Field(None, description="The best recipe in the nest's loop names")
     error: str | None
     worker: str | None = Field(description="The worker that holds or held the job")
     attempts: int
@@ -317,11 +335,28 @@ class HealthPublic(BaseModel):
     status: Literal["ok"]
 
 
+class WorkerPublic(BaseModel):
+    name: str = Field(description="host:pid:random, as in a running job's `worker`")
+    host: str
+    pid: int
+    cpus: str | None = Field(description="The CPUs it is pinned to (PERFEMBED_WORKER_THREADS), null if unpinned")
+    job_id: int | None = Field(description="The tuning job it runs, null when idle")
+    last_seen_s: float = Field(description="Seconds since its last heartbeat")
+
+
+class WorkersPublic(BaseModel):
+    alive: int = Field(description="Workers whose last heartbeat is recent (PERFEMBED_WORKER_STALE_AFTER_S)")
+    busy: int = Field(description="Live workers running a job")
+    data: list[WorkerPublic]
+
+
 class ReadyPublic(BaseModel):
     status: Literal["ready", "not ready"]
     checks: dict[str, str]
     isolation: str = Field(description="The sandbox that compiles and runs code from requests, "
                                        "e.g. \"bubblewrap\" or \"none (rlimits only)\"")
+    workers: WorkersPublic | None = Field(default=None, description="The live tuning workers, from their "
+                                          "heartbeats (null while the database is not ready)")
 
 
 class ErrorPublic(BaseModel):

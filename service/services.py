@@ -20,6 +20,7 @@ from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.harness.program import ProgramSpec
 from loopnest.harness.progress import ProgressFn
 from loopnest.harness.sandbox import ensure_isolated
+from service.measured import with_best_targets
 from service.program_eval import evaluate_program
 from service.schemas import ProgramIn, SearchIn, SuggestionsIn
 
@@ -215,8 +216,9 @@ def suggestion_view(nest: dict[str, Any], *, evaluated: bool) -> dict[str, Any]:
 
     The pipeline's own names are mapped: ``candidates`` -> ``recipes``, ``tuning_job`` ->
     ``job_id``, ``confident``/``gate_distance`` (the threshold)/``accepted`` and the nearest neighbour's
-    distance -> ``gate``; ``results`` are the measured candidates (``evaluated``) or, without
-    evaluation, the neighbours' recorded results.
+    distance -> ``gate``; ``results`` are this nest's own: the measured candidates (``evaluated``) or,
+    without evaluation, its result from an earlier run (``tuned_before``). A neighbour's recorded
+    speedup is another nest's: it stays in ``neighbours``.
     """
     if "recipes" not in nest and "candidates" in nest:
         nest["recipes"] = nest.pop("candidates")
@@ -231,9 +233,8 @@ def suggestion_view(nest: dict[str, Any], *, evaluated: bool) -> dict[str, Any]:
         if evaluated and isinstance(measured, list):
             nest["results"] = [{"source": "measured", **r} for r in measured]
         else:
-            nest["results"] = [{"source": "database", "from": n.get("name"), "nest_id": n.get("nest_id"),
-                                "recipe": n.get("recipe"), "speedup": n.get("recorded_speedup")}
-                               for n in nest.get("neighbours", []) if n.get("recipe") is not None]
+            before = nest.get("tuned_before")
+            nest["results"] = [{"source": "tuned_before", "from": nest.get("name"), **before}] if before else []
     return nest
 
 
@@ -242,8 +243,9 @@ def search(body: SearchIn, *, store: Store, settings: ServiceSettings, pipeline:
     if body.program is not None:
         admit_program(body.program, settings)
     found = pipeline.search(store, vector=body.vector, program=body.program, k=body.k, settings=settings)
+    hits = with_best_targets(store, list(found), cc=settings.cc)
     # One name per nest (``name``, PROGRAM#INDEX): the parts it is made of are not repeated.
-    neighbours = [{k: v for k, v in hit.items() if k not in ("program", "index")} for hit in found]
+    neighbours = [{k: v for k, v in hit.items() if k not in ("program", "index")} for hit in hits]
     return {"neighbours": neighbours, "count": len(neighbours)}
 
 

@@ -29,7 +29,7 @@ def nest_names(session: Session, nest_ids: list[int]) -> dict[int, str]:
     """The name of each stored nest (``PROGRAM#INDEX``, :func:`database.nest_name`), in one query."""
     from database import nest_name, nest_summaries
 
-    return {i: nest_name(program, index) for i, (program, index, _) in
+    return {i: nest_name(program, index) for i, (program, index, *_) in
             nest_summaries(session, nest_ids=nest_ids).items()} if nest_ids else {}
 
 
@@ -58,14 +58,15 @@ def list_targets(session: Session) -> dict[str, Any]:
     return {"data": data, "count": len(data)}
 
 
-def readiness(state: AppState, pipeline: ModuleType | None) -> tuple[bool, dict[str, str]]:
-    """Whether the database answers at the current schema and takes writes, and whether the
-    pipeline's index can serve.
+def readiness(state: AppState, pipeline: ModuleType | None) -> tuple[bool, dict[str, str], dict[str, Any] | None]:
+    """Whether the database answers at the current schema and takes writes, whether the
+    pipeline's index can serve, and the live tuning workers (None while the database is not ready).
 
     The write check is a rolled-back write that inserts nothing (:meth:`Store.check_writable`):
     it fails on a read-only SQLite file, directory or mount and on a read-only PostgreSQL role.
     The index check calls ``pipeline.index_status(store, settings=...)`` when the pipeline has
-    it; that returns ``{"ready": bool, "detail": str}``.
+    it; that returns ``{"ready": bool, "detail": str}``. Workers are counted from their
+    heartbeats; fewer than ``settings.ready_min_workers`` make the service not ready.
     """
     from database.errors import public_dict
 
@@ -88,18 +89,43 @@ def readiness(state: AppState, pipeline: ModuleType | None) -> tuple[bool, dict[
         checks["index"] = f"the core pipeline {state.settings.pipeline_module!r} is not installed"
     elif store is None or not ready:
         checks["index"] = "not checked: the database is not ready"
-    elif not hasattr(pipeline, "index_status"):
-        checks["index"] = "ok (the pipeline reports no index status)"
     else:
-        try:
-            status = pipeline.index_status(store, settings=state.settings)
-            ok = bool(status.get("ready", False))
-            checks["index"] = ("ok" if ok else "not ready") + (f": {status['detail']}" if status.get("detail") else "")
-            ready = ready and ok
-        except PerfembedError as exc:
-            ready = False
-            checks["index"] = str(exc)
-    return ready, checks
+        ready = _index_check(store, state.settings, pipeline, checks) and ready
+    workers = None
+    if store is not None and checks["database"] == "ok":
+        workers, enough = _workers_check(store, state.settings, checks)
+        ready = ready and enough
+    return ready, checks, workers
+
+
+def _index_check(store: Any, settings: ServiceSettings, pipeline: ModuleType, checks: dict[str, str]) -> bool:
+    if not hasattr(pipeline, "index_status"):
+        checks["index"] = "ok (the pipeline reports no index status)"
+        return True
+    try:
+        status = pipeline.index_status(store, settings=settings)
+    except PerfembedError as exc:
+        checks["index"] = str(exc)
+        return False
+    ok = bool(status.get("ready", False))
+    checks["index"] = ("ok" if ok else "not ready") + (f": {status['detail']}" if status.get("detail") else "")
+    return ok
+
+
+def _workers_check(store: Any, settings: ServiceSettings, checks: dict[str, str]) -> tuple[dict[str, Any] | None, bool]:
+    from service.services_workers import live_workers, workers_check, workers_public
+
+    try:
+        with store.session() as session:
+            alive = live_workers(session, settings)
+    except StorageError as exc:
+        checks["workers"] = f"not checked: {exc}"
+        return None, settings.ready_min_workers == 0
+    checks["workers"] = workers_check(alive)
+    enough = len(alive) >= settings.ready_min_workers
+    if not enough:
+        checks["workers"] += f"; this server needs {settings.ready_min_workers} (PERFEMBED_READY_MIN_WORKERS)"
+    return workers_public(alive), enough
 
 
 def isolation(settings: ServiceSettings) -> str:

@@ -8,20 +8,23 @@ the same rows), and the job is enqueued.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from database.domain import JobStatus, TuningJob
+from autotune.records import stored_param_values
+from database.domain import JobStatus, TuningJob, Worker
 from loopnest.errors import ParameterError
 from service.errors import ConflictError
 from service.schemas import JobIn, ProgramIn
 from service.services import extract_program, store_program
+from service.services_workers import job_status_text, live_workers
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from database import Store
+    from loopnest.config import Settings
     from service.config import ServiceSettings
 
 
@@ -42,7 +45,12 @@ def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, pipeline
     with store.session() as session:
         if body.program is None:
             nest = get_nest(session, nest_id=nest_id)
-            _check_params(nest.normalized, options.get("params") or {}, what=f"nest {nest_id}")
+            # A stored nest (a seed nest) keeps the parameter values it was tuned at: they are the
+            # default, and values given in the request win.
+            params = {**stored_param_values(nest.normalized), **(options.get("params") or {})}
+            if params:
+                options["params"] = params
+            _check_params(nest.normalized, params, what=f"nest {nest_id}")
         if body.target_id is not None:
             get_target(session, target_id=body.target_id)
         return enqueue_job(session, nest_id=nest_id, budget=budget, target_id=body.target_id, options=options)
@@ -95,24 +103,27 @@ def _check_params(normalized: Any, params: Mapping[str, int], *, what: str) -> N
         return
     missing = [str(p) for p in names if p not in params]
     if missing:
-        raise ParameterError(f"{what}: no value for parameter(s) {', '.join(missing)}; "
-                             "give them in 'params' (NAME: INT)")
+        raise ParameterError(f"{what}: no value for parameter(s) {', '.join(missing)} (the nest has no stored "
+                             "values for them); give them in 'params' (NAME: INT)")
 
 
-def get_job(session: Session, job_id: int) -> dict[str, Any]:
+def get_job(session: Session, job_id: int, *, settings: Settings) -> dict[str, Any]:
     from database import get_job as load
 
-    return job_public(session, load(session, job_id=job_id))
+    return job_public(session, load(session, job_id=job_id), settings=settings)
 
 
-def list_jobs(session: Session, *, status: JobStatus | None, nest_id: int | None, limit: int) -> dict[str, Any]:
+def list_jobs(session: Session, *, status: JobStatus | None, nest_id: int | None, limit: int,
+              settings: Settings) -> dict[str, Any]:
     from database import list_jobs as load
 
-    jobs = [job_public(session, job) for job in load(session, status=status, nest_id=nest_id, limit=limit)]
+    workers = live_workers(session, settings)
+    jobs = [job_public(session, job, settings=settings, workers=workers)
+            for job in load(session, status=status, nest_id=nest_id, limit=limit)]
     return {"data": jobs, "count": len(jobs)}
 
 
-def cancel_job(store: Store, job_id: int) -> dict[str, Any]:
+def cancel_job(store: Store, job_id: int, *, settings: Settings) -> dict[str, Any]:
     """Cancel a queued or running job (its worker stops after the current trial).
 
     Cancelling a cancelled job returns it unchanged; one that is done or failed is a
@@ -124,19 +135,26 @@ def cancel_job(store: Store, job_id: int) -> dict[str, Any]:
         job = cancel(session, job_id=job_id)
         if job.status in (JobStatus.DONE, JobStatus.FAILED):
             raise ConflictError(f"tuning job {job_id} is already {job.status.value}; there is nothing to cancel")
-        return job_public(session, job)
+        return job_public(session, job, settings=settings)
 
 
-def job_public(session: Session, job: TuningJob) -> dict[str, Any]:
-    from database import get_recipe
+def job_public(session: Session, job: TuningJob, *, settings: Settings,
+               workers: Sequence[Worker] | None = None) -> dict[str, Any]:
+    """The job as the API shows it; ``workers`` (the live ones) is looked up when not given."""
+    from database import get_nest, get_recipe, queued_before
+    from loopnest.transform.recipe_text import recipe_text, stored_loop_names
 
-    best = None
+    best, text = None, None
     if job.best_recipe_id is not None:
         best = {"steps": get_recipe(session, recipe_id=job.best_recipe_id).steps}
+        text = recipe_text(best, stored_loop_names(get_nest(session, nest_id=job.nest_id).normalized))
+    workers = live_workers(session, settings) if workers is None else workers
+    ahead = queued_before(session, job_id=job.id) if job.status is JobStatus.QUEUED and workers else 0
     return {
         "id": job.id, "nest_id": job.nest_id, "target_id": job.target_id, "status": job.status,
+        "status_text": job_status_text(job, workers, ahead=ahead),
         "budget": job.budget, "trials_done": job.progress, "best_speedup": job.best_speedup,
-        "best_recipe_id": job.best_recipe_id, "best_recipe": best, "error": job.error,
+        "best_recipe_id": job.best_recipe_id, "best_recipe": best, "best_recipe_text": text, "error": job.error,
         "worker": job.lease_owner, "attempts": job.attempts, "created_at": job.created_at,
         "updated_at": job.updated_at, "started_at": job.started_at, "finished_at": job.finished_at,
     }

@@ -31,6 +31,7 @@ from database.repositories.jobs import (
     get_job,
     heartbeat_job,
     list_jobs,
+    queued_before,
     update_job_progress,
 )
 from database.repositories.measurements import (
@@ -53,6 +54,7 @@ from database.repositories.programs import (
 )
 from database.repositories.recipes import find_recipe, get_or_create_recipe, get_recipe
 from database.repositories.targets import find_target, get_or_create_target, get_target, list_targets
+from database.repositories.workers import list_workers, live_workers, record_heartbeat, remove_worker
 
 __all__ = [
     "LeaseLostError",
@@ -87,12 +89,17 @@ __all__ = [
     "list_measurements",
     "measured_nest_ids",
     "nest_summaries",
+    "queued_before",
     "list_nests",
     "list_programs",
     "list_targets",
+    "list_workers",
+    "live_workers",
     "load_embeddings",
     "ranked_recipes_for",
+    "record_heartbeat",
     "register_embedding_model",
+    "remove_worker",
     "set_model_metrics",
     "set_nest_features",
     "store_embeddings",

@@ -83,6 +83,12 @@ def list_jobs(
     return [row.to_domain() for row in session.scalars(stmt.limit(limit))]
 
 
+def queued_before(session: Session, *, job_id: int) -> int:
+    """Queued jobs older than job ``job_id``: those a worker claims first."""
+    return int(session.scalar(select(func.count()).select_from(TuningJobModel).where(
+        TuningJobModel.status == JobStatus.QUEUED.value, TuningJobModel.id < job_id)) or 0)
+
+
 def _update() -> Update:
     # The ORM must not try to mirror these UPDATEs in the session: callers reload the row.
     return update(TuningJobModel).execution_options(synchronize_session=False)

@@ -165,24 +165,28 @@ def measured_nest_ids(session: Session, *, target_id: int, verified: bool = True
 
 
 def nest_summaries(session: Session, *,
-                   nest_ids: Iterable[int] | None = None) -> dict[int, tuple[str, int, float | None]]:
-    """Per nest: its program's name, its index, and its best verified speedup on any target.
+                   nest_ids: Iterable[int] | None = None) -> dict[int, tuple[str, int, float | None, int | None]]:
+    """Per nest: its program's name, its index, its best verified speedup on any target, and that target.
 
     One query (a search describes its hits with it; a query per hit was most of its time).
     """
     def query(ids: list[int] | None) -> Any:
-        best = (select(MeasurementModel.nest_id, func.max(MeasurementModel.speedup).label("best"))
-                .where(MeasurementModel.verified.is_(True), MeasurementModel.speedup.is_not(None))
-                .group_by(MeasurementModel.nest_id))
+        rank = func.row_number().over(partition_by=MeasurementModel.nest_id,
+                                      order_by=(MeasurementModel.speedup.desc(), MeasurementModel.id))
+        best = (select(MeasurementModel.nest_id, MeasurementModel.speedup, MeasurementModel.target_id,
+                       rank.label("rank"))
+                .where(MeasurementModel.verified.is_(True), MeasurementModel.speedup.is_not(None)))
         nests = select(NestModel.id, ProgramModel.name, NestModel.index)
         if ids is not None:
             best, nests = best.where(MeasurementModel.nest_id.in_(ids)), nests.where(NestModel.id.in_(ids))
         sub = best.subquery()
-        return session.execute(nests.add_columns(sub.c.best).join(ProgramModel, ProgramModel.id == NestModel.program_id)
-                               .outerjoin(sub, sub.c.nest_id == NestModel.id))
+        return session.execute(nests.add_columns(sub.c.speedup, sub.c.target_id)
+                               .join(ProgramModel, ProgramModel.id == NestModel.program_id)
+                               .outerjoin(sub, (sub.c.nest_id == NestModel.id) & (sub.c.rank == 1)))
 
-    out: dict[int, tuple[str, int, float | None]] = {}
+    out: dict[int, tuple[str, int, float | None, int | None]] = {}
     rows = list(query(None)) if nest_ids is None else [r for part in chunks(nest_ids) for r in query(part)]
-    for nest_id, name, index, speedup in rows:
-        out[int(nest_id)] = (str(name), int(index), float(speedup) if speedup is not None else None)
+    for nest_id, name, index, speedup, target_id in rows:
+        out[int(nest_id)] = (str(name), int(index), float(speedup) if speedup is not None else None,
+                             int(target_id) if target_id is not None else None)
     return out

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy.stats import bootstrap
 
+from loopnest.config import thread_placement
 from loopnest.harness.sandbox import RunResult
 
 PSI_CPU = Path("/proc/pressure/cpu")
@@ -38,8 +39,9 @@ class Speedup:
     threads: int
     cpu_pressure: float  # share of the measurement's wall time some task waited for a CPU
     loaded: bool  # the pressure was above the threshold: not a clean result
-    # Where the threads ran: perfembed does not pin them (OMP_PROC_BIND unset), so the OS places them.
-    placement: str = "unpinned"
+    # Where the threads ran: "unpinned" (the OS places them; OMP_PROC_BIND is unset), or the CPUs a
+    # pinned worker (PERFEMBED_WORKER_THREADS) or a cpuset confined them to.
+    placement: str = field(default_factory=thread_placement)
 
     def above(self, margin: float) -> bool:
         return self.low > margin

@@ -31,6 +31,10 @@ def upgrade(
     from database.schema import upgrade as upgrade_schema
     from database.session import safe_url
 
+    if url is None:
+        from service.commands.options import where_data_lives
+
+        typer.echo(where_data_lives(), err=True)
     target = _resolve(url)
     before = current_revision(target)
     upgrade_schema(target, revision=revision)
@@ -39,6 +43,15 @@ def upgrade(
         typer.echo(f"{safe_url(target)}: already at revision {after}")
     else:
         typer.echo(f"{safe_url(target)}: upgraded from {before or 'an empty database'} to {after}")
+    _optuna_tables(target)
+
+
+def _optuna_tables(url: str) -> None:
+    """Create Optuna's tables beside perfembed's now (workers would on their first job), so that
+    ``optuna-dashboard URL``, which never creates them, opens a fresh database too."""
+    from autotune.tuner import open_storage
+
+    open_storage(url).remove_session()
 
 
 @db_app.command()

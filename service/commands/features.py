@@ -76,13 +76,14 @@ def target(
     peaks = load_or_measure(path, cc=settings.cc, quick=quick, refresh=refresh)
     data = peaks.to_dict()
     data["cache"] = str(path)
+    data["data_dir"] = str(settings.data_dir)
     data["isolation"] = sandbox_status(settings.sandbox)
     if json_out:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
     from rich.table import Table
 
-    from service.commands.options import make_console
+    from service.commands.options import make_console, where_data_lives
 
     table = Table("", "", title="perfembed target", show_header=False)
     for key, value in _rows(data):
@@ -90,3 +91,4 @@ def target(
     console = make_console()
     console.print(table)
     console.print(f"cached in {path}")
+    console.print(where_data_lives(), highlight=False, markup=False)

@@ -83,3 +83,17 @@ def fmt_value(value: float | None, pattern: str = "{:.4f}") -> str:
 def emit_json(data: object) -> None:
     """``--json`` output: one JSON object on stdout (values JSON cannot hold are printed as text)."""
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def where_data_lives() -> str:
+    """One line: the data directory (and why it is that one) and the database it holds or names; and a
+    note when ``./data`` holds a database that the default no longer opens."""
+    from database.session import safe_url
+    from loopnest.config import data_dir_in_use, describe_data_dir, get_settings
+
+    line = f"data directory: {describe_data_dir()}; database: {safe_url(get_settings().resolved_database_url)}"
+    path, from_env = data_dir_in_use()
+    old = Path("data").absolute()  # the default up to 0.1.0: ./data, wherever a command started
+    if not from_env and (old / "perfembed.db").is_file() and old.resolve() != path.resolve():
+        line += f"\nnote: {old / 'perfembed.db'} is not used any more; PERFEMBED_DATA_DIR={old} uses it"
+    return line

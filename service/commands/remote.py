@@ -13,12 +13,9 @@ from typing import Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from service.commands.nests import rejected_dicts, require_nests
-from service.commands.options import emit_json, err_console, make_console
-
-console = make_console()
+from service.commands.options import emit_json, err_console
 
 ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
                          help="Ask the perfembed server at this URL instead of working locally.")
@@ -67,14 +64,23 @@ def suggest_remote(server: str, file: Path, *, include: list[str], define: list[
     if json_out:
         emit_json(data)
         return data
-    table = Table("nest", "neighbours", "best result", "gate", "job")
-    for nest in data["nests"]:
-        best = max((r for r in nest.get("results", []) if r.get("speedup")), key=lambda r: r["speedup"], default=None)
-        gate = nest.get("gate") or {}
-        table.add_row(str(nest.get("name") or nest["index"]),
-                      ", ".join(str(n["nest_id"]) for n in nest.get("neighbours", [])) or "-",
-                      f"{best['speedup']:.2f}x ({best.get('source', '?')})" if best else "-",
-                      "confident" if gate.get("confident") else "not confident",
-                      str(nest.get("job_id") or "-"))
-    console.print(table)
+    from service.commands.suggest import print_suggestions
+
+    print_suggestions({"nests": [local_shape(n, file) for n in data["nests"]], "program": data.get("program")},
+                      None, database=server, here="the server's machine")
     return data
+
+
+def local_shape(nest: dict[str, Any], file: Path) -> dict[str, Any]:
+    """One nest of the API's answer in the local pipeline's terms, so that ``suggest --server`` prints
+    what ``suggest`` prints: ``recipes`` -> ``candidates``, ``job_id`` -> ``tuning_job``, ``gate`` ->
+    ``confident``, measured ``results`` -> ``evaluated``; the server's ``program.c`` is the user's file."""
+    out = dict(nest)
+    out.setdefault("candidates", nest.get("recipes") or [])
+    out.setdefault("tuning_job", nest.get("job_id"))
+    out.setdefault("confident", bool((nest.get("gate") or {}).get("confident")))
+    measured = [r for r in nest.get("results") or [] if r.get("source") == "measured"]
+    if measured:
+        out.setdefault("evaluated", measured)
+    out["name"] = str(nest.get("name") or f"nest {nest['index']}").replace("program.c:", f"{file.name}:", 1)
+    return out

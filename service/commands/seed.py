@@ -16,6 +16,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from loopnest.errors import ParameterError
 from service.commands.options import MAX_NEST, MAX_TRIALS, make_console
 
 seed_app = typer.Typer(no_args_is_help=True, help="The shipped tuning database: build, export, load.")
@@ -91,7 +92,8 @@ def export(out: Path = typer.Option(DEFAULT_SEED, "--out", "-o", help="Seed file
 
 
 @seed_app.command("load")
-def load(path: Path = typer.Argument(DEFAULT_SEED, help="Seed file (.jsonl.gz)."),
+def load(path: Path | None = typer.Argument(None, show_default=False, help="Seed file (.jsonl.gz); default "
+                                           f"PERFEMBED_SEED_FILE, else {DEFAULT_SEED}."),
          if_empty: bool = typer.Option(False, "--if-empty", help="Do nothing when the database has nests."),
          fit: bool = typer.Option(True, "--fit/--no-fit", help="Fit the embedding model afterwards.")) -> None:
     """Load a seed file (idempotent), then fit the embedding model and build the index."""
@@ -99,10 +101,15 @@ def load(path: Path = typer.Argument(DEFAULT_SEED, help="Seed file (.jsonl.gz)."
     from database.seed import count_records, is_empty, load_seed
 
     store, settings = _store()
+    named = path or settings.seed_file  # a file the user named must exist; the default may be missing
+    source = "" if path else " (PERFEMBED_SEED_FILE)"
+    path = named or DEFAULT_SEED
     if if_empty and not is_empty(store):
         console.print("the database already holds nests; seed not loaded")
         return
     if not path.exists():
+        if named is not None:
+            raise ParameterError(f"seed file {path}{source} does not exist")
         console.print(f"no seed file at {path}; starting with an empty database")
         return
     # Loading takes a minute or two: a database that refuses writes is said now, in one line.

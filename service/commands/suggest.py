@@ -9,59 +9,108 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from loopnest.transform.recipe_text import recipe_text
 from service import program_eval
 from service.commands.options import console, err_console, fmt_value
 from service.program_eval import tuned_source
 
 
-def print_suggestions(result: dict[str, Any], settings: Any) -> None:
-    """Per nest: a table of neighbours and adapted recipes, then measured results and the decision."""
+def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | None = None,
+                      here: str = "this machine") -> None:
+    """Per nest: what this nest got before (tuned before), a table of neighbours and adapted recipes, then
+    measured results and the decision. ``database`` names where an empty answer came from (default: the
+    settings' database), ``here`` the machine that answered (``--server``: the server's)."""
+    others: dict[int, dict[str, Any]] = {}
     for n in result["nests"]:
-        console.rule(f"{n['name']} (function {n['function']}, nest {n['index']})")
-        table = Table("neighbour", "distance", "recorded speedup", "adapted recipe")
-        for nb, cand in zip(n["neighbours"], n["candidates"] + [None] * len(n["neighbours"]), strict=False):
-            table.add_row(nb["name"], f"{nb['distance']:.3g}", fmt_value(nb["recorded_speedup"], "{:.2f}x"),
-                          json.dumps(cand["recipe"]["steps"]) if cand else "-")
-        console.print(table)
+        function = f"function {n['function']}, " if n.get("function") else ""
+        console.rule(f"{n['name']} ({function}nest {n['index']})")
+        if n.get("tuned_before"):
+            _print_tuned_before(n["tuned_before"], here)
+        console.print(neighbour_table(n["neighbours"], n["candidates"], here))
+        others.update({t["id"]: t for nb in n["neighbours"] if (t := nb.get("target")) and not t["this_machine"]})
         if not n["confident"]:
-            console.print("low confidence: no stored nest is close to this one"
-                          + (" (tuning job enqueued)" if n.get("tuning_job") else "; use --fallback to autotune"))
+            job = n.get("tuning_job")
+            console.print("low confidence: no other stored nest is close to this one"
+                          + (f" (tuning job {job} enqueued: `perfembed jobs wait {job}`)" if job
+                             else "; use --fallback to autotune"))
         for ev in n.get("evaluated", []):
             reason = f" ({ev['message']})" if ev.get("message") and ev["status"] != "ok" else ""
-            console.print(f"  {escape(ev['from'])}: {escape(ev['status'])}{escape(reason)}, verified={ev['verified']}, "
+            console.print(f"  {ev['from']}: {ev['status']}{reason}, verified={ev['verified']}, "
                           f"screening speedup {fmt_value(ev['speedup'], '{:.2f}x')}"
                           + (f"; re-measured {ev['confirmed']['text']}" if ev.get("confirmed") else ""))
         if "accepted" in n:
-            console.print("accepted: " + (f"{n['best']['text']} from {escape(n['best']['from'])}" if n["accepted"]
-                                          else "no candidate held up: none re-measured clearly above "
-                                               f"{getattr(settings, 'min_speedup', 1.1)}x"))
+            best = n.get("best") or {}
+            console.print("accepted: " + (f"{best['text']} from {best['from']}: {_text(best)}"
+                                          if n["accepted"] else "no candidate held up: none re-measured clearly "
+                                          f"above {getattr(settings, 'min_speedup', 1.1)}x"))
+            if n["accepted"]:
+                console.print(f"  as JSON: {json.dumps(best['recipe'])}", highlight=False)
         if "autotuned" in n:
             _print_autotuned(n)
+    for target in others.values():
+        console.print(f"* target {target['id']} ({target['name']}) is not {here}: its speedups were "
+                      "measured elsewhere and may not hold here")
     if result.get("program"):
         _print_program(result["program"], settings)
-    if result["nests"] and not any(n["neighbours"] for n in result["nests"]):
-        from sqlalchemy.engine import make_url
+    if result["nests"] and not any(n["neighbours"] or n.get("tuned_before") for n in result["nests"]):
+        if database is None and settings is not None:
+            from sqlalchemy.engine import make_url
 
-        where = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
-        console.print(f"no tuned nest in the database at {where}: "
+            database = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
+        console.print(f"no tuned nest in the database{f' at {database}' if database else ''}: "
                       "load the shipped seed with `perfembed seed load` (`make serve` does) or tune some first")
+
+
+def neighbour_table(neighbours: list[dict[str, Any]], candidates: list[dict[str, Any]],
+                    here: str = "this machine") -> Table:
+    """Neighbours (other nests) with their recorded speedup, where it was measured, and the recipe
+    adapted from each to this nest, in this nest's loop names."""
+    table = Table("neighbour", "distance", "recorded speedup", "measured on", "adapted recipe")
+    adapted = {c.get("from_nest_id", c.get("from")): c for c in candidates}
+    for nb in neighbours:
+        cand = adapted.get(nb["nest_id"], adapted.get(nb["name"]))
+        table.add_row(nb["name"], f"{nb['distance']:.3g}", fmt_value(nb["recorded_speedup"], "{:.2f}x"),
+                      _where(nb.get("target"), here), _text(cand) if cand else "- (does not apply)")
+    return table
+
+
+def _where(target: dict[str, Any] | None, here: str) -> str:
+    if target is None:
+        return "-"
+    return here if target["this_machine"] else f"target {target['id']} *"
+
+
+def _text(item: dict[str, Any]) -> str:
+    """A recipe in the nest's loop names (the pipeline's ``recipe_text``), else its JSON."""
+    return str(item.get("recipe_text") or json.dumps(item["recipe"]["steps"]))
+
+
+def _print_tuned_before(before: dict[str, Any], here: str) -> None:
+    params = ", ".join(f"{k}={v}" for k, v in before["params"].items())
+    count = before["measurements"]
+    console.print(f"tuned before on {here} at {params or 'these sizes'}: {before['text']} "
+                  f"with {before['recipe_text']} ({count} measurement{'s' if count != 1 else ''}, "
+                  f"stored nest {before['nest_id']})", highlight=False)
+    console.print(f"  as JSON: {json.dumps(before['recipe'])}", highlight=False)
 
 
 def _print_autotuned(nest: dict[str, Any]) -> None:
     tuned = nest["autotuned"]
     if not tuned:
         reason = f" ({nest['autotune_error']})" if nest.get("autotune_error") else ""
-        console.print(f"autotuned (--fallback): nothing verified and clearly 1.1x faster{escape(reason)}")
+        console.print(f"autotuned (--fallback): nothing verified and clearly 1.1x faster{reason}")
         return
     figure = tuned.get("text") or f"{tuned['speedup']:.2f}x"
     trial = tuned.get("trial_speedup") or tuned["speedup"]
+    text = recipe_text(tuned["recipe"], nest.get("loop_names"))
     console.print(f"autotuned (--fallback): re-measured {figure} (best of {tuned['evaluated']} trials: {trial:.2f}x), "
-                  f"{json.dumps(tuned['recipe']['steps'])}")
+                  f"{text}")
+    console.print(f"  as JSON: {json.dumps(tuned['recipe']['steps'])}", highlight=False)
 
 
 def _print_program(program: dict[str, Any], settings: Any) -> None:
     if program["status"] != "ok":
-        console.print(f"whole program: {escape(program['status'])}: {escape(program['message'])}; "
+        console.print(f"whole program: {program['status']}: {program['message']}; "
                       "the tuned code is not kept")
         return
     ms = f"{program['original_seconds'] * 1e3:.0f} ms -> {program['tuned_seconds'] * 1e3:.0f} ms"

@@ -9,7 +9,7 @@ inside the commands so that ``perfembed --help`` stays fast. User errors are
 
 from __future__ import annotations
 
-import json
+import os
 import signal
 import threading
 from pathlib import Path
@@ -80,6 +80,7 @@ def tune_command(
     from loopnest.frontend.preprocess import PreprocessOptions
     from loopnest.harness import Limits
     from loopnest.transform.recipe import Recipe, apply_recipe
+    from loopnest.transform.recipe_text import loop_names, recipe_text
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     settings = get_settings()
@@ -137,6 +138,8 @@ def tune_command(
                 best[i] = apply_recipe(scop, result.best_recipe)
             results.append({"nest": i, "name": scop.name, "nest_id": db_nest.id, "target_id": target.id,
                             "params": values, "budget": trials, **result.to_dict(),
+                            "best_recipe_text": None if result.best_recipe is None
+                            else recipe_text(result.best_recipe, loop_names(scop)),
                             "confirmed": None if confirmed is None else confirmed.to_dict(), "doubt": doubt})
     if write_best is not None:
         write_best.write_text(replace_regions(file, best, scops))
@@ -150,7 +153,7 @@ def tune_command(
         remeasured = r["confirmed"]["text"] if r["confirmed"] else (r["doubt"] or "- (below the margin: not kept)")
         table.add_row(r["name"], f"{r['evaluated']}/{r['budget']}", fmt_value(baseline, "{:.4g}"),
                       fmt_value(r["best_speedup"], "{:.2f}x"), remeasured,
-                      json.dumps(r["best_recipe"]["steps"]) if r["best_recipe"] else "-", r["stopped"])
+                      r["best_recipe_text"] or "-", r["stopped"])
     console.print(table)
     for r in results:
         if r.get("stop_reason"):
@@ -166,36 +169,77 @@ def worker_command(
                                 help="Lease length in seconds (renewed while running)."),
     poll: float = typer.Option(5.0, "--poll", min=0.1, max=3600, help="Seconds between looks at an empty queue."),
     worker_id: str | None = typer.Option(None, "--worker-id", help="Name in the jobs table (default host:pid)."),
+    progress_bars: bool = typer.Option(True, "--progress/--log", help="Progress bars, or one log line per job "
+                                       "(as under `perfembed serve --workers`)."),
+    exit_with: int | None = typer.Option(None, "--exit-with", hidden=True, help="Stop when this process ends."),
     json_out: bool = JsonOpt,
 ) -> None:
-    """Claim queued tuning jobs from the database and run them (Ctrl-C: finish the trial, requeue)."""
+    """Claim queued tuning jobs from the database and run them (Ctrl-C: finish the trial, requeue).
+
+    With PERFEMBED_WORKER_THREADS=T the worker pins itself to T CPUs no other worker holds and
+    measures with T threads, so that several workers on one host do not skew each other's timings."""
     import optuna
 
     from autotune import run_worker
+    from autotune._presence import claim_cpus, pin_to
     from database import get_store
     from loopnest.config import get_settings
+    from service.supervisor import exit_with_parent
 
+    if exit_with is not None:
+        exit_with_parent(exit_with)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     settings = get_settings()
     store = get_store(settings.resolved_database_url, create=True)
+    slot = claim_cpus(settings)
+    if slot is not None:
+        pin_to(slot)  # before any thread starts: every thread and child inherits it
+        settings = settings.model_copy(update={"threads": len(slot.cpus)})
+        err_console.print(f"worker pinned to CPUs {slot.describe()}, {len(slot.cpus)} thread(s) per measurement")
     stop = threading.Event()
     restore = _stop_on_signals(stop)
     try:
-        with _progress(json_out) as progress:
-            tasks: dict[int, Any] = {}
-
-            def on_job(job: Any) -> None:
-                tasks[job.id] = progress.add_task(f"job {job.id} (nest {job.nest_id})", total=job.budget,
-                                                  completed=job.progress, best="-")
-
-            def on_trial(job: Any, update: TuneProgress) -> None:
-                shown = "-" if update.best_speedup is None else f"{update.best_speedup:.2f}x"
-                progress.update(tasks[job.id], completed=update.evaluated, best=shown)
-
+        with _progress(json_out or not progress_bars) as progress:
+            shown = _WorkerDisplay(progress, log=not progress_bars and not json_out)
             report = run_worker(store, worker_id=worker_id, once=once, max_jobs=max_jobs, lease_seconds=lease,
-                                poll_seconds=poll, settings=settings, stop=stop, on_job=on_job, on_trial=on_trial)
+                                poll_seconds=poll, settings=settings, stop=stop, on_job=shown.on_job,
+                                on_trial=shown.on_trial, on_outcome=shown.on_outcome,
+                                cpus=slot.describe() if slot else None)
     finally:
         restore()
+        if slot is not None:
+            slot.release()
+    _print_report(report, json_out=json_out)
+
+
+class _WorkerDisplay:
+    """A worker's progress: one bar per job, or (``log``) one line when a job starts and ends."""
+
+    def __init__(self, progress: Any, *, log: bool) -> None:
+        self._progress = progress
+        self._log = log
+        self._tasks: dict[int, Any] = {}
+
+    def on_job(self, job: Any) -> None:
+        if self._log:
+            err_console.print(f"worker {os.getpid()}: job {job.id} started (nest {job.nest_id}, {job.budget} trials, "
+                              f"attempt {job.attempts})", highlight=False)
+        self._tasks[job.id] = self._progress.add_task(f"job {job.id} (nest {job.nest_id})", total=job.budget,
+                                                      completed=job.progress, best="-")
+
+    def on_trial(self, job: Any, update: TuneProgress) -> None:
+        best = "-" if update.best_speedup is None else f"{update.best_speedup:.2f}x"
+        self._progress.update(self._tasks[job.id], completed=update.evaluated, best=best)
+
+    def on_outcome(self, outcome: Any) -> None:
+        if self._log:
+            best = "" if outcome.best_speedup is None else f", best {outcome.best_speedup:.2f}x"
+            why = f": {outcome.error}" if outcome.error else ""
+            err_console.print(f"worker {os.getpid()}: job {outcome.job_id} {outcome.status} after {outcome.evaluated} "
+                              f"trial(s){best}{why}", highlight=False, markup=False)
+
+
+def _print_report(report: Any, *, json_out: bool) -> None:
     if json_out:
         emit_json({"worker_id": report.worker_id, "jobs": [
             {"job_id": o.job_id, "status": o.status, "evaluated": o.evaluated, "best_speedup": o.best_speedup,

@@ -110,3 +110,14 @@ def test_a_jam_whose_mapped_loop_has_nothing_inside_is_dropped() -> None:
     gemm = nest("gemm_ijk.c")
     adapted = adapt_recipe(tuned, loop_roles(gemm, SIZES), ger, loop_roles(ger, {"m": 96, "n": 96}))
     assert all(s.op != "unroll_jam" for s in adapted.steps)
+
+
+def test_an_autoschedule_recipe_transfers_as_isl_schedule_of_our_nest_with_the_tile_refitted() -> None:
+    source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")
+    tuned = Recipe.from_dict({"steps": [{"op": "autoschedule", "tile": 64}]})
+    small = dict.fromkeys(SIZES, 40)
+    adapted = adapt_recipe(tuned, loop_roles(source, SIZES), target, loop_roles(target, small))
+    assert adapted.to_dict()["steps"] == [{"op": "autoschedule", "tile": 32}]
+    apply_recipe(target, adapted)
+    tiny = adapt_recipe(tuned, loop_roles(source, SIZES), target, loop_roles(target, dict.fromkeys(SIZES, 2)))
+    assert tiny.to_dict()["steps"] == [{"op": "autoschedule"}]

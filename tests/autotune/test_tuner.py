@@ -69,9 +69,10 @@ def test_illegal_samples_are_pruned_before_compiling(db_url, gemm, monkeypatch):
     monkeypatch.setattr(Harness, "_build_and_run", counting)
     result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=1,
                        warm_start=[SIMD_ON_REDUCTION, IKJ], **FAST)
-    first, second = result.evaluations[:2]
+    auto, first, second = result.evaluations[:3]
+    assert auto.recipe["steps"][0]["op"] == "autoschedule"  # the polyhedral scheduler candidate, always first
     assert first.state == "pruned" and first.status == "illegal" and "carries the dependence" in first.message
-    assert second.recipe == IKJ and second.verified  # warm starts come first, in order
+    assert second.recipe == IKJ and second.verified  # warm starts come next, in order
     evaluated = [r for r in result.evaluations if r.evaluated]
     assert len(evaluated) == result.evaluated == 3
     # One compile for the baseline and one per evaluated trial: nothing for the pruned sample.

@@ -191,6 +191,20 @@ def test_a_job_without_parameter_values_fails_with_a_clear_error(store):
     assert store.claim_next_job(worker_id="w", lease_seconds=30) is None  # not retried
 
 
+def test_a_job_for_a_nest_stored_with_its_parameter_values_runs_at_them(store):
+    """A seed nest's job without options.params failed with "no value for parameter(s)"."""
+    nest = register_nest(store, source=GEMM.read_text(), name=GEMM.name, index=0, scop=load(GEMM),
+                         params=GEMM_PARAMS)
+    with store.session() as session:
+        job = enqueue_job(session, nest_id=nest.id, budget=1, options={"reps": 1})
+    report = run_worker(store, worker_id="w", once=True, lease_seconds=30, settings=SETTINGS)
+    assert report.jobs[0].status == "done" and report.jobs[0].evaluated == 1, report.jobs[0].error
+    with store.session() as session:
+        (measured,) = {tuple(sorted(m.params.items())) for m in list_measurements(session, nest_id=nest.id)}
+        assert get_job(session, job_id=job.id).status is JobStatus.DONE
+    assert dict(measured) == GEMM_PARAMS
+
+
 def test_max_jobs_limits_a_worker(store):
     gemm_job(store, budget=0)
     second, _ = gemm_job(store, budget=0)

@@ -42,6 +42,7 @@ TABLES = {
     "nest_embeddings",
     "tuning_jobs",
     "api_keys",
+    "workers",
 }
 
 

@@ -57,7 +57,7 @@ def ingest_program(store: Any, program: Any, *, settings: Any) -> list[int]:
 def _neighbours(store: Any, vector: list[float], k: int, exclude: set[int]) -> list[dict[str, Any]]:
     with store.session() as session:
         nests = [n for n in list_nests(session) if n.id not in exclude]
-        names = {i: nest_name(p, x) for i, (p, x, _) in nest_summaries(session).items()}
+        names = {i: nest_name(p, x) for i, (p, x, *_) in nest_summaries(session).items()}
     if not nests:
         return []
     matrix = np.array([_vector(n.static_features) for n in nests])

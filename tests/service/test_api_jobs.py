@@ -72,6 +72,22 @@ def test_a_job_for_a_program_stores_it_and_records_how_to_rebuild_the_nest(api: 
     assert sorted(job.options["defines"]) == ["ALPHA=2", "UNUSED"] and job.options["reps"] == 1
 
 
+def test_a_job_for_a_stored_nest_defaults_to_its_stored_parameter_values(api: TestClient, app, auth) -> None:
+    """Seed nests carry the values they were tuned at: a job for one needs no 'params' (it was a 422)."""
+    with app.state.perfembed.store().session() as session:
+        program = database.get_or_create_program(session, source=gemm_program()["source"] + "\n// seed",
+                                                 name="seed/gemm.c")
+        nest = database.get_or_create_nest(session, program_id=program.id, index=0, normalized={
+            "name": "gemm.c:gemm_ijk#0", "params": ["ni", "nj", "nk"], "param_values": GEMM_PARAMS})
+    r = api.post("/v1/tuning-jobs", json={"nest_id": nest.id, "budget": 2}, headers=auth)
+    assert r.status_code == 202, r.text
+    given = api.post("/v1/tuning-jobs", json={"nest_id": nest.id, "params": {"ni": 64}}, headers=auth)
+    with app.state.perfembed.store().session() as session:
+        assert database.get_job(session, job_id=r.json()["id"]).options["params"] == GEMM_PARAMS
+        # Values given win; the others still come from the nest.
+        assert database.get_job(session, job_id=given.json()["id"]).options["params"] == {**GEMM_PARAMS, "ni": 64}
+
+
 @pytest.mark.parametrize("body, status, needle", [
     ({"nest_id": 999999, "params": GEMM_PARAMS}, 404, "999999"),
     ({"nest_id": 1}, 422, "no value for parameter(s) ni, nj, nk"),

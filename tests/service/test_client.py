@@ -131,6 +131,6 @@ def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.Captu
         (nest,) = json.loads(capsys.readouterr().out)["nests"]
         assert nest["job_id"] is not None and nest["gate"]["confident"] is False
         table = suggest_remote(server, GEMM, **suggest, api_key=key)  # the same answer, as a table
-        assert "not confident" in capsys.readouterr().out and table["nests"][0]["nest_id"] == nest["nest_id"]
+        assert "low confidence" in capsys.readouterr().out and table["nests"][0]["nest_id"] == nest["nest_id"]
         measured = suggest_remote(server, GEMM, **{**suggest, "evaluate": True}, api_key=key)  # a job, polled
         assert measured["evaluated"] is True and "gemm_ijk.c#0" in capsys.readouterr().out

@@ -110,11 +110,17 @@ def test_suggest_transfers_and_stores_verified_results(populated: tuple[Context,
     if nest["accepted"]:
         assert nest["best"]["speedup"] >= 1.1
     # The measured nest is stored and embedded: the cached answer is dropped at once, and the next
-    # query finds the new nest first.
+    # query shows the nest's own result as tuned before, never the nest as its own neighbour.
     assert cached_suggestion(ctx.store, program, k=3) is None
-    again = suggest(ctx.store, program, k=3, evaluate=False, settings=ctx.settings)
-    if nest["accepted"]:
-        assert again["nests"][0]["neighbours"][0]["nest_id"] == nest["nest_id"]
+    (again,) = suggest(ctx.store, program, k=3, evaluate=False, settings=ctx.settings)["nests"]
+    assert nest["nest_id"] not in [n["nest_id"] for n in again["neighbours"]]
+    before = again["tuned_before"]
+    assert before["nest_id"] == nest["nest_id"] and before["params"] == params
+    # The baseline, and each candidate that ran (re-measured or screened only).
+    assert before["measurements"] == 1 + sum(e["speedup"] is not None for e in nest["evaluated"])
+    if nest["accepted"]:  # the re-measured figure, with its interval, not the best screening one
+        assert before["re_measured"] and before["speedup"] == pytest.approx(nest["best"]["speedup"])
+        assert before["interval"] == pytest.approx(nest["best"]["interval"])
 
 
 def test_a_repeated_default_request_is_answered_from_the_cache_until_its_job_ends(
@@ -192,3 +198,121 @@ def test_a_seed_tuned_on_another_machine_still_lends_its_recipes(populated: tupl
     elsewhere = Context(ctx.store, ctx.settings, _target_id=other.id)
     found = neighbours_for(elsewhere, features, k=2, min_speedup=0.0)
     assert found and found[0].nest_id == ids["blas3/gemm_ijk.c"]
+
+
+GEMM_IJK = ROOT / "corpus/kernels/blas3/gemm_ijk.c"
+
+
+def test_an_exact_match_is_tuned_before_and_never_its_own_neighbour(populated: tuple[Context, dict[str, int]]) -> None:
+    """The issue's case: a user's nest already in the database came back as its own neighbour at
+    distance 0, with the speedup of that run."""
+    ctx, ids = populated
+    own = ids["blas3/gemm_ijk.c"]
+    params = {k: 4 * v for k, v in EXPECTED["corpus/kernels/blas3/gemm_ijk.c"]["params"].items()}
+    program = program_from_file(GEMM_IJK, include=[], define=[], params=params, function=None)
+    (nest,) = suggest(ctx.store, program, k=3, evaluate=False, settings=ctx.settings)["nests"]
+    assert nest["nest_id"] is None and own not in [n["nest_id"] for n in nest["neighbours"]]
+    assert all(n["distance"] > 0 for n in nest["neighbours"])
+    before = nest["tuned_before"]
+    assert before["nest_id"] == own and before["params"] == params and before["measurements"] == 1
+    assert before["recipe"] == TUNED_GEMM.to_dict()
+    assert before["recipe_text"] == "interchange to i, k, j; tile i, k, j by 16x32x64"
+    assert not before["re_measured"] and "not re-measured" in before["text"]  # one screening run, said so
+    assert before["target"]["this_machine"] is True
+    # The same nest at other sizes is not an exact match, and still not its own neighbour.
+    other = program_from_file(GEMM_IJK, include=[], define=[], params={k: v // 2 for k, v in params.items()},
+                              function=None)
+    (nest,) = suggest(ctx.store, other, k=3, evaluate=False, settings=ctx.settings)["nests"]
+    assert nest["tuned_before"] is None and own not in [n["nest_id"] for n in nest["neighbours"]]
+
+
+def test_every_recorded_speedup_names_its_target(populated: tuple[Context, dict[str, int]],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from database import get_or_create_target
+
+    ctx, _ = populated
+    program = program_from_file(ROOT / "corpus/kernels/blas3/gemm_jki.c", include=[], define=[],
+                                params={"n_rows": 64, "n_cols": 64, "n_inner": 64}, function=None)
+    (nest,) = suggest(ctx.store, program, k=3, evaluate=False, settings=ctx.settings)["nests"]
+    assert nest["neighbours"] and all(n["target"]["this_machine"] for n in nest["neighbours"])
+    assert all(c["recipe_text"] and "loop" not in c["recipe_text"] for c in nest["candidates"])
+    # Asked on another machine (as with the shipped seed), the same records are flagged as measured elsewhere.
+    with ctx.store.session() as session:
+        elsewhere = get_or_create_target(session, cpu_model="another CPU", cores=64, isa_level="x86-64-v3",
+                                         cache_sizes={"l1d": 32768}, compiler="gcc", compiler_version="14.1")
+    monkeypatch.setattr(Context, "target_id", property(lambda self: elsewhere.id))
+    (nest,) = suggest(ctx.store, program, k=2, evaluate=False, settings=ctx.settings)["nests"]
+    targets = [n["target"] for n in nest["neighbours"]]
+    assert targets and not any(t["this_machine"] for t in targets)
+    assert all(t["id"] != elsewhere.id and "cores" in t["name"] for t in targets)
+
+
+def test_the_api_and_suggest_server_answer_with_tuned_before_targets_and_recipe_texts(
+        populated: tuple[Context, dict[str, int]], capsys: pytest.CaptureFixture[str]) -> None:
+    from fastapi.testclient import TestClient
+
+    from database import create_api_key
+    from service.app import create_app
+    from service.commands.remote import local_shape
+    from service.commands.suggest import print_suggestions
+    from service.config import ServiceSettings
+
+    ctx, ids = populated
+    own = ids["blas3/gemm_ijk.c"]
+    params = {k: 4 * v for k, v in EXPECTED["corpus/kernels/blas3/gemm_ijk.c"]["params"].items()}
+    settings = ServiceSettings(data_dir=ctx.settings.data_dir, database_url=ctx.settings.resolved_database_url,
+                               pipeline_module="service.pipeline", threads=1)
+    with ctx.store.session() as session:
+        _, key = create_api_key(session, name="pipeline-api")
+    program = {"source": GEMM_IJK.read_text(), "params": params, "name": GEMM_IJK.name}  # as the client sends it
+    with TestClient(create_app(settings)) as api:
+        r = api.post("/v1/suggestions", json={**program, "fallback": False}, headers={"Authorization": f"Bearer {key}"})
+        assert r.status_code == 200, r.text
+        (nest,) = r.json()["nests"]
+        jki = {"source": (ROOT / "corpus/kernels/blas3/gemm_jki.c").read_text(), "fallback": False,
+               "params": {"n_rows": 64, "n_cols": 64, "n_inner": 64}}
+        (other,) = api.post("/v1/suggestions", json=jki, headers={"Authorization": f"Bearer {key}"}).json()["nests"]
+        detail = api.get(f"/v1/nests/{own}").json()
+        hits = api.post("/v1/search", json={"program": program, "k": 2}).json()["neighbours"]
+    # This nest's results are its own: the tuned-before run, never a neighbour's recorded speedup.
+    (result,) = nest["results"]
+    assert result["source"] == "tuned_before" and result["nest_id"] == own and result["measurements"] == 1
+    assert own not in [n["nest_id"] for n in nest["neighbours"]]
+    assert all(n["target"]["this_machine"] and n["recipe_text"] for n in nest["neighbours"])
+    assert other["recipes"] and all(r["recipe_text"] and "loop" not in r["recipe_text"] for r in other["recipes"])
+    (best,) = detail["best_recipes"]
+    assert best["recipe_text"] == "interchange to i, k, j; tile i, k, j by 16x32x64"
+    assert best["target"]["this_machine"] is True
+    assert hits[0]["nest_id"] == own and hits[0]["best_target"]["this_machine"] is True
+    # suggest --server prints this answer as suggest does: no "best result" taken from a neighbour.
+    print_suggestions({"nests": [local_shape(nest, GEMM_IJK)]}, None, here="the server's machine")
+    out = capsys.readouterr().out
+    assert "gemm_ijk.c#0 (function gemm_ijk, nest 0)" in out and "program.c" not in out and "best result" not in out
+    assert "tuned before on the server's machine" in out and "interchange to i, k, j; tile i, k, j by 16x32x64" in out
+
+
+def test_perfembed_search_finds_the_nearest_stored_nests(populated: tuple[Context, dict[str, int]],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from loopnest.config import get_settings
+    from loopnest.errors import ParameterError
+    from service.cli import app
+
+    ctx, ids = populated
+    monkeypatch.setenv("PERFEMBED_DATA_DIR", str(ctx.settings.data_dir))
+    monkeypatch.delenv("PERFEMBED_DATABASE_URL", raising=False)
+    get_settings.cache_clear()
+    params = [f"--param={k}={4 * v}" for k, v in EXPECTED["corpus/kernels/blas3/gemm_ijk.c"]["params"].items()]
+    try:
+        found = CliRunner().invoke(app, ["search", str(GEMM_IJK), *params, "--k", "2", "--json"])
+        text = CliRunner().invoke(app, ["search", str(GEMM_IJK), *params, "--k", "2"])
+        missing = CliRunner().invoke(app, ["search", str(GEMM_IJK)])
+    finally:
+        get_settings.cache_clear()
+    assert found.exit_code == 0, (found.output, found.exception)
+    hits = json.loads(found.stdout)["neighbours"]
+    assert len(hits) == 2 and hits[0]["nest_id"] == ids["blas3/gemm_ijk.c"] and hits[0]["distance"] < 1e-6
+    assert hits[0]["best_target"]["this_machine"] is True and hits[1]["distance"] > 0
+    assert "gemm_ijk.c#0" in text.stdout and "this machine" in text.stdout
+    assert isinstance(missing.exception, ParameterError) and str(missing.exception).startswith(f"{GEMM_IJK}:")

@@ -1,4 +1,5 @@
-"""``/healthz`` (the process answers), ``/readyz`` (database writable, index ready; the sandbox), ``/metrics``."""
+"""``/healthz`` (the process answers), ``/readyz`` (database writable, index ready; the sandbox and the live
+workers), ``/metrics``."""
 
 from __future__ import annotations
 
@@ -33,8 +34,9 @@ def readyz(state: StateDep) -> Any:
         pipeline = load_pipeline(state.settings)
     except UnavailableError:
         pipeline = None
-    ready, checks = readiness(state, pipeline)
-    body = {"status": "ready" if ready else "not ready", "checks": checks, "isolation": isolation(state.settings)}
+    ready, checks, workers = readiness(state, pipeline)
+    body = {"status": "ready" if ready else "not ready", "checks": checks, "isolation": isolation(state.settings),
+            "workers": workers}
     return body if ready else JSONResponse(body, status_code=503)
 
 

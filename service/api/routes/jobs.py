@@ -28,30 +28,31 @@ def create(body: Annotated[JobIn, Body(openapi_examples=JOB_EXAMPLES)], response
     job = create_job(body, store=db, settings=settings, pipeline=pipeline)
     response.headers["Location"] = f"/v1/tuning-jobs/{job.id}"
     with db.session() as session:
-        return job_public(session, job)
+        return job_public(session, job, settings=settings)
 
 
 @router.get("", response_model=JobsPublic, responses=errors(*READ_AUTH), operation_id="tuning-jobs-list",
             summary="List tuning jobs")
-def index(session: SessionDep, _: ReadKeyDep,
+def index(session: SessionDep, _: ReadKeyDep, settings: SettingsDep,
           status: Annotated[JobStatus | None, Query(description="Only jobs in this state", examples=["queued"])] = None,
           nest_id: Annotated[int | None, Query(ge=1, le=MAX_ID, description="Only jobs of this nest",
                                                examples=[1])] = None,
           limit: Annotated[int, Query(ge=1, le=1000, description="At most this many")] = 100) -> dict[str, Any]:
     """Tuning jobs, oldest first, optionally of one state or one nest."""
-    return list_jobs(session, status=status, nest_id=nest_id, limit=limit)
+    return list_jobs(session, status=status, nest_id=nest_id, limit=limit, settings=settings)
 
 
 @router.get("/{job_id}", response_model=JobPublic, responses=errors(*READ_AUTH, 404),
             operation_id="tuning-jobs-get", summary="Follow a tuning job")
-def read(job_id: JobId, session: SessionDep, _: ReadKeyDep) -> dict[str, Any]:
-    """Status, trials done of the budget, best recipe and speedup so far, the worker holding it, error."""
-    return get_job(session, job_id)
+def read(job_id: JobId, session: SessionDep, _: ReadKeyDep, settings: SettingsDep) -> dict[str, Any]:
+    """Status (in words too: "waiting for a worker" while none is alive), trials done of the budget,
+    best recipe and speedup so far, the worker holding it, error."""
+    return get_job(session, job_id, settings=settings)
 
 
 @router.delete("/{job_id}", response_model=JobPublic, responses=errors(401, 404, 409, 422, 503),
                operation_id="tuning-jobs-cancel", summary="Cancel a tuning job")
-def cancel(job_id: JobId, _: WriteKeyDep, db: StoreDep) -> dict[str, Any]:
+def cancel(job_id: JobId, _: WriteKeyDep, db: StoreDep, settings: SettingsDep) -> dict[str, Any]:
     """Cancel a queued or running job; a running one stops after its current trial. Cancelling a
     cancelled job returns it unchanged; one that is done or failed is a 409."""
-    return cancel_job(db, job_id)
+    return cancel_job(db, job_id, settings=settings)

@@ -1,0 +1,160 @@
+"""A worker's presence: its heartbeat row in the database, and the CPUs it is pinned to.
+
+:class:`Heartbeat` keeps the worker's row (:mod:`database.repositories.workers`) fresh from a
+background thread, idle or busy, and removes it when the worker stops; the service counts the
+live rows (``/readyz``) and tells a queued job's owner when no worker is alive.
+
+:func:`claim_cpus` shares the CPUs out among the workers of one host: with ``worker_threads`` set,
+each worker takes the first free slot of that many CPUs (from ``worker_cpus``, default every CPU
+this process may use) by locking a file in the data directory, pins itself to it, and measures
+with that many threads. The lock goes with the process, however it ends, so a crashed worker's
+slot is free again at once. Workers in containers on one host share the slots through the data
+volume they all mount.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import socket
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from loopnest.config import format_cpu_list, parse_cpu_list
+from loopnest.errors import SettingsError
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from database import Store
+    from loopnest.config import Settings
+
+_logger = logging.getLogger(__name__)
+
+CPU_LOCK_DIR = "worker-cpus"  # under the data directory
+
+
+class Heartbeat:
+    """The worker's row, refreshed every ``interval_s`` seconds while the context is open.
+
+    Entering records the first heartbeat (a database that cannot be written fails the worker's
+    start); a missed beat later is logged and retried. :meth:`set_job` records at once which job
+    the worker runs (None: idle).
+    """
+
+    def __init__(self, store: Store, name: str, *, interval_s: float, cpus: str | None = None) -> None:
+        self._store = store
+        self.name = name
+        self._interval = interval_s
+        self._cpus = cpus
+        self._job_id: int | None = None
+        self._lock = threading.Lock()
+        self._halt = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Heartbeat:
+        self.beat()
+        self._thread = threading.Thread(target=self._run, name=f"heartbeat-{self.name}", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._halt.set()
+        if self._thread is not None:
+            self._thread.join()
+        try:
+            self._store.remove_worker(self.name)
+        except Exception:  # the row goes stale on its own; the worker's real outcome matters more
+            _logger.warning("could not remove worker %s from the workers table", self.name, exc_info=True)
+
+    def set_job(self, job_id: int | None) -> None:
+        self._job_id = job_id
+        try:
+            self.beat()
+        except Exception:
+            _logger.warning("could not record worker %s's job", self.name, exc_info=True)
+
+    def beat(self) -> None:
+        with self._lock:  # the thread and set_job never write the row at the same time
+            self._store.record_heartbeat(self.name, host=socket.gethostname(), pid=os.getpid(), cpus=self._cpus,
+                                         job_id=self._job_id)
+
+    def _run(self) -> None:
+        while not self._halt.wait(self._interval):
+            try:
+                self.beat()
+            except Exception:  # retried at the next beat; the row stays alive for a few of them
+                _logger.warning("worker %s missed a heartbeat", self.name, exc_info=True)
+
+
+@dataclass
+class CpuSlot:
+    """CPUs held by this process (through a locked file) until :meth:`release` or its exit."""
+
+    cpus: tuple[int, ...]
+    _lock_file: IO[str] | None = field(default=None, repr=False)
+
+    def describe(self) -> str:
+        return format_cpu_list(self.cpus)
+
+    def release(self) -> None:
+        if self._lock_file is not None:
+            self._lock_file.close()  # closing drops the flock
+            self._lock_file = None
+
+
+def cpu_pool(settings: Settings) -> tuple[int, ...]:
+    """The CPUs the workers share out: ``worker_cpus``, else every CPU this process may use."""
+    allowed = tuple(sorted(os.sched_getaffinity(0)))
+    if settings.worker_cpus is None:
+        return allowed
+    named = parse_cpu_list(settings.worker_cpus)
+    missing = sorted(set(named) - set(allowed))
+    if missing:
+        raise SettingsError(f"PERFEMBED_WORKER_CPUS={settings.worker_cpus}: CPU(s) {format_cpu_list(missing)} are "
+                            f"not available to this process (it may use {format_cpu_list(allowed)})")
+    return named
+
+
+def claim_cpus(settings: Settings) -> CpuSlot | None:
+    """Take a free slot of ``settings.worker_threads`` CPUs (None when workers are not pinned).
+
+    Raises :class:`SettingsError` naming the fix when the pool is smaller than one slot or every
+    slot is held by another worker.
+    """
+    threads = settings.worker_threads
+    if not threads:
+        return None
+    pool = cpu_pool(settings)
+    slots = [pool[i:i + threads] for i in range(0, len(pool) - threads + 1, threads)]
+    if not slots:
+        raise SettingsError(f"PERFEMBED_WORKER_THREADS={threads} is more than the {len(pool)} CPU(s) the workers "
+                            f"may use ({format_cpu_list(pool)}); lower it")
+    lock_dir = settings.data_dir / CPU_LOCK_DIR
+    _make_lock_dir(lock_dir)
+    for slot in slots:
+        handle = open(lock_dir / f"cpus-{format_cpu_list(slot)}.lock", "a")  # noqa: SIM115 (held for life)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            continue
+        return CpuSlot(tuple(slot), handle)
+    raise SettingsError(f"no free CPUs for another worker: the {len(slots)} slot(s) of {threads} CPU(s) in "
+                        f"{format_cpu_list(pool)} are held by running workers (locks in {lock_dir}); stop one, "
+                        "or lower PERFEMBED_WORKER_THREADS")
+
+
+def pin_to(slot: CpuSlot) -> None:
+    """Confine this process (and every thread and child it starts from now on) to the slot's CPUs."""
+    os.sched_setaffinity(0, slot.cpus)
+
+
+def _make_lock_dir(path: Path) -> None:
+    from database.errors import ensure_data_dir
+
+    ensure_data_dir(path, what="the worker CPU lock directory")

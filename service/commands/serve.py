@@ -1,0 +1,37 @@
+"""``perfembed serve``: the REST API, and with ``--workers N`` the tuning workers beside it.
+
+One command, one Ctrl-C: the workers are child processes of the server (:mod:`service.supervisor`),
+stopped with it; each finishes its current trial and puts its job back in the queue.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from service.commands.options import make_console, where_data_lives
+
+err_console = make_console(stderr=True)
+
+
+def serve_command(
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(8000, "--port", min=1, max=65535),
+    workers: int = typer.Option(0, "--workers", min=0, max=256,
+                                help="Also run this many tuning workers (`perfembed worker`), stopped with the "
+                                     "server; without any, tuning jobs wait in the queue."),
+    grace: float = typer.Option(30.0, "--worker-grace", min=0, max=3600,
+                                help="Seconds a stopping worker may take to finish its trial before it is killed."),
+) -> None:
+    """Serve the REST API (uvicorn); with --workers N, N tuning workers too (Ctrl-C stops them all)."""
+    import uvicorn
+
+    from service.supervisor import WorkerPool
+
+    err_console.print(where_data_lives(), highlight=False, markup=False)
+    pool = WorkerPool(workers, grace_s=grace)
+    pool.start()
+    try:
+        uvicorn.run("service.app:create_app", factory=True, host=host, port=port)
+    finally:
+        pool.stop()
+

@@ -1,0 +1,156 @@
+"""What the database already holds about a nest a user asks about, in the answers' terms.
+
+- **Tuned before**: the same nest (same program text, same position, same IR), at the same parameter
+  values, measured on this machine. It is the nest's own earlier result, with its measurement count
+  and interval, never one of its neighbours (:func:`find_stored_nest` finds it, so that the
+  neighbour search can leave it out).
+- **Targets**: every recorded speedup names the machine it was measured on (:func:`target_view`) and
+  says when that is not this one (the shipped seed was built on another CPU).
+- **Recipe texts**: every recipe in an answer gets ``recipe_text`` in the nest's loop names
+  (:func:`add_recipe_texts`); the JSON stays the canonical form.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from loopnest.transform.recipe_text import recipe_text
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from autotune.transfer import Neighbour
+    from database import Measurement, Store, Target
+    from loopnest.ir import Scop
+
+# The parts of a nest's normalized form that say what it computes (not what it is called).
+_IR_KEYS = ("schedule", "statements")
+
+
+def target_label(target: Target) -> str:
+    """``AMD EPYC, 2 cores, L1d 48 KiB, gcc 12.2.0``: enough to tell two machines apart."""
+    l1d = target.cache_sizes.get("l1d")
+    version = target.compiler_version.split()[-1] if target.compiler_version.split() else ""
+    parts = [target.cpu_model, f"{target.cores} cores", *([f"L1d {l1d // 1024} KiB"] if l1d else []),
+             f"{target.compiler} {version}".strip()]
+    return ", ".join(parts)
+
+
+def target_view(target: Target | None, here: int | None) -> dict[str, Any] | None:
+    """``{"id", "name", "this_machine"}`` for a measurement's target (``here`` is this machine's id)."""
+    if target is None:
+        return None
+    return {"id": target.id, "name": target_label(target), "this_machine": here is not None and target.id == here}
+
+
+@functools.lru_cache(maxsize=8)
+def _local_signature(cc: str) -> str:
+    """This machine's target signature (it runs ``cc --version``: read once per process)."""
+    from autotune.records import local_target_fields
+    from database import target_signature
+
+    return target_signature(**local_target_fields(cc))
+
+
+def local_target_id(session: Session, *, cc: str) -> int | None:
+    """This machine's target id if it is in the database (a reader creates none)."""
+    from database import find_target
+
+    found = find_target(session, signature_hash=_local_signature(cc))
+    return None if found is None else found.id
+
+
+def with_best_targets(store: Store, hits: list[dict[str, Any]], *, cc: str) -> list[dict[str, Any]]:
+    """Search hits whose ``best_speedup`` also names its target: ``best_target`` (id, name, this_machine)."""
+    if not any(h.get("best_target_id") is not None for h in hits):
+        return hits
+    with store.session() as session:
+        views = target_views(session, local_target_id(session, cc=cc))
+    return [{**h, "best_target": views.get(h["best_target_id"])} if h.get("best_target_id") is not None else h
+            for h in hits]
+
+
+def target_views(session: Session, here: int | None) -> dict[int, dict[str, Any]]:
+    """Every target's view, by id."""
+    from database import list_targets
+
+    return {t.id: view for t in list_targets(session) if (view := target_view(t, here)) is not None}
+
+
+def neighbour_view(neighbour: Neighbour, targets: Mapping[int, dict[str, Any]]) -> dict[str, Any]:
+    """One neighbour in an answer: its best recipe in its own loop names, and where that was measured."""
+    return {"nest_id": neighbour.nest_id, "name": neighbour.name, "distance": neighbour.distance,
+            "recorded_speedup": neighbour.recorded_speedup, "recipe": neighbour.recipe.to_dict(),
+            "recipe_text": recipe_text(neighbour.recipe, neighbour.loop_names),
+            "target": None if neighbour.target_id is None else targets.get(neighbour.target_id)}
+
+
+def find_stored_nest(session: Session, *, source: str, index: int, scop: Scop) -> int | None:
+    """The database id of this very nest (same program text and position, same IR), if stored."""
+    from autotune.records import normalized_nest
+    from database import find_program, list_nests
+
+    program = find_program(session, source=source)
+    if program is None:
+        return None
+    mine = normalized_nest(scop)
+    for nest in list_nests(session, program_id=program.id):
+        stored = nest.normalized if isinstance(nest.normalized, Mapping) else {}
+        if nest.index == index and all(stored.get(k) == mine[k] for k in _IR_KEYS):
+            return nest.id
+    return None
+
+
+def measurement_text(m: Measurement) -> str:
+    """A stored speedup as the CLI prints a fresh one: ``1.28x [1.19, 1.39] (95%, 5 pairs, 2 threads)``;
+    a figure that was never re-measured against the baseline says so."""
+    threads = f", {m.threads} thread{'s' if m.threads != 1 else ''}" if m.threads else ""
+    if m.speedup_low is not None and m.speedup_high is not None:
+        confidence = f"{m.confidence:.0%}, " if m.confidence is not None else ""
+        text = (f"{m.speedup:.2f}x [{m.speedup_low:.2f}, {m.speedup_high:.2f}] "
+                f"({confidence}{m.repetitions} pairs{threads})")
+    else:
+        text = f"{m.speedup:.2f}x (screening, {m.repetitions} repetitions{threads}; not re-measured)"
+    return text + (", machine busy" if m.loaded else "")
+
+
+def tuned_before(session: Session, *, nest_id: int, target_id: int, params: Mapping[str, int],
+                 names: Sequence[str] | None = None) -> dict[str, Any] | None:
+    """The nest's own best result at ``params`` on ``target_id``, or None when it was never measured so.
+
+    A re-measured result (with an interval) is preferred to a screening figure, whatever their values:
+    a screening figure is the best of a few noisy runs. ``measurements`` counts every run of the nest
+    at these parameter values here, verified or not.
+    """
+    from database import get_recipe, get_target, list_measurements
+
+    wanted = {k: int(v) for k, v in params.items()}
+    runs = [m for m in list_measurements(session, nest_id=nest_id, target_id=target_id) if dict(m.params) == wanted]
+    verified = [m for m in runs if m.verified and m.speedup is not None]
+    if not verified:
+        return None
+    confirmed = [m for m in verified if m.speedup_low is not None]
+    best = max(confirmed or verified, key=lambda m: m.speedup or 0.0)
+    steps = get_recipe(session, recipe_id=best.recipe_id).steps
+    recipe = {"steps": list(steps) if isinstance(steps, list) else []}
+    return {"nest_id": nest_id, "params": wanted, "recipe": recipe, "recipe_text": recipe_text(recipe, names),
+            "speedup": best.speedup,
+            "interval": None if best.speedup_low is None else [best.speedup_low, best.speedup_high],
+            "confidence": best.confidence, "pairs": best.repetitions if best.speedup_low is not None else None,
+            "threads": best.threads, "loaded": best.loaded, "re_measured": best.speedup_low is not None,
+            "measurements": len(runs), "measured_at": best.measured_at.isoformat(),
+            "target": target_view(get_target(session, target_id=target_id), target_id),
+            "text": measurement_text(best)}
+
+
+def add_recipe_texts(entry: dict[str, Any], names: Sequence[str] | None) -> dict[str, Any]:
+    """``recipe_text`` beside every recipe of one nest's answer that is in the nest's own loops:
+    candidates, measured candidates, the accepted one and the autotuned one."""
+    items: list[Any] = [*entry.get("candidates", []), *entry.get("evaluated", []),
+                        entry.get("best"), entry.get("autotuned")]
+    for item in items:
+        if isinstance(item, dict) and item.get("recipe") is not None:
+            item["recipe_text"] = recipe_text(item["recipe"], names)
+    return entry

@@ -1,0 +1,151 @@
+"""Tuning workers beside the API: ``perfembed serve --workers N``.
+
+:class:`WorkerPool` starts N ``perfembed worker --log`` processes, restarts one that crashes, and
+stops them all with the server: SIGTERM (each finishes its trial and puts its job back in the
+queue), then SIGKILL after ``grace_s``. A worker that exits with code 2 met a user error (no
+sandbox, no free CPUs, a bad setting); its message is already on the terminal, and it is not
+restarted. Each worker also ends when the server process dies, even by SIGKILL
+(:func:`exit_with_parent`), so no worker outlives its server.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+USER_ERROR = 2  # the CLI's exit code for a user error: restarting would only repeat it
+PR_SET_PDEATHSIG = 1
+
+
+def worker_command(parent_pid: int) -> list[str]:
+    """``perfembed worker`` run by this interpreter, logging one line per job, bound to ``parent_pid``."""
+    return [sys.executable, "-m", "service.cli", "worker", "--log", "--exit-with", str(parent_pid)]
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """Have the kernel send this process SIGTERM when its parent dies (Linux); if the parent is
+    already gone (it died before this call), stop now."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != parent_pid:
+        raise SystemExit(0)
+
+
+def _write(line: str) -> None:
+    sys.stderr.write(f"perfembed serve: {line}\n")
+    sys.stderr.flush()
+
+
+@dataclass
+class _Slot:
+    number: int
+    process: subprocess.Popen[bytes] | None = None
+    started: float = 0.0
+    quick_failures: int = 0
+    done: bool = False  # exited for good (user error, or too many crashes)
+
+
+@dataclass
+class WorkerPool:
+    """``count`` worker processes, supervised from a background thread."""
+
+    count: int
+    command: Sequence[str] = field(default_factory=lambda: worker_command(os.getpid()))
+    env: Mapping[str, str] | None = None
+    grace_s: float = 30.0  # after SIGTERM: time to finish the current trial
+    restart_delay_s: float = 2.0
+    max_quick_failures: int = 5  # crashes within 30 s of their start, in a row, before giving up
+    log: Callable[[str], None] = _write
+    _slots: list[_Slot] = field(default_factory=list, init=False)
+    _stopping: threading.Event = field(default_factory=threading.Event, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _monitor: threading.Thread | None = field(default=None, init=False)
+
+    def start(self) -> None:
+        if self.count <= 0:
+            return
+        self._slots = [_Slot(n + 1) for n in range(self.count)]
+        for slot in self._slots:
+            self._spawn(slot)
+        self.log(f"started {self.count} tuning worker(s): pids {', '.join(map(str, self.pids()))}")
+        self._monitor = threading.Thread(target=self._watch, name="worker-pool", daemon=True)
+        self._monitor.start()
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return [s.process.pid for s in self._slots if s.process is not None and s.process.poll() is None]
+
+    def stop(self) -> None:
+        """SIGTERM every worker, wait up to ``grace_s``, SIGKILL the rest. A second Ctrl-C kills at once."""
+        self._stopping.set()
+        if self._monitor is not None:
+            self._monitor.join()
+        with self._lock:
+            running = [s.process for s in self._slots if s.process is not None and s.process.poll() is None]
+        if not running:
+            return
+        self.log(f"stopping {len(running)} worker(s) (each finishes its trial and requeues its job; "
+                 "Ctrl-C again to kill them)")
+        for process in running:
+            _signal(process, signal.SIGTERM)
+        deadline = time.monotonic() + self.grace_s
+        try:
+            for process in running:
+                try:
+                    process.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    pass
+        except KeyboardInterrupt:
+            self.log("killing the workers")
+        for process in running:
+            if process.poll() is None:
+                _signal(process, signal.SIGKILL)
+                process.wait()
+
+    def _spawn(self, slot: _Slot) -> None:
+        # A restart is spawned by the monitor thread; the worker's parent-death signal fires when that
+        # thread ends, which is only in stop(), when the worker is being stopped anyway.
+        env = None if self.env is None else {**os.environ, **self.env}
+        with self._lock:
+            slot.process = subprocess.Popen(list(self.command), env=env, stdin=subprocess.DEVNULL)
+            slot.started = time.monotonic()
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(0.5):
+            for slot in self._slots:
+                process = slot.process
+                if slot.done or process is None or process.poll() is None:
+                    continue
+                self._exited(slot, process.returncode)
+
+    def _exited(self, slot: _Slot, code: int) -> None:
+        if code == USER_ERROR:
+            slot.done = True
+            self.log(f"worker {slot.number} exited with a user error (above) and is not restarted; "
+                     "tuning jobs wait until a worker runs")
+            return
+        quick = time.monotonic() - slot.started < 30
+        slot.quick_failures = slot.quick_failures + 1 if quick else 0
+        if slot.quick_failures >= self.max_quick_failures:
+            slot.done = True
+            self.log(f"worker {slot.number} crashed {slot.quick_failures} times in a row; not restarting it "
+                     "(this is a perfembed bug: please report it with the output above)")
+            return
+        self.log(f"worker {slot.number} exited with code {code}; restarting it in {self.restart_delay_s:g} s")
+        if not self._stopping.wait(self.restart_delay_s):
+            self._spawn(slot)
+
+
+def _signal(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    try:
+        process.send_signal(sig)
+    except ProcessLookupError:
+        pass

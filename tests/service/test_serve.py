@@ -1,0 +1,146 @@
+"""``perfembed serve --workers N``: the API and its tuning workers as one command. A job posted to it
+runs to the end; Ctrl-C (SIGINT) stops the server and its workers; a killed server takes its
+workers with it. :class:`WorkerPool` restarts a crashed worker but not one that met a user error."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from service.supervisor import WorkerPool
+from tests.security.cli import COPY_KERNEL, ENTRY
+from tests.service.factories import ROOT
+from tests.service.servers import free_port, wait_until
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").exists() and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+def environment(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "PERFEMBED_DATA_DIR": str(tmp_path / "data"),
+            "PERFEMBED_THREADS": "1", "PERFEMBED_WORKER_HEARTBEAT_S": "0.5", "PERFEMBED_WORKER_STALE_AFTER_S": "3"}
+
+
+def start_serve(tmp_path: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
+    subprocess.run([str(ENTRY), "db", "upgrade"], env=env, cwd=tmp_path, check=True, capture_output=True)
+    port = free_port()
+    serve = subprocess.Popen([str(ENTRY), "serve", "--port", str(port), "--workers", "1", "--worker-grace", "20"],
+                             env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             start_new_session=True)
+    return serve, f"http://127.0.0.1:{port}"
+
+
+def live_workers(url: str) -> list[dict[str, object]]:
+    try:
+        body = httpx.get(f"{url}/readyz", timeout=5).json()
+    except httpx.HTTPError:
+        return []
+    return list((body.get("workers") or {}).get("data") or [])
+
+
+def test_a_job_runs_under_serve_and_ctrl_c_stops_the_server_and_its_worker(tmp_path: Path) -> None:
+    env = environment(tmp_path)
+    key = subprocess.run([str(ENTRY), "keys", "create", "t"], env=env, cwd=tmp_path, check=True, capture_output=True,
+                         text=True).stdout.split()[-1]
+    serve, url = start_serve(tmp_path, env)
+    try:
+        wait_until(lambda: len(live_workers(url)) == 1 or serve.poll() is not None, timeout=120,
+                   what="the worker's first heartbeat")
+        assert serve.poll() is None
+        (worker,) = live_workers(url)
+        program = {"source": COPY_KERNEL, "params": {"n": 4096}}
+        r = httpx.post(f"{url}/v1/tuning-jobs", json={"program": program, "nest": 0, "budget": 2, "reps": 1},
+                       headers={"Authorization": f"Bearer {key}"}, timeout=60)
+        assert r.status_code == 202, r.text
+
+        def ended() -> bool:
+            job = httpx.get(f"{url}/v1/tuning-jobs/{r.json()['id']}", timeout=5).json()
+            return job["status"] in ("done", "failed")
+
+        wait_until(ended, timeout=240, what="the job to end", interval=0.5)
+        job = httpx.get(f"{url}/v1/tuning-jobs/{r.json()['id']}", timeout=5).json()
+        assert job["status"] == "done" and job["trials_done"] == 2, job
+        assert job["worker"] == worker["name"] and job["status_text"].startswith("done: 2 of 2 trials")
+
+        serve.send_signal(signal.SIGINT)  # what Ctrl-C sends the server
+        serve.wait(timeout=60)
+        wait_until(lambda: not alive(int(worker["pid"])), timeout=30, what="the worker to stop")
+        out = serve.stdout.read() if serve.stdout else ""
+        assert "started 1 tuning worker(s)" in out and "stopping 1 worker(s)" in out
+    finally:
+        _kill_group(serve)
+
+
+def test_a_killed_server_takes_its_worker_with_it(tmp_path: Path) -> None:
+    serve, url = start_serve(tmp_path, environment(tmp_path))
+    try:
+        wait_until(lambda: len(live_workers(url)) == 1 or serve.poll() is not None, timeout=120,
+                   what="the worker's first heartbeat")
+        pid = int(live_workers(url)[0]["pid"])
+        serve.kill()  # SIGKILL: no chance to stop the workers itself
+        serve.wait()
+        wait_until(lambda: not alive(pid), timeout=60, what="the orphaned worker to exit")
+    finally:
+        _kill_group(serve)
+
+
+def _kill_group(serve: subprocess.Popen[str]) -> None:
+    """The server's process group (the server and any worker left), if the test failed half-way."""
+    try:
+        os.killpg(serve.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    serve.wait()
+
+
+def pool(command: list[str], log: list[str], **options: float) -> WorkerPool:
+    return WorkerPool(1, command=command, log=log.append, restart_delay_s=0.05, **options)  # type: ignore[arg-type]
+
+
+def test_a_crashing_worker_is_restarted_then_given_up() -> None:
+    log: list[str] = []
+    workers = pool([sys.executable, "-c", "raise SystemExit(3)"], log, max_quick_failures=3)
+    workers.start()
+    try:
+        wait_until(lambda: any("not restarting it" in line for line in log), timeout=60, what="the pool to give up")
+    finally:
+        workers.stop()
+    assert sum("exited with code 3; restarting it" in line for line in log) == 2
+    assert "please report it" in log[-1]
+
+
+def test_a_worker_with_a_user_error_is_not_restarted() -> None:
+    log: list[str] = []
+    workers = pool([sys.executable, "-c", "raise SystemExit(2)"], log)
+    workers.start()
+    try:
+        wait_until(lambda: any("user error" in line for line in log), timeout=60, what="the exit to be seen")
+        time.sleep(0.3)  # several watch rounds: nothing restarts it
+        assert workers.pids() == [] and not any("restarting" in line for line in log)
+    finally:
+        workers.stop()
+
+
+@pytest.mark.parametrize("ignores_sigterm", [False, True])
+def test_stop_terminates_then_kills_after_the_grace_period(ignores_sigterm: bool) -> None:
+    handler = "signal.SIG_IGN" if ignores_sigterm else "lambda *a: sys.exit(0)"
+    code = f"import signal, sys, time\nsignal.signal(signal.SIGTERM, {handler})\ntime.sleep(600)"
+    log: list[str] = []
+    workers = pool([sys.executable, "-c", code], log, grace_s=1.0)
+    workers.start()
+    (pid,) = workers.pids()
+    time.sleep(0.5)  # let it install its handler
+    workers.stop()
+    assert not alive(pid) and any("stopping 1 worker(s)" in line for line in log)
