@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ from scipy.optimize import linear_sum_assignment
 from loopnest.analysis import parallel_levels, trip_counts
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness.compare import AcceptancePolicy, Speedup
+from loopnest.harness.progress import Progress, ProgressFn, step_reporter
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform.parallel import classify
@@ -353,21 +354,27 @@ class TransferTuner:
             out.append(Candidate(nb, recipe))
         return out
 
-    def evaluate(self, harness: object, neighbours: Sequence[Neighbour]) -> TransferResult:
+    def evaluate(self, harness: object, neighbours: Sequence[Neighbour], *,
+                 progress: ProgressFn | None = None) -> TransferResult:
+        """Screen every candidate, re-measure the best; ``progress`` hears each stage and step
+        (``baseline``, ``candidate 3/5``, ``re-measuring 1/2``) as it starts."""
         from loopnest.harness import Harness
 
         assert isinstance(harness, Harness)
         cands = self.candidates(harness.scop, harness.params, neighbours, harness.dependences)
-        base = harness.baseline()
+        base = harness.baseline(on_step=step_reporter(progress, Progress("baseline")))
         if not base.ok or base.median is None:
             reason = f"the original nest did not run: {base.status}" + (f" ({base.message})" if base.message else "")
             return TransferResult(tuple(dataclasses.replace(c, message=reason) for c in cands), None, 0, None)
-        screened = [self._screen(harness, cand, base.median) for cand in cands]
+        screened = [self._screen(harness, cand, base.median,
+                                 step_reporter(progress, Progress("candidate", "", i, len(cands), cand.neighbour.name)))
+                    for i, cand in enumerate(cands, 1)]
         ranked = sorted((c for c in screened if c.verified and (c.speedup or 0.0) > 1.0),
-                        key=lambda c: c.speedup or 0.0, reverse=True)
+                        key=lambda c: c.speedup or 0.0, reverse=True)[: self.confirm]
         best = None
-        for cand in ranked[: self.confirm]:
-            comparison = harness.compare(cand.recipe, policy=self.policy)
+        for i, cand in enumerate(ranked, 1):
+            on_step = step_reporter(progress, Progress("re-measuring", "", i, len(ranked), cand.neighbour.name))
+            comparison = harness.compare(cand.recipe, policy=self.policy, on_step=on_step)
             confirmed = dataclasses.replace(cand, confirmed=comparison.speedup,
                                             message=comparison.message or cand.message)
             screened[screened.index(cand)] = confirmed
@@ -376,9 +383,10 @@ class TransferTuner:
                 break
         return TransferResult(tuple(screened), best, len(screened), base.median)
 
-    def _screen(self, harness: Any, cand: Candidate, baseline_seconds: float) -> Candidate:
+    def _screen(self, harness: Any, cand: Candidate, baseline_seconds: float,
+                on_step: Callable[[str], None] | None = None) -> Candidate:
         limit = self.policy.run_wall_seconds(baseline_seconds, harness.reps)
-        ev = harness.evaluate(cand.recipe, wall_seconds=limit)
+        ev = harness.evaluate(cand.recipe, wall_seconds=limit, on_step=on_step)
         status = ev.variant.status
         if status == "wall-time limit":
             status = f"stopped at {self.policy.timeout_factor:g}x the baseline"

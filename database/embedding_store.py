@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from database.domain import nest_name
 from database.errors import NotFoundError, data_dir_error, ensure_data_dir
 from database.repositories import (
     get_embedding_model,
@@ -60,8 +61,12 @@ class Hit:
     best_speedup: float | None
     best_target_id: int | None = None  # the target ``best_speedup`` was measured on
 
+    @property
+    def name(self) -> str:
+        return nest_name(self.program, self.index)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"nest_id": self.nest_id, "distance": self.distance, "program": self.program,
+        return {"nest_id": self.nest_id, "name": self.name, "distance": self.distance, "program": self.program,
                 "index": self.index, "best_speedup": self.best_speedup, "best_target_id": self.best_target_id}
 
 

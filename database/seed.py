@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -92,17 +92,36 @@ def _records(path: Path) -> Iterator[dict[str, Any]]:
         raise ParameterError(f"cannot read seed file {path}: {exc}") from None
 
 
+def count_records(path: Path) -> int:
+    """How many records the seed file holds (its lines after the header), for a progress bar."""
+    try:
+        with gzip.open(path, "rb") as f:
+            return max(sum(1 for _ in f) - 1, 0)
+    except (OSError, EOFError) as exc:
+        raise ParameterError(f"cannot read seed file {path}: {exc}") from None
+
+
 def is_empty(store: Store) -> bool:
     with store.session() as session:
         return not list_nests(session, limit=1)
 
 
-def load_seed(store: Store, path: Path) -> dict[str, int]:
-    """Load a seed file in one transaction; measurements already present are not duplicated."""
+# Records between two progress reports: often enough for a live bar, rarely enough to cost nothing.
+PROGRESS_EVERY = 200
+
+
+def load_seed(store: Store, path: Path, *, progress: Callable[[int], None] | None = None) -> dict[str, int]:
+    """Load a seed file in one transaction; measurements already present are not duplicated.
+
+    ``progress`` hears how many records were read, every :data:`PROGRESS_EVERY` and at the end.
+    """
     counts = {"program": 0, "nest": 0, "target": 0, "recipe": 0, "measurement": 0}
     ids: dict[str, dict[int, int]] = {k: {} for k in counts}
+    done = 0
     with store.session() as session:
-        for rec in _records(path):
+        for done, rec in enumerate(_records(path), start=1):
+            if progress is not None and done % PROGRESS_EVERY == 0:
+                progress(done)
             kind = rec.get("type")
             if kind == "program":
                 ids[kind][rec["id"]] = get_or_create_program(session, source=rec["source"], name=rec["name"],
@@ -134,4 +153,6 @@ def load_seed(store: Store, path: Path) -> dict[str, int]:
             else:
                 raise ParameterError(f"{path}: unknown record type {kind!r}")
             counts[kind] += 1
+        if progress is not None:
+            progress(done)
     return counts

@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from database.errors import StorageError, public_dict
 from loopnest.errors import InternalError, PerfembedError
 from service.api.deps import AppState
+from service.api.openapi import install_openapi, make_app
 from service.api.routes import api_router
 from service.api.routes.health import router as health_router
 from service.config import ServiceSettings, get_service_settings
@@ -44,9 +45,13 @@ def create_app(settings: ServiceSettings | None = None, *, store: Store | None =
         yield
         state.close()
 
-    app = FastAPI(title="perfembed", version="0.1.0", lifespan=lifespan,
-                  description="Transfer tuning of C loop nests with performance embeddings. Writes need an "
-                              "API key (`Authorization: Bearer KEY`, from `perfembed keys create NAME`).")
+    reads = "Reads need one too on this server." if settings.api_keys_for_reads else "Reads need none."
+    app = make_app(title="perfembed", version="0.1.0", lifespan=lifespan,
+                   description="Transfer tuning of C loop nests with performance embeddings. Writes need an "
+                               "API key (`Authorization: Bearer KEY`, from `perfembed keys create NAME`). "
+                               + reads + " Evaluating suggestions are jobs: 202, then poll "
+                               "`/v1/evaluation-jobs/{id}`.")
+    install_openapi(app, settings)
     app.state.perfembed = state
     app.include_router(health_router)
     app.include_router(api_router)

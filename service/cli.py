@@ -320,6 +320,8 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
         suggest_remote(server, file, include=include, define=define, params=parse_params(param), function=function,
                        k=k, evaluate=evaluate, fallback=fallback, api_key=api_key, json_out=json_out)
         return
+    from rich.markup import escape
+
     from loopnest.frontend.preprocess import PreprocessOptions
     from loopnest.harness.program import ProgramSpec, defines_main
     from service.commands.suggest import evaluate_program, print_suggestions, run_fallback_jobs, write_best_file
@@ -330,9 +332,9 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     settings = settings.model_copy(update={"threads": resolve_threads(threads, settings.threads),
                                            "cc": cc or settings.cc, "cflags": cflags or settings.cflags})
     program = program_from_file(file, include=include, define=define, params=parse_params(param), function=function)
-    with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")):
+    with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")) as status:
         result = run_suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
-                             name=file.name, budget=trials)
+                             name=file.name, budget=trials, progress=lambda p: status.update(escape(p.describe())))
     result["rejected"] = require_nests(file, len(result["nests"]), result["rejected"], quiet=json_out)
     if fallback:
         run_fallback_jobs(store, settings, result, trials)
@@ -370,6 +372,9 @@ def _mount_commands() -> None:
     app.add_typer(nests_app, name="nests")
     app.command("search")(search_command)
     app.command("serve")(serve_command)
+    app.add_typer(jobs_app, name="jobs")
+    app.add_typer(nests_app, name="nests")
+    app.command("search")(search_command)
     app.command("target")(target)
     app.command("tune")(tune_command)
     app.command("worker")(worker_command)

@@ -8,7 +8,12 @@
         program = program_from_file("gemm.c", include_dirs=["include"], params={"n": 1000})
         for nest in api.suggest(program, k=5)["nests"]:
             print(nest["name"], nest["gate"], nest["job_id"])
+        measured = api.suggest(program, evaluate=True, on_progress=lambda job: print(job["status"]))
         job = api.wait_for_job(api.submit_job(nest_id=1, params={"n": 1000}, budget=20)["id"])
+
+An evaluating suggestion is a job on the server (202): :meth:`Client.suggest` polls it and returns
+its answer, calling ``on_progress`` with each poll (``job["progress"]["text"]`` says which candidate
+is being compiled, verified or timed).
 
 A 4xx or 5xx answer raises :class:`ClientError` (a :class:`PerfembedError`, so the CLI prints
 it as one line) carrying the status and the server's JSON body, whose message names the
@@ -34,6 +39,7 @@ from loopnest.errors import ParameterError, PerfembedError
 
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _TERMINAL = frozenset({"done", "failed", "cancelled"})
+_EVALUATION_ENDED = frozenset({"done", "failed"})
 
 
 class ClientError(PerfembedError):
@@ -126,10 +132,34 @@ class Client:
         """Store the program and its nests; returns the nest ids."""
         return list(self._call("POST", "/v1/programs", json=_program(program))["nest_ids"])
 
-    def suggest(self, program: Mapping[str, Any], *, k: int = 5, evaluate: bool = False,
-                fallback: bool = True) -> dict[str, Any]:
+    def suggest(self, program: Mapping[str, Any], *, k: int = 5, evaluate: bool | str = False,
+                fallback: bool = True, run: str | None = None, check: str | None = None, wait: bool = True,
+                timeout: float | None = None, interval: float = 1.0,
+                on_progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        """The suggestions for ``program``. With ``evaluate`` (True, "nest" or "program") the server
+        queues an evaluation job: with ``wait`` this polls it (see :meth:`wait_for_evaluation`) and
+        returns its answer, else it returns the job."""
         body = {**_program(program), "k": k, "evaluate": evaluate, "fallback": fallback}
-        return self._call("POST", "/v1/suggestions", json=body)
+        body.update({key: value for key, value in (("run", run), ("check", check)) if value is not None})
+        answer = self._call("POST", "/v1/suggestions", json=body)
+        if not evaluate or not wait:
+            return answer
+        return self.wait_for_evaluation(answer["id"], timeout=timeout, interval=interval, on_update=on_progress)
+
+    def evaluation(self, job_id: str) -> dict[str, Any]:
+        """An evaluation job: status, progress, and once it ended its answer or error."""
+        return self._call("GET", f"/v1/evaluation-jobs/{job_id}")
+
+    def wait_for_evaluation(self, job_id: str, *, timeout: float | None = None, interval: float = 1.0,
+                            on_update: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        """Poll an evaluation job until it ends; its answer, or the :class:`ClientError` the request
+        would have raised (the job's error and HTTP status). TimeoutError after ``timeout`` s."""
+        job = self._poll(lambda: self.evaluation(job_id), _EVALUATION_ENDED, timeout=timeout, interval=interval,
+                         on_update=on_update, what=f"evaluation job {job_id}")
+        if job["status"] == "failed":
+            error = dict(job.get("error") or {"error": "InternalError", "message": "the job failed"})
+            raise ClientError(int(error.pop("status", 500)), error)
+        return dict(job["result"])
 
     def search(self, *, vector: Iterable[float] | None = None, program: Mapping[str, Any] | None = None,
                k: int = 5) -> list[dict[str, Any]]:
@@ -189,15 +219,21 @@ class Client:
     def wait_for_job(self, job_id: int, *, timeout: float | None = None, interval: float = 1.0,
                      on_update: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
         """Poll until the job is done, failed or cancelled; raises TimeoutError after ``timeout`` s."""
+        return self._poll(lambda: self.job(job_id), _TERMINAL, timeout=timeout, interval=interval,
+                          on_update=on_update, what=f"tuning job {job_id}")
+
+    @staticmethod
+    def _poll(fetch: Callable[[], dict[str, Any]], ended: frozenset[str], *, timeout: float | None,
+              interval: float, on_update: Callable[[dict[str, Any]], None] | None, what: str) -> dict[str, Any]:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            job = self.job(job_id)
+            job = fetch()
             if on_update is not None:
                 on_update(job)
-            if job["status"] in _TERMINAL:
+            if job["status"] in ended:
                 return job
             if deadline is not None and time.monotonic() >= deadline:
-                raise TimeoutError(f"tuning job {job_id} is still {job['status']} after {timeout:g} s")
+                raise TimeoutError(f"{what} is still {job['status']} after {timeout:g} s")
             time.sleep(interval)
 
     # --- plumbing -------------------------------------------------------------------------------
@@ -321,7 +357,8 @@ def program_from_file(path: str | Path, *, include_dirs: Iterable[str | Path] = 
                       defines: Iterable[str] | Mapping[str, str | None] = (),
                       params: Mapping[str, int] | None = None, function: str | None = None) -> dict[str, Any]:
     """A request body for ``path``: its source, its local quoted includes as ``headers``, the
-    macros (``NAME`` / ``NAME=VALUE`` strings, as ``-D``), parameter values and function."""
+    macros (``NAME`` / ``NAME=VALUE`` strings, as ``-D``), parameter values and function; its file
+    name is the program's ``name`` (its nests are ``NAME#INDEX`` in the answers)."""
     path = Path(path)
     try:
         source = path.read_text()
@@ -335,7 +372,7 @@ def program_from_file(path: str | Path, *, include_dirs: Iterable[str | Path] = 
             name, sep, value = item.partition("=")
             macros[name] = value if sep else None
     body: dict[str, Any] = {"source": source, "headers": collect_quoted_includes(path, include_dirs),
-                            "defines": macros, "params": dict(params or {})}
+                            "defines": macros, "params": dict(params or {}), "name": path.name}
     if function:
         body["function"] = function
     return body

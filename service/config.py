@@ -32,12 +32,13 @@ class ServiceSettings(DatabaseSettings):
     # Analyses of requests run in worker processes, each within analysis_time_limit_s.
     analysis_workers: int = Field(default=2, ge=1, description="Analyses of requests run at once.")
 
-    # Evaluations (compile and run in the sandbox) from requests: a bounded pool with a short
-    # queue; a request that finds the queue full, or waits too long, gets 429 with Retry-After.
-    evaluation_pool_size: int = Field(default=2, ge=1, description="Evaluating requests served at once.")
-    evaluation_queue_size: int = Field(default=4, ge=0, description="Evaluating requests allowed to wait.")
-    evaluation_queue_timeout_s: float = Field(default=10.0, ge=0, description="Longest wait for a pool slot.")
+    # Evaluations (compile and run in the sandbox) from requests run as jobs in a bounded pool with a
+    # short queue; a request that finds the queue full gets 429 with Retry-After.
+    evaluation_pool_size: int = Field(default=2, ge=1, description="Evaluation jobs run at once.")
+    evaluation_queue_size: int = Field(default=4, ge=0, description="Evaluation jobs allowed to wait.")
     evaluation_retry_after_s: int = Field(default=5, ge=1, description="Retry-After of a 429.")
+    evaluation_job_keep_s: float = Field(default=3600.0, gt=0,
+                                         description="How long an ended evaluation job's answer can be polled.")
 
     # Harness limits of one request's compiles and runs (tuning jobs keep the base limits).
     request_cpu_time_limit_s: int = Field(default=20, ge=1)

@@ -6,15 +6,9 @@ candidates -> database, with the confidence gate and the autotuning fallback.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-import hashlib
-import json
 import math
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +24,7 @@ from database import (
     list_embedding_models,
     list_jobs,
     load_embeddings,
+    nest_name,
 )
 from database.embedding_store import EmbeddingStore
 from database.errors import NotFoundError
@@ -38,10 +33,12 @@ from loopnest.config import Settings
 from loopnest.errors import ParameterError
 from loopnest.harness import Evaluation, Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.ir import Scop
 from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import loop_names, recipe_text, stored_loop_names
+from service.answer_cache import cache_get, cache_put, database_changed, database_stamp, fresh_stamp, memoized
 from service.measured import (
     add_recipe_texts,
     find_stored_nest,
@@ -51,7 +48,7 @@ from service.measured import (
     tuned_before,
 )
 from service.schemas import ProgramIn
-from service.services import extract_program
+from service.services import extract_program, program_name
 
 
 @dataclass
@@ -96,14 +93,14 @@ def ingest_scop(ctx: Context, *, source: str, name: str, index: int, scop: Scop,
     values = _require_params(scop, params)
     nest_id = register_nest(ctx.store, source=source, name=name, index=index, scop=scop, params=values,
                             data_dir=ctx.settings.data_dir).id
-    _database_changed(ctx.store)
+    database_changed(ctx.store)
     return nest_id
 
 
 def ingest_program(store: Store, program: ProgramIn, *, settings: Settings, name: str | None = None) -> list[int]:
     ctx = Context(store, settings)
     extraction = extract_program(program)
-    name = name or program.function or "program"
+    name = program_name(program, name)
     return [ingest_scop(ctx, source=program.source, name=name, index=i, scop=s, params=program.params)
             for i, s in enumerate(extraction.scops)]
 
@@ -121,7 +118,7 @@ def record_evaluation(ctx: Context, *, nest_id: int, recipe: Recipe, evaluation:
                         median_time_s=variant.median, spread_s=(variant.spread or 0.0) * variant.median,
                         repetitions=reps, verified=evaluation.verified, origin=origin, params=dict(params),
                         speedup=evaluation.speedup if evaluation.verified else None)
-    _database_changed(ctx.store)
+    database_changed(ctx.store)
 
 
 def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int,
@@ -153,50 +150,13 @@ def neighbours_for(ctx: Context, features: Mapping[str, float | None], *, k: int
             if roles is None:
                 continue
             names = stored_loop_names(normalized)
-            out.append(Neighbour(hit.nest_id, f"{hit.program}#{hit.index}", hit.distance,
+            out.append(Neighbour(hit.nest_id, hit.name, hit.distance,
                                  Recipe.from_dict(best.recipe.steps), LoopRoles.from_dict(roles),
                                  best.measurement.speedup, target_id=best.measurement.target_id,
                                  loop_names=tuple(names) if names is not None else None))
             if len(out) == k:
                 break
     return out
-
-
-# How long a database stamp is trusted before it is read again. Writes through this module drop
-# it at once; a write by another process (a worker, `perfembed embeddings fit`) shows within it.
-STAMP_TTL_S = 1.0
-
-
-def _database_stamp(store: Store) -> tuple[int, int, str | None]:
-    """Changes whenever an answer from the database alone could change: nests, measurements, model.
-
-    Reading it costs three queries, most of a cached suggestion; so it is reused for STAMP_TTL_S.
-    """
-    fresh = _fresh_stamp(store)
-    if fresh is not None:
-        return fresh
-    now = time.monotonic()
-    from sqlalchemy import func, select
-
-    from database.models import MeasurementModel, NestModel
-
-    with store.session() as session:
-        nests = session.scalar(select(func.count()).select_from(NestModel)) or 0
-        measurements = session.scalar(select(func.count()).select_from(MeasurementModel)) or 0
-        models = list_embedding_models(session)
-    stamp = (nests, measurements, models[-1].version if models else None)
-    store.__dict__["_database_stamp"] = (stamp, now + STAMP_TTL_S)
-    return stamp
-
-
-def _fresh_stamp(store: Store) -> tuple[int, int, str | None] | None:
-    """The stamp if read within STAMP_TTL_S (no I/O), else None."""
-    cached = store.__dict__.get("_database_stamp")
-    return cached[0] if cached is not None and cached[1] > time.monotonic() else None
-
-
-def _database_changed(store: Store) -> None:
-    store.__dict__.pop("_database_stamp", None)
 
 
 def _targets_by_preference(session: Any, target_id: int) -> list[int]:
@@ -210,98 +170,73 @@ def _targets_by_preference(session: Any, target_id: int) -> list[int]:
     return [target_id, *same_isa, *rest]
 
 
-def suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings,
+def suggest(  # noqa: PLR0913 -- the request's options, keyword-only, each with a default
+        store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings,
             fallback: bool = False, min_speedup: float | None = None, reps: int = 3, name: str | None = None,
-            budget: int = 40) -> dict[str, Any]:
+            budget: int = 40, progress: ProgressFn | None = None) -> dict[str, Any]:
     """Per nest: neighbours, adapted recipes, measured results (``evaluate``) and the gate decision.
 
     With ``fallback``, a nest whose neighbours are too far or whose candidates all fail the gate
     gets a tuning job enqueued (its id is returned); the caller decides whether to run it now.
     Answers from the database alone are cached per program until the database changes (a new nest,
-    measurement or model; see :func:`_database_stamp`), so a repeated query costs a lookup.
+    measurement, model or job state; see :func:`~service.answer_cache.database_stamp`), so a repeated
+    query costs a lookup.
     Evaluating against a database that refuses writes raises
-    :class:`~database.errors.ReadOnlyDatabaseError` before anything is compiled.
+    :class:`~database.errors.ReadOnlyDatabaseError` before anything is compiled. ``progress`` hears
+    each stage and step of an evaluation (:class:`~loopnest.harness.progress.Progress`).
     """
     min_speedup = getattr(settings, "min_speedup", MIN_SPEEDUP) if min_speedup is None else min_speedup
     if evaluate:
         store.check_writable()
-    if evaluate or fallback:
-        return _suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
-                        min_speedup=min_speedup, reps=reps, name=name, budget=budget)
-    return _memoized(store, "suggestions", _suggestion_key(program, k, min_speedup, _database_stamp(store)),
-                     lambda: _suggest(store, program, k=k, evaluate=False, settings=settings, fallback=False,
-                                      min_speedup=min_speedup, reps=reps, name=name, budget=budget))
-
-
-def cached_suggestion(store: Store, program: ProgramIn, *, k: int,
-                      min_speedup: float = MIN_SPEEDUP) -> dict[str, Any] | None:
-    """The database-only answer :func:`suggest` would return, if it is cached and the stamp is fresh.
-
-    Touches no database and runs no analysis, so the API can answer it on its event loop (a thread
-    per cached request made the tail latency under 32 clients).
-    """
-    stamp = _fresh_stamp(store)
-    if stamp is None:
-        return None
-    found = _cache_get(store, "suggestions", _suggestion_key(program, k, min_speedup, stamp))
-    return found[0] if found else None
-
-
-def _suggestion_key(program: ProgramIn, k: int, min_speedup: float, stamp: tuple[Any, ...]) -> list[Any]:
-    return [program.model_dump(), k, min_speedup, stamp]
-
-
-def _memoized(store: Store, kind: str, key: Any, compute: Callable[[], Any]) -> Any:
-    """``compute()``, remembered per store under ``key`` (JSON) in a small LRU; copies out."""
-    found = _cache_get(store, kind, key)
+        return _suggest(store, program, k=k, evaluate=True, settings=settings, fallback=fallback,
+                        min_speedup=min_speedup, reps=reps, name=name, budget=budget, progress=progress)
+    stamp = database_stamp(store)
+    key = _suggestion_key(program, k, min_speedup, stamp, fallback=fallback, name=name)
+    found = cache_get(store, "suggestions", key)
     if found:
         return found[0]
-    result = compute()
-    _cache_put(store, kind, key, result)
+    result = _suggest(store, program, k=k, evaluate=False, settings=settings, fallback=fallback,
+                      min_speedup=min_speedup, reps=reps, name=name, budget=budget)
+    # The answer is kept only when the database is as it was before (with fallback it may have stored
+    # the nests or enqueued their jobs), so that it is what a recomputation gives: a nest whose gate
+    # passed, or whose job is open, is answered from the cache until that changes. Reading the stamp
+    # again also renews it, so the next requests are answered without I/O.
+    if database_stamp(store, reread=True) == stamp:
+        cache_put(store, "suggestions", key, result)
     return result
 
 
-_CACHE_SIZE = 256
+def cached_suggestion(store: Store, program: ProgramIn, *, k: int, fallback: bool = False,
+                      min_speedup: float = MIN_SPEEDUP, read_stamp: bool = False) -> dict[str, Any] | None:
+    """The database-only answer :func:`suggest` would return, if it is cached and the stamp is fresh.
+
+    Touches no database and runs no analysis, so the API can answer it on its event loop (a thread
+    per cached request made the tail latency under 32 clients). With ``read_stamp`` a stale stamp is
+    read again first (queries: off the event loop).
+    """
+    stamp = database_stamp(store) if read_stamp else fresh_stamp(store)
+    if stamp is None:
+        return None
+    found = cache_get(store, "suggestions", _suggestion_key(program, k, min_speedup, stamp, fallback=fallback))
+    return found[0] if found else None
 
 
-def _cache(store: Store, kind: str) -> tuple[OrderedDict[str, Any], threading.Lock]:
-    return (store.__dict__.setdefault(f"_{kind}_cache", OrderedDict()),
-            store.__dict__.setdefault(f"_{kind}_lock", threading.Lock()))
+def _suggestion_key(program: ProgramIn, k: int, min_speedup: float, stamp: tuple[Any, ...], *, fallback: bool,
+                    name: str | None = None) -> list[Any]:
+    return [program.model_dump(), k, min_speedup, stamp, fallback, name]
 
 
-def _digest(key: Any) -> str:
-    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _cache_get(store: Store, kind: str, key: Any) -> tuple[Any] | None:
-    cache, lock = _cache(store, kind)
-    digest = _digest(key)
-    with lock:
-        if digest not in cache:
-            return None
-        cache.move_to_end(digest)
-        value = cache[digest]
-    return (copy.deepcopy(value),)
-
-
-def _cache_put(store: Store, kind: str, key: Any, value: Any) -> None:
-    cache, lock = _cache(store, kind)
-    digest, value = _digest(key), copy.deepcopy(value)
-    with lock:
-        cache[digest] = value
-        while len(cache) > _CACHE_SIZE:
-            cache.popitem(last=False)
-
-
-def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings, fallback: bool,
-             min_speedup: float, reps: int, name: str | None, budget: int) -> dict[str, Any]:
+def _suggest(  # noqa: PLR0913 -- suggest's options, passed on
+        store: Store, program: ProgramIn, *, k: int, evaluate: bool, settings: Settings, fallback: bool,
+             min_speedup: float, reps: int, name: str | None, budget: int,
+             progress: ProgressFn | None = None) -> dict[str, Any]:
     from embeddings.features import static_features
 
     ctx = Context(store, settings)
     extraction = extract_program(program)
-    # The nests were extracted from a temporary "program.c": show them under the caller's file name.
+    # The nests were extracted from a temporary "program.c": errors name the caller's file.
     label = f"{name}:" if name else "program.c:"
-    name = name or program.function or "program"
+    name = program_name(program, name)
     nests = []
     for index, scop in enumerate(extraction.scops):
         params = _require_params(scop, program.params, label=label)
@@ -323,8 +258,8 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
         tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(settings), margin=min_speedup))
         candidates = tuner.candidates(scop, params, neighbours, deps)
         entry: dict[str, Any] = {
-            "index": index, "name": scop.name.replace("program.c:", label, 1), "nest_id": nest_id, "params": params,
-            "loop_names": loop_names(scop), "tuned_before": before,
+            "index": index, "name": nest_name(name, index), "function": scop.region.function, "nest_id": nest_id,
+            "params": params, "loop_names": loop_names(scop), "tuned_before": before,
             "neighbours": [neighbour_view(n, targets) for n in neighbours],
             "candidates": [{"from": c.neighbour.name, "from_nest_id": c.neighbour.nest_id, "recipe": c.recipe.to_dict()}
                            for c in candidates],
@@ -332,7 +267,8 @@ def _suggest(store: Store, program: ProgramIn, *, k: int, evaluate: bool, settin
             "gate_distance": gate if math.isfinite(gate) else None,
         }
         if evaluate and candidates and nest_id is not None:
-            entry.update(_evaluate(ctx, scop, params, nest_id, neighbours, tuner, reps))
+            entry.update(_evaluate(ctx, scop, params, nest_id, neighbours, tuner, reps,
+                                   _in_nest(progress, index, len(extraction.scops))))
         add_recipe_texts(entry, entry["loop_names"])
         accepted = entry.get("accepted")
         if fallback and nest_id is not None and (not entry["confident"] or accepted is False or not candidates):
@@ -357,12 +293,22 @@ def job_options(program: ProgramIn, index: int, params: Mapping[str, int], candi
             "warm_start": [c.recipe.to_dict() for c in candidates]}
 
 
+def _in_nest(progress: ProgressFn | None, index: int, nests: int) -> ProgressFn | None:
+    """``progress`` with the nest's place in the program filled in."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda p: report(dataclasses.replace(p, nest=index + 1, nests=nests))
+
+
 def _evaluate(ctx: Context, scop: Scop, params: dict[str, int], nest_id: int, neighbours: list[Neighbour],
-              tuner: TransferTuner, reps: int) -> dict[str, Any]:
+              tuner: TransferTuner, reps: int, progress: ProgressFn | None = None) -> dict[str, Any]:
     target_id = ctx.target_id
     with ctx.harness(scop, params, reps=reps) as harness:
+        result = tuner.evaluate(harness, neighbours, progress=progress)
         base = harness.baseline()
-        result = tuner.evaluate(harness, neighbours)
+        if progress is not None:
+            progress(Progress("storing results"))
         if base.ok and base.median is not None:
             identity = Recipe()
             with ctx.store.session() as session:
@@ -414,7 +360,7 @@ def search(store: Store, *, vector: list[float] | None, program: ProgramIn | Non
     if program is None:
         raise ParameterError("search needs a vector or a program")
     # The analysis is most of a search by program and depends on the program alone: remembered.
-    features = _memoized(store, "features", program.model_dump(), lambda: _first_nest_features(program, name))
+    features = memoized(store, "features", program.model_dump(), lambda: _first_nest_features(program, name))
     return [h.to_dict() for h in es.search(features, k)]
 
 
@@ -465,7 +411,7 @@ def program_from_file(path: Path, *, include: list[str], define: list[str], para
             headers[str(header.relative_to(directory))] = header.read_text(errors="replace")
     defines = dict(PreprocessOptions.parse_define(d) for d in define)
     return ProgramIn(source=Path(path).read_text(), headers=headers, defines=defines, params=dict(params),
-                     function=function)
+                     function=function, name=Path(path).name)
 
 
 def index_status(store: Store, *, settings: Settings) -> dict[str, Any]:

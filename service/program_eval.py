@@ -10,6 +10,7 @@ from typing import Any
 from loopnest.dropin import replace_regions
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.harness.program import ProgramSpec, compare_programs
+from loopnest.harness.progress import Progress, ProgressFn, step_reporter
 from loopnest.harness.sandbox import Limits
 from loopnest.transform.recipe import Recipe, apply_recipe
 
@@ -35,15 +36,16 @@ def tuned_source(file: Path, extraction: Any, result: dict[str, Any]) -> tuple[s
 
 
 def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: ProgramSpec,
-                     settings: Any) -> dict[str, Any] | None:
+                     settings: Any, progress: ProgressFn | None = None) -> dict[str, Any] | None:
     """Original against tuned, as whole programs; sets and returns ``result["program"]`` (None when no
-    nest was accepted, so there is nothing to compare)."""
+    nest was accepted, so there is nothing to compare). ``progress`` hears the ``whole program`` steps."""
     text, tuned = tuned_source(file, extraction, result)
     if not tuned:
         return None
     policy = dataclasses.replace(AcceptancePolicy.from_settings(settings), max_pairs=PROGRAM_MAX_PAIRS)
     outcome = compare_programs(file.read_text(), text, spec, name=file.name, policy=policy,
-                               limits=Limits.from_settings(settings))
+                               limits=Limits.from_settings(settings),
+                               on_step=step_reporter(progress, Progress("whole program")))
     accepted = outcome.ok and outcome.speedup is not None and outcome.speedup.above(policy.margin)
     result["program"] = {**outcome.to_dict(), "accepted": accepted, "nests_tuned": tuned}
     return result["program"]

@@ -24,6 +24,7 @@ MAX_WARM_START = 20
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=128)]
 HeaderName = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 ParamValue = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+ProgramName = Annotated[str, StringConstraints(pattern=r"^[^\x00-\x1f\x7f]+$", min_length=1, max_length=200)]
 MAX_ID = 2**31 - 1  # ids are 32-bit integers in the database
 FLOAT32_MAX = 3.4028234663852886e38  # larger embedding values become inf in the index's float32
 
@@ -53,7 +54,9 @@ class ProgramIn(BaseModel):
         default_factory=dict, max_length=256, description="Macros, as cc -D")
     params: dict[Identifier, ParamValue] = Field(default_factory=dict, max_length=256,
                                                  description="Parameter values")
-    function: Identifier | None = None
+    function: Identifier | None = Field(None, description="Only the nests of this function")
+    name: ProgramName | None = Field(None, description="The program's name (its file name): a stored nest is "
+                                     "called NAME#INDEX in every answer (default: the function, else 'program')")
 
     @field_validator("source")
     @classmethod
@@ -104,10 +107,24 @@ class SuggestionsIn(ProgramIn):
 
 
 class NeighbourPublic(BaseModel):
+    """A stored nest near the query: its id, its name (``PROGRAM#INDEX``, as in ``/v1/nests``) and distance."""
+
     model_config = ConfigDict(extra="allow")
 
     nest_id: int
+    name: str | None = Field(None, description="PROGRAM#INDEX, the nest's name in every answer")
     distance: float | None = None
+
+
+class GatePublic(BaseModel):
+    """The confidence gate: a neighbour's recipe is trusted when the nearest neighbour is within the
+    threshold (a typical nearest-neighbour distance among the stored nests)."""
+
+    confident: bool | None = Field(description="Whether the nearest neighbour is within the threshold")
+    distance: float | None = Field(description="Distance to the nearest neighbour with a verified recipe "
+                                               "(null: none)")
+    threshold: float | None = Field(description="The largest distance the gate trusts (null: no embedding model)")
+    accepted: bool | None = Field(description="With evaluate: whether a candidate held up when re-measured")
 
 
 class SuggestedNeighbourPublic(NeighbourPublic):
@@ -125,8 +142,9 @@ class SuggestedNestPublic(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     index: int = Field(description="Position of the nest in the program (0 = first)")
-    nest_id: int | None = None
-    name: str | None = None
+    nest_id: int | None = Field(None, description="Its id once stored (with evaluate or fallback)")
+    name: str | None = Field(None, description="PROGRAM#INDEX: the program's name (its 'name', else its "
+                             "function, else 'program') and the nest's position")
     neighbours: list[SuggestedNeighbourPublic] = Field(default_factory=list,
                                                        description="Other stored nests, nearest first")
     recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest, "
@@ -137,7 +155,7 @@ class SuggestedNestPublic(BaseModel):
     tuned_before: JsonObject | None = Field(
         None, description="This very nest (same program, position and IR) measured before at the same parameter "
         "values on this machine: best recipe, speedup with its interval, and the measurement count")
-    gate: JsonObject | None = Field(None, description="The confidence gate's decision and reason")
+    gate: GatePublic | None = Field(None, description="The confidence gate's decision")
     job_id: int | None = Field(None, description="The tuning job enqueued when the gate said no")
 
 
@@ -147,6 +165,36 @@ class SuggestionsPublic(BaseModel):
     nests: list[SuggestedNestPublic]
     rejected: list[JsonObject] = Field(default_factory=list)
     evaluated: bool = False
+
+
+class ProgressPublic(BaseModel):
+    """Where a running evaluation is: ``text`` says it in words (``nest 1/2: candidate 3/5 (from
+    gemm.c#0): timing``); the other fields are its parts."""
+
+    stage: str = Field(description='"baseline", "candidate", "re-measuring", "storing results" or "whole program"')
+    step: str = Field(description='What happens now: "compiling", "timing", "verifying", "timing run 2", ...')
+    current: int = Field(description="Which item of the stage (1-based; 0 when the stage has no items)")
+    total: int = Field(description="Items in the stage (candidates to screen, winners to re-measure)")
+    item: str = Field(description="The neighbour the candidate was adapted from, if any")
+    nest: int = Field(description="Which nest of the program (1-based)")
+    nests: int = Field(description="Nests in the program")
+    text: str
+
+
+class EvaluationJobPublic(BaseModel):
+    """An evaluating suggestions request, run in the background: poll it at ``/v1/evaluation-jobs/{id}``
+    until ``status`` is ``done`` (``result`` is the answer) or ``failed`` (``error`` is the error body,
+    with the HTTP ``status`` the request would have got)."""
+
+    id: str = Field(description="Random job id (answers are kept for PERFEMBED_EVALUATION_JOB_KEEP_S after the end)")
+    status: Literal["queued", "running", "done", "failed"]
+    progress: ProgressPublic | None = Field(None, description="The latest step, while running")
+    queue_position: int | None = Field(None, description="1 = next to run, while queued")
+    result: SuggestionsPublic | None = None
+    error: ErrorPublic | None = None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
 
 
 class SearchIn(BaseModel):
@@ -240,7 +288,7 @@ class NestSummaryPublic(BaseModel):
     id: int
     program_id: int
     index: int
-    name: str | None
+    name: str = Field(description="PROGRAM#INDEX, the nest's name in every answer")
     created_at: datetime
 
 
@@ -255,6 +303,7 @@ class NestDetailPublic(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     id: int
+    name: str | None = Field(None, description="PROGRAM#INDEX, the nest's name in every answer")
     features: JsonObject = Field(default_factory=dict, description="Static and dynamic features")
     embedding: JsonObject | list[float] | None = Field(None, description="The nest's embedding (newest model)")
     best_recipes: list[JsonObject] = Field(default_factory=list, description="The best recipe on each target")

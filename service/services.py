@@ -18,6 +18,7 @@ from loopnest.frontend.extract import Extraction, extract_scops
 from loopnest.frontend.limits import AnalysisLimits
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.harness.program import ProgramSpec
+from loopnest.harness.progress import ProgressFn
 from loopnest.harness.sandbox import ensure_isolated
 from service.measured import with_best_targets
 from service.program_eval import evaluate_program
@@ -26,7 +27,7 @@ from service.schemas import ProgramIn, SearchIn, SuggestionsIn
 if TYPE_CHECKING:
     from database import Store
     from service.config import ServiceSettings
-    from service.evaluation import EvaluationPool
+    from service.evaluation_jobs import EvaluationJob, EvaluationJobs
 
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*$")
 
@@ -52,6 +53,12 @@ def materialized(program: ProgramIn) -> Iterator[tuple[Path, PreprocessOptions]]
                                         sandbox=get_settings().sandbox)
 
 
+def program_name(program: ProgramIn, name: str | None = None) -> str:
+    """The name a program is stored under: the caller's (the CLI's file name), the request's, its
+    function's, else ``program``; its nests are ``NAME#INDEX`` (:func:`database.nest_name`)."""
+    return name or program.name or program.function or "program"
+
+
 def extract_program(program: ProgramIn, limits: AnalysisLimits | None = None) -> Extraction:
     """Write the source and its headers to a private directory and extract the nests."""
     with materialized(program) as (source, options):
@@ -65,7 +72,8 @@ def extract_program(program: ProgramIn, limits: AnalysisLimits | None = None) ->
         return _relabel(extraction, str(source))
 
 
-def evaluate_whole_program(body: SuggestionsIn, raw: dict[str, Any], settings: ServiceSettings) -> None:
+def evaluate_whole_program(body: SuggestionsIn, raw: dict[str, Any], settings: ServiceSettings,
+                           progress: ProgressFn | None = None) -> None:
     """``evaluate: "program"``: the request's program built and timed as a whole, original against tuned
     (``raw["program"]``); the nests' accepted recipes stand only if it is faster with the same output."""
     with materialized(body) as (source, options):
@@ -73,7 +81,7 @@ def evaluate_whole_program(body: SuggestionsIn, raw: dict[str, Any], settings: S
         spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=options.include_dirs,
                            defines=options.defines, run=body.run or "{program}", check=body.check,
                            threads=settings.threads or os.cpu_count() or 1)
-        evaluate_program(source, extraction, raw, spec, settings)
+        evaluate_program(source, extraction, raw, spec, settings, progress)
 
 
 def _relabel(extraction: Extraction, tmp_path: str) -> Extraction:
@@ -140,36 +148,53 @@ def store_program(program: ProgramIn, *, store: Store, settings: ServiceSettings
     return [int(i) for i in pipeline.ingest_program(store, program, settings=settings)]
 
 
-def suggest(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType,
-            pool: EvaluationPool) -> dict[str, Any]:
-    """Neighbours, adapted recipes and results per nest; evaluations go through the bounded pool."""
+def suggest(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType) -> dict[str, Any]:
+    """Neighbours, adapted recipes and the database's answers per nest (no evaluation: see
+    :func:`start_evaluation`)."""
+    # An answer cached under the database's current stamp (read now if it is stale) needs no analysis:
+    # the same program passed admission when it was computed.
+    cached = cached_suggestions(body, store=store, settings=settings, pipeline=pipeline, read_stamp=True)
+    if cached is not None:
+        return cached
+    program = _program_of(body)
+    admit_program(program, settings)
+    raw = pipeline.suggest(store, program, k=body.k, evaluate=False, settings=settings, fallback=body.fallback)
+    return _suggestions_view(raw, evaluated=False)
+
+
+def start_evaluation(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType,
+                     jobs: EvaluationJobs) -> EvaluationJob:
+    """Check now what the request can get wrong, then queue its evaluation as a job (BusyError when
+    the pool is full). The job's answer is what :func:`suggest` answers, with measured results."""
     _check_k(body.k, settings)
     program = _program_of(body)
     admit_program(program, settings)
-    if body.evaluate:
-        # Measuring costs seconds of compiling and running, and every result is stored: a database that
-        # refuses writes (read-only file or role) is reported now, before anything is compiled.
-        store.check_writable()
-        ensure_isolated(settings.sandbox, settings.allow_unsandboxed, "evaluation")
-        with pool.slot():
-            raw = pipeline.suggest(store, program, k=body.k, evaluate=True, settings=settings.for_evaluation(),
-                                   fallback=body.fallback)
-            if body.evaluate == "program" and isinstance(raw, dict):
-                evaluate_whole_program(body, raw, settings.for_evaluation())
-    else:
-        raw = pipeline.suggest(store, program, k=body.k, evaluate=False, settings=settings, fallback=body.fallback)
-    return _suggestions_view(raw, evaluated=bool(body.evaluate))
+    # Measuring costs seconds of compiling and running, and every result is stored: a database that
+    # refuses writes (read-only file or role) is reported now, before anything is compiled.
+    store.check_writable()
+    ensure_isolated(settings.sandbox, settings.allow_unsandboxed, "evaluation")
+    limited = settings.for_evaluation()
+
+    def evaluate(progress: ProgressFn) -> dict[str, Any]:
+        raw = pipeline.suggest(store, program, k=body.k, evaluate=True, settings=limited, fallback=body.fallback,
+                               progress=progress)
+        if body.evaluate == "program" and isinstance(raw, dict):
+            evaluate_whole_program(body, raw, limited, progress)
+        return _suggestions_view(raw, evaluated=True)
+
+    return jobs.submit(evaluate)
 
 
-def cached_suggestions(body: SuggestionsIn, *, store: Store, settings: ServiceSettings,
-                       pipeline: ModuleType) -> dict[str, Any] | None:
-    """The answer to a database-only request when the pipeline has it cached (no I/O), else None."""
+def cached_suggestions(body: SuggestionsIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType,
+                       read_stamp: bool = False) -> dict[str, Any] | None:
+    """The answer to a database-only request (with or without ``fallback``) when the pipeline has it
+    cached, else None: without I/O, or with ``read_stamp`` after reading a stale database stamp."""
     _check_k(body.k, settings)
     lookup = getattr(pipeline, "cached_suggestion", None)
-    if body.evaluate or body.fallback or lookup is None:
+    if body.evaluate or lookup is None:
         return None
     program = _program_of(body)
-    raw = lookup(store, program, k=body.k)
+    raw = lookup(store, program, k=body.k, fallback=body.fallback, read_stamp=read_stamp)
     return None if raw is None else _suggestions_view(raw, evaluated=False)
 
 
@@ -190,18 +215,19 @@ def suggestion_view(nest: dict[str, Any], *, evaluated: bool) -> dict[str, Any]:
     """One nest of the pipeline's answer in the API's terms (:class:`SuggestedNestPublic`).
 
     The pipeline's own names are mapped: ``candidates`` -> ``recipes``, ``tuning_job`` ->
-    ``job_id``, ``confident``/``gate_distance``/``accepted`` -> ``gate``; ``results`` are this
-    nest's own: the measured candidates (``evaluated``) or, without evaluation, its result from an
-    earlier run (``tuned_before``). A neighbour's recorded speedup is another nest's: it stays in
-    ``neighbours``.
+    ``job_id``, ``confident``/``gate_distance`` (the threshold)/``accepted`` and the nearest neighbour's
+    distance -> ``gate``; ``results`` are this nest's own: the measured candidates (``evaluated``) or,
+    without evaluation, its result from an earlier run (``tuned_before``). A neighbour's recorded
+    speedup is another nest's: it stays in ``neighbours``.
     """
     if "recipes" not in nest and "candidates" in nest:
         nest["recipes"] = nest.pop("candidates")
     if "job_id" not in nest and "tuning_job" in nest:
         nest["job_id"] = nest.pop("tuning_job")
     if "gate" not in nest:
-        nest["gate"] = {"confident": nest.pop("confident", None), "distance": nest.pop("gate_distance", None),
-                        "accepted": nest.get("accepted")}
+        distances = [n["distance"] for n in nest.get("neighbours", []) if n.get("distance") is not None]
+        nest["gate"] = {"confident": nest.pop("confident", None), "distance": min(distances, default=None),
+                        "threshold": nest.pop("gate_distance", None), "accepted": nest.get("accepted")}
     if "results" not in nest:
         measured = nest.pop("evaluated", None)
         if evaluated and isinstance(measured, list):
@@ -217,7 +243,9 @@ def search(body: SearchIn, *, store: Store, settings: ServiceSettings, pipeline:
     if body.program is not None:
         admit_program(body.program, settings)
     found = pipeline.search(store, vector=body.vector, program=body.program, k=body.k, settings=settings)
-    neighbours = with_best_targets(store, list(found), cc=settings.cc)
+    hits = with_best_targets(store, list(found), cc=settings.cc)
+    # One name per nest (``name``, PROGRAM#INDEX): the parts it is made of are not repeated.
+    neighbours = [{k: v for k, v in hit.items() if k not in ("program", "index")} for hit in hits]
     return {"neighbours": neighbours, "count": len(neighbours)}
 
 

@@ -20,20 +20,26 @@ def list_nests(session: Session, *, limit: int, offset: int, program_id: int | N
     from database import list_nests as load
 
     rows = load(session, program_id=program_id, limit=limit, offset=offset)
-    data = [{"id": n.id, "program_id": n.program_id, "index": n.index, "name": _name(n.normalized),
+    names = nest_names(session, [n.id for n in rows])
+    data = [{"id": n.id, "program_id": n.program_id, "index": n.index, "name": names[n.id],
              "created_at": n.created_at} for n in rows]
     return {"data": data, "count": len(data), "limit": limit, "offset": offset}
 
 
-def _name(normalized: Any) -> str | None:
-    name = normalized.get("name") if isinstance(normalized, dict) else None
-    return str(name) if name is not None else None
+def nest_names(session: Session, nest_ids: list[int]) -> dict[int, str]:
+    """The name of each stored nest (``PROGRAM#INDEX``, :func:`database.nest_name`), in one query."""
+    from database import nest_name, nest_summaries
+
+    return {i: nest_name(program, index) for i, (program, index, *_) in
+            nest_summaries(session, nest_ids=nest_ids).items()} if nest_ids else {}
 
 
 def nest_detail(store: Any, nest_id: int, *, settings: ServiceSettings, pipeline: ModuleType) -> dict[str, Any]:
-    """Features, embedding and best recipe per target, from the pipeline (404 for an unknown id)."""
+    """Name, features, embedding and best recipe per target, from the pipeline (404 for an unknown id)."""
     detail = dict(pipeline.nest_detail(store, nest_id, settings=settings))
     detail.setdefault("id", nest_id)
+    with store.session() as session:
+        detail["name"] = nest_names(session, [nest_id]).get(nest_id)
     if "features" not in detail:
         detail["features"] = {"static": detail.pop("static_features", {}) or {},
                               "dynamic": detail.pop("dynamic_features", {}) or {}}

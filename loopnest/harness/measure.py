@@ -25,6 +25,7 @@ from loopnest.harness.driver import (
     numpy_dtype,
     synthesize_driver,
 )
+from loopnest.harness.progress import StepFn, report_step
 from loopnest.harness.sandbox import Limits, run_limited
 from loopnest.ir import Scop
 from loopnest.omp_clauses import reorders_reduction
@@ -168,10 +169,12 @@ class Harness:
         return self._deps
 
     # -- running ---------------------------------------------------------------------------------
-    def _build_and_run(self, label: str, kernel: str, limits: Limits | None = None) -> VariantResult:
+    def _build_and_run(self, label: str, kernel: str, limits: Limits | None = None,
+                       on_step: StepFn | None = None) -> VariantResult:
         work = self._dir()
         src, exe, out = work / f"{label}.c", work / label, work / f"{label}.out"
         src.write_text(synthesize_driver(self.scop, kernel, self.params, self.layouts))
+        report_step(on_step, "compiling")
         start = time.perf_counter()
         compiled = run_limited([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
                                cwd=work, limits=self.limits)
@@ -180,20 +183,23 @@ class Harness:
             return VariantResult(label, "compile-error", (), compile_s, compiled.describe())
         args = [str(exe), *(str(self.params[p]) for p in self.scop.params), str(self.reps), str(out)]
         env = {"OMP_NUM_THREADS": str(self.threads)}
+        report_step(on_step, "timing")
         ran = run_limited(args, cwd=work, limits=limits or self.limits, env=env, threads=self.threads or 1)
         if not ran.ok:
             return VariantResult(label, ran.status, (), compile_s, ran.describe())
         times = tuple(float(x) for x in ran.stdout.split())
         return VariantResult(label, "ok", times, compile_s)
 
-    def baseline(self) -> VariantResult:
+    def baseline(self, *, on_step: StepFn | None = None) -> VariantResult:
+        """The original nest, built and run once (later calls return the first result)."""
         if self._baseline is None:
-            self._baseline = self._build_and_run("baseline", generate_c(self.scop))
+            self._baseline = self._build_and_run("baseline", generate_c(self.scop), on_step=on_step)
         return self._baseline
 
     def evaluate(self, recipe: Recipe, *, transformed: Scop | None = None,
-                 wall_seconds: float | None = None) -> Evaluation:
-        """Apply (legality-checked), generate, compile, run, verify against the baseline and time."""
+                 wall_seconds: float | None = None, on_step: StepFn | None = None) -> Evaluation:
+        """Apply (legality-checked), generate, compile, run, verify against the baseline and time;
+        ``on_step`` hears ``compiling``, ``timing`` and ``verifying`` as they start."""
         base = self.baseline()
         if not base.ok:
             return Evaluation(recipe.to_dict(), VariantResult("variant", "baseline-failed", message=base.message),
@@ -201,9 +207,10 @@ class Harness:
         scop = transformed or apply_recipe(self.scop, recipe, self.dependences)
         label = f"variant_{recipe.hash[:12]}"
         limits = self.limits if wall_seconds is None else self.limits.with_wall(wall_seconds)
-        result = self._build_and_run(label, generate_c(scop), limits)
+        result = self._build_and_run(label, generate_c(scop), limits, on_step)
         if not result.ok:
             return Evaluation(recipe.to_dict(), result, None, None)
+        report_step(on_step, "verifying")
         check = verify_outputs(self._dir() / "baseline.out", self._dir() / f"{label}.out", self.layouts,
                                reorders_reduction=reorders_reduction(scop))
         if not check.verified:
@@ -215,9 +222,10 @@ class Harness:
 
 
     def compare(self, recipe: Recipe, *, transformed: Scop | None = None,
-                policy: AcceptancePolicy | None = None) -> Comparison:
+                policy: AcceptancePolicy | None = None, on_step: StepFn | None = None) -> Comparison:
         """Baseline and variant interleaved in one driver, in fresh processes, until the speedup's
-        interval is clearly above or below the margin; outputs verified from the first run."""
+        interval is clearly above or below the margin; outputs verified from the first run.
+        ``on_step`` hears ``compiling``, then ``timing run N`` for each run."""
         policy = policy or AcceptancePolicy()
         base = self.baseline()
         if not base.ok or base.median is None:
@@ -227,6 +235,7 @@ class Harness:
         src, exe = work / f"{label}.c", work / label
         src.write_text(synthesize_driver(self.scop, [generate_c(self.scop), generate_c(scop)], self.params,
                                          self.layouts))
+        report_step(on_step, "compiling")
         compiled = run_limited([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
                                cwd=work, limits=self.limits)
         if not compiled.ok:
@@ -237,6 +246,7 @@ class Harness:
         args = [str(exe), *(str(self.params[p]) for p in self.scop.params), str(pairs), *map(str, outs)]
         evidence = PairedRuns(self.threads or 1, policy.confidence, policy.load_threshold, [])
         while True:
+            report_step(on_step, f"timing run {evidence.runs + 1}")
             meter = PressureMeter()
             ran = run_limited(args, cwd=work, limits=limits, env={"OMP_NUM_THREADS": str(self.threads)},
                               threads=self.threads or 1)

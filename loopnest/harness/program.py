@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from loopnest.harness.compare import AcceptancePolicy, PressureMeter, Speedup, interval
+from loopnest.harness.progress import StepFn, report_step
 from loopnest.harness.sandbox import Limits, RunResult, run_limited
 
 
@@ -61,19 +62,22 @@ class ProgramComparison:
 
 
 def compare_programs(original: str, tuned: str, spec: ProgramSpec, *, name: str = "program.c",
-                     policy: AcceptancePolicy | None = None, limits: Limits | None = None) -> ProgramComparison:
+                     policy: AcceptancePolicy | None = None, limits: Limits | None = None,
+                     on_step: StepFn | None = None) -> ProgramComparison:
     """Build, run, check and time ``original`` and ``tuned`` (C source texts) until the interval of the
-    program's speedup clears ``policy.margin`` or clearly does not."""
+    program's speedup clears ``policy.margin`` or clearly does not; ``on_step`` hears ``building
+    original``, ``building tuned`` and ``timing pair N``."""
     policy, limits = policy or AcceptancePolicy(), limits or Limits()
     with tempfile.TemporaryDirectory(prefix="perfembed-program-") as tmp:
         work = Path(tmp)
         programs = []
         for k, text in enumerate((original, tuned)):
+            report_step(on_step, f"building {'original' if k == 0 else 'tuned'}")
             built = _build(work, k, name, text, spec, limits)
             if isinstance(built, str):
                 return ProgramComparison("compile-error", message=f"{'original' if k == 0 else 'tuned'}: {built}")
             programs.append(built)
-        return _time_pairs(work, programs, spec, policy, limits)
+        return _time_pairs(work, programs, spec, policy, limits, on_step)
 
 
 def _build(work: Path, k: int, name: str, text: str, spec: ProgramSpec, limits: Limits) -> Path | str:
@@ -113,12 +117,13 @@ def _check(work: Path, spec: ProgramSpec, first: tuple[RunResult, RunResult], li
 
 
 def _time_pairs(work: Path, programs: Sequence[Path], spec: ProgramSpec, policy: AcceptancePolicy,
-                limits: Limits) -> ProgramComparison:
+                limits: Limits, on_step: StepFn | None = None) -> ProgramComparison:
     logs: list[float] = []
     times: tuple[list[float], list[float]] = ([], [])
     pressure, runs = 0.0, 0
     wall = limits
     while True:
+        report_step(on_step, f"timing pair {runs + 1}")
         meter = PressureMeter()
         order = (0, 1) if runs % 2 == 0 else (1, 0)
         results: dict[int, RunResult] = {}

@@ -27,21 +27,24 @@ from database.store import Store
 from service.config import ServiceSettings
 from service.errors import AuthenticationError, UnavailableError
 from service.evaluation import EvaluationPool
+from service.evaluation_jobs import EvaluationJobs
 from service.middleware import Metrics
+
+READ_SCHEME = "ApiKeyForReads"
 
 
 class AppState:
     """What one app shares between requests: settings, the store (opened on first use), the
-    evaluation pool, the metrics and a short-lived cache of checked API keys."""
+    evaluation pool and its jobs, the metrics and a short-lived cache of checked API keys."""
 
     def __init__(self, settings: ServiceSettings, *, store: Store | None = None) -> None:
         self.settings = settings
         self.metrics = Metrics()
         self.pool = EvaluationPool(size=settings.evaluation_pool_size, queue=settings.evaluation_queue_size,
-                                   timeout=settings.evaluation_queue_timeout_s,
                                    retry_after=settings.evaluation_retry_after_s,
                                    on_change=self.metrics.pool_changed,
                                    on_reject=self.metrics.evaluations_rejected.inc)
+        self.evaluations = EvaluationJobs(self.pool, keep_s=settings.evaluation_job_keep_s)
         self._store = store
         self._own_store = store is None
         self._lock = threading.Lock()
@@ -68,6 +71,7 @@ class AppState:
             return self._store
 
     def close(self) -> None:
+        self.pool.shutdown()
         with self._lock:
             if self._store is not None and self._own_store:
                 self._store.dispose()
@@ -154,11 +158,11 @@ async def get_pipeline(settings: SettingsDep) -> ModuleType:
 PipelineDep = Annotated[ModuleType, Depends(get_pipeline)]
 
 
-async def get_pool(state: StateDep) -> EvaluationPool:
-    return state.pool
+async def get_evaluations(state: StateDep) -> EvaluationJobs:
+    return state.evaluations
 
 
-PoolDep = Annotated[EvaluationPool, Depends(get_pool)]
+EvaluationsDep = Annotated[EvaluationJobs, Depends(get_evaluations)]
 
 
 async def get_metrics(state: StateDep) -> Metrics:
@@ -170,6 +174,10 @@ MetricsDep = Annotated[Metrics, Depends(get_metrics)]
 _bearer = HTTPBearer(auto_error=False, scheme_name="ApiKey",
                      description="An API key from `perfembed keys create NAME`, as `Authorization: Bearer KEY`")
 CredentialsDep = Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)]
+# The same header for reads, under a scheme name of its own so that the OpenAPI description can mark
+# the key of a read as optional (service.api.openapi); the description shows only ``ApiKey``.
+_read_bearer = HTTPBearer(auto_error=False, scheme_name=READ_SCHEME)
+ReadCredentialsDep = Annotated[HTTPAuthorizationCredentials | None, Security(_read_bearer)]
 
 
 async def _checked_key(state: AppState, key: str) -> ApiKey:
@@ -185,7 +193,7 @@ async def require_write_key(state: StateDep, credentials: CredentialsDep) -> Api
     return await _checked_key(state, credentials.credentials)
 
 
-async def require_read_key(state: StateDep, credentials: CredentialsDep) -> ApiKey | None:
+async def require_read_key(state: StateDep, credentials: ReadCredentialsDep) -> ApiKey | None:
     """Reads are open unless ``api_keys_for_reads`` is set; a key that is sent must be valid."""
     if credentials is None or not credentials.credentials:
         if state.settings.api_keys_for_reads:

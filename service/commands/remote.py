@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 
 from service.commands.nests import rejected_dicts, require_nests
-from service.commands.options import emit_json
+from service.commands.options import emit_json, err_console
 
 ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
                          help="Ask the perfembed server at this URL instead of working locally.")
@@ -37,6 +38,14 @@ def analyze_remote(server: str, file: Path, *, include: list[str], define: list[
     return {"file": str(file), "nests": data["nests"], "rejected": data["rejected"], "missing_params": missing}
 
 
+def job_line(job: dict[str, Any]) -> str:
+    """An evaluation job's state in a few words: ``queued (2nd)``, ``candidate 3/5 (from X): timing``."""
+    if job["status"] == "queued":
+        return f"queued on the server (position {job.get('queue_position') or '?'})"
+    progress = job.get("progress") or {}
+    return str(progress.get("text") or job["status"])
+
+
 def suggest_remote(server: str, file: Path, *, include: list[str], define: list[str], params: dict[str, int],
                    function: str | None, k: int, evaluate: bool, fallback: bool, api_key: str | None = None,
                    json_out: bool = False) -> dict[str, Any]:
@@ -45,7 +54,12 @@ def suggest_remote(server: str, file: Path, *, include: list[str], define: list[
 
     program = program_from_file(file, include_dirs=include, defines=define, params=params, function=function)
     with Client(server, api_key=api_key) as api:
-        data = api.suggest(program, k=k, evaluate=evaluate, fallback=fallback)
+        if evaluate:  # a job on the server: polled, its progress on the status line
+            with err_console.status(f"{file.name}: evaluation queued on {server}") as status:
+                data = api.suggest(program, k=k, evaluate=True, fallback=fallback,
+                                   on_progress=lambda job: status.update(escape(f"{file.name}: {job_line(job)}")))
+        else:
+            data = api.suggest(program, k=k, evaluate=False, fallback=fallback)
     data["rejected"] = require_nests(file, len(data["nests"]), data.get("rejected") or [], quiet=json_out)
     if json_out:
         emit_json(data)

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from loopnest.errors import ParameterError
 from service.commands.options import MAX_NEST, MAX_TRIALS, make_console
@@ -89,7 +98,7 @@ def load(path: Path | None = typer.Argument(None, show_default=False, help="Seed
          fit: bool = typer.Option(True, "--fit/--no-fit", help="Fit the embedding model afterwards.")) -> None:
     """Load a seed file (idempotent), then fit the embedding model and build the index."""
     from database.embedding_store import EmbeddingStore
-    from database.seed import is_empty, load_seed
+    from database.seed import count_records, is_empty, load_seed
 
     store, settings = _store()
     named = path or settings.seed_file  # a file the user named must exist; the default may be missing
@@ -103,8 +112,34 @@ def load(path: Path | None = typer.Argument(None, show_default=False, help="Seed
             raise ParameterError(f"seed file {path}{source} does not exist")
         console.print(f"no seed file at {path}; starting with an empty database")
         return
-    counts = load_seed(store, path)
-    console.print("loaded " + ", ".join(f"{v} {k}s" for k, v in counts.items()))
-    if fit and counts["nest"]:
-        version = EmbeddingStore(store, data_dir=settings.data_dir).fit()
-        console.print(f"embedding model {version} fitted")
+    # Loading takes a minute or two: a database that refuses writes is said now, in one line.
+    store.check_writable()
+    total = count_records(path)
+    # A bar on a terminal (cleared at the end: the lines printed below stay); elsewhere (a log,
+    # `docker compose logs`), where a bar shows only at its end, a line at every tenth of the records.
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal) as progress:
+        task = progress.add_task(f"loading {path.name}", total=total)
+        counts = load_seed(store, path, progress=_reporter(progress, task, f"loading {path.name}", total))
+        progress.console.print("loaded " + ", ".join(f"{v} {k}s" for k, v in counts.items()))
+        if fit and counts["nest"]:
+            what = f"fitting the embedding model on {counts['nest']} nests"
+            progress.add_task(what, total=None)
+            if not console.is_terminal:
+                console.print(what)
+            version = EmbeddingStore(store, data_dir=settings.data_dir).fit()
+            progress.console.print(f"embedding model {version} fitted")
+
+
+def _reporter(progress: Progress, task: TaskID, what: str, total: int) -> Callable[[int], None]:
+    """Moves the bar, or off a terminal prints ``what: N/TOTAL records`` at every tenth."""
+    printed = [0]
+
+    def report(done: int) -> None:
+        progress.update(task, completed=done)
+        tenth = done * 10 // max(total, 1)
+        if not console.is_terminal and tenth > printed[0]:
+            printed[0] = tenth
+            console.print(f"{what}: {done}/{total} records")
+
+    return report

@@ -22,7 +22,8 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
     settings' database), ``here`` the machine that answered (``--server``: the server's)."""
     others: dict[int, dict[str, Any]] = {}
     for n in result["nests"]:
-        console.rule(f"{n['name']} (nest {n['index']})")
+        function = f"function {n['function']}, " if n.get("function") else ""
+        console.rule(f"{n['name']} ({function}nest {n['index']})")
         if n.get("tuned_before"):
             _print_tuned_before(n["tuned_before"], here)
         console.print(neighbour_table(n["neighbours"], n["candidates"], here))
@@ -151,9 +152,10 @@ def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials:
 
 
 def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: Any, settings: Any) -> None:
-    """:func:`service.program_eval.evaluate_program`, with a status line while it runs."""
-    with console.status(f"whole program: building and timing {file.name}, original against tuned"):
-        program_eval.evaluate_program(file, extraction, result, spec, settings)
+    """:func:`service.program_eval.evaluate_program`, with a status line naming each step while it runs."""
+    with console.status(f"whole program: building and timing {file.name}, original against tuned") as status:
+        program_eval.evaluate_program(file, extraction, result, spec, settings,
+                                      progress=lambda p: status.update(escape(f"{file.name}: {p.describe()}")))
 
 
 def write_best_file(file: Path, extraction: Any, result: dict[str, Any], out: Path) -> None:

@@ -52,15 +52,15 @@ def _gemm_harness() -> Harness:
 
 
 def _fake_timing(monkeypatch: pytest.MonkeyPatch, screening: float, remeasured: tuple[float, float, float]) -> None:
-    def evaluate(self, recipe, *, transformed=None, wall_seconds=None):  # noqa: ANN001, ANN202
+    def evaluate(self, recipe, *, transformed=None, wall_seconds=None, on_step=None):  # noqa: ANN001, ANN202
         ok = VariantResult("variant", "ok", (1.0 / screening,))
         return Evaluation(recipe.to_dict(), ok, Verification(True, 0.0, 1e-9), screening)
 
-    def compare(self, recipe, *, transformed=None, policy=None):  # noqa: ANN001, ANN202
+    def compare(self, recipe, *, transformed=None, policy=None, on_step=None):  # noqa: ANN001, ANN202
         ratio, low, high = remeasured
         return Comparison(recipe.to_dict(), "ok", Speedup(ratio, low, high, 0.95, 20, 4, 1, 0.0, False))
 
-    monkeypatch.setattr(Harness, "baseline", lambda self: VariantResult("baseline", "ok", (1.0,)))
+    monkeypatch.setattr(Harness, "baseline", lambda self, on_step=None: VariantResult("baseline", "ok", (1.0,)))
     monkeypatch.setattr(Harness, "evaluate", evaluate)
     monkeypatch.setattr(Harness, "compare", compare)
 

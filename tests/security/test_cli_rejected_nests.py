@@ -69,4 +69,4 @@ def test_suggest_reports_rejected_regions_beside_supported_ones(tmp_path: Path) 
     proc = perfembed("suggest", str(path), "--param", "n=100", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"rejected {path}:3" in proc.stderr and "indirect subscript" in proc.stderr
-    assert "mixed.c:g" in proc.stdout
+    assert "mixed.c#0 (function g, nest 0)" in proc.stdout

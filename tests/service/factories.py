@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,20 @@ def service_settings(tmp: Path, **overrides: Any) -> ServiceSettings:
 
 
 def gemm_program(**extra: Any) -> dict[str, Any]:
-    return {"source": GEMM.read_text(), "params": dict(GEMM_PARAMS), **extra}
+    return {"source": GEMM.read_text(), "params": dict(GEMM_PARAMS), "name": GEMM.name, **extra}
 
 
 def gemv_program(**extra: Any) -> dict[str, Any]:
-    return {"source": GEMV.read_text(), "params": {"m": 16, "n": 16}, **extra}
+    return {"source": GEMV.read_text(), "params": {"m": 16, "n": 16}, "name": GEMV.name, **extra}
+
+
+def wait_for_evaluation(api: Any, location: str, *, timeout: float = 60) -> dict[str, Any]:
+    """Poll an evaluation job (``api``: a TestClient) until it ends; fail after ``timeout`` s (a hang)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        job = api.get(location).json()
+        if job["status"] in ("done", "failed"):
+            return dict(job)
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the evaluation job at {location} is still {job['status']} after {timeout} s")
+        time.sleep(0.02)

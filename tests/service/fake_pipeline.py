@@ -24,10 +24,13 @@ from database import (
     get_or_create_program,
     list_nests,
     list_targets,
+    nest_name,
+    nest_summaries,
     ranked_recipes_for,
 )
 from loopnest.errors import ParameterError
-from service.services import extract_program
+from loopnest.harness.progress import Progress, ProgressFn
+from service.services import extract_program, program_name
 
 EVALUATE_GATE: threading.Event | None = None
 EVALUATE_STARTED = threading.Semaphore(0)
@@ -45,7 +48,7 @@ def _vector(features: Any) -> list[float]:
 def ingest_program(store: Any, program: Any, *, settings: Any) -> list[int]:
     extraction = extract_program(program)
     with store.session() as session:
-        stored = get_or_create_program(session, source=program.source, name="program.c")
+        stored = get_or_create_program(session, source=program.source, name=program_name(program))
         return [get_or_create_nest(session, program_id=stored.id, index=i, static_features=_features(scop),
                                    normalized={"name": scop.name, "params": list(scop.params)}).id
                 for i, scop in enumerate(extraction.scops)]
@@ -54,18 +57,22 @@ def ingest_program(store: Any, program: Any, *, settings: Any) -> list[int]:
 def _neighbours(store: Any, vector: list[float], k: int, exclude: set[int]) -> list[dict[str, Any]]:
     with store.session() as session:
         nests = [n for n in list_nests(session) if n.id not in exclude]
+        names = {i: nest_name(p, x) for i, (p, x, *_) in nest_summaries(session).items()}
     if not nests:
         return []
     matrix = np.array([_vector(n.static_features) for n in nests])
     distance = np.linalg.norm(matrix - np.array(vector), axis=1)
     order = np.argsort(distance, kind="stable")[:k]
-    return [{"nest_id": nests[i].id, "distance": float(distance[i]), "name": nests[i].normalized.get("name")}
-            for i in order]
+    return [{"nest_id": nests[i].id, "distance": float(distance[i]), "name": names[nests[i].id]} for i in order]
 
 
-def suggest(store: Any, program: Any, *, k: int, evaluate: bool, settings: Any, fallback: bool) -> dict[str, Any]:
-    """The real pipeline's answer format: candidates, confident/gate_distance, tuning_job, evaluated."""
+def suggest(store: Any, program: Any, *, k: int, evaluate: bool, settings: Any, fallback: bool,
+            progress: ProgressFn | None = None) -> dict[str, Any]:
+    """The real pipeline's answer format: candidates, confident/gate_distance, tuning_job, evaluated.
+    An evaluation reports one step (``candidate 1/1 (from fake#0): timing``) before it waits."""
     ids = ingest_program(store, program, settings=settings)
+    if evaluate and progress is not None:
+        progress(Progress("candidate", "timing", 1, 1, "fake#0", 1, len(ids)))
     if evaluate and EVALUATE_GATE is not None:
         EVALUATE_STARTED.release()
         EVALUATE_GATE.wait(30)
@@ -85,7 +92,8 @@ def suggest(store: Any, program: Any, *, k: int, evaluate: bool, settings: Any, 
                                    "recipe": {"steps": best.recipe.steps} if best else None})
         with_recipe = [n for n in neighbours if n["recipe"] is not None]
         entry: dict[str, Any] = {
-            "index": index, "name": nest.normalized.get("name"), "nest_id": nest_id, "params": dict(program.params),
+            "index": index, "name": nest_name(program_name(program), index), "nest_id": nest_id,
+            "params": dict(program.params),
             "neighbours": neighbours,
             "candidates": [{"from": n["name"], "recipe": n["recipe"]} for n in with_recipe],
             "confident": bool(with_recipe), "gate_distance": 1.5}

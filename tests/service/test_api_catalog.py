@@ -50,8 +50,7 @@ def test_search_by_vector_and_by_program(api: TestClient, stored) -> None:
     by_vector = api.post("/v1/search", json={"vector": vector, "k": 1}).json()
     assert by_vector["count"] == 1 and by_vector["neighbours"][0]["nest_id"] == stored["gemv"]
     by_program = api.post("/v1/search", json={"program": gemm_program(), "k": 2}).json()
-    assert by_program["neighbours"][0] == {"nest_id": stored["gemm"], "distance": 0.0,
-                                           "name": "program.c:gemm_ijk#0"}
+    assert by_program["neighbours"][0] == {"nest_id": stored["gemm"], "distance": 0.0, "name": "gemm_ijk.c#0"}
 
 
 @pytest.mark.parametrize("body, needle", [

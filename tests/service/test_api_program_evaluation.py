@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from loopnest.harness.progress import Progress
 from service.config import ServiceSettings
 from service.schemas import SuggestionsIn
 from service.services import evaluate_whole_program
@@ -32,9 +33,14 @@ def test_a_whole_program_is_built_with_its_headers_run_and_compared(tmp_path: Pa
     body = SuggestionsIn(source=SOURCE, headers={"sizes.h": "#define N 300\n"}, function="kernel",
                          evaluate="program")
     raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}
-    evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1, cflags="-O1"))
+    seen: list[Progress] = []
+    evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1, cflags="-O1"), seen.append)
     program = raw["program"]
     assert program["status"] == "ok" and program["nests_tuned"] == 1
+    steps = [p.describe() for p in seen]
+    assert steps[:3] == ["whole program: building original", "whole program: building tuned",
+                         "whole program: timing pair 1"]
+    assert len(steps) == 2 + program["speedup"]["runs"]  # one step per timed pair
     assert program["speedup"]["pairs"] >= 3 and program["speedup"]["threads"] == 1
     assert program["accepted"] == (program["speedup"]["low"] > 1.1)
 

@@ -1,4 +1,4 @@
-"""/v1/suggestions: per-nest answers, a job when the gate says no, and a bounded evaluation pool."""
+"""/v1/suggestions: per-nest answers, a job when the gate says no, evaluation jobs in a bounded pool."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 import database
+from loopnest.errors import CompileError
 from service.app import create_app
 from tests.service import fake_pipeline
-from tests.service.factories import gemm_program, gemv_program, service_settings
+from tests.service.factories import gemm_program, gemv_program, service_settings, wait_for_evaluation
 
 
 def test_each_nest_gets_neighbours_and_a_job_when_the_gate_says_no(api: TestClient, auth) -> None:
@@ -47,8 +48,11 @@ def test_answers_come_from_the_database_when_a_neighbour_has_a_verified_recipe(a
     # The neighbour's 1.8x is another nest's speedup: it is in the neighbour, never among this nest's results.
     assert nest["results"] == [] and nest["neighbours"][0]["nest_id"] == gemv_id
     assert nest["neighbours"][0]["recorded_speedup"] == 1.8
-    assert nest["recipes"] == [{"from": "program.c:gemv#0", "recipe": {"steps": [{"op": "parallelize", "loop": 0}]}}]
-    assert nest["gate"] == {"confident": True, "distance": 1.5, "accepted": None}
+    assert nest["recipes"] == [{"from": "gemv.c#0", "recipe": {"steps": [{"op": "parallelize", "loop": 0}]}}]
+    # The gate: the distance to the nearest neighbour, and apart from it the threshold (it held the threshold).
+    nearest = nest["neighbours"][0]["distance"]
+    assert nest["gate"] == {"confident": True, "distance": nearest, "threshold": 1.5, "accepted": None}
+    assert 0 < nearest != 1.5
     detail = api.get(f"/v1/nests/{gemv_id}").json()
     assert detail["best_recipes"][0]["speedup"] == 1.8
 
@@ -82,39 +86,74 @@ def gate() -> Iterator[threading.Event]:
         fake_pipeline.EVALUATE_GATE = None
 
 
+def _app_and_key(tmp_path: Path, **overrides: object) -> tuple[TestClient, dict[str, str]]:
+    api = TestClient(create_app(service_settings(tmp_path, **overrides)))
+    with api.app.state.perfembed.store().session() as session:  # type: ignore[attr-defined]
+        _, key = database.create_api_key(session, name="evaluations")
+    return api, {"Authorization": f"Bearer {key}"}
+
+
+def test_an_evaluation_is_a_job_polled_with_its_progress_then_its_answer(tmp_path: Path, gate) -> None:
+    api, headers = _app_and_key(tmp_path)
+    with api:
+        r = api.post("/v1/suggestions", json={**gemm_program(), "evaluate": True}, headers=headers)
+        assert r.status_code == 202, r.text
+        location = r.headers["Location"]
+        assert location == f"/v1/evaluation-jobs/{r.json()['id']}" and r.json()["status"] in ("queued", "running")
+        assert fake_pipeline.EVALUATE_STARTED.acquire(timeout=30)
+        running = api.get(location).json()  # reads need no key
+        assert running["status"] == "running" and running["result"] is None
+        assert running["progress"]["text"] == "candidate 1/1 (from fake#0): timing"
+        assert (running["progress"]["current"], running["progress"]["total"]) == (1, 1)
+        gate.set()
+        done = wait_for_evaluation(api, location)
+        assert done["status"] == "done" and done["error"] is None and done["finished_at"]
+        assert done["result"]["evaluated"] is True
+        (nest,) = done["result"]["nests"]
+        assert nest["name"] == "gemm_ijk.c#0" and nest["gate"]["accepted"] is False
+        assert api.get("/v1/evaluation-jobs/" + "0" * 32).status_code == 404
+        assert api.get("/v1/evaluation-jobs/not-an-id").status_code == 422
+
+
 def test_a_burst_of_evaluations_is_queued_then_refused_with_retry_after(tmp_path: Path, gate) -> None:
-    settings = service_settings(tmp_path, evaluation_pool_size=1, evaluation_queue_size=1,
-                                evaluation_queue_timeout_s=30, evaluation_retry_after_s=9)
-    app = create_app(settings)
-    with TestClient(app) as api:
-        with app.state.perfembed.store().session() as session:
-            _, key = database.create_api_key(session, name="burst")
-        headers = {"Authorization": f"Bearer {key}"}
+    api, headers = _app_and_key(tmp_path, evaluation_pool_size=1, evaluation_queue_size=1,
+                                evaluation_retry_after_s=9)
+    with api:
         body = {**gemm_program(), "evaluate": True}
-        answers: list[int] = []
-
-        def evaluate() -> None:
-            answers.append(api.post("/v1/suggestions", json=body, headers=headers).status_code)
-
-        first = threading.Thread(target=evaluate)
-        first.start()
-        assert fake_pipeline.EVALUATE_STARTED.acquire(timeout=30)  # the first holds the only slot
-        second = threading.Thread(target=evaluate)
-        second.start()
-        pool = app.state.perfembed.pool
-        while pool.waiting == 0:  # the second waits in the queue
-            threading.Event().wait(0.005)
+        first = api.post("/v1/suggestions", json=body, headers=headers)
+        assert first.status_code == 202 and fake_pipeline.EVALUATE_STARTED.acquire(timeout=30)  # holds the slot
+        second = api.post("/v1/suggestions", json=body, headers=headers)
+        assert second.status_code == 202, second.text
+        assert second.json()["status"] == "queued" and second.json()["queue_position"] == 1
         third = api.post("/v1/suggestions", json=body, headers=headers)
         assert third.status_code == 429 and third.headers["Retry-After"] == "9"
         assert third.json()["retry_after"] == 9 and "busy" in third.json()["message"]
         # Reads and non-evaluating suggestions are not held up by the pool.
         assert api.post("/v1/suggestions", json=gemm_program(), headers=headers).status_code == 200
         gate.set()
-        first.join(30)
-        second.join(30)
-        assert answers == [200, 200]
-        metrics = api.get("/metrics").text
-        assert "perfembed_evaluations_rejected_total 1.0" in metrics
+        assert fake_pipeline.EVALUATE_STARTED.acquire(timeout=30)  # the second ran once the first ended
+        ended = [wait_for_evaluation(api, r.headers["Location"]) for r in (first, second)]
+        assert [job["status"] for job in ended] == ["done", "done"]
+        assert "perfembed_evaluations_rejected_total 1.0" in api.get("/metrics").text
+
+
+@pytest.mark.parametrize("raised, status, needle", [
+    (CompileError("program.c:3: the variant did not compile"), 422, "program.c:3"),
+    (RuntimeError("boom"), 500, "bug in perfembed"),
+])
+def test_a_failed_evaluation_job_carries_the_error_the_request_would_have_got(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, raised: Exception, status: int, needle: str) -> None:
+    def fail(*_: object, **__: object) -> None:
+        raise raised
+
+    monkeypatch.setattr(fake_pipeline, "suggest", fail)
+    api, headers = _app_and_key(tmp_path)
+    with api:
+        r = api.post("/v1/suggestions", json={**gemm_program(), "evaluate": True}, headers=headers)
+        job = wait_for_evaluation(api, r.headers["Location"])
+    assert job["status"] == "failed" and job["result"] is None
+    assert job["error"]["status"] == status and needle in job["error"]["message"]
+    assert job["error"]["error"] == (type(raised).__name__ if status < 500 else "InternalError")
 
 
 def test_evaluations_run_under_the_per_request_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -126,15 +165,14 @@ def test_evaluations_run_under_the_per_request_limits(tmp_path: Path, monkeypatc
         return real(store, program, **kwargs)
 
     monkeypatch.setattr(fake_pipeline, "suggest", spy)
-    settings = service_settings(tmp_path, request_wall_time_limit_s=7, request_cpu_time_limit_s=5,
+    api, headers = _app_and_key(tmp_path, request_wall_time_limit_s=7, request_cpu_time_limit_s=5,
                                 request_threads=3)
-    with TestClient(create_app(settings)) as api:
-        with api.app.state.perfembed.store().session() as session:
-            _, key = database.create_api_key(session, name="limits")
-        headers = {"Authorization": f"Bearer {key}"}
+    with api:
         evaluate = {**gemm_program(), "evaluate": True}
-        assert api.post("/v1/suggestions", json=evaluate, headers=headers).status_code == 200
+        r = api.post("/v1/suggestions", json=evaluate, headers=headers)
+        assert r.status_code == 202 and wait_for_evaluation(api, r.headers["Location"])["status"] == "done"
         assert api.post("/v1/suggestions", json=gemm_program(), headers=headers).status_code == 200
+        settings = api.app.state.perfembed.settings  # type: ignore[attr-defined]
     evaluated, plain = seen
     assert (evaluated.wall_time_limit_s, evaluated.cpu_time_limit_s, evaluated.threads) == (7, 5, 3)
     # By default a request evaluates with every core, as the CLI does (it used 1 thread silently).

@@ -121,7 +121,7 @@ def test_jobs_wait_follows_a_job_until_a_worker_finishes_it(local: Data) -> None
 
 def test_nests_list_and_show(local: Data) -> None:
     (listed,) = as_json("nests", "list")["data"]
-    assert listed["id"] == local.nest and listed["name"] == "gemm_ijk.c:gemm_ijk#0"
+    assert listed["id"] == local.nest and listed["name"] == "gemm_ijk.c#0"  # PROGRAM#INDEX, as in every answer
     detail = as_json("nests", "show", str(local.nest))
     assert detail["normalized"]["loop_names"] == ["i", "j", "k"] and detail["features"]["static"]
     text = perfembed("nests", "show", str(local.nest)).stdout

@@ -96,5 +96,5 @@ def test_suggest_on_an_empty_database_names_the_file_and_says_how_to_load_the_se
                            "--param", "ni=96", "--param", "nj=96", "--param", "nk=96"],
                           capture_output=True, text=True, timeout=300, check=False, env=env)
     assert proc.returncode == 0, proc.stderr
-    assert "gemm_ijk.c:gemm_ijk#0" in proc.stdout and "program.c" not in proc.stdout
+    assert "gemm_ijk.c#0 (function gemm_ijk, nest 0)" in proc.stdout and "program.c" not in proc.stdout
     assert "perfembed seed load" in proc.stdout

@@ -10,9 +10,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from database import create_api_key, get_store
-from loopnest.errors import ParameterError
+from loopnest.errors import CompileError, ParameterError
 from service.client import Client, ClientError, collect_quoted_includes, program_from_file
-from service.commands.remote import analyze_remote, suggest_remote
+from service.commands.remote import analyze_remote, job_line, suggest_remote
+from tests.service import fake_pipeline
 from tests.service.factories import CORPUS, FAKE_PIPELINE, GEMM, GEMM_PARAMS, PB, gemm_program, gemv_program
 from tests.service.servers import api_server
 
@@ -41,6 +42,29 @@ def test_the_client_mirrors_the_endpoints(client: Client) -> None:
     assert client.wait_for_job(job["id"], timeout=5, on_update=lambda j: seen.append(j["status"]))["status"] \
         == "cancelled" and seen == ["cancelled"]
     assert "perfembed_http_requests_total" in client.metrics()
+
+
+def test_an_evaluation_is_polled_to_its_answer_and_its_progress_is_shown(client: Client) -> None:
+    updates: list[dict[str, object]] = []
+    answer = client.suggest(gemm_program(), k=2, evaluate=True, fallback=False, interval=0.01,
+                            on_progress=updates.append)
+    assert answer["evaluated"] is True and answer["nests"][0]["name"] == "gemm_ijk.c#0"
+    assert updates[-1]["status"] == "done"
+    assert job_line(updates[-1]) == "candidate 1/1 (from fake#0): timing"
+    job = client.suggest(gemm_program(), evaluate=True, fallback=False, wait=False)
+    assert job["status"] in ("queued", "running", "done") and client.evaluation(job["id"])["id"] == job["id"]
+    assert job_line({"status": "queued", "queue_position": 2}) == "queued on the server (position 2)"
+
+
+def test_a_failed_evaluation_raises_the_error_the_request_would_have_got(
+        client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*_: object, **__: object) -> None:
+        raise CompileError("program.c:4: the variant did not compile")
+
+    monkeypatch.setattr(fake_pipeline, "suggest", fail)
+    with pytest.raises(ClientError) as info:
+        client.suggest(gemm_program(), evaluate=True, interval=0.01)
+    assert info.value.status == 422 and info.value.exit_code == 2 and "program.c:4" in str(info.value)
 
 
 def test_errors_carry_the_status_and_the_servers_body(client: Client, api: TestClient) -> None:
@@ -77,7 +101,7 @@ def test_program_from_file_sends_headers_macros_and_params() -> None:
     program = program_from_file(PB / "mb_gemm.c", include_dirs=[PB / "include"], defines=["FAST", "N=4"],
                                 params={"ni": 8}, function="kernel")
     assert set(program["headers"]) == {"minibench.h"} and program["defines"] == {"FAST": None, "N": "4"}
-    assert program["params"] == {"ni": 8} and program["function"] == "kernel"
+    assert program["params"] == {"ni": 8} and program["function"] == "kernel" and program["name"] == "mb_gemm.c"
 
 
 def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -112,3 +136,5 @@ def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.Captu
         out = capsys.readouterr().out  # as suggest prints it: the gate's answer and the job to follow
         assert "low confidence" in out and re.search(r"tuning job \d+ enqueued: `perfembed jobs wait \d+`", out)
         assert table["nests"][0]["nest_id"] == nest["nest_id"]
+        measured = suggest_remote(server, GEMM, **{**suggest, "evaluate": True}, api_key=key)  # a job, polled
+        assert measured["evaluated"] is True and "gemm_ijk.c#0" in capsys.readouterr().out

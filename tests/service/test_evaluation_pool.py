@@ -1,8 +1,9 @@
-"""The evaluation pool: at most `size` at once, a bounded queue, 429-style refusals beyond it."""
+"""The evaluation pool: at most `size` at once, a bounded queue served in order, refusals beyond it."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -10,46 +11,62 @@ from service.errors import BusyError
 from service.evaluation import EvaluationPool
 
 
-def test_a_full_pool_with_no_queue_refuses_at_once() -> None:
-    pool = EvaluationPool(size=1, queue=0, timeout=5, retry_after=7)
-    with pool.slot():
-        with pytest.raises(BusyError) as info:
-            with pool.slot():
-                pass
-    assert info.value.retry_after == 7 and "busy" in str(info.value)
-    with pool.slot():  # the slot was given back
-        assert pool.running == 1
+def _holder(release: threading.Event, started: threading.Semaphore, order: list[int], n: int) -> Callable[[], None]:
+    def work() -> None:
+        order.append(n)
+        started.release()
+        release.wait(30)
+
+    return work
 
 
-def test_a_queued_request_gets_the_next_free_slot() -> None:
-    pool = EvaluationPool(size=1, queue=1, timeout=30, retry_after=1)
-    release, got = threading.Event(), threading.Event()
-
-    def waiter() -> None:
-        with pool.slot():
-            got.set()
-
-    with pool.slot():
-        thread = threading.Thread(target=waiter)
-        thread.start()
-        while pool.waiting == 0:
-            threading.Event().wait(0.001)
-        with pytest.raises(BusyError):  # the queue of one is full
-            with pool.slot():
-                pass
-        assert not got.is_set()
-        release.set()
-    thread.join(30)
-    assert got.is_set() and pool.running == 0 and pool.waiting == 0
-
-
-def test_a_wait_longer_than_the_timeout_is_refused() -> None:
+def test_a_full_pool_and_queue_refuse_at_once_and_the_queue_runs_in_order() -> None:
     changes: list[tuple[int, int]] = []
     rejected: list[int] = []
-    pool = EvaluationPool(size=1, queue=4, timeout=0.05, retry_after=2, on_change=lambda r, w: changes.append((r, w)),
+    pool = EvaluationPool(size=1, queue=1, retry_after=7, on_change=lambda r, w: changes.append((r, w)),
                           on_reject=lambda: rejected.append(1))
-    with pool.slot():
-        with pytest.raises(BusyError, match="within 0.05 s"):
-            with pool.slot():
-                pass
-    assert rejected == [1] and changes[-1] == (0, 0) and (1, 1) in changes
+    release, started, order = threading.Event(), threading.Semaphore(0), list[int]()
+    try:
+        pool.submit(_holder(release, started, order, 1))
+        assert started.acquire(timeout=30) and pool.running == 1
+        pool.submit(_holder(release, started, order, 2))  # waits its turn, however long
+        assert pool.waiting == 1
+        with pytest.raises(BusyError) as info:
+            pool.submit(_holder(release, started, order, 3))
+        assert info.value.retry_after == 7 and "busy" in str(info.value) and rejected == [1]
+        release.set()
+        assert started.acquire(timeout=30)
+    finally:
+        release.set()
+        pool.shutdown()
+    assert order == [1, 2] and (1, 1) in changes
+
+
+def test_a_slot_given_back_takes_new_work() -> None:
+    pool = EvaluationPool(size=1, queue=0, retry_after=1)
+    done = [threading.Event() for _ in range(3)]
+    try:
+        for event in done:
+            pool.submit(event.set)
+            assert event.wait(30)
+            while pool.running:  # the slot is given back just after the work returns
+                threading.Event().wait(0.001)
+    finally:
+        pool.shutdown()
+
+
+def test_work_that_raises_gives_its_slot_back() -> None:
+    pool = EvaluationPool(size=1, queue=0, retry_after=1)
+    ran = threading.Event()
+
+    def broken() -> None:
+        raise RuntimeError("a bug")
+
+    try:
+        pool.submit(broken)
+        while pool.running or pool.waiting:
+            threading.Event().wait(0.001)
+        pool.submit(ran.set)
+        assert ran.wait(30)
+    finally:
+        pool.shutdown()

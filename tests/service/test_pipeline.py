@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +15,8 @@ from database import get_store
 from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
 from loopnest import Recipe, extract_scops
+from loopnest.harness.progress import Progress
+from service import answer_cache
 from service.pipeline import Context, cached_suggestion, ingest_scop, program_from_file, record_evaluation, suggest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,9 +95,22 @@ def test_suggest_transfers_and_stores_verified_results(populated: tuple[Context,
     assert suggest(ctx.store, program, k=3, evaluate=False, settings=ctx.settings) == db_only
     assert cached_suggestion(ctx.store, program, k=3) == db_only
     assert cached_suggestion(ctx.store, program, k=2) is None
-    measured = suggest(ctx.store, program, k=3, evaluate=True, settings=ctx.settings, name="gemm_jki.c")
+    seen: list[Progress] = []
+    measured = suggest(ctx.store, program, k=3, evaluate=True, settings=ctx.settings, name="gemm_jki.c",
+                       progress=seen.append)
     (nest,) = measured["nests"]
+    assert nest["name"] == "gemm_jki.c#0"
     assert nest["evaluated"] and all(e["status"] == "ok" and e["verified"] for e in nest["evaluated"])
+    # Each step was reported as it started: the baseline, then every candidate compiled, timed, verified.
+    assert [(p.stage, p.step) for p in seen[:2]] == [("baseline", "compiling"), ("baseline", "timing")]
+    screened = [p for p in seen if p.stage == "candidate"]
+    assert [(p.current, p.step) for p in screened] == [(i, step) for i in range(1, len(nest["evaluated"]) + 1)
+                                                      for step in ("compiling", "timing", "verifying")]
+    assert {(p.total, p.nest, p.nests) for p in screened} == {(len(nest["evaluated"]), 1, 1)}
+    assert screened[0].describe() == f"candidate 1/{len(nest['evaluated'])} (from {nest['evaluated'][0]['from']}): " \
+                                     "compiling"
+    assert all(p.step.startswith(("compiling", "timing run")) for p in seen if p.stage == "re-measuring")
+    assert seen[-1].stage == "storing results"
     if nest["accepted"]:
         assert nest["best"]["speedup"] >= 1.1
     # The measured nest is stored and embedded: the cached answer is dropped at once, and the next
@@ -108,6 +127,33 @@ def test_suggest_transfers_and_stores_verified_results(populated: tuple[Context,
         assert before["interval"] == pytest.approx(nest["best"]["interval"])
 
 
+def test_a_repeated_default_request_is_answered_from_the_cache_until_its_job_ends(
+        populated: tuple[Context, dict[str, int]]) -> None:
+    """With fallback (the API's default) the answer is cached too, keyed on the database's state: a
+    nest whose job is open needs no recomputation; once the job ends, the next request enqueues another."""
+    from database import cancel_job
+
+    ctx, _ = populated
+    program = program_from_file(ROOT / "corpus/kernels/blas3/gemm_jki.c", include=[], define=[],
+                                params={"n_rows": 64, "n_cols": 64, "n_inner": 64}, function=None)
+    # No neighbour is good enough at this margin, so the gate says no and a tuning job is enqueued.
+    ask = {"k": 3, "evaluate": False, "settings": ctx.settings, "fallback": True, "min_speedup": 1e9}
+    first = suggest(ctx.store, program, **ask)
+    job_id = first["nests"][0]["tuning_job"]
+    assert job_id is not None
+    assert cached_suggestion(ctx.store, program, k=3, fallback=True, min_speedup=1e9) is None  # it wrote: not kept
+    second = suggest(ctx.store, program, **ask)
+    assert second == first  # the nest and its open job are reused
+    assert cached_suggestion(ctx.store, program, k=3, fallback=True, min_speedup=1e9) == second  # no I/O
+    assert cached_suggestion(ctx.store, program, k=3, fallback=False, min_speedup=1e9) is None  # another answer
+    with ctx.store.session() as session:  # the job ends, as if a worker or a user cancelled it
+        cancel_job(session, job_id=job_id)
+    time.sleep(answer_cache.STAMP_TTL_S)  # another process's write shows within the stamp's lifetime
+    assert cached_suggestion(ctx.store, program, k=3, fallback=True, min_speedup=1e9) is None
+    third = suggest(ctx.store, program, **ask)
+    assert third["nests"][0]["tuning_job"] not in (None, job_id)
+
+
 def test_dataframe_and_map(populated: tuple[Context, dict[str, int]], tmp_path: Path) -> None:
     ctx, ids = populated
     frame = ctx.embeddings.to_dataframe()
@@ -117,7 +163,7 @@ def test_dataframe_and_map(populated: tuple[Context, dict[str, int]], tmp_path: 
 
 
 def test_seed_export_and_load_round_trip(populated: tuple[Context, dict[str, int]], tmp_path: Path) -> None:
-    from database.seed import export_seed, is_empty, load_seed
+    from database.seed import count_records, export_seed, is_empty, load_seed
 
     ctx, ids = populated
     seed = tmp_path / "seed.jsonl.gz"
@@ -125,9 +171,21 @@ def test_seed_export_and_load_round_trip(populated: tuple[Context, dict[str, int
     assert counts["nest"] >= len(ids) and counts["measurement"] >= len(ids)
     other = get_store(f"sqlite:///{tmp_path / 'other.db'}", create=True)
     assert is_empty(other)
-    assert load_seed(other, seed)["measurement"] == counts["measurement"]
+    reports: list[int] = []
+    assert load_seed(other, seed, progress=reports.append)["measurement"] == counts["measurement"]
+    assert reports == sorted(reports) and reports[-1] == count_records(seed) == sum(counts.values())
     assert load_seed(other, seed)["measurement"] == 0  # loading twice adds nothing
     assert export_seed(other, tmp_path / "again.jsonl.gz") == counts
+    # The command shows how far it is: records loaded of the total, then the model fit.
+    env = {**os.environ, "PERFEMBED_DATA_DIR": str(tmp_path / "cli"), "COLUMNS": "200"}
+    env.pop("PERFEMBED_DATABASE_URL", None)
+    proc = subprocess.run([sys.executable, "-m", "service.cli", "seed", "load", str(seed)], capture_output=True,
+                          text=True, timeout=300, check=False, env=env)
+    total = sum(counts.values())
+    assert proc.returncode == 0, proc.stderr
+    # Off a terminal (here a pipe), a line at every tenth of the records instead of a bar.
+    assert f"loading seed.jsonl.gz: {total}/{total} records" in proc.stderr, proc.stderr
+    assert f"fitting the embedding model on {counts['nest']} nests" in proc.stderr and "fitted" in proc.stderr
 
 
 def test_a_seed_tuned_on_another_machine_still_lends_its_recipes(populated: tuple[Context, dict[str, int]]) -> None:
@@ -210,7 +268,7 @@ def test_the_api_and_suggest_server_answer_with_tuned_before_targets_and_recipe_
                                pipeline_module="service.pipeline", threads=1)
     with ctx.store.session() as session:
         _, key = create_api_key(session, name="pipeline-api")
-    program = {"source": GEMM_IJK.read_text(), "params": params}
+    program = {"source": GEMM_IJK.read_text(), "params": params, "name": GEMM_IJK.name}  # as the client sends it
     with TestClient(create_app(settings)) as api:
         r = api.post("/v1/suggestions", json={**program, "fallback": False}, headers={"Authorization": f"Bearer {key}"})
         assert r.status_code == 200, r.text
@@ -233,7 +291,7 @@ def test_the_api_and_suggest_server_answer_with_tuned_before_targets_and_recipe_
     # suggest --server prints this answer as suggest does: no "best result" taken from a neighbour.
     print_suggestions({"nests": [local_shape(nest, GEMM_IJK)]}, None, here="the server's machine")
     out = capsys.readouterr().out
-    assert "gemm_ijk.c:gemm_ijk#0" in out and "program.c" not in out and "best result" not in out
+    assert "gemm_ijk.c#0 (function gemm_ijk, nest 0)" in out and "program.c" not in out and "best result" not in out
     assert "tuned before on the server's machine" in out and "interchange to i, k, j; tile i, k, j by 16x32x64" in out
 
 

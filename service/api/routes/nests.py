@@ -14,17 +14,21 @@ from service.services_catalog import list_nests, nest_detail
 router = APIRouter(prefix="/nests", tags=["nests"])
 
 
-@router.get("", response_model=NestsPublic, responses=errors(*READ_AUTH), operation_id="nests-list")
-def index(session: SessionDep, _: ReadKeyDep, limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-          offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
-          program_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> dict[str, Any]:
-    """Nests by id, a page at a time."""
+@router.get("", response_model=NestsPublic, responses=errors(*READ_AUTH), operation_id="nests-list",
+            summary="List stored nests")
+def index(session: SessionDep, _: ReadKeyDep,
+          limit: Annotated[int, Query(ge=1, le=1000, description="Nests per page")] = 100,
+          offset: Annotated[int, Query(ge=0, le=MAX_ID, description="Nests to skip", examples=[100])] = 0,
+          program_id: Annotated[int | None, Query(ge=1, le=MAX_ID, description="Only this program's nests",
+                                                  examples=[1])] = None) -> dict[str, Any]:
+    """Stored nests by id, a page at a time, each with its name (``PROGRAM#INDEX``)."""
     return list_nests(session, limit=limit, offset=offset, program_id=program_id)
 
 
 @router.get("/{nest_id}", response_model=NestDetailPublic, responses=errors(*READ_AUTH, 404),
-            operation_id="nests-get")
-def read(nest_id: Annotated[int, Path(ge=1, le=MAX_ID)], db: StoreDep, settings: SettingsDep,
-         pipeline: PipelineDep, _: ReadKeyDep) -> dict[str, Any]:
-    """Features, embedding and the best recipe on each target."""
+            operation_id="nests-get", summary="Read a nest: features, embedding, best recipes")
+def read(nest_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Nest id", examples=[1])], db: StoreDep,
+         settings: SettingsDep, pipeline: PipelineDep, _: ReadKeyDep) -> dict[str, Any]:
+    """The nest's name, normalized form, static and dynamic features, its embedding under the newest
+    model, and the best verified recipe on each target with its speedup."""
     return nest_detail(db, nest_id, settings=settings, pipeline=pipeline)

@@ -2,30 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Body
 
 from service.api.deps import PipelineDep, ReadKeyDep, SettingsDep, StoreDep, WriteKeyDep
+from service.api.examples import PROGRAM_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
 from service.schemas import AnalysisPublic, ProgramIn, ProgramStoredPublic
 from service.services import analyze_program_budgeted, store_program
 
 router = APIRouter(tags=["programs"])
 
+ProgramBody = Annotated[ProgramIn, Body(openapi_examples=PROGRAM_EXAMPLES)]
+
 
 @router.post("/programs:analyze", response_model=AnalysisPublic, responses=errors(*READ_AUTH, 413),
-             operation_id="programs-analyze")
-def analyze(program: ProgramIn, _: ReadKeyDep, settings: SettingsDep) -> dict[str, Any]:
-    """Extract the program's loop nests with loops, accesses, dependences and parallel loops.
-
-    The analysis runs in a worker process within ``PERFEMBED_ANALYSIS_TIME_LIMIT_S`` (422 past it)."""
+             operation_id="programs-analyze", summary="Analyse a program without storing it")
+def analyze(program: ProgramBody, _: ReadKeyDep, settings: SettingsDep) -> dict[str, Any]:
+    """Extract the program's loop nests with their loops, accesses, exact dependences and parallel
+    loops, and list the regions outside the supported subset with the construct and line. Nothing is
+    stored. The analysis runs in a worker process within ``PERFEMBED_ANALYSIS_TIME_LIMIT_S`` (422 past it)."""
     return analyze_program_budgeted(program, settings, workers=settings.analysis_workers)
 
 
 @router.post("/programs", status_code=201, response_model=ProgramStoredPublic, responses=errors(*WRITE, 404),
-             operation_id="programs-store")
-def store(program: ProgramIn, _: WriteKeyDep, db: StoreDep, settings: SettingsDep,
+             operation_id="programs-store", summary="Store a program and its nests")
+def store(program: ProgramBody, _: WriteKeyDep, db: StoreDep, settings: SettingsDep,
           pipeline: PipelineDep) -> dict[str, Any]:
-    """Store the program and its nests with their static features (one transaction)."""
+    """Store the program and its nests with their static features (one transaction), embedded when
+    a model is fitted. Storing the same source again returns the same nest ids. Every parameter of a
+    nest needs a value in ``params``."""
     return {"nest_ids": store_program(program, store=db, settings=settings, pipeline=pipeline)}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Body
 
 from service.api.deps import PipelineDep, ReadKeyDep, SettingsDep, StoreDep
+from service.api.examples import SEARCH_EXAMPLES
 from service.api.responses import READ_AUTH, errors
 from service.schemas import SearchIn, SearchPublic
 from service.services import search
@@ -14,7 +15,11 @@ from service.services import search
 router = APIRouter(tags=["search"])
 
 
-@router.post("/search", response_model=SearchPublic, responses=errors(*READ_AUTH, 404, 413), operation_id="search")
-def run(body: SearchIn, db: StoreDep, settings: SettingsDep, pipeline: PipelineDep, _: ReadKeyDep) -> dict[str, Any]:
-    """Give ``vector`` (an embedding) or ``program`` (its nests are embedded, not stored)."""
+@router.post("/search", response_model=SearchPublic, responses=errors(*READ_AUTH, 404, 413), operation_id="search",
+             summary="Find the stored nests nearest to a program or an embedding")
+def run(body: Annotated[SearchIn, Body(openapi_examples=SEARCH_EXAMPLES)], db: StoreDep, settings: SettingsDep,
+        pipeline: PipelineDep, _: ReadKeyDep) -> dict[str, Any]:
+    """Give ``vector`` (an embedding of the current model) or ``program`` (its first nest is embedded,
+    not stored). The ``k`` nearest stored nests come back nearest first, each with its id, name
+    (``PROGRAM#INDEX``), distance and best verified speedup. 404 before an embedding model is fitted."""
     return search(body, store=db, settings=settings, pipeline=pipeline)

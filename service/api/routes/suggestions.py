@@ -1,31 +1,65 @@
-"""``/v1/suggestions``: neighbours, adapted recipes and results for each nest of a program."""
+"""``/v1/suggestions``: neighbours, adapted recipes and results for each nest of a program;
+``/v1/evaluation-jobs/{id}``: an evaluating request, polled until it ends."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Body, Path
 from fastapi.concurrency import run_in_threadpool
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse
 
-from service.api.deps import PipelineDep, PoolDep, SettingsDep, StoreDep, WriteKeyDep
-from service.api.responses import WRITE, errors
-from service.schemas import SuggestionsIn, SuggestionsPublic
-from service.services import cached_suggestions, suggest
+from service.api.deps import EvaluationsDep, PipelineDep, ReadKeyDep, SettingsDep, StoreDep, WriteKeyDep
+from service.api.examples import SUGGESTIONS_EXAMPLES
+from service.api.responses import READ_AUTH, WRITE, errors
+from service.schemas import EvaluationJobPublic, SuggestionsIn, SuggestionsPublic
+from service.services import cached_suggestions, start_evaluation, suggest
 
 router = APIRouter(tags=["suggestions"])
 
+_ACCEPTED: dict[int | str, dict[str, Any]] = {202: {
+    "model": EvaluationJobPublic,
+    "description": "With `evaluate`: the evaluation is queued as a job; poll the `Location` until its status is "
+                   "done or failed",
+    "headers": {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}}}
 
-@router.post("/suggestions", response_model=SuggestionsPublic, responses=errors(*WRITE, 404, 429),
-             operation_id="suggestions-create")
-async def create(body: SuggestionsIn, _: WriteKeyDep, db: StoreDep, settings: SettingsDep, pipeline: PipelineDep,
-                 pool: PoolDep) -> dict[str, Any]:
-    """For each nest: its nearest stored neighbours, their recipes adapted to it, and either measured
-    results (``evaluate``, through a bounded pool: 429 with Retry-After when it is full) or the
-    database's answers. When the confidence gate finds no neighbour good enough and ``fallback``
-    is set, a tuning job is enqueued and its id returned."""
+
+@router.post("/suggestions", response_model=SuggestionsPublic, responses={**_ACCEPTED, **errors(*WRITE, 404, 429)},
+             operation_id="suggestions-create", summary="Suggest recipes for each nest of a program")
+async def create(body: Annotated[SuggestionsIn, Body(openapi_examples=SUGGESTIONS_EXAMPLES)], _: WriteKeyDep,
+                 db: StoreDep, settings: SettingsDep, pipeline: PipelineDep, evaluations: EvaluationsDep) -> Any:
+    """For each nest of the program: its nearest stored neighbours, their recipes adapted to it, and the
+    database's results for them. When the confidence gate finds no neighbour close enough and
+    ``fallback`` is set (the default), a tuning job is enqueued (one per nest) and its id returned.
+
+    With ``evaluate``, the adapted recipes are compiled, verified and timed here: that takes seconds to
+    minutes, so the answer is **202** with an evaluation job (``Location: /v1/evaluation-jobs/{id}``)
+    to poll; its ``progress`` says which candidate is being compiled, verified or timed, and its
+    ``result`` is this route's answer once it is done. At most ``PERFEMBED_EVALUATION_POOL_SIZE`` run at
+    once and ``PERFEMBED_EVALUATION_QUEUE_SIZE`` wait; beyond that, 429 with Retry-After.
+    """
     # A cached database-only answer is a dictionary lookup: answered here, on the event loop. Anything
     # else (analysis, queries, evaluation) blocks, so it runs in the thread pool.
     cached = cached_suggestions(body, store=db, settings=settings, pipeline=pipeline)
     if cached is not None:
         return cached
-    return await run_in_threadpool(suggest, body, store=db, settings=settings, pipeline=pipeline, pool=pool)
+    if not body.evaluate:
+        return await run_in_threadpool(suggest, body, store=db, settings=settings, pipeline=pipeline)
+    job = await run_in_threadpool(start_evaluation, body, store=db, settings=settings, pipeline=pipeline,
+                                  jobs=evaluations)
+    public = EvaluationJobPublic.model_validate(evaluations.public(job))
+    return JSONResponse(jsonable_encoder(public), status_code=202,
+                        headers={"Location": f"/v1/evaluation-jobs/{job.id}"})
+
+
+JobId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="Evaluation job id, from the 202's Location",
+                            examples=["3f0c6f7e9b2a4d1c8e5f6a7b8c9d0e1f"])]
+
+
+@router.get("/evaluation-jobs/{job_id}", response_model=EvaluationJobPublic, responses=errors(*READ_AUTH, 404),
+            operation_id="evaluation-jobs-get", summary="Follow an evaluation job", tags=["evaluation-jobs"])
+async def read(job_id: JobId, _: ReadKeyDep, evaluations: EvaluationsDep) -> dict[str, Any]:
+    """Status (queued, running, done, failed), the step being run, and once it ended the answer
+    (``result``, as ``POST /v1/suggestions`` answers) or the error (``error``, with its HTTP status)."""
+    return evaluations.public(evaluations.get(job_id))

@@ -14,6 +14,9 @@ from service.services_catalog import list_targets
 router = APIRouter(prefix="/targets", tags=["targets"])
 
 
-@router.get("", response_model=TargetsPublic, responses=errors(*READ_AUTH), operation_id="targets-list")
+@router.get("", response_model=TargetsPublic, responses=errors(*READ_AUTH), operation_id="targets-list",
+            summary="List the machines measurements were taken on")
 def index(session: SessionDep, _: ReadKeyDep) -> dict[str, Any]:
+    """Each target: CPU model, cores, ISA level, caches, compiler and measured peaks. Every
+    measurement names the target it was taken on."""
     return list_targets(session)
