@@ -16,7 +16,7 @@ from loopnest.transform.reduction import CLAUSE_MARK, statement_reduction
 _SCHEDULE_MARK = re.compile(r"schedule:(static|dynamic|guided)(?::([1-9][0-9]{0,4}))?")
 
 
-def _checked_name(scop: Scop, name: str) -> str:
+def checked_name(scop: Scop, name: str) -> str:
     if name not in scop.arrays or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise ValueError(f"{name!r} is not a variable of this nest")
     return name
@@ -45,7 +45,7 @@ def omp_clauses(scop: Scop, level: int, statements: set[int]) -> str:
     when it has none). A sibling loop at the same depth that does not reduce a variable gets no
     clause for it: a private copy would hide the reduced value from its reads."""
     reduced = {r.variable for s in statements if (r := statement_reduction(scop.statements[s])) is not None}
-    private = [_checked_name(scop, n) for n in scop.schedule.private.get(level, ())]
+    private = [checked_name(scop, n) for n in scop.schedule.private.get(level, ())]
     out = f" private({', '.join(private)})" if private else ""
     by_op: dict[str, list[str]] = {}
     for mark in scop.schedule.marks.get(level, ()):
@@ -55,7 +55,7 @@ def omp_clauses(scop: Scop, level: int, statements: set[int]) -> str:
         if found is None:
             raise ValueError(f"malformed reduction mark {mark!r}")
         if found.group(2) in reduced:
-            by_op.setdefault(found.group(1), []).append(_checked_name(scop, found.group(2)))
+            by_op.setdefault(found.group(1), []).append(checked_name(scop, found.group(2)))
     for op in sorted(by_op):
         out += f" reduction({op}: {', '.join(sorted(by_op[op]))})"
     return out
