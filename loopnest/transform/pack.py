@@ -101,7 +101,7 @@ def _transposition(scop: Scop, scopes: list[_Scope], array: str, rank: int) -> l
     if len(walked) != 1 or None in walked:
         raise RecipeError(f"pack: transpose: the innermost loops do not walk one dimension of {array} with "
                           "a constant step, so no layout makes their reads unit-stride")
-    (dim, step), = walked  # type: ignore[misc]
+    dim, step = next(w for w in walked if w is not None)
     if abs(step) != 1:
         raise RecipeError(f"pack: transpose: the innermost loop steps dimension {dim} of {array} by {step}; "
                           "its reads stay strided in any layout")
