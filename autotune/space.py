@@ -23,6 +23,10 @@ a study: a study created by one worker can be resumed by another, on another day
 ``schedule``, ``jam`` and ``pack_{array}``
     the parallel loop's OpenMP schedule, register blocking and packing (:mod:`autotune.space_steps`);
     a loop that carries only scalar reductions is a ``parallel`` candidate, with a reduction clause.
+``autoschedule`` (``"none"``, ``"isl"`` or ``"isl_t{T}"``)
+    isl's own scheduler with its outermost permutable band tiled by ``T`` (time tiling on a stencil),
+    instead of all the steps above; only variants that apply and differ are offered, and the tiled
+    one is the first trial of every study (:meth:`RecipeSpace.autoschedule_params`).
 
 Steps come in that order. Choices that are illegal on their own are left out when the space is
 built (see :meth:`RecipeSpace.prune`); combinations the engine still refuses (a tile band that is
@@ -42,20 +46,27 @@ from typing import TYPE_CHECKING, Any
 from autotune.arrays import array_roles
 from autotune.space_steps import (
     SCHEDULES,
+    autoschedule_choices,
+    autoschedule_step,
+    autoschedule_value,
     band_of,
     imbalanced,
     jam_choices,
     longest_trip,
+    loop_depth,
     pack_steps,
     parallel_step,
     parse_jam,
     point_depth,
+    position_of,
     read_jam,
     read_pack,
     read_parallel_options,
     reduction_loops,
     sibling_depth,
     snap,
+    tiled_band,
+    width,
 )
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
@@ -139,6 +150,8 @@ class RecipeSpace:
         for name in sorted(self.arrays):
             self.choices[f"pack_{name}"] = (False, True)
         self.deps = compute_dependences(scop) if deps is None else deps
+        if self.n_levels >= 2 and (auto := autoschedule_choices(scop, self.deps, self.tile_sizes)):
+            self.choices["autoschedule"] = auto
         self.reductions = reduction_loops(scop, self.deps)
         if prune:
             self.prune(self.deps)
@@ -198,6 +211,15 @@ class RecipeSpace:
         """The point of the untransformed nest (the empty recipe)."""
         return {name: choices[0] for name, choices in self.choices.items()}
 
+    def autoschedule_params(self) -> dict[str, Any] | None:
+        """The point of the polyhedral scheduler candidate (tiled when a tiled variant exists): the first
+        trial of every study, as the paper seeds its search with a polyhedral autoscheduler."""
+        choices = self.choices.get("autoschedule", ())[1:]
+        if not choices:
+            return None
+        tiled = [c for c in choices if c.startswith("isl_t")]
+        return {**self.default_params(), "autoschedule": tiled[len(tiled) // 2] if tiled else choices[0]}
+
     def probe_params(self) -> list[dict[str, Any]]:
         """The points that change one step of the untransformed nest: each ``parallel`` loop, each
         ``inner`` option, each ``order``, ``distribute``, ``fuse``; then a tile size per level."""
@@ -224,6 +246,9 @@ class RecipeSpace:
         """
         p = self._complete(params)
         n = self.n_levels
+        auto = autoschedule_step(p.get("autoschedule", "none"))
+        if auto is not None:  # isl's schedule replaces the loop-level steps
+            return Recipe.from_dict({"steps": [auto]})
         steps: list[dict[str, Any]] = []
         if p.get("distribute"):
             steps.append({"op": "distribute", "loop": 0})
@@ -233,16 +258,16 @@ class RecipeSpace:
         if order != sorted(order):
             steps.append({"op": "interchange", "order": order[:self.n_permuted]})
         sizes = [p.get(f"tile_l{k}", 1) for k in range(n)]
-        band = _band(sizes)
+        band = tiled_band(sizes)
         if band is not None:
             a, b = band
             steps.append({"op": "tile", "loops": list(range(a, b + 1)), "sizes": sizes[a:b + 1]})
         steps += pack_steps(self.arrays, p, order, sizes, band)
         if p.get("parallel", -1) >= 0:
-            depth = _loop_depth(order.index(p["parallel"]), sizes, band)
+            depth = loop_depth(order.index(p["parallel"]), sizes, band)
             steps.append(parallel_step(depth, p["parallel"], p, self.reductions))
         inner = p.get("inner", "none")
-        innermost = n - 1 + _width(band)
+        innermost = n - 1 + width(band)
         if inner == "simd":
             steps.append({"op": "vectorize", "loop": innermost,
                           **({"reduction": True} if order[n - 1] in self.reductions else {})})
@@ -285,6 +310,12 @@ class RecipeSpace:
             except RecipeError:
                 return None
         params = self.default_params()
+        if any(step.op == "autoschedule" for step in recipe.steps):
+            value = autoschedule_value(dict(recipe.steps[0].args)) if len(recipe.steps) == 1 else None
+            if value is None or value not in self.choices.get("autoschedule", ()):
+                return None
+            params["autoschedule"] = value
+            return params
         state = _ReadState(order=list(range(self.n_levels)), sizes=[1] * self.n_levels)
         position = -1
         for step in recipe.steps:
@@ -340,9 +371,9 @@ class RecipeSpace:
                 exact = exact and snapped == size
                 state.sizes[k] = params[f"tile_l{k}"] = snapped
             state.band = band
-            return exact and _band(state.sizes) == band
+            return exact and tiled_band(state.sizes) == band
         if op == "parallelize":
-            position = _position_of(args.get("loop"), n, state.band)
+            position = position_of(args.get("loop"), n, state.band)
             if position is None or "parallel" not in self.choices:
                 return False
             loop = state.order[position]
@@ -350,13 +381,14 @@ class RecipeSpace:
                 return False
             params["parallel"] = loop
             exact = read_parallel_options(args, self.choices, params)
-            return exact and _band(state.sizes) == state.band and _loop_depth(position, state.sizes,
+            return exact and tiled_band(state.sizes) == state.band and loop_depth(position, state.sizes,
                                                                                state.band) == args["loop"]
         if op == "unroll_jam":
-            return read_jam(args, state.order, state.band, self.choices, params) and _band(state.sizes) == state.band
+            jammed = read_jam(args, state.order, state.band, self.choices, params)
+            return jammed and tiled_band(state.sizes) == state.band
         if op == "pack":
             return read_pack(args, self.arrays, state.order, state.sizes, state.band, params)
-        if args.get("loop") != n - 1 + _width(state.band) or "inner" not in self.choices:
+        if args.get("loop") != n - 1 + width(state.band) or "inner" not in self.choices:
             return False
         if op == "vectorize":
             params["inner"] = "simd"
@@ -376,33 +408,3 @@ class _ReadState:
         self.order = order
         self.sizes = sizes
         self.band: tuple[int, int] | None = None
-
-
-# -- pure helpers ---------------------------------------------------------------------------------
-
-
-def _band(sizes: Sequence[int]) -> tuple[int, int] | None:
-    """First and last tiled level, or None when nothing is tiled."""
-    tiled = [k for k, size in enumerate(sizes) if size > 1]
-    return (tiled[0], tiled[-1]) if tiled else None
-
-
-def _width(band: tuple[int, int] | None) -> int:
-    """How many tile loops a band inserts."""
-    return 0 if band is None else band[1] - band[0] + 1
-
-
-def _loop_depth(position: int, sizes: Sequence[int], band: tuple[int, int] | None) -> int:
-    """The depth, after tiling, of the outermost loop over position ``position``'s iterations: its
-    tile loop when that position is tiled, else its point loop."""
-    if band is None or position < band[0] or (position <= band[1] and sizes[position] > 1):
-        return position
-    return position + _width(band)
-
-
-def _position_of(depth: object, n: int, band: tuple[int, int] | None) -> int | None:
-    """The position (level before tiling) whose tile or point loop sits at ``depth``."""
-    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
-        return None
-    position = depth if band is None or depth <= band[1] else depth - _width(band)
-    return position if position < n else None

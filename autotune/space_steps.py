@@ -185,3 +185,74 @@ def read_pack(args: Mapping[str, Any], roles: Mapping[str, ArrayRole], order: Se
         return False
     params[f"pack_{name}"] = True
     return pack_steps(roles, {f"pack_{name}": True}, order, sizes, band) == [{"op": "pack", **args}]
+
+
+# -- the polyhedral scheduler candidate ------------------------------------------------------------
+AUTOSCHEDULE_TILES: tuple[int, ...] = (16, 32, 64)
+
+
+def autoschedule_step(value: str) -> dict[str, Any] | None:
+    """``"isl"`` -> an untiled autoschedule step, ``"isl_t32"`` -> tiled by 32; ``"none"`` -> None."""
+    if value == "none":
+        return None
+    step: dict[str, Any] = {"op": "autoschedule"}
+    if value.startswith("isl_t"):
+        step["tile"] = int(value.removeprefix("isl_t"))
+    return step
+
+
+def autoschedule_value(args: Mapping[str, Any]) -> str | None:
+    """The ``autoschedule`` choice of a step's arguments (None when the space cannot express it)."""
+    if args.get("parallel", True) is not True or set(args) - {"tile", "parallel"}:
+        return None
+    tile = args.get("tile")
+    return "isl" if tile is None else f"isl_t{tile}"
+
+
+def autoschedule_choices(scop: Scop, deps: list[Dependence], tile_sizes: Sequence[int]) -> tuple[str, ...]:
+    """``"none"`` and the autoschedule variants that apply to ``scop`` and give distinct schedules
+    (a tile size the trip counts leave out, or a band too shallow to tile, repeats the untiled one)."""
+    from loopnest.errors import IllegalTransformError, RecipeError
+    from loopnest.transform.recipe import Recipe, apply_recipe
+
+    out: list[str] = ["none"]
+    seen: set[tuple[object, ...]] = set()
+    for value in ("isl", *(f"isl_t{t}" for t in AUTOSCHEDULE_TILES if t in tile_sizes)):
+        try:
+            result = apply_recipe(scop, Recipe.from_dict({"steps": [autoschedule_step(value)]}), deps)
+        except (IllegalTransformError, RecipeError):
+            continue
+        key = (result.schedule.rows, tuple(sorted(result.schedule.marks.items())))
+        if key not in seen:
+            seen.add(key)
+            out.append(value)
+    return tuple(out) if len(out) > 1 else ()
+
+
+# -- tile bands (pure helpers of the recipe space) ---------------------------------------------------
+def tiled_band(sizes: Sequence[int]) -> tuple[int, int] | None:
+    """First and last tiled level, or None when nothing is tiled."""
+    tiled = [k for k, size in enumerate(sizes) if size > 1]
+    return (tiled[0], tiled[-1]) if tiled else None
+
+
+def width(band: tuple[int, int] | None) -> int:
+    """How many tile loops a band inserts."""
+    return 0 if band is None else band[1] - band[0] + 1
+
+
+
+def loop_depth(position: int, sizes: Sequence[int], band: tuple[int, int] | None) -> int:
+    """The depth, after tiling, of the outermost loop over position ``position``'s iterations: its
+    tile loop when that position is tiled, else its point loop."""
+    if band is None or position < band[0] or (position <= band[1] and sizes[position] > 1):
+        return position
+    return position + width(band)
+
+
+def position_of(depth: object, n: int, band: tuple[int, int] | None) -> int | None:
+    """The position (level before tiling) whose tile or point loop sits at ``depth``."""
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+        return None
+    position = depth if band is None or depth <= band[1] else depth - width(band)
+    return position if position < n else None

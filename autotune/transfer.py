@@ -192,6 +192,25 @@ def _replay(attempts: list[dict], current: Scop,
     return None
 
 
+def _adapt_autoschedule(recipe: Recipe, scop: Scop, target: LoopRoles, deps: list[Dependence]) -> Recipe:
+    """A neighbour's autoschedule recipe for ``scop``: isl schedules our nest from our own dependences,
+    so nothing maps by loop; the tile size is re-fitted to our longest loop. Empty when isl's schedule
+    does not apply here."""
+    step = next(s for s in recipe.to_dict()["steps"] if s["op"] == "autoschedule")
+    if "tile" in step:
+        size = _refit_tile(step["tile"], max(target.trips, default=0.0))
+        if size < 2:
+            step.pop("tile")
+        else:
+            step["tile"] = size
+    adapted = Recipe.from_dict({"steps": [step]})
+    try:
+        apply_recipe(scop, adapted, deps)
+    except (IllegalTransformError, RecipeError):
+        return Recipe()
+    return adapted
+
+
 def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRoles,
                  deps: list[Dependence] | None = None) -> Recipe:
     """The neighbour's ``recipe`` rewritten for ``scop``; illegal or inapplicable steps dropped.
@@ -202,6 +221,8 @@ def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRole
     stays innermost here, and its steps are replayed shifted inwards by their number.
     """
     deps = compute_dependences(scop) if deps is None else deps
+    if any(step.op == "autoschedule" for step in recipe.steps):
+        return _adapt_autoschedule(recipe, scop, target, deps)
     mapping = map_loops(source, target)
     ours = array_roles(scop)
     depth = scop.depth

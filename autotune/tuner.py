@@ -283,6 +283,9 @@ class _Run:
             study = optuna.create_study(storage=self.storage, study_name=self.study_name, direction="maximize",
                                         sampler=sampler, load_if_exists=True)
             _check_space(study, self.space, self.scop, self.params)
+            auto = self.space.autoschedule_params()
+            if auto is not None and not study.get_trials(deepcopy=False):
+                study.enqueue_trial(auto, user_attrs={"autoschedule": True})
             _enqueue_warm_start(study, self.space, warm_start, self.n_trials)
         return study
 

@@ -69,7 +69,8 @@ class _Printer:
 
     def _pragmas(self, level: int, n: isl.AstNode) -> list[str]:
         marks = self.scop.schedule.marks.get(level, ())
-        clause = omp_clauses(self.scop, level, statements_under(n)) if {"parallel", "simd"} & set(marks) else ""
+        omp = {"parallel", "simd"} & set(marks)
+        clause = omp_clauses(self.scop, level, statements_under(n), self.expr) if omp else ""
         out = []
         if "parallel" in marks and "simd" in marks:
             out.append(f"#pragma omp parallel for simd{clause}{schedule_clause(marks)}")
@@ -233,10 +234,26 @@ def _declarations(scop: Scop, indent: str) -> list[str]:
     return out
 
 
+def _separate_option(scop: Scop) -> isl.UnionMap | None:
+    """isl's ``separate`` option for the loop levels marked ``separate``: the loop is split where the
+    set of statements it runs changes, so its body has no guards (a time-tiled stencil's shifted
+    statements otherwise leave an ``if`` per statement in the innermost loop, which gcc does not
+    vectorize)."""
+    levels = [lvl for lvl, marks in scop.schedule.marks.items() if "separate" in marks]
+    if not levels:
+        return None
+    dims = ", ".join(f"d{k}" for k in range(2 * scop.schedule.n_levels + 1))
+    positions = " or ".join(f"x = {2 * lvl + 1}" for lvl in sorted(levels))
+    return isl.UnionMap(f"[{', '.join(scop.params)}] -> {{ [{dims}] -> separate[x] : {positions} }}")
+
+
 def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     """The C text of ``scop`` under its schedule: a braced block, ready to replace the region."""
     prefix = _fresh_prefix(scop)
     sched, options = _separate_full_blocks(scop, schedule_map(scop))
+    separate = _separate_option(scop)
+    if separate is not None:
+        options = separate if options is None else options.union(separate)
     n_dims = 2 * scop.schedule.n_levels + 1
     ids = isl.IdList.alloc(isl.DEFAULT_CONTEXT, n_dims)
     for k in range(n_dims):

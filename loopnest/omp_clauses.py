@@ -7,6 +7,7 @@ fixed list, so the clauses hold only text derived from the validated IR.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import islpy as isl
 
@@ -40,7 +41,31 @@ def statements_under(node: isl.AstNode) -> set[int]:
     return set()
 
 
-def omp_clauses(scop: Scop, level: int, statements: set[int]) -> str:
+def array_section(scop: Scop, name: str, statements: set[int], print_expr: Callable[[isl.AstExpr], str]) -> str:
+    """``name[lo:len]...``: the bounding box of the elements ``statements`` write in ``name``, in the
+    parameters only (array reductions are clauses of outermost loops), printed from isl's AST."""
+    context = isl.Set(scop.context)
+    written: isl.Set | None = None
+    for s in statements:
+        stmt = scop.statements[s]
+        for access in stmt.writes:
+            if access.array == name:
+                part = isl.Map(access.relation).intersect_domain(isl.Set(stmt.domain)).range()
+                written = part if written is None else written.union(part)
+    if written is None:
+        raise ValueError(f"no statement under this loop writes {name}")
+    written = written.intersect_params(context).coalesce()
+    build = isl.AstBuild.from_context(context)
+    out = checked_name(scop, name)
+    for d in range(written.dim(isl.dim_type.set)):
+        low, high = written.dim_min(d).coalesce(), written.dim_max(d).coalesce()
+        length = high.sub(low).add_constant_val(isl.Val.one(context.get_ctx()))
+        out += f"[{print_expr(build.expr_from_pw_aff(low))}:{print_expr(build.expr_from_pw_aff(length))}]"
+    return out
+
+
+def omp_clauses(scop: Scop, level: int, statements: set[int],
+                print_expr: Callable[[isl.AstExpr], str] | None = None) -> str:
     """`` private(...) reduction(op: ...)`` for a loop at ``level`` that runs ``statements`` (empty
     when it has none). A sibling loop at the same depth that does not reduce a variable gets no
     clause for it: a private copy would hide the reduced value from its reads."""
@@ -54,8 +79,15 @@ def omp_clauses(scop: Scop, level: int, statements: set[int]) -> str:
         found = CLAUSE_MARK.fullmatch(mark)
         if found is None:
             raise ValueError(f"malformed reduction mark {mark!r}")
-        if found.group(2) in reduced:
-            by_op.setdefault(found.group(1), []).append(checked_name(scop, found.group(2)))
+        name = found.group(2)
+        if name not in reduced:
+            continue
+        if scop.arrays[name].is_scalar:
+            by_op.setdefault(found.group(1), []).append(checked_name(scop, name))
+        elif print_expr is not None:
+            by_op.setdefault(found.group(1), []).append(array_section(scop, name, statements, print_expr))
+        else:
+            raise ValueError(f"an array reduction on {name} needs the AST printer")
     for op in sorted(by_op):
         out += f" reduction({op}: {', '.join(sorted(by_op[op]))})"
     return out

@@ -3,13 +3,15 @@
 A loop may run in parallel when no dependence is carried at its level, except dependences on
 scalar temporaries declared inside the nest whose values never cross an iteration of that loop:
 those are made ``private``. A loop whose other carried dependences are all reductions on scalars
-(:mod:`loopnest.transform.reduction`) gets a ``reduction`` clause.
+(:mod:`loopnest.transform.reduction`) gets a ``reduction`` clause; so does an outermost loop whose
+other carried dependences are reductions into array elements (``y[j] += A[i][j] * x[i]`` over ``i``),
+with an array section: ``reduction(+: y[0:n])``.
 """
 
 from __future__ import annotations
 
 from loopnest.errors import IllegalTransformError, RecipeError
-from loopnest.ir import Scop
+from loopnest.ir import Schedule, Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
 from loopnest.transform._common import check_level
 from loopnest.transform.reduction import Reduction, dependence_reduction
@@ -45,10 +47,18 @@ def classify(scop: Scop, space: ScheduleSpace, level: int, *,
         if dep.array in private:
             continue
         red = dependence_reduction(scop.statements, dep.source, dep.sink, dep.array) if reductions else None
-        if red is None or not red.is_scalar or found.setdefault(red.variable, red) != red:
+        if (red is None or (not red.is_scalar and not outermost(space.schedule, level, dep))
+                or found.setdefault(red.variable, red) != red):
             blocking.append(dep)
     used = sorted({d.array for d in carried if d.array in private})
     return blocking, used, [found[v] for v in sorted(found)]
+
+
+def outermost(schedule: Schedule, level: int, dep: Dependence) -> bool:
+    """Whether ``level`` is the outermost loop of both ends of ``dep``: an array-section reduction
+    clause names the elements the whole loop writes, in the parameters only, so it is offered there
+    (a copy of the section per thread, once per loop, not once per iteration of an outer loop)."""
+    return not any(schedule.has_loop(s, lvl) for s in (dep.source, dep.sink) for lvl in range(level))
 
 
 def blocking_dependences(scop: Scop, space: ScheduleSpace, level: int) -> tuple[list[Dependence], list[str]]:
@@ -66,8 +76,8 @@ def refusal(scop: Scop, dep: Dependence, reductions: bool) -> str:
     if not reductions:
         return f"{dep.describe()} (a '{red.op}' reduction: allowed unless reduction is false)"
     if not red.is_scalar:
-        return (f"{dep.describe()} (a '{red.op}' reduction into elements of {red.variable}: "
-                "array-section reduction clauses are not supported yet)")
+        return (f"{dep.describe()} (a '{red.op}' reduction into elements of {red.variable}: an array-section "
+                "reduction clause is offered on an outermost loop only)")
     return f"{dep.describe()} (a '{red.op}' reduction mixed with another operator on {red.variable})"
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
+from loopnest.transform.autoschedule import autoschedule
 from loopnest.transform.expand import expand
 from loopnest.transform.fusion import distribute, fuse
 from loopnest.transform.interchange import interchange
@@ -48,6 +49,7 @@ STEP_KINDS: dict[str, StepKind] = {
     "unroll_jam": StepKind(unroll_jam, frozenset({"loop", "factor"}), frozenset(), needs_space=True),
     "expand": StepKind(expand, frozenset({"scalar"}), frozenset()),
     "pack": StepKind(pack, frozenset({"array", "loop"}), frozenset({"transpose"}), needs_space=True),
+    "autoschedule": StepKind(autoschedule, frozenset(), frozenset({"tile", "parallel"}), needs_space=True),
 }
 
 
@@ -57,7 +59,7 @@ MAX_TILE = 65536
 _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "loop": (0, 63), "outer": (0, 63), "order": (0, 63), "loops": (0, 63), "statements": (0, 9999),
     "groups": (0, 9999), "sizes": (1, MAX_TILE), "factor": (2, 64),
-    "chunk": (1, MAX_CHUNK),
+    "chunk": (1, MAX_CHUNK), "tile": (2, 1024),
 }
 _OP_BOUNDS: dict[tuple[str, str], tuple[int, int]] = {("skew", "factor"): (-64, 64), ("unroll_jam", "factor"): (2, 16)}
 _LIST_ARGS = frozenset({"order", "loops", "statements", "sizes"})
@@ -73,13 +75,13 @@ def _check_int(value: object, bounds: tuple[int, int], what: str) -> None:
 def _check_arguments(index: int, op: str, args: dict[str, Any]) -> None:
     for name, value in args.items():
         what = f"step {index} ({op}): {name}"
-        if name in ("reduction", "transpose") and not isinstance(value, bool):
+        if name in ("reduction", "transpose", "parallel") and not isinstance(value, bool):
             raise RecipeError(f"{what} must be true or false")
         if name == "schedule" and value not in SCHEDULE_KINDS:
             raise RecipeError(f"{what} must be one of {', '.join(SCHEDULE_KINDS)}")
         if name in ("scalar", "array") and not (isinstance(value, str) and value.isidentifier() and len(value) <= 255):
             raise RecipeError(f"{what} must be a C identifier")
-        if name in ("reduction", "schedule", "scalar", "array", "transpose"):
+        if name in ("reduction", "schedule", "scalar", "array", "transpose", "parallel"):
             continue
         bounds = _OP_BOUNDS.get((op, name), _INT_BOUNDS[name])
         if name == "groups":
@@ -171,6 +173,8 @@ def apply_recipe(scop: Scop, recipe: Recipe, deps: list[Dependence] | None = Non
         args = dict(step.args)
         if step.op == "expand" and any(s.op != "expand" for s in recipe.steps[:index]):
             raise RecipeError(f"step {index} (expand): expand must come before every other step")
+        if step.op == "autoschedule" and any(s.op != "expand" for s in recipe.steps[:index]):
+            raise RecipeError(f"step {index} (autoschedule): only expand may come before autoschedule")
         if kind.needs_space:
             args["space"] = ScheduleSpace(scop, deps)
         try:

@@ -2,8 +2,10 @@
 read ``x``. A loop whose only carried dependences join instances of such statements on one scalar
 with one operator runs in parallel (or as SIMD) with an OpenMP ``reduction(op: x)`` clause.
 
-Reductions into array elements (``C[i][j] += ...`` carried by ``k``) would need an array-section
-clause; they are recognised, so that the refusal says so, but not parallelized.
+Reductions into array elements (``y[j] += A[i][j] * x[i]`` carried by ``i``) get an array-section
+clause (``reduction(+: y[0:n])``) on an outermost loop; elsewhere (``C[i][j] += ...`` carried by an
+inner ``k``) they are refused, saying so: a private copy per thread would be made once per
+iteration of the outer loops.
 """
 
 from __future__ import annotations

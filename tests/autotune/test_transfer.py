@@ -134,3 +134,14 @@ def test_a_pack_step_without_a_matching_array_or_role_record_is_dropped() -> Non
     assert old.arrays == {}  # a record made before packing
     adapted = adapt_recipe(PACKED, old, target, loop_roles(target, SIZES))
     assert [s["op"] for s in adapted.to_dict()["steps"]] == ["interchange", "tile", "parallelize"]
+
+
+def test_an_autoschedule_recipe_transfers_as_isl_schedule_of_our_nest_with_the_tile_refitted() -> None:
+    source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")
+    tuned = Recipe.from_dict({"steps": [{"op": "autoschedule", "tile": 64}]})
+    small = dict.fromkeys(SIZES, 40)
+    adapted = adapt_recipe(tuned, loop_roles(source, SIZES), target, loop_roles(target, small))
+    assert adapted.to_dict()["steps"] == [{"op": "autoschedule", "tile": 32}]
+    apply_recipe(target, adapted)
+    tiny = adapt_recipe(tuned, loop_roles(source, SIZES), target, loop_roles(target, dict.fromkeys(SIZES, 2)))
+    assert tiny.to_dict()["steps"] == [{"op": "autoschedule"}]

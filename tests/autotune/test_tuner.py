@@ -9,6 +9,7 @@ from optuna.trial import TrialState
 
 from autotune import (
     MeasurementRecorder,
+    RecipeSpace,
     StudyMismatchError,
     ensure_local_target,
     open_storage,
@@ -69,9 +70,10 @@ def test_illegal_samples_are_pruned_before_compiling(db_url, gemm, monkeypatch):
     monkeypatch.setattr(Harness, "_build_and_run", counting)
     result = tune_nest(gemm, GEMM_PARAMS, storage=db_url, study_name="gemm", n_trials=3, seed=1,
                        warm_start=[SIMD_ON_REDUCTION, IKJ], **FAST)
-    first, second = result.evaluations[:2]
+    auto, first, second = result.evaluations[:3]
+    assert auto.recipe["steps"][0]["op"] == "autoschedule"  # the polyhedral scheduler candidate, always first
     assert first.state == "pruned" and first.status == "illegal" and "carries the dependence" in first.message
-    assert second.recipe == IKJ and second.verified  # warm starts come first, in order
+    assert second.recipe == IKJ and second.verified  # warm starts come next, in order
     evaluated = [r for r in result.evaluations if r.evaluated]
     assert len(evaluated) == result.evaluated == 3
     # One compile for the baseline and one per evaluated trial: nothing for the pruned sample.
@@ -161,4 +163,22 @@ def test_a_nest_where_most_samples_are_illegal_still_gets_evaluated_recipes(db_u
     result = tune_nest(scop, params, storage=db_url, study_name="avgpool", n_trials=3, seed=0, **FAST)
     assert result.evaluated == 3, [(r.state, r.status) for r in result.evaluations]
     assert any(r.verified for r in result.evaluations if r.evaluated)
-    assert load_study(db_url, "avgpool").user_attrs.get("probed") is True
+
+
+def test_a_study_that_wastes_its_free_trials_gets_probes_once(gemm):
+    # Whether the avgpool study above needs the probes depends on the sampler's path through the
+    # space; the rule itself: PROBE_AFTER_FREE free trials with almost nothing evaluated, once.
+    import optuna
+
+    from autotune.tuner import PROBE_AFTER_FREE, _counts, _enqueue_probes, _needs_probes
+
+    study = optuna.create_study(direction="maximize")
+    for _ in range(PROBE_AFTER_FREE - 1):
+        study.tell(study.ask(), state=TrialState.PRUNED)
+    assert not _needs_probes(study, _counts(study))
+    study.tell(study.ask(), state=TrialState.PRUNED)
+    assert _needs_probes(study, _counts(study))
+    space = RecipeSpace(gemm, params=GEMM_PARAMS)
+    _enqueue_probes(study, space, 5)
+    assert len(study.get_trials(states=(TrialState.WAITING,))) == min(5, len(space.probe_params()))
+    assert study.user_attrs["probed"] is True and not _needs_probes(study, _counts(study))

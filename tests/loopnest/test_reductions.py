@@ -116,9 +116,31 @@ def test_a_loop_carrying_a_non_reduction_dependence_is_refused(tmp_path: Path, s
         assert "carries the dependence" in str(err)
 
 
-def test_an_array_element_reduction_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+def test_an_array_element_reduction_on_an_inner_loop_is_refused_with_a_clear_message(tmp_path: Path) -> None:
     err = _refused(nest(tmp_path, GEMM), [{"op": "parallelize", "loop": 2}])
-    assert "on C" in (err.dependence or "") and "array-section reduction clauses are not supported" in str(err)
+    assert "on C" in (err.dependence or "") and "offered on an outermost loop only" in str(err)
+
+
+GEMV_T = """
+void f(int m, int n, double A[m][n], double x[m], double y[n], double h[8], int idx[m]) {
+  for (int i = 0; i < m; i++)
+    for (int j = 2; j < n; j++)
+      y[j] += A[i][j] * x[i];
+}
+"""
+
+
+def test_an_outermost_array_reduction_runs_in_parallel_with_an_array_section(tmp_path: Path) -> None:
+    recipe = Recipe.from_dict({"steps": [{"op": "parallelize", "loop": 0}]})
+    harness = Harness(nest(tmp_path, GEMV_T), {"m": 37, "n": 29}, reps=1, threads=2)
+    atexit.register(harness.close)
+    code = generate_c(apply_recipe(harness.scop, recipe))
+    # The section is the elements the loop writes, from the domain: y[2 .. n-1].
+    assert "#pragma omp parallel for reduction(+: y[2:(n - 2)])" in code
+    assert apply_and_verify(harness, recipe)
+    tiled = Recipe.from_dict({"steps": [{"op": "tile", "loops": [0, 1], "sizes": [8, 8]},
+                                        {"op": "parallelize", "loop": 0}]})
+    assert apply_and_verify(harness, tiled)
 
 
 def test_a_later_step_cannot_smuggle_a_dependence_into_a_reduction_loop(tmp_path: Path) -> None:

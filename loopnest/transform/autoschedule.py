@@ -1,0 +1,246 @@
+"""A polyhedral scheduler candidate: isl's own scheduler, then tiling and parallelization of its bands.
+
+This is what a polyhedral compiler (Pluto, Polly) does to a nest, as one recipe step, measured and
+verified like the others: isl computes a new schedule from the nest's exact dependences (validity:
+every dependence; proximity: every dependence, so producers and consumers come close; coincidence:
+every dependence, so parallel loops are preferred outermost), which skews and shifts where that
+makes a band permutable (the time loop of a Jacobi stencil: ``t, 2t+i, 2t+j``). Its outermost
+permutable band is then tiled (time tiling, for a stencil) and the outermost loop that carries no
+dependence is parallelized; when no tile loop is parallel (a time-tiled stencil), the two outermost
+tile loops are turned into a wavefront (``w = T + I``, then ``T``), whose inner tile loop is.
+
+Every part is checked again by :func:`~loopnest.transform.recipe.apply_recipe` against the exact
+dependences of the original nest, as any other step is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import islpy as isl
+
+from loopnest.errors import IllegalTransformError, RecipeError
+from loopnest.ir import Schedule, ScheduleDim, Scop
+from loopnest.polyhedral import ScheduleSpace, domains, relation_map
+from loopnest.transform.interchange import interchange
+from loopnest.transform.parallel import parallelize
+from loopnest.transform.skew import skew
+from loopnest.transform.tiling import tile as tile_band
+
+MAX_COEFFICIENT = 8  # larger skews buy nothing on real nests and make the ILP slow
+
+
+@dataclass(frozen=True)
+class IslSchedule:
+    """isl's schedule of a nest in the 2d+1 form, and its outermost band in loop levels."""
+
+    schedule: Schedule
+    band: tuple[int, ...]  # the levels of the outermost band (consecutive), () when there is none
+    permutable: bool
+    coincident: tuple[bool, ...]
+
+
+def compute_isl_schedule(scop: Scop, space: ScheduleSpace) -> IslSchedule:
+    """isl's schedule for ``scop`` under the dependences of ``space``."""
+    context = isl.Set(scop.context)
+    domain = domains(scop).intersect_params(context)
+    deps = isl.UnionMap.empty(domain.get_space())
+    for dep in space.deps:
+        deps = deps.union(isl.UnionMap(relation_map(dep.relation)))
+    ctx = isl.DEFAULT_CONTEXT
+    ctx.set_schedule_max_coefficient(MAX_COEFFICIENT)
+    constraints = (isl.ScheduleConstraints.on_domain(domain).set_context(context)
+                   .set_validity(deps).set_proximity(deps).set_coincidence(deps))
+    computed = constraints.compute_schedule()
+    flat = computed.get_map().intersect_domain(domain)
+    columns = _columns(scop, flat)
+    rows, level_of = _rows(columns, len(scop.statements))
+    band, permutable, coincident = _outer_band(computed, level_of)
+    return IslSchedule(Schedule(rows), band, permutable, coincident)
+
+
+def _columns(scop: Scop, flat: isl.UnionMap) -> list[list[ScheduleDim]]:
+    """Per flat schedule dimension, each statement's expression: an int or an affine text."""
+    per_statement: dict[int, list[ScheduleDim]] = {}
+    maps: list[isl.Map] = []
+    flat.foreach_map(maps.append)
+    for m in maps:
+        index = int(m.get_tuple_name(isl.dim_type.in_)[1:])
+        pma = isl.PwMultiAff.from_map(m)
+        exprs: list[ScheduleDim] = []
+        for k in range(pma.dim(isl.dim_type.out)):
+            pieces = pma.get_pw_aff(k).get_pieces()
+            if len(pieces) != 1:
+                raise RecipeError("autoschedule: isl's schedule is piecewise here; not supported")
+            exprs.append(_aff_text(scop, pieces[0][1], index))
+        per_statement[index] = exprs
+    if sorted(per_statement) != list(range(len(scop.statements))):
+        raise RecipeError("autoschedule: isl's schedule does not cover every statement")
+    width = len(per_statement[0])
+    return [[per_statement[s][k] for s in range(len(scop.statements))] for k in range(width)]
+
+
+def _aff_text(scop: Scop, aff: isl.Aff, statement: int) -> ScheduleDim:
+    """``aff`` as the text of an affine expression in ``i0..`` and the parameters, or an int when
+    it is a constant; refuses what the 2d+1 form cannot hold (divisions)."""
+    if aff.dim(isl.dim_type.div) or aff.get_denominator_val().to_python() != 1:
+        raise RecipeError("autoschedule: isl's schedule has a division here; not supported")
+    terms = []
+    for d in range(aff.dim(isl.dim_type.in_)):
+        coefficient = aff.get_coefficient_val(isl.dim_type.in_, d).to_python()
+        if coefficient:
+            terms.append(f"i{d}" if coefficient == 1 else f"{coefficient}*i{d}")
+    for p in range(aff.dim(isl.dim_type.param)):
+        # A parametric position (``S2 -> n``: after every iteration of a loop that runs to n) stays
+        # an expression: the order is exact, and the statement runs once there.
+        coefficient = aff.get_coefficient_val(isl.dim_type.param, p).to_python()
+        if coefficient:
+            name = scop.params[p]
+            terms.append(name if coefficient == 1 else f"{coefficient}*{name}")
+    constant = aff.get_constant_val().to_python()
+    if not terms:
+        return int(constant)
+    if constant:
+        terms.append(str(constant))
+    return " + ".join(terms).replace("+ -", "- ")
+
+
+def _rows(columns: list[list[ScheduleDim]], n: int) -> tuple[tuple[tuple[ScheduleDim, ...], ...], list[int | None]]:
+    """The 2d+1 rows of ``columns``: a column that is a constant for every statement orders statements
+    textually (consecutive ones are merged into one position by rank); any other is a loop level.
+    Also the level of each column (None for a textual one)."""
+    rows: list[list[ScheduleDim]] = [[] for _ in range(n)]
+    level_of: list[int | None] = []
+    pending: list[list[int]] = [[] for _ in range(n)]  # textual columns not yet written
+
+    def flush() -> None:
+        keys = sorted({tuple(p) for p in pending})
+        for s in range(n):
+            rows[s].append(keys.index(tuple(pending[s])))
+            pending[s] = []
+
+    levels = 0
+    for column in columns:
+        if all(isinstance(e, int) for e in column):
+            for s in range(n):
+                pending[s].append(int(column[s]))
+            level_of.append(None)
+            continue
+        flush()
+        for s in range(n):
+            rows[s].append(column[s])
+        level_of.append(levels)
+        levels += 1
+    flush()
+    return tuple(tuple(r) for r in rows), level_of
+
+
+def _outer_band(computed: isl.Schedule, level_of: list[int | None]) -> tuple[tuple[int, ...], bool, tuple[bool, ...]]:
+    node = computed.get_root().child(0)
+    if node.get_type() != isl.schedule_node_type.band:
+        return (), False, ()
+    members = node.band_n_member()
+    levels = [level_of[k] for k in range(members)]
+    if any(lvl is None for lvl in levels):  # a member that only orders statements: not a loop
+        levels = levels[: levels.index(None)]
+    coincident = tuple(bool(node.band_member_get_coincident(k)) for k in range(len(levels)))
+    return tuple(lvl for lvl in levels if lvl is not None), bool(node.band_get_permutable()), coincident
+
+
+def autoschedule(scop: Scop, *, space: ScheduleSpace, tile: int | None = None, parallel: bool = True) -> Scop:
+    """``scop`` under isl's schedule, its outermost permutable band tiled by ``tile`` (when given
+    and the band has two loops or more), and its outermost parallel loop parallelized."""
+    if any(scop.schedule.marks.values()):
+        raise RecipeError("autoschedule: must come before every step that marks loops")
+    found = compute_isl_schedule(scop, space)
+    scop = scop.replace(schedule=found.schedule)
+    band = found.band if found.permutable else ()
+    if tile is not None and len(band) >= 2:
+        tiled = tile_band(scop, loops=list(band), sizes=[tile] * len(band))
+        if ScheduleSpace(tiled, space.deps).violated() is None:
+            scop = tiled
+            points = [lvl + len(band) for lvl in band]
+        else:
+            band, points = (), list(found.band)
+    else:
+        band, points = (), list(found.band)
+    if len(points) >= 2:
+        scop = _unit_stride_innermost(scop, space, points)
+    if parallel:
+        scop = _parallelize_outermost(scop, space, band)
+    return _separate_innermost(scop)
+
+
+def _separate_innermost(scop: Scop) -> Scop:
+    """The innermost level marked for isl's ``separate`` code generation (see :mod:`loopnest.codegen`)
+    when it runs several statements: isl's schedule may shift them against each other (a Jacobi
+    stencil's copy runs one step behind), which would leave a guard per statement in its body."""
+    level = scop.schedule.n_levels - 1
+    if level < 0 or len(scop.schedule.statements_at(level)) < 2:
+        return scop
+    marks = dict(scop.schedule.marks)
+    marks[level] = tuple(sorted({*marks.get(level, ()), "separate"}))
+    return scop.replace(schedule=scop.schedule.replace(marks=marks))
+
+
+def _stride_score(scop: Scop, level: int) -> int:
+    """How many accesses the loop at ``level`` walks with unit stride (its iterators only in the last
+    subscript), less those it walks across rows (its iterators in another subscript)."""
+    score = 0
+    for stmt, row in zip(scop.statements, scop.schedule.rows, strict=True):
+        expr = row[2 * level + 1]
+        if not isinstance(expr, str):
+            continue
+        used = [f"i{d}" for d in range(stmt.depth) if re.search(rf"\bi{d}\b", expr)]
+        for access in stmt.accesses:
+            hits = [any(re.search(rf"\b{it}\b", sub) for it in used) for sub in access.subscripts]
+            if hits and hits[-1] and not any(hits[:-1]):
+                score += 1
+            elif any(hits[:-1]):
+                score -= 1
+    return score
+
+
+def _unit_stride_innermost(scop: Scop, space: ScheduleSpace, points: list[int]) -> Scop:
+    """The point loop that walks most accesses with unit stride moved innermost, where that is legal:
+    what Pluto does inside tiles, so that the compiler vectorizes the innermost loop."""
+    best = max(points, key=lambda lvl: (_stride_score(scop, lvl), lvl))
+    if best == points[-1]:
+        return scop
+    order = list(range(points[-1] + 1))
+    order.remove(best)
+    order.append(best)
+    moved = interchange(scop, order=order)
+    return moved if ScheduleSpace(moved, space.deps).violated() is None else scop
+
+
+def _parallelize_outermost(scop: Scop, space: ScheduleSpace, tile_band: tuple[int, ...]) -> Scop:
+    """The outermost loop that can run in parallel, parallelized; for a tiled band whose tile loops all
+    carry dependences, a wavefront of its two outermost tile loops first. Unchanged if none can."""
+    for level in range(scop.schedule.n_levels):
+        try:
+            return parallelize(scop, loop=level, space=ScheduleSpace(scop, space.deps))
+        except (IllegalTransformError, RecipeError):
+            pass
+        if tile_band and level == tile_band[0]:
+            front = _wavefront(scop, space, level)
+            if front is not None:
+                return front
+    return scop
+
+
+def _wavefront(scop: Scop, space: ScheduleSpace, level: int) -> Scop | None:
+    """Tile loops ``level`` and ``level+1`` as ``w = T + I`` outside ``T``; ``T`` is then parallel
+    when every dependence has non-negative tile distances (a permutable band)."""
+    if level != 0:
+        return None  # interchange permutes the outermost levels only
+    skewed = skew(scop, loop=level + 1, outer=level, factor=1)
+    order = [1, 0]
+    front = interchange(skewed, order=order)
+    if ScheduleSpace(front, space.deps).violated() is not None:
+        return None
+    try:
+        return parallelize(front, loop=level + 1, space=ScheduleSpace(front, space.deps))
+    except (IllegalTransformError, RecipeError):
+        return None

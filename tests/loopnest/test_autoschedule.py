@@ -1,0 +1,122 @@
+"""autoschedule: isl's scheduler as one recipe step. Time tiling with a wavefront on a Jacobi stencil,
+tiling with a unit-stride innermost loop on gemm, refusals, and (property) random autoschedule recipes
+on the corpus preserve the outputs through the real harness."""
+
+from __future__ import annotations
+
+import atexit
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from loopnest import Harness, PreprocessOptions, Recipe, RecipeError, apply_recipe, extract_scops, generate_c
+from tests.loopnest.conftest import ROOT, load_expected
+from tests.loopnest.recipe_check import apply_and_verify
+from tests.loopnest.test_legality import REDUCTION, nest
+
+EXPECTED = load_expected()
+KERNELS = sorted(EXPECTED)
+_HARNESSES: dict[str, list[Harness]] = {}
+_OUTCOMES: list[str] = []
+
+JACOBI = """
+void jacobi(int steps, int n, double A[n], double B[n]) {
+    for (int t = 0; t < steps; t++) {
+        for (int i = 1; i < n - 1; i++)
+            B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1]);
+        for (int i = 1; i < n - 1; i++)
+            A[i] = B[i];
+    }
+}
+"""
+
+
+def _recipe(**args: object) -> Recipe:
+    return Recipe.from_dict({"steps": [{"op": "autoschedule", **args}]})
+
+
+def _harness(tmp_path: Path, source: str, params: dict[str, int]) -> Harness:
+    harness = Harness(nest(tmp_path, source), params, reps=1, threads=2)
+    atexit.register(harness.close)
+    return harness
+
+
+def test_jacobi_is_time_tiled_with_a_parallel_wavefront_and_verifies(tmp_path: Path) -> None:
+    harness = _harness(tmp_path, JACOBI, {"steps": 37, "n": 301})
+    recipe = _recipe(tile=8)
+    tiled = apply_recipe(harness.scop, recipe)
+    rows = tiled.schedule.rows
+    # Skewed in time (2t + i, and the copy shifted by one), tiled, the two outer tile loops a wavefront.
+    assert "2*i0 + i1" in rows[0][-2] and "2*i0 + i1 + 1" in rows[1][-2]
+    assert rows[0][1] == "(floor((2*i0 + i1)/8)) + 1*(floor((i0)/8))"
+    # The innermost loop runs both statements, shifted: generated apart where they differ (no guards).
+    assert tiled.schedule.marks == {1: ("parallel",), 3: ("separate",)}
+    assert apply_and_verify(harness, recipe)
+
+
+def test_gemm_is_tiled_with_the_unit_stride_loop_innermost_and_the_outer_tile_loop_parallel(tmp_path: Path) -> None:
+    harness = _harness(tmp_path, REDUCTION, {"n": 45})
+    recipe = _recipe(tile=16)
+    tiled = apply_recipe(harness.scop, recipe)
+    row = tiled.schedule.rows[0]
+    assert row[1:6:2] == ("floor((i0)/16)", "floor((i1)/16)", "floor((i2)/16)")
+    assert row[7:12:2] == ("i0", "i2", "i1")  # j (the unit-stride loop of C and B) innermost
+    assert tiled.schedule.marks == {0: ("parallel",)}
+    assert "#pragma omp parallel for" in generate_c(tiled)
+    assert apply_and_verify(harness, recipe)
+
+
+def test_without_a_tile_size_the_loops_are_reordered_but_not_tiled(tmp_path: Path) -> None:
+    scop = apply_recipe(nest(tmp_path, REDUCTION), _recipe(parallel=False))
+    assert scop.schedule.rows[0] == (0, "i0", 0, "i2", 0, "i1", 0) and not scop.schedule.marks
+
+
+@pytest.mark.parametrize("steps, message", [
+    ([{"op": "tile", "loops": [0], "sizes": [4]}, {"op": "autoschedule"}], "only expand may come before"),
+    ([{"op": "autoschedule", "tile": 1}], "out of range [2, 1024]"),
+    ([{"op": "autoschedule", "tile": 4096}], "out of range [2, 1024]"),
+    ([{"op": "autoschedule", "parallel": 1}], "must be true or false"),
+    ([{"op": "autoschedule", "sizes": [4]}], "unknown arguments ['sizes']"),
+])
+def test_malformed_autoschedule_steps_are_recipe_errors(tmp_path: Path, steps: list[dict], message: str) -> None:
+    with pytest.raises(RecipeError, match=re.escape(message)):
+        apply_recipe(nest(tmp_path, REDUCTION), Recipe.from_dict({"steps": steps}))
+
+
+def _harnesses(rel: str) -> list[Harness]:
+    if rel not in _HARNESSES:
+        spec = EXPECTED[rel]
+        options = PreprocessOptions(tuple(str(ROOT / d) for d in spec.get("include_dirs", [])))
+        scops = extract_scops(ROOT / rel, options, function=spec.get("function")).scops
+        # Small sizes that no tile size divides, so partial tiles run.
+        params = {k: min(int(v), 19) for k, v in spec["params"].items()}
+        _HARNESSES[rel] = [Harness(s, params, reps=1, threads=2) for s in scops]
+        for h in _HARNESSES[rel]:
+            atexit.register(h.close)
+    return _HARNESSES[rel]
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def _random_autoschedule_is_refused_or_preserves_outputs(data: st.DataObject) -> None:
+    harnesses = _harnesses(data.draw(st.sampled_from(KERNELS)))
+    if not harnesses:
+        return
+    harness = data.draw(st.sampled_from(harnesses))
+    args: dict[str, object] = {"parallel": data.draw(st.booleans())}
+    tile = data.draw(st.sampled_from([None, 2, 3, 8, 32]))
+    if tile is not None:
+        args["tile"] = tile
+    _OUTCOMES.append("applied" if apply_and_verify(harness, _recipe(**args)) else "refused")
+
+
+def test_random_autoschedule_recipes_preserve_outputs_and_are_mostly_applied() -> None:
+    _OUTCOMES.clear()
+    _random_autoschedule_is_refused_or_preserves_outputs()
+    applied = _OUTCOMES.count("applied")
+    assert len(_OUTCOMES) >= 15
+    assert applied >= 0.6 * len(_OUTCOMES), _OUTCOMES
