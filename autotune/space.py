@@ -20,8 +20,8 @@ a study: a study created by one worker can be resumed by another, on another day
     order (a reduction loop is never offered).
 ``inner`` (``"none"``, ``"simd"`` or ``"unroll{f}"`` for ``f`` in ``unroll_factors``)
     what happens to the innermost loop: ``vectorize`` or ``unroll`` (gcc takes one pragma there).
-``schedule`` and ``jam``
-    the parallel loop's OpenMP schedule and register blocking (:mod:`autotune.space_steps`);
+``schedule``, ``jam`` and ``pack_{array}``
+    the parallel loop's OpenMP schedule, register blocking and packing (:mod:`autotune.space_steps`);
     a loop that carries only scalar reductions is a ``parallel`` candidate, with a reduction clause.
 ``autoschedule`` (``"none"``, ``"isl"`` or ``"isl_t{T}"``)
     isl's own scheduler with its outermost permutable band tiled by ``T`` (time tiling on a stencil),
@@ -43,6 +43,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from autotune.arrays import array_roles
 from autotune.space_steps import (
     SCHEDULES,
     autoschedule_choices,
@@ -53,11 +54,13 @@ from autotune.space_steps import (
     jam_choices,
     longest_trip,
     loop_depth,
+    pack_steps,
     parallel_step,
     parse_jam,
     point_depth,
     position_of,
     read_jam,
+    read_pack,
     read_parallel_options,
     reduction_loops,
     sibling_depth,
@@ -79,7 +82,8 @@ UNROLL_FACTORS: tuple[int, ...] = (2, 4, 8)
 # deeper nests permute their outermost five levels only.
 MAX_PERMUTED = 5
 
-_STEP_ORDER = ("distribute", "fuse", "interchange", "tile", "parallelize", "vectorize", "unroll", "unroll_jam")
+_STEP_ORDER = ("distribute", "fuse", "interchange", "tile", "pack", "parallelize", "vectorize", "unroll",
+               "unroll_jam")
 
 
 class RecipeSpace:
@@ -142,6 +146,9 @@ class RecipeSpace:
             self.choices["inner"] = ("none", "simd", *(f"unroll{f}" for f in self.unroll_factors))
         if jam_choices(self.n_levels):
             self.choices["jam"] = jam_choices(self.n_levels)
+        self.arrays = array_roles(scop) if self.n_levels >= 2 else {}
+        for name in sorted(self.arrays):
+            self.choices[f"pack_{name}"] = (False, True)
         self.deps = compute_dependences(scop) if deps is None else deps
         if self.n_levels >= 2 and (auto := autoschedule_choices(scop, self.deps, self.tile_sizes)):
             self.choices["autoschedule"] = auto
@@ -255,6 +262,7 @@ class RecipeSpace:
         if band is not None:
             a, b = band
             steps.append({"op": "tile", "loops": list(range(a, b + 1)), "sizes": sizes[a:b + 1]})
+        steps += pack_steps(self.arrays, p, order, sizes, band)
         if p.get("parallel", -1) >= 0:
             depth = loop_depth(order.index(p["parallel"]), sizes, band)
             steps.append(parallel_step(depth, p["parallel"], p, self.reductions))
@@ -288,12 +296,13 @@ class RecipeSpace:
                    strict: bool = False) -> dict[str, Any] | None:
         """The point whose recipe is ``recipe``, or the nearest one, for ``study.enqueue_trial``.
 
-        Steps must come in this space's order (distribute, fuse, interchange, tile, parallelize,
-        vectorize or unroll), each at most once, else the result is None: depths in a reordered
-        recipe name other loops. Tile sizes and unroll factors off the grid snap to the nearest
-        choice on a log scale; steps the space cannot express (skew, multi-level tiles, a pruned
-        interchange, a SIMD loop that is not innermost) are dropped. With ``strict``, snapping or
-        dropping gives None instead, so a strict result always maps back to exactly ``recipe``.
+        Steps must come in this space's order (distribute, fuse, interchange, tile, pack,
+        parallelize, vectorize or unroll), each at most once (pack once per array), else the result
+        is None: depths in a reordered recipe name other loops. Tile sizes and unroll factors off the
+        grid snap to the nearest choice on a log scale; steps the space cannot express (skew,
+        multi-level tiles, a pruned interchange, a SIMD loop that is not innermost) are dropped.
+        With ``strict``, snapping or dropping gives None instead, so a strict result always maps
+        back to exactly ``recipe``.
         """
         if not isinstance(recipe, Recipe):
             try:
@@ -315,7 +324,8 @@ class RecipeSpace:
                     return None
                 continue
             rank = _STEP_ORDER.index(step.op)
-            if rank <= position or (step.op == "unroll" and position == _STEP_ORDER.index("vectorize")):
+            if (rank < position or (rank == position and step.op != "pack")
+                    or (step.op == "unroll" and position == _STEP_ORDER.index("vectorize"))):
                 return None
             position = rank
             exact = self._read_step(step.op, dict(step.args), params, state)
@@ -342,6 +352,8 @@ class RecipeSpace:
         if op == "unroll_jam":
             jammed = read_jam(args, state.order, state.band, self.choices, params)
             return jammed and tiled_band(state.sizes) == state.band
+        if op == "pack":
+            return read_pack(args, self.arrays, state.order, state.sizes, state.band, params)
         return self._read_inner(op, args, params, state)
 
     def _read_interchange(self, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:

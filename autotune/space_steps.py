@@ -7,6 +7,11 @@
 ``schedule`` (``"static"``, ``"dynamic"`` or ``"guided"``, nests with a ``parallel`` parameter)
     the OpenMP schedule of the parallel loop; ``"static"`` is the default, written without a clause.
 
+``pack_{array}`` (bool, nests of two or more loop levels, one per array read and never written)
+    ``pack`` the array's block at the outermost tile loop where it is bounded
+    (:func:`autotune.arrays.pack_depth`), transposed when the innermost loop walks another dimension
+    than its last; right after the tile step, and only where some tile loop bounds it.
+
 A ``parallel`` or ``simd`` loop whose only carried dependences are scalar reductions
 (:func:`reduction_loops`) is written with ``"reduction": true``.
 """
@@ -18,6 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from autotune.arrays import ArrayRole, pack_depth, transposes
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
 from loopnest.transform.parallel import SCHEDULE_KINDS, classify
@@ -151,6 +157,34 @@ def imbalanced(scop: Scop) -> bool:
         if any(re.search(rf"\b{re.escape(n)}\b", bounds) for n in names - {lp.iterator}):
             return True
     return False
+
+
+def pack_steps(roles: Mapping[str, ArrayRole], p: Mapping[str, Any], order: Sequence[int], sizes: Sequence[int],
+               band: tuple[int, int] | None) -> list[dict[str, Any]]:
+    """The ``pack`` steps of a point, in array order. None when nothing is tiled, nor for an array
+    that a loop left untiled makes unbounded (the step would be refused: the point is then the
+    recipe without it, which the tuner records as a duplicate instead of a wasted, pruned trial)."""
+    if band is None:
+        return []
+    steps = []
+    for name in sorted(roles):
+        depth = pack_depth(roles[name], order, sizes, band) if p.get(f"pack_{name}") else None
+        if depth is not None:
+            step: dict[str, Any] = {"op": "pack", "array": name, "loop": depth}
+            if transposes(roles[name], order[-1]):
+                step["transpose"] = True
+            steps.append(step)
+    return steps
+
+
+def read_pack(args: Mapping[str, Any], roles: Mapping[str, ArrayRole], order: Sequence[int], sizes: Sequence[int],
+              band: tuple[int, int] | None, params: dict[str, Any]) -> bool:
+    """Fold a ``pack`` step into ``params``; False if dropped or approximated (another depth or layout)."""
+    name = args.get("array")
+    if band is None or not isinstance(name, str) or name not in roles:
+        return False
+    params[f"pack_{name}"] = True
+    return pack_steps(roles, {f"pack_{name}": True}, order, sizes, band) == [{"op": "pack", **args}]
 
 
 # -- the polyhedral scheduler candidate ------------------------------------------------------------

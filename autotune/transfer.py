@@ -4,7 +4,9 @@ Each loop gets a *role* vector (trip count, how the accesses stride along it, pa
 dependence); the neighbour's loops are matched to ours by an assignment problem over role distance.
 Our loops are first permuted into the neighbour's positions (unmatched ones outermost), then the
 neighbour's steps are replayed with tile sizes re-fitted to our trip counts; a step that is illegal
-or meaningless here is dropped and the rest kept.
+or meaningless here is dropped and the rest kept. A ``pack`` step names an array: it is replayed on
+our array whose dimensions are indexed by the loops playing the roles of those indexing the
+neighbour's (:func:`autotune.arrays.match_array`).
 """
 
 from __future__ import annotations
@@ -12,19 +14,20 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-import islpy as isl
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from autotune.arrays import ArrayRole, array_roles, coefficient, match_array, roles_to_json
 from loopnest.analysis import parallel_levels, trip_counts
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness.compare import AcceptancePolicy, Speedup
 from loopnest.harness.progress import Progress, ProgressFn, step_reporter
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
+from loopnest.transform.pack import pack_dependences
 from loopnest.transform.parallel import classify
 from loopnest.transform.recipe import Recipe, apply_recipe
 
@@ -36,33 +39,20 @@ ROLE_NAMES = ("log2_trip", "stride0", "stride1", "stride_large", "parallel", "ca
 
 @dataclass(frozen=True)
 class LoopRoles:
-    """Per original loop level, the role vector (rows) and the trip counts."""
+    """Per original loop level, the role vector (rows) and the trip counts; per array read and never
+    written, the loops indexing each of its dimensions (absent from records made before packing)."""
 
     vectors: np.ndarray  # (depth, len(ROLE_NAMES))
     trips: tuple[float, ...]
+    arrays: Mapping[str, list[list[int]]] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, list]:
-        return {"vectors": self.vectors.tolist(), "trips": list(self.trips)}
+    def to_dict(self) -> dict[str, Any]:
+        return {"vectors": self.vectors.tolist(), "trips": list(self.trips), "arrays": dict(self.arrays)}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, list]) -> LoopRoles:
+    def from_dict(cls, data: Mapping[str, Any]) -> LoopRoles:
         return cls(np.asarray(data["vectors"], dtype=float).reshape(-1, len(ROLE_NAMES)),
-                   tuple(float(t) for t in data["trips"]))
-
-
-def _coefficient(aff_text: str, depth: int, level: int, params: Sequence[str]) -> int | None:
-    """Coefficient of iterator ``i{level}`` in an affine subscript; None when not affine-constant."""
-    its = ", ".join(f"i{d}" for d in range(depth))
-    try:
-        aff = isl.PwAff(f"[{', '.join(params)}] -> {{ [{its}] -> [({aff_text})] }}")
-    except isl.Error:
-        return None
-    pieces: list[isl.Aff] = []
-    aff.foreach_piece(lambda _set, a: pieces.append(a))
-    if len(pieces) != 1:
-        return None
-    val = pieces[0].get_coefficient_val(isl.dim_type.in_, level)
-    return int(val.to_python()) if val.is_int() else None
+                   tuple(float(t) for t in data["trips"]), dict(data.get("arrays") or {}))
 
 
 def loop_roles(scop: Scop, params: Mapping[str, int], deps: list[Dependence] | None = None) -> LoopRoles:
@@ -85,7 +75,7 @@ def loop_roles(scop: Scop, params: Mapping[str, int], deps: list[Dependence] | N
                 if not acc.subscripts:
                     counts[0] += 1
                     continue
-                coefs = [_coefficient(s, stmt.depth, level, scop.params) for s in acc.subscripts]
+                coefs = [coefficient(s, stmt.depth, level, scop.params) for s in acc.subscripts]
                 if all(c == 0 for c in coefs):
                     counts[0] += 1
                 elif coefs[-1] in (1, -1) and all(c == 0 for c in coefs[:-1]):
@@ -96,7 +86,8 @@ def loop_roles(scop: Scop, params: Mapping[str, int], deps: list[Dependence] | N
         carried = bool(space.carried_deps(level)) if level < scop.schedule.n_levels else False
         rows.append([math.log2(level_trip[level] + 1), *(c / total for c in counts),
                      1.0 if level < len(par) and par[level]["parallel"] else 0.0, 1.0 if carried else 0.0])
-    return LoopRoles(np.asarray(rows, dtype=float).reshape(-1, len(ROLE_NAMES)), tuple(level_trip))
+    return LoopRoles(np.asarray(rows, dtype=float).reshape(-1, len(ROLE_NAMES)), tuple(level_trip),
+                     roles_to_json(array_roles(scop)))
 
 
 def map_loops(source: LoopRoles, target: LoopRoles) -> list[int]:
@@ -175,6 +166,34 @@ def _instance_options(step: dict, current: Scop, deps: list[Dependence], trips: 
     return step
 
 
+def _pack_attempts(step: dict, source: LoopRoles, mapping: Sequence[int], ours: Mapping[str, ArrayRole]) -> list[dict]:
+    """A neighbour's ``pack`` step on our array that plays its array's role, in its layout and then in
+    the other (whether transposing helps depends on which loop ended innermost here); none when no
+    array of ours plays that role or the neighbour's record predates array roles."""
+    dims = source.arrays.get(step.get("array", ""))
+    name = match_array(dims, mapping, ours) if dims else None
+    if name is None:
+        return []
+    step = {**step, "array": name}
+    other = {k: v for k, v in step.items() if k != "transpose"} | ({} if step.get("transpose") else {"transpose": True})
+    return [step, other]
+
+
+def _replay(attempts: list[dict], current: Scop,
+            deps: list[Dependence]) -> tuple[dict, Scop, list[Dependence]] | None:
+    """The first of ``attempts`` (one step each) that applies to ``current``, the result, and the
+    dependences the next step is checked against (a pack adds its copies' and buffer's)."""
+    for step in attempts:
+        try:
+            candidate = apply_recipe(current, Recipe.from_dict({"steps": [step]}), deps)
+        except (IllegalTransformError, RecipeError):
+            continue
+        if step["op"] == "pack":
+            deps = pack_dependences(candidate, deps, step["array"])
+        return step, candidate, deps
+    return None
+
+
 def _adapt_autoschedule(recipe: Recipe, scop: Scop, target: LoopRoles, deps: list[Dependence]) -> Recipe:
     """A neighbour's autoschedule recipe for ``scop``: isl schedules our nest from our own dependences,
     so nothing maps by loop; the tile size is re-fitted to our longest loop. Empty when isl's schedule
@@ -206,16 +225,19 @@ def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRole
     deps = compute_dependences(scop) if deps is None else deps
     if any(step.op == "autoschedule" for step in recipe.steps):
         return _adapt_autoschedule(recipe, scop, target, deps)
-    start = _neighbour_order(scop, target, map_loops(source, target), deps)
+    mapping = map_loops(source, target)
+    ours = array_roles(scop)
+    start = _neighbour_order(scop, target, mapping, deps)
     kept, current, trips = start.kept, start.scop, start.trips
     for raw in recipe.to_dict()["steps"]:
         step = _prepared_step(_shift_step(raw, start.shift), current, deps, trips, scop.depth)
         if step is None:
             continue
-        try:
-            current = apply_recipe(current, Recipe.from_dict({"steps": [step]}), deps)
-        except (IllegalTransformError, RecipeError):
+        attempts = _pack_attempts(step, source, mapping, ours) if step["op"] == "pack" else [step]
+        replayed = _replay(attempts, current, deps)
+        if replayed is None:
             continue
+        step, current, deps = replayed  # a pack step adds the copies' dependences
         trips = _trips_after(step, trips)
         if step["op"] == "interchange" and kept and kept[-1]["op"] == "interchange":  # one permutation
             prev = kept.pop()["order"]

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_type, op_type
+from loopnest.frontend.symbols import canonical_scalar
 from loopnest.ir import Scop
-from loopnest.omp_clauses import omp_clauses, schedule_clause, statements_under
+from loopnest.omp_clauses import checked_name, omp_clauses, schedule_clause, statements_under
 from loopnest.polyhedral import schedule_map
+from loopnest.transform.pack import ALIGNMENT
 
 _HELPERS = {
     "min": "#define perfembed_min(x, y) ((x) < (y) ? (x) : (y))",
@@ -107,7 +109,9 @@ class _Printer:
             name = call.get_op_arg(0).get_id().get_name()
             args = [self.expr(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg())]
             stmt = self.scop.statements[int(name[1:].split("_")[0])]
-            return [pad + stmt.to_c(lambda d: args[d])]
+            # Past the iterators come the statement's quasi-affine subscripts (see _Subscripts).
+            values = dict(zip(stmt.quasi_affine_texts(), args[stmt.depth:], strict=True))
+            return [pad + stmt.to_c(lambda d: args[d], values.__getitem__)]
         if t == isl.ast_node_type.mark:
             return self.node(n.mark_get_node(), depth)
         raise NotImplementedError(f"isl AST node {t} has no C form here")
@@ -180,6 +184,57 @@ def _separate_full_blocks(scop: Scop, sched: isl.UnionMap) -> tuple[isl.UnionMap
     return out, options
 
 
+class _Subscripts:
+    """isl's at-each-domain callback: a statement's call gets its quasi-affine subscripts appended
+    after its iterators, each expressed by isl in the loop iterators around it (so a packed
+    buffer's ``i - 32*floor(i/32)`` inside a tile loop ``c1`` becomes ``c7 - 32 * c1``). An exception
+    cannot cross isl's C code, so the first one is kept and raised once the tree is built."""
+
+    def __init__(self, scop: Scop) -> None:
+        self.scop = scop
+        self.parsed: dict[str, isl.PwAff] = {}
+        self.error: Exception | None = None
+
+    def __call__(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        try:
+            return self._extend(node, build)
+        except Exception as exc:  # noqa: BLE001 (re-raised by generate_c)
+            self.error = self.error or exc
+            return node
+
+    def _extend(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        call = node.user_get_expr()
+        function = call.get_op_arg(0)
+        texts = self.scop.statements[int(function.get_id().get_name()[1:].split("_")[0])].quasi_affine_texts()
+        if not texts:
+            return node
+        iterators = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
+        statement = iterators.get_tuple_id(isl.dim_type.out)
+        args = isl.AstExprList.alloc(isl.DEFAULT_CONTEXT, call.get_op_n_arg() - 1 + len(texts))
+        for i in range(1, call.get_op_n_arg()):
+            args = args.add(call.get_op_arg(i))
+        for text in texts:
+            if text not in self.parsed:
+                self.parsed[text] = isl.PwAff(text)
+            pa = self.parsed[text].set_tuple_id(isl.dim_type.in_, statement)
+            args = args.add(build.expr_from_pw_aff(pa.pullback_pw_multi_aff(iterators)))
+        return isl.AstNode.user_from_expr(function.call(args))
+
+
+def _declarations(scop: Scop, indent: str) -> list[str]:
+    """The variables declared inside the nest: scalar temporaries, and packed buffers (aligned to a
+    cache line). Names, types and extents are checked, so only validated IR reaches the text."""
+    out = []
+    for a in scop.local_scalars:
+        name, ctype = checked_name(scop, a.name), canonical_scalar(a.element_type)
+        if ctype is None or not all(d is not None and d.isdigit() and int(d) > 0 for d in a.dims):
+            raise ValueError(f"{a.name}: not a declarable local variable ({a.element_type}, {a.dims})")
+        dims = "".join(f"[{int(d)}]" for d in a.dims if d is not None)
+        align = f" __attribute__((aligned({ALIGNMENT})))" if dims else ""
+        out.append(f"{indent}{ctype} {name}{dims}{align};")
+    return out
+
+
 def _separate_option(scop: Scop) -> isl.UnionMap | None:
     """isl's ``separate`` option for the loop levels marked ``separate``: the loop is split where the
     set of statements it runs changes, so its body has no guards (a time-tiled stencil's shifted
@@ -207,10 +262,15 @@ def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     build = isl.AstBuild.from_context(isl.Set(scop.context)).set_iterators(ids)
     if options is not None:
         build = build.set_options(options)
+    subscripts = _Subscripts(scop)
+    if any(stmt.quasi_affine_texts() for stmt in scop.statements):
+        build, handle = build.set_at_each_domain(subscripts)
     tree = build.node_from_schedule_map(sched)
+    if subscripts.error is not None:
+        raise subscripts.error
     printer = _Printer(scop, prefix, indent)
     body = printer.node(tree, 1)
-    decls = [f"{indent}{a.element_type} {a.name};" for a in scop.local_scalars]
+    decls = _declarations(scop, indent)
     defines = [_HELPERS[h] for h in sorted(printer.used_helpers)]
     undefs = [f"#undef perfembed_{h}" for h in sorted(printer.used_helpers)]
     return "\n".join(["{", *defines, *decls, *body, *undefs, "}"])

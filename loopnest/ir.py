@@ -25,6 +25,10 @@ class Expr:
     def children(self) -> tuple[Expr, ...]:
         return ()
 
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        """This node with its children replaced (a leaf returns itself)."""
+        return self
+
     def walk(self) -> Iterator[Expr]:
         yield self
         for child in self.children():
@@ -51,12 +55,25 @@ class Var(Expr):
 
 
 @dataclass(frozen=True)
+class QuasiAffine(Expr):
+    """A piecewise quasi-affine function of the statement's iterators, as isl text
+    ``[params] -> { S3[i0, i1] -> [(i1 - 32*floor((i1)/32))] }``: a subscript built by a
+    transformation (a packed buffer's). The code generator prints it through isl's AST builder, in
+    terms of the loop iterators around the statement."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class ArrayRef(Expr):
     name: str
     subscripts: tuple[Expr, ...]
 
     def children(self) -> tuple[Expr, ...]:
         return self.subscripts
+
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return ArrayRef(self.name, children)
 
 
 @dataclass(frozen=True)
@@ -66,6 +83,9 @@ class Unary(Expr):
 
     def children(self) -> tuple[Expr, ...]:
         return (self.operand,)
+
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return Unary(self.op, *children)
 
 
 @dataclass(frozen=True)
@@ -77,6 +97,9 @@ class Binary(Expr):
     def children(self) -> tuple[Expr, ...]:
         return (self.left, self.right)
 
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return Binary(self.op, *children)
+
 
 @dataclass(frozen=True)
 class Call(Expr):
@@ -86,6 +109,9 @@ class Call(Expr):
     def children(self) -> tuple[Expr, ...]:
         return self.args
 
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return Call(self.function, children)
+
 
 @dataclass(frozen=True)
 class Cast(Expr):
@@ -94,6 +120,9 @@ class Cast(Expr):
 
     def children(self) -> tuple[Expr, ...]:
         return (self.operand,)
+
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return Cast(self.ctype, *children)
 
 
 @dataclass(frozen=True)
@@ -105,9 +134,17 @@ class Ternary(Expr):
     def children(self) -> tuple[Expr, ...]:
         return (self.cond, self.then, self.otherwise)
 
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return Ternary(*children)
 
-def print_expr(expr: Expr, iterator: Callable[[int], str]) -> str:
-    """C text of ``expr``; ``iterator(depth)`` gives the text that replaces an iterator."""
+
+def print_expr(expr: Expr, iterator: Callable[[int], str], quasi_affine: Callable[[str], str] = str) -> str:
+    """C text of ``expr``; ``iterator(depth)`` gives the text that replaces an iterator and
+    ``quasi_affine(text)`` the text of a :class:`QuasiAffine` (by default, its isl text)."""
+
+    def p(e: Expr) -> str:
+        return print_expr(e, iterator, quasi_affine)
+
     match expr:
         case Const(text):
             return text
@@ -115,19 +152,20 @@ def print_expr(expr: Expr, iterator: Callable[[int], str]) -> str:
             return iterator(depth)
         case Var(name):
             return name
+        case QuasiAffine(text):
+            return quasi_affine(text)
         case ArrayRef(name, subs):
-            return name + "".join(f"[{print_expr(s, iterator)}]" for s in subs)
+            return name + "".join(f"[{p(s)}]" for s in subs)
         case Unary(op, operand):
-            return f"{op}({print_expr(operand, iterator)})"
+            return f"{op}({p(operand)})"
         case Binary(op, left, right):
-            return f"({print_expr(left, iterator)} {op} {print_expr(right, iterator)})"
+            return f"({p(left)} {op} {p(right)})"
         case Call(fn, args):
-            return f"{fn}({', '.join(print_expr(a, iterator) for a in args)})"
+            return f"{fn}({', '.join(p(a) for a in args)})"
         case Cast(ctype, operand):
-            return f"(({ctype}) {print_expr(operand, iterator)})"
+            return f"(({ctype}) {p(operand)})"
         case Ternary(cond, then, otherwise):
-            c, t, o = (print_expr(x, iterator) for x in (cond, then, otherwise))
-            return f"({c} ? {t} : {o})"
+            return f"({p(cond)} ? {p(then)} : {p(otherwise)})"
     raise TypeError(f"not an expression: {expr!r}")
 
 
@@ -191,9 +229,14 @@ class Statement:
     def reads(self) -> tuple[Access, ...]:
         return tuple(a for a in self.accesses if not a.is_write)
 
-    def to_c(self, iterator: Callable[[int], str]) -> str:
-        lhs = print_expr(self.target, iterator)
-        return f"{lhs} {self.op} {print_expr(self.value, iterator)};"
+    def to_c(self, iterator: Callable[[int], str], quasi_affine: Callable[[str], str] = str) -> str:
+        lhs = print_expr(self.target, iterator, quasi_affine)
+        return f"{lhs} {self.op} {print_expr(self.value, iterator, quasi_affine)};"
+
+    def quasi_affine_texts(self) -> tuple[str, ...]:
+        """The distinct :class:`QuasiAffine` subscripts of the statement, target first, in print order."""
+        found = (e.text for root in (self.target, self.value) for e in root.walk() if isinstance(e, QuasiAffine))
+        return tuple(dict.fromkeys(found))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,6 +334,7 @@ class Scop:
 
     @property
     def local_scalars(self) -> list[ArrayInfo]:
+        """Variables declared inside the nest: scalar temporaries, and the buffers of ``pack``."""
         return [a for a in self.arrays.values() if a.storage == "region"]
 
     def schedule_isl(self, schedule: Schedule | None = None) -> str:

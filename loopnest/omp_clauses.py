@@ -18,7 +18,7 @@ from loopnest.transform.reduction import CLAUSE_MARK, statement_reduction
 _SCHEDULE_MARK = re.compile(r"schedule:(static|dynamic|guided)(?::([1-9][0-9]{0,4}))?")
 
 
-def _checked_name(scop: Scop, name: str) -> str:
+def checked_name(scop: Scop, name: str) -> str:
     if name not in scop.arrays or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise ValueError(f"{name!r} is not a variable of this nest")
     return name
@@ -57,7 +57,7 @@ def array_section(scop: Scop, name: str, statements: set[int], print_expr: Calla
         raise ValueError(f"no statement under this loop writes {name}")
     written = written.intersect_params(context).coalesce()
     build = isl.AstBuild.from_context(context)
-    out = _checked_name(scop, name)
+    out = checked_name(scop, name)
     for d in range(written.dim(isl.dim_type.set)):
         low, high = written.dim_min(d).coalesce(), written.dim_max(d).coalesce()
         length = high.sub(low).add_constant_val(isl.Val.one(context.get_ctx()))
@@ -71,7 +71,7 @@ def omp_clauses(scop: Scop, level: int, statements: set[int],
     when it has none). A sibling loop at the same depth that does not reduce a variable gets no
     clause for it: a private copy would hide the reduced value from its reads."""
     reduced = {r.variable for s in statements if (r := statement_reduction(scop.statements[s])) is not None}
-    private = [_checked_name(scop, n) for n in scop.schedule.private.get(level, ())]
+    private = [checked_name(scop, n) for n in scop.schedule.private.get(level, ())]
     out = f" private({', '.join(private)})" if private else ""
     by_op: dict[str, list[str]] = {}
     for mark in scop.schedule.marks.get(level, ()):
@@ -84,7 +84,7 @@ def omp_clauses(scop: Scop, level: int, statements: set[int],
         if name not in reduced:
             continue
         if scop.arrays[name].is_scalar:
-            by_op.setdefault(found.group(1), []).append(_checked_name(scop, name))
+            by_op.setdefault(found.group(1), []).append(checked_name(scop, name))
         elif print_expr is not None:
             by_op.setdefault(found.group(1), []).append(array_section(scop, name, statements, print_expr))
         else:

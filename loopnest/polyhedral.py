@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
@@ -92,12 +92,13 @@ def _access_union(scop: Scop, array: str, *, write: bool) -> isl.UnionMap:
     return out
 
 
-def compute_dependences(scop: Scop) -> list[Dependence]:
-    """All dependences of ``scop`` under its current schedule, split by kind, statement pair and array."""
+def compute_dependences(scop: Scop, *, arrays: Collection[str] | None = None) -> list[Dependence]:
+    """All dependences of ``scop`` under its current schedule, split by kind, statement pair and array
+    (on ``arrays`` only, when given)."""
     sched = _ordering_schedule(scop)
     context = isl.Set(scop.context)
     out: list[Dependence] = []
-    for array in sorted(scop.arrays):
+    for array in sorted(scop.arrays if arrays is None else set(arrays) & set(scop.arrays)):
         writes = _access_union(scop, array, write=True)
         if writes.is_empty():
             continue

@@ -21,6 +21,7 @@ from loopnest.transform.autoschedule import autoschedule
 from loopnest.transform.expand import expand
 from loopnest.transform.fusion import distribute, fuse
 from loopnest.transform.interchange import interchange
+from loopnest.transform.pack import pack, pack_dependences
 from loopnest.transform.parallel import MAX_CHUNK, SCHEDULE_KINDS, parallelize, recheck, unroll, vectorize
 from loopnest.transform.skew import skew
 from loopnest.transform.tiling import tile
@@ -47,6 +48,7 @@ STEP_KINDS: dict[str, StepKind] = {
     "skew": StepKind(skew, frozenset({"loop"}), frozenset({"outer", "factor"})),
     "unroll_jam": StepKind(unroll_jam, frozenset({"loop", "factor"}), frozenset(), needs_space=True),
     "expand": StepKind(expand, frozenset({"scalar"}), frozenset()),
+    "pack": StepKind(pack, frozenset({"array", "loop"}), frozenset({"transpose"}), needs_space=True),
     "autoschedule": StepKind(autoschedule, frozenset(), frozenset({"tile", "parallel"}), needs_space=True),
 }
 
@@ -73,19 +75,19 @@ def _check_int(value: object, bounds: tuple[int, int], what: str) -> None:
 def _check_arguments(index: int, op: str, args: dict[str, Any]) -> None:
     for name, value in args.items():
         what = f"step {index} ({op}): {name}"
-        if name in ("reduction", "schedule", "scalar", "parallel"):
+        if name in ("reduction", "schedule", "scalar", "array", "transpose", "parallel"):
             _check_word(name, value, what)
         else:
             _check_numbers(name, value, _OP_BOUNDS.get((op, name), _INT_BOUNDS[name]), what)
 
 
 def _check_word(name: str, value: object, what: str) -> None:
-    """A flag, a schedule kind or a C identifier."""
-    if name in ("reduction", "parallel") and not isinstance(value, bool):
+    """A flag, a schedule kind or a C identifier (a scalar or an array)."""
+    if name in ("reduction", "transpose", "parallel") and not isinstance(value, bool):
         raise RecipeError(f"{what} must be true or false")
     if name == "schedule" and value not in SCHEDULE_KINDS:
         raise RecipeError(f"{what} must be one of {', '.join(SCHEDULE_KINDS)}")
-    if name == "scalar" and not (isinstance(value, str) and value.isidentifier() and len(value) <= 255):
+    if name in ("scalar", "array") and not (isinstance(value, str) and value.isidentifier() and len(value) <= 255):
         raise RecipeError(f"{what} must be a C identifier")
 
 
@@ -196,6 +198,8 @@ def apply_recipe(scop: Scop, recipe: Recipe, deps: list[Dependence] | None = Non
             raise RecipeError(f"step {index}: {exc}") from None
         if step.op == "expand":  # later steps are checked against the expanded nest's dependences
             deps = compute_dependences(scop)
+        elif step.op == "pack":  # ... and against the copies' and the buffer's
+            deps = pack_dependences(scop, deps, args["array"])
         scop = _check_legal(scop, deps, index, step.op)
     return scop
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autotune.transfer import Neighbour, TransferTuner, adapt_recipe, loop_roles, map_loops
-from loopnest import Harness, Recipe, apply_recipe, extract_scops
+from autotune.transfer import LoopRoles, Neighbour, TransferTuner, adapt_recipe, loop_roles, map_loops
+from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c
 
 BLAS3 = Path(__file__).resolve().parents[2] / "corpus/kernels/blas3"
 TUNED = Recipe.from_dict({"steps": [{"op": "interchange", "order": [0, 2, 1]},
@@ -110,6 +110,30 @@ def test_a_jam_whose_mapped_loop_has_nothing_inside_is_dropped() -> None:
     gemm = nest("gemm_ijk.c")
     adapted = adapt_recipe(tuned, loop_roles(gemm, SIZES), ger, loop_roles(ger, {"m": 96, "n": 96}))
     assert all(s.op != "unroll_jam" for s in adapted.steps)
+
+
+PACKED = Recipe.from_dict({"steps": [*TUNED.to_dict()["steps"][:2], {"op": "pack", "array": "A", "loop": 1},
+                                     {"op": "pack", "array": "B", "loop": 2}, {"op": "parallelize", "loop": 0}]})
+
+
+def test_packed_arrays_are_mapped_by_the_loops_indexing_them() -> None:
+    source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")  # A, B there; Ag, Bg here
+    roles = loop_roles(source, SIZES)
+    assert roles.arrays == {"A": [[0], [2]], "B": [[2], [1]]}  # A[i][k], B[k][j]
+    adapted = adapt_recipe(PACKED, roles, target, loop_roles(target, SIZES))
+    packs = [s for s in adapted.to_dict()["steps"] if s["op"] == "pack"]
+    assert packs == [{"op": "pack", "array": "Ag", "loop": 1}, {"op": "pack", "array": "Bg", "loop": 2}]
+    code_source = generate_c(apply_recipe(source, PACKED))
+    code_target = generate_c(apply_recipe(target, adapted))
+    assert code_target.count("__attribute__((aligned(64)))") == code_source.count("__attribute__((aligned(64)))") == 2
+
+
+def test_a_pack_step_without_a_matching_array_or_role_record_is_dropped() -> None:
+    source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")
+    old = LoopRoles.from_dict({k: v for k, v in loop_roles(source, SIZES).to_dict().items() if k != "arrays"})
+    assert old.arrays == {}  # a record made before packing
+    adapted = adapt_recipe(PACKED, old, target, loop_roles(target, SIZES))
+    assert [s["op"] for s in adapted.to_dict()["steps"]] == ["interchange", "tile", "parallelize"]
 
 
 def test_an_autoschedule_recipe_transfers_as_isl_schedule_of_our_nest_with_the_tile_refitted() -> None:

@@ -9,6 +9,7 @@ from optuna.trial import TrialState
 
 from autotune import (
     MeasurementRecorder,
+    RecipeSpace,
     StudyMismatchError,
     TuneConfig,
     ensure_local_target,
@@ -163,4 +164,22 @@ def test_a_nest_where_most_samples_are_illegal_still_gets_evaluated_recipes(db_u
     result = tune_nest(scop, params, TuneConfig(storage=db_url, study_name="avgpool", n_trials=3, seed=0, **FAST))
     assert result.evaluated == 3, [(r.state, r.status) for r in result.evaluations]
     assert any(r.verified for r in result.evaluations if r.evaluated)
-    assert load_study(db_url, "avgpool").user_attrs.get("probed") is True
+
+
+def test_a_study_that_wastes_its_free_trials_gets_probes_once(gemm):
+    # Whether the avgpool study above needs the probes depends on the sampler's path through the
+    # space; the rule itself: PROBE_AFTER_FREE free trials with almost nothing evaluated, once.
+    import optuna
+
+    from autotune.tuner import PROBE_AFTER_FREE, _counts, _enqueue_probes, _needs_probes
+
+    study = optuna.create_study(direction="maximize")
+    for _ in range(PROBE_AFTER_FREE - 1):
+        study.tell(study.ask(), state=TrialState.PRUNED)
+    assert not _needs_probes(study, _counts(study))
+    study.tell(study.ask(), state=TrialState.PRUNED)
+    assert _needs_probes(study, _counts(study))
+    space = RecipeSpace(gemm, params=GEMM_PARAMS)
+    _enqueue_probes(study, space, 5)
+    assert len(study.get_trials(states=(TrialState.WAITING,))) == min(5, len(space.probe_params()))
+    assert study.user_attrs["probed"] is True and not _needs_probes(study, _counts(study))
