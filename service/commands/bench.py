@@ -1,13 +1,16 @@
-"""``perfembed bench``: the paper's evaluation (leave one family out) from the command line.
+"""``perfembed bench``: the paper's evaluation (leave one family out) and the peak benchmark.
 
 Register with ``app.add_typer(bench_app, name="bench")``. The logic lives in ``benchmarks/paper.py``
 (see its docstring for the method); this command reads :func:`loopnest.config.get_settings` for the
-database URL, data folder, compiler and limits, and shows progress on stderr.
+database URL, data folder, compiler and limits, and shows progress on stderr. ``bench peak`` runs
+``benchmarks/peak.py`` in a subprocess (nothing imports ``benchmarks``), passing its options through.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -125,3 +128,17 @@ def _render(report: dict[str, Any]) -> None:
         console.print(f"target ({key}): {target['status']}: {target['name']}")
     if report.get("report"):
         console.print(f"wrote {report['report']['markdown']} and {report['report']['plot']}")
+
+
+@bench_app.command("peak", add_help_option=False,
+                   context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def peak_command(ctx: typer.Context) -> None:
+    """GFLOP/s and GB/s of dense kernels and stencils: gcc, Polly, perfembed, numpy (benchmarks/peak.py;
+    its options pass through: --quick, --json, --kernels, --retune, --help, ...)."""
+    script = ROOT / "benchmarks" / "peak.py"
+    if not script.is_file():
+        raise ParameterError(f"perfembed bench peak runs {script}: it needs a source checkout of perfembed")
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    done = subprocess.run([sys.executable, "-m", "benchmarks.peak", *ctx.args], env={**os.environ, "PYTHONPATH": path},
+                          check=False)
+    raise typer.Exit(done.returncode)
