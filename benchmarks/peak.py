@@ -123,7 +123,11 @@ def measure_kernel(kernel: Kernel, tuning: dict[str, Any], *, quick: bool, round
         variants += [v for v in found if v.ok]
         numpy, numpy_call = None, None
         if kernel.numpy is not None:
-            numpy, numpy_call = numpy_variant(kernel.numpy, load_inputs(run), run)
+            try:
+                numpy, numpy_call = numpy_variant(kernel.numpy, load_inputs(run), run)
+            except RuntimeError as exc:  # the input dump did not build or run: numpy has no inputs
+                numpy = Variant("numpy")
+                numpy.fail("failed", str(exc))
         interleave(run, variants, rounds, numpy_call, numpy)
     return kernel_row(kernel, params, tuning, gcc=gcc, polly=polly, found=found, numpy=numpy, threads=threads)
 

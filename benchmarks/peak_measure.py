@@ -64,7 +64,7 @@ class Variant:
         row: dict[str, Any] = {"status": self.status, "message": self.message, **self.info,
                                "verified": self.verification.verified if self.verification else None,
                                "max_rel_error": self.verification.max_rel_error if self.verification else None,
-                               "times_s": [round(t, 6) for t in self.times]}
+                               "times_s": list(self.times)}
         if self.times and self.ok:
             median = statistics.median(self.times)
             row.update(median_s=median, rate=work / median / unit, rate_low=work / max(self.times) / unit,

@@ -28,11 +28,14 @@ def geomean(values: list[float]) -> float | None:
 
 
 def figures(report: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(kernel, variant, figure) for every figure the report should hold."""
+    """(kernel, variant, figure) for every figure the report should hold, perfembed's candidates included
+    (a wrong candidate is a wrong result even when another one is faster)."""
     for row in report.get("kernels", []):
         for name in VARIANTS:
             if name in row:
                 yield row["kernel"], name, row[name]
+        for candidate in row.get("candidates", []):
+            yield row["kernel"], candidate["name"], candidate
 
 
 def complete(report: dict[str, Any]) -> bool:
@@ -98,7 +101,8 @@ def _recipe(row: dict[str, Any]) -> str:
         return "original kept" if pe.get("role") == "original" else str(pe.get("status"))
     steps = "; ".join(" ".join(f"{v}" if k == "op" else f"{k}={json.dumps(v)}" for k, v in step.items())
                       for step in pe["recipe"].get("steps", []))
-    return f"{pe.get('source')}: {steps}"
+    others = [c for c in row.get("candidates", []) if c.get("name") != pe.get("name") and c.get("verified") is False]
+    return f"{pe.get('source')}: {steps}" + (f" ({len(others)} other candidate(s) WRONG)" if others else "")
 
 
 def _polly_note(row: dict[str, Any]) -> str:
