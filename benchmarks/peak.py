@@ -34,6 +34,7 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -216,7 +217,7 @@ def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any
         "machine": machine(), "load_before": machine_load(),
         "config": {"quick": args.quick, "threads": threads, "placement": "unpinned", "rounds": rounds,
                    "gcc": f"{settings.cc} {settings.cflags}", "polly": f"{POLLY_CC} {POLLY_FLAGS}",
-                   "tuning": config.__dict__, "code": fingerprint[:16], "out": str(out_dir)}}
+                   "tuning": asdict(config), "code": fingerprint[:16], "out": str(out_dir)}}
     start = time.perf_counter()
     if any(k.kind == "stencil" for k in args.kernels):
         _progress("STREAM bandwidth")

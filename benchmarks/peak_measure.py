@@ -120,7 +120,10 @@ class KernelRun:
         if not done.ok:
             variant.fail(done.status, done.describe())
             return
-        variant.times.append(float(done.stdout.split()[0]))
+        try:
+            variant.times.append(float(done.stdout.split()[0]))
+        except (IndexError, ValueError):
+            variant.fail("failed", f"the driver printed no time: {done.stdout[:200]!r}")
 
 
 def _slug(name: str) -> str:
