@@ -1,10 +1,11 @@
-"""``perfembed bench``: the paper's evaluation (leave one family out) from the command line.
+"""``perfembed bench``: the paper's evaluation (leave one family out) and the peak benchmark.
 
 Register with ``app.add_typer(bench_app, name="bench")``. The benchmark is ``python -m benchmarks.paper``
 (see its docstring for the method), run in a child process: the packages never import ``benchmarks``
 (the layers contract in pyproject.toml). The child reads the same ``PERFEMBED_*`` settings (database
 URL, data folder, compiler, limits) and reports on stdout in JSON lines (``--events``): progress
-events, shown here on stderr, then the report or the user error that ended it.
+events, shown here on stderr, then the report or the user error that ended it. ``bench peak`` runs
+``benchmarks/peak.py`` the same way, passing its options through.
 """
 
 from __future__ import annotations
@@ -83,17 +84,22 @@ def paper_command(
     _render(report)
 
 
-def run_benchmark(args: list[str], on_event: Callable[[Any], None]) -> dict[str, Any]:
-    """``python -m benchmarks.paper --events ARGS`` in a child process: each progress event to
-    ``on_event`` (its fields as attributes), then the report. The child's user error is raised as a
-    :class:`BenchmarkError` (exit code 2); a child that ends without a report as an :class:`InternalError`."""
+def benchmark_environment() -> dict[str, str]:
+    """The environment of a ``python -m benchmarks.X`` child: it imports the packages from where this
+    process found them (a checkout on sys.path included); a user error when there is no checkout."""
     spec = importlib.util.find_spec("benchmarks")  # finds the package without importing it
     if spec is None or spec.origin is None:
         raise ParameterError("the benchmarks are not installed with this perfembed: run `perfembed bench` from a "
                              "perfembed checkout installed with `pip install -e .`")
-    # The child imports the packages from where this process found them (a checkout on sys.path included).
     root = str(Path(spec.origin).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+
+
+def run_benchmark(args: list[str], on_event: Callable[[Any], None]) -> dict[str, Any]:
+    """``python -m benchmarks.paper --events ARGS`` in a child process: each progress event to
+    ``on_event`` (its fields as attributes), then the report. The child's user error is raised as a
+    :class:`BenchmarkError` (exit code 2); a child that ends without a report as an :class:`InternalError`."""
+    env = benchmark_environment()
     command = [sys.executable, "-m", BENCHMARK_MODULE, "--events", *args]
     report: dict[str, Any] | None = None
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as child:  # stderr: the terminal
@@ -173,3 +179,13 @@ def _render(report: dict[str, Any]) -> None:
         console.print(f"target ({key}): {target['status']}: {target['name']}")
     if report.get("report"):
         console.print(f"wrote {report['report']['markdown']} and {report['report']['plot']}")
+
+
+@bench_app.command("peak", add_help_option=False,
+                   context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def peak_command(ctx: typer.Context) -> None:
+    """GFLOP/s and GB/s of dense kernels and stencils: gcc, Polly, perfembed, numpy (benchmarks/peak.py;
+    its options pass through: --quick, --json, --kernels, --retune, --help, ...)."""
+    done = subprocess.run([sys.executable, "-m", "benchmarks.peak", *ctx.args], env=benchmark_environment(),
+                          check=False)
+    raise typer.Exit(done.returncode)

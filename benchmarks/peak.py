@@ -1,0 +1,260 @@
+"""How close perfembed gets to the machine: dense kernels in GFLOP/s and stencils in GB/s.
+
+gcc, Polly, perfembed's best recipe and numpy (OpenBLAS), measured side by side in one run.
+
+    python -m benchmarks.peak [--json] [--quick] [--retune] [--kernels gemm,jacobi2d] [--threads N]
+                              [--rounds R] [--trials N] [--no-transfer] [--out DIR]
+
+Kernels (``benchmarks/peak_kernels.py``): gemm, 2mm, syrk, a CNN layer and a batched product from the
+corpus, at sizes of 1-2 s under gcc, and the stencils jacobi2d, heat2d, heat3d and seidel2d against
+the machine's STREAM bandwidth (``benchmarks/peak_stream.c``). Per kernel:
+
+- gcc: perfembed's baseline (its measurement driver, ``gcc -O3 -march=native -fopenmp``);
+- Polly: the same program through ``clang-16 -O3 -march=native -fopenmp -mllvm -polly -mllvm
+  -polly-parallel``, with what Polly did (packing, parallel code) read from its LLVM IR;
+- perfembed: what perfembed finds for the kernel (``benchmarks/peak_tuning.py``: transfer from the
+  shipped seed, then autotuning), cached in ``OUT/tuning.json``;
+- numpy: the same computation on the same input values, with the same number of BLAS threads.
+
+Every variant runs once per round in a rotating order (``benchmarks/peak_measure.py``); figures are
+medians over the rounds with the range beside them, and every output is checked against gcc's.
+The report goes to stdout (a table, or with ``--json`` one JSON object) and to ``OUT/peak.md`` and
+``OUT/peak.json``; progress goes to stderr. Exit status: 0 when every figure was measured and
+verified, 1 otherwise, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, NoReturn
+
+from threadpoolctl import threadpool_info
+
+from benchmarks.peak_kernels import KERNELS, Kernel, select
+from benchmarks.peak_measure import (
+    POLLY_CC,
+    POLLY_FLAGS,
+    KernelRun,
+    Variant,
+    build_polly,
+    interleave,
+    load_inputs,
+    machine_load,
+    numpy_variant,
+    working_limits,
+)
+from benchmarks.peak_report import complete, render_markdown, render_text, summarize
+from benchmarks.peak_stream import measure_stream
+from benchmarks.peak_tuning import ROOT, TuneConfig, TuningCache, code_fingerprint, tune_kernel
+from loopnest.codegen import generate_c
+from loopnest.config import Settings, get_settings
+from loopnest.errors import PerfembedError
+from loopnest.frontend.extract import extract_scops
+from loopnest.harness import Limits, array_layouts
+from loopnest.ir import Scop
+from loopnest.omp_clauses import reorders_reduction
+from loopnest.polyhedral import compute_dependences
+from loopnest.transform.recipe import Recipe, apply_recipe
+
+
+def kernel_scop(kernel: Kernel) -> Scop:
+    """The first nest of the kernel's function."""
+    scops = [s for s in extract_scops(ROOT / kernel.file).scops if s.region.function == kernel.function]
+    if not scops:
+        raise RuntimeError(f"{kernel.file}: no supported nest in {kernel.function}")
+    return scops[0]
+
+
+def candidates(tuning: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """perfembed's distinct recipes as (source, recipe): transfer's accepted one, the confirmed tuning winner."""
+    found: dict[str, tuple[list[str], dict[str, Any]]] = {}
+    for source in ("transfer", "autotune"):
+        recipe = (tuning.get(source) or {}).get("recipe")
+        if recipe:
+            key = json.dumps(recipe, sort_keys=True)
+            found.setdefault(key, ([], recipe))[0].append(source)
+    return [("+".join(sources), recipe) for sources, recipe in found.values()]
+
+
+def recipe_variant(run: KernelRun, scop: Scop, source: str, recipe: dict[str, Any]) -> Variant:
+    """perfembed's recipe applied to the nest (legality checked again at these sizes) and compiled by gcc."""
+    name = f"perfembed:{source}"
+    try:
+        transformed = apply_recipe(scop, Recipe.from_dict(recipe), compute_dependences(scop))
+    except PerfembedError as exc:
+        variant = Variant(name)
+        variant.fail("refused", str(exc))
+        return variant
+    variant = run.build(name, generate_c(transformed))
+    variant.reorders = reorders_reduction(transformed)
+    variant.info.update(source=source, recipe=recipe)
+    return variant
+
+
+def measure_kernel(kernel: Kernel, tuning: dict[str, Any], *, quick: bool, rounds: int, threads: int,
+                   settings: Settings) -> dict[str, Any]:
+    """Build every variant of ``kernel``, time them interleaved over ``rounds`` rounds, verify, summarize."""
+    params = kernel.params(quick)
+    scop = kernel_scop(kernel)
+    layouts = array_layouts(scop, params)
+    memory_mb = int(sum(lay.nbytes for lay in layouts) / 2**20 * 1.5) + 256
+    limits = working_limits(Limits.from_settings(settings), memory_mb)
+    with tempfile.TemporaryDirectory(prefix="perfembed-peak-") as tmp:
+        run = KernelRun(scop, params, layouts, Path(tmp), limits, threads, settings.cc, settings.cflags)
+        base = generate_c(scop)
+        gcc = run.build("gcc", base)
+        variants = [gcc]
+        if shutil.which(POLLY_CC) is None:
+            polly = Variant("polly")
+            polly.fail("not available", f"{POLLY_CC} is not installed (Debian: clang-16 libpolly-16-dev libomp-16-dev)")
+        else:
+            polly = build_polly(run, base)
+            variants.append(polly)
+        found = [recipe_variant(run, scop, source, recipe) for source, recipe in candidates(tuning)]
+        variants += [v for v in found if v.ok]
+        numpy, numpy_call = None, None
+        if kernel.numpy is not None:
+            try:
+                numpy, numpy_call = numpy_variant(kernel.numpy, load_inputs(run), run)
+            except RuntimeError as exc:  # the input dump did not build or run: numpy has no inputs
+                numpy = Variant("numpy")
+                numpy.fail("failed", str(exc))
+        interleave(run, variants, rounds, numpy_call, numpy)
+    return kernel_row(kernel, params, tuning, gcc=gcc, polly=polly, found=found, numpy=numpy, threads=threads)
+
+
+def kernel_row(kernel: Kernel, params: dict[str, int], tuning: dict[str, Any], *, gcc: Variant, polly: Variant,
+               found: list[Variant], numpy: Variant | None, threads: int) -> dict[str, Any]:
+    """The JSON of one kernel: each variant's times and rates, and perfembed's figure (its fastest recipe,
+    or the original when perfembed kept it)."""
+    work = kernel.work(params)
+    unit = "GFLOP/s" if kernel.kind == "dense" else "GB/s"
+    row: dict[str, Any] = {"kernel": kernel.name, "kind": kernel.kind, "file": kernel.file,
+                           "function": kernel.function, "note": kernel.note, "params": params, "work": work,
+                           "unit": unit, "threads": threads, "tuning": tuning}
+    row["gcc"] = {**gcc.summary(work, 1e9), "verified": gcc.ok, "role": "reference"}
+    row["polly"] = polly.summary(work, 1e9)
+    row["candidates"] = [v.summary(work, 1e9) | {"name": v.name} for v in found]
+    measured = [c for c in row["candidates"] if c.get("rate")]
+    if measured:
+        row["perfembed"] = max(measured, key=lambda c: c["rate"])
+    elif found:  # perfembed had a recipe, but it did not build or run here
+        row["perfembed"] = {**row["candidates"][0], "rate": None}
+    else:
+        row["perfembed"] = {**row["gcc"], "role": "original", "source": "original kept", "recipe": None}
+    if numpy is not None:
+        row["numpy"] = numpy.summary(work, 1e9) | {"blas": _blas_info()}
+    return row
+
+
+def _blas_info() -> list[dict[str, Any]]:
+    return [{k: lib.get(k) for k in ("internal_api", "version", "architecture", "threading_layer")}
+            for lib in threadpool_info() if lib.get("user_api") == "blas"]
+
+
+def machine() -> dict[str, Any]:
+    cpu = "unknown"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+                    if line.startswith("model name")), cpu)
+    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()}
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line naming the problem, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = _Parser(prog="benchmarks/peak.py", description=__doc__,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, 2 trials, 2 rounds, no transfer: a smoke run")
+    parser.add_argument("--retune", action="store_true", help="ignore the tuning cache")
+    parser.add_argument("--kernels", type=lambda t: [k for k in t.split(",") if k], default=None,
+                        help=f"comma-separated, from {','.join(k.name for k in KERNELS)} (default: all)")
+    parser.add_argument("--threads", type=int, default=0, help="threads for every variant (default: every core)")
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 5, --quick 2)")
+    parser.add_argument("--trials", type=int, default=None, help="autotuning trials (default 40, --quick 2)")
+    parser.add_argument("--no-transfer", action="store_true", help="autotuning only (no seed load)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="report, tuning cache and perfembed data (default: DATA_DIR/peak, or peak-quick)")
+    args = parser.parse_args(argv)
+    try:
+        args.kernels = select(args.kernels)
+    except ValueError as exc:
+        parser.error(str(exc))
+    for name, low in (("threads", 0), ("rounds", 1), ("trials", 1)):
+        value = getattr(args, name)
+        if value is not None and value < low:
+            parser.error(f"--{name} must be at least {low}")
+    return args
+
+
+def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    threads = args.threads or os.cpu_count() or 1
+    rounds = args.rounds or (2 if args.quick else 5)
+    config = TuneConfig(trials=args.trials or (2 if args.quick else 40), threads=threads,
+                        transfer=not (args.quick or args.no_transfer), reps=1 if args.quick else 3)
+    out_dir = (args.out or settings.data_dir / ("peak-quick" if args.quick else "peak")).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cache, fingerprint = TuningCache(out_dir / "tuning.json"), code_fingerprint()
+    report: dict[str, Any] = {
+        "benchmark": "peak", "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "machine": machine(), "load_before": machine_load(),
+        "config": {"quick": args.quick, "threads": threads, "placement": "unpinned", "rounds": rounds,
+                   "gcc": f"{settings.cc} {settings.cflags}", "polly": f"{POLLY_CC} {POLLY_FLAGS}",
+                   "tuning": asdict(config), "code": fingerprint[:16], "out": str(out_dir)}}
+    start = time.perf_counter()
+    if any(k.kind == "stencil" for k in args.kernels):
+        _progress("STREAM bandwidth")
+        report["stream"] = measure_stream(threads=threads, quick=args.quick, limits=Limits.from_settings(settings),
+                                          cc=settings.cc, cflags=settings.cflags)
+    report["kernels"] = []
+    for kernel in args.kernels:
+        _progress(f"{kernel.name}: perfembed's recipes (transfer: {config.transfer}, {config.trials} trials)")
+        tuning = tune_kernel(kernel, kernel.tune_params(args.quick), config, out_dir=out_dir, cache=cache,
+                             retune=args.retune, fingerprint=fingerprint)
+        _progress(f"{kernel.name}: " + ("from the cache" if tuning["cached"] else "tuned") + "; " + ", ".join(
+            f"{part} {tuning[part]['status']}" for part in ("transfer", "autotune")))
+        _progress(f"{kernel.name}: measuring ({rounds} interleaved rounds)")
+        report["kernels"].append(measure_kernel(kernel, tuning, quick=args.quick, rounds=rounds, threads=threads,
+                                                settings=settings))
+    report["seconds"] = round(time.perf_counter() - start, 1)
+    report["load_after"] = machine_load()
+    report["summary"] = summarize(report)
+    (out_dir / "peak.json").write_text(json.dumps(report, indent=1, default=str))
+    (out_dir / "peak.md").write_text(render_markdown(report))
+    return report
+
+
+def _progress(text: str) -> None:
+    sys.stderr.write(f"[peak] {text}\n")
+    sys.stderr.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    report = run_benchmark(args, get_settings())
+    if args.json:
+        sys.stdout.write(json.dumps(report, default=str) + "\n")
+    else:
+        sys.stdout.write(render_text(report))
+    return 0 if complete(report) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

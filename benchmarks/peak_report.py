@@ -1,0 +1,179 @@
+"""The peak benchmark's summary, targets and tables (plain text for the terminal, markdown for the file)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+
+VARIANTS = ("gcc", "polly", "perfembed", "numpy")
+TITLES = {"gcc": "gcc", "polly": "Polly", "perfembed": "perfembed", "numpy": "numpy (OpenBLAS)"}
+
+
+def rate(figure: dict[str, Any] | None) -> float | None:
+    """A verified figure's median rate; None when it was not measured or its outputs were wrong."""
+    if not figure or not figure.get("rate") or figure.get("verified") is False:
+        return None
+    return float(figure["rate"])
+
+
+def ratio(row: dict[str, Any], a: str, b: str) -> float | None:
+    x, y = rate(row.get(a)), rate(row.get(b))
+    return x / y if x and y else None
+
+
+def geomean(values: list[float]) -> float | None:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def figures(report: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(kernel, variant, figure) for every figure the report should hold, perfembed's candidates included
+    (a wrong candidate is a wrong result even when another one is faster)."""
+    for row in report.get("kernels", []):
+        for name in VARIANTS:
+            if name in row:
+                yield row["kernel"], name, row[name]
+        for candidate in row.get("candidates", []):
+            yield row["kernel"], candidate["name"], candidate
+
+
+def complete(report: dict[str, Any]) -> bool:
+    """Every figure measured and verified (Polly may be "not available"), and STREAM's arrays checked."""
+    stream = report.get("stream")
+    if stream is not None and stream.get("status") != "ok":
+        return False
+    return all(rate(fig) is not None or (name == "polly" and fig.get("status") == "not available")
+               for _, name, fig in figures(report))
+
+
+def summarize(report: dict[str, Any]) -> dict[str, Any]:
+    """Ratios per kernel, their geometric means, and the issue's targets."""
+    dense = [r for r in report["kernels"] if r["kind"] == "dense"]
+    stencils = [r for r in report["kernels"] if r["kind"] == "stencil"]
+    ratios = {r["kernel"]: {f"perfembed/{b}": ratio(r, "perfembed", b) for b in ("gcc", "polly", "numpy")}
+              | {"polly/gcc": ratio(r, "polly", "gcc")} for r in report["kernels"]}
+    summary: dict[str, Any] = {"ratios": ratios, "complete": complete(report)}
+    for key in ("perfembed/gcc", "perfembed/polly", "perfembed/numpy"):
+        values = [v for r in dense if (v := ratios[r["kernel"]][key])]
+        summary[f"dense geomean {key}"] = geomean(values)
+    copy = (((report.get("stream") or {}).get("kernels") or {}).get("copy") or {}).get("best_gbs")
+    if copy:
+        summary["of_stream_copy"] = {r["kernel"]: {v: (rate(r.get(v)) or 0) / copy for v in VARIANTS if v in r}
+                                     for r in stencils}
+    summary["targets"] = targets(dense, ratios)
+    return summary
+
+
+def targets(dense: list[dict[str, Any]], ratios: dict[str, dict[str, float | None]]) -> dict[str, Any]:
+    """Issue 12: gemm at >= 50% of OpenBLAS; every dense kernel ahead of Polly."""
+    out: dict[str, Any] = {}
+    gemm = ratios.get("gemm", {}).get("perfembed/numpy")
+    out["gemm at least 50% of OpenBLAS"] = {
+        "status": "not measured" if gemm is None else ("met" if gemm >= 0.5 else "missed"), "value": gemm}
+    behind = [r["kernel"] for r in dense if (ratios[r["kernel"]]["perfembed/polly"] or 0) <= 1.0]
+    measured = [r["kernel"] for r in dense if ratios[r["kernel"]]["perfembed/polly"] is not None]
+    out["every dense kernel ahead of Polly"] = {
+        "status": "not measured" if not measured else ("met" if not behind else "missed"), "behind": behind}
+    return out
+
+
+def _cell(fig: dict[str, Any] | None) -> str:
+    if not fig:
+        return "-"
+    if not fig.get("rate"):
+        return str(fig.get("status", "-"))
+    text = f"{fig['rate']:.1f} [{fig['rate_low']:.1f}-{fig['rate_high']:.1f}]"
+    return text + (" WRONG" if fig.get("verified") is False else "")
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _sizes(row: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in row["params"].items())
+
+
+def _recipe(row: dict[str, Any]) -> str:
+    pe = row["perfembed"]
+    if not pe.get("recipe"):
+        return "original kept" if pe.get("role") == "original" else str(pe.get("status"))
+    steps = "; ".join(" ".join(f"{v}" if k == "op" else f"{k}={json.dumps(v)}" for k, v in step.items())
+                      for step in pe["recipe"].get("steps", []))
+    others = [c for c in row.get("candidates", []) if c.get("name") != pe.get("name") and c.get("verified") is False]
+    return f"{pe.get('source')}: {steps}" + (f" ({len(others)} other candidate(s) WRONG)" if others else "")
+
+
+def _polly_note(row: dict[str, Any]) -> str:
+    code = (row.get("polly") or {}).get("codegen")
+    if not code:
+        return ""
+    flags = [name for name in ("packed", "parallel") if code.get(name)]
+    return ", ".join(flags) if flags else ("own code" if code.get("polly_code") else "untouched")
+
+
+def tables(report: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) per section."""
+    out = []
+    cfg = report["config"]
+    spread = f"median [min-max] of {cfg['rounds']} interleaved rounds, {cfg['threads']} threads ({cfg['placement']})"
+    dense = [r for r in report["kernels"] if r["kind"] == "dense"]
+    if dense:
+        header = ["kernel", "sizes", "gcc", "Polly", "perfembed", "numpy", "pe/gcc", "pe/Polly", "pe/numpy",
+                  "Polly did", "perfembed recipe"]
+        rows = [[r["kernel"], _sizes(r), *(_cell(r.get(v)) for v in VARIANTS),
+                 *(_x(report["summary"]["ratios"][r["kernel"]][f"perfembed/{b}"]) for b in ("gcc", "polly", "numpy")),
+                 _polly_note(r), _recipe(r)] for r in dense]
+        out.append((f"Dense kernels, GFLOP/s, {spread}", header, rows))
+    stencils = [r for r in report["kernels"] if r["kind"] == "stencil"]
+    if stencils:
+        stream = report.get("stream") or {}
+        kern = stream.get("kernels") or {}
+        copy, triad = (kern.get(k, {}).get("best_gbs", 0.0) for k in ("copy", "triad"))
+        title = (f"Stencils, GB/s of compulsory traffic, {spread}; STREAM ({stream.get('status')}): copy "
+                 f"{copy:.1f} GB/s, triad {triad:.1f} GB/s (best of the repetitions)")
+        of = report["summary"].get("of_stream_copy", {})
+        header = ["kernel", "sizes", "gcc", "Polly", "perfembed", "pe/gcc", "pe/Polly", "of STREAM copy (gcc/Polly/pe)",
+                  "Polly did", "perfembed recipe"]
+        rows = [[r["kernel"], _sizes(r), *(_cell(r.get(v)) for v in VARIANTS[:3]),
+                 *(_x(report["summary"]["ratios"][r["kernel"]][f"perfembed/{b}"]) for b in ("gcc", "polly")),
+                 " / ".join(f"{of.get(r['kernel'], {}).get(v, 0):.0%}" for v in VARIANTS[:3]),
+                 _polly_note(r), _recipe(r)] for r in stencils]
+        out.append((title, header, rows))
+    return out
+
+
+def _footer(report: dict[str, Any]) -> list[str]:
+    s, cfg = report["summary"], report["config"]
+    lines = [f"{k}: {_x(v)}" for k, v in s.items() if k.startswith("dense geomean")]
+    lines += [f"target: {name}: {t['status']}" + (f" ({_x(t['value'])})" if t.get("value") else "")
+              + (f" (behind: {', '.join(t['behind'])})" if t.get("behind") else "") for name, t in s["targets"].items()]
+    before, after = report["load_before"], report["load_after"]
+    lines.append(f"machine: {report['machine']['cpu']}, {report['machine']['cores']} cores; load average "
+                 f"{before['loadavg'][0]:.1f} before, {after['loadavg'][0]:.1f} after; {report['seconds']} s")
+    lines.append(f"gcc: {cfg['gcc']}; Polly: {cfg['polly']}; perfembed: transfer={cfg['tuning']['transfer']}, "
+                 f"{cfg['tuning']['trials']} trials at the tuning sizes, code {cfg['code']}")
+    if not s["complete"]:
+        lines.append("INCOMPLETE: some figure was not measured or not verified (see the JSON)")
+    return lines
+
+
+def render_text(report: dict[str, Any]) -> str:
+    parts = []
+    for title, header, rows in tables(report):
+        widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=False)]
+        parts.append(title)
+        parts += ["  ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=False)).rstrip()
+                  for line in [header, *rows]]
+        parts.append("")
+    return "\n".join([*parts, *_footer(report)]) + "\n"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    parts = [f"# Peak benchmark ({report['started']})", ""]
+    for title, header, rows in tables(report):
+        parts += [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+        parts += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+        parts.append("")
+    return "\n".join([*parts, *(f"- {line}" for line in _footer(report))]) + "\n"
