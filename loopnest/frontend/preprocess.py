@@ -59,7 +59,10 @@ class PreprocessOptions:
 
 
 def _cpp_args(exe: str, options: PreprocessOptions) -> list[str]:
-    args = [exe, "-nostdinc", "-std=gnu99", "-I", str(_OWN_INCLUDE), "-I", pycparser_fake_libc.directory]
+    # Resolved, as the sandbox binds them: a virtual environment reached through a symlink is not
+    # visible there under the link's name.
+    args = [exe, "-nostdinc", "-std=gnu99", "-I", str(_OWN_INCLUDE.resolve()),
+            "-I", str(Path(pycparser_fake_libc.directory).resolve())]
     for d in options.include_dirs:
         args += ["-iquote", str(d), "-I", str(d)]
     for define in _EXTENSION_DEFINES:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from database.config import DatabaseSettings
 from loopnest.config import Settings, default_data_dir, get_settings, load_settings
 from loopnest.errors import SettingsError
 from tests.conftest import TEST_DATA_ROOT
@@ -33,7 +34,7 @@ def test_the_default_does_not_depend_on_the_current_directory(tmp_path: Path,
     for where in (tmp_path, tmp_path / "notebooks"):
         where.mkdir(exist_ok=True)
         monkeypatch.chdir(where)
-        settings = Settings()
+        settings = DatabaseSettings()
         assert settings.data_dir.is_absolute()
         seen.add(settings.resolved_database_url)
     assert seen == {f"sqlite:///{tmp_path / 'xdg' / 'perfembed' / 'perfembed.db'}"}
