@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import database
-from loopnest.errors import CompileError
+from loopnest.errors import CompileError, PerfembedError, SourceError
 from service.app import create_app
 from tests.service import fake_pipeline
 from tests.service.factories import gemm_program, gemv_program, service_settings, wait_for_evaluation
@@ -138,7 +138,8 @@ def test_a_burst_of_evaluations_is_queued_then_refused_with_retry_after(tmp_path
 
 
 @pytest.mark.parametrize("raised, status, needle", [
-    (CompileError("program.c:3: the variant did not compile"), 422, "program.c:3"),
+    (SourceError("program.c:3: unsupported construct"), 422, "program.c:3"),
+    (CompileError("generated code did not compile"), 500, "bug in perfembed"),  # generated code: our bug
     (RuntimeError("boom"), 500, "bug in perfembed"),
 ])
 def test_a_failed_evaluation_job_carries_the_error_the_request_would_have_got(
@@ -153,7 +154,8 @@ def test_a_failed_evaluation_job_carries_the_error_the_request_would_have_got(
         job = wait_for_evaluation(api, r.headers["Location"])
     assert job["status"] == "failed" and job["result"] is None
     assert job["error"]["status"] == status and needle in job["error"]["message"]
-    assert job["error"]["error"] == (type(raised).__name__ if status < 500 else "InternalError")
+    # Our own errors keep their class (CompileError: a bug, 500); anything else is an InternalError.
+    assert job["error"]["error"] == (type(raised).__name__ if isinstance(raised, PerfembedError) else "InternalError")
 
 
 def test_evaluations_run_under_the_per_request_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from database import create_api_key, get_store
-from loopnest.errors import CompileError, ParameterError
+from loopnest.errors import ParameterError, SourceError
 from service.client import Client, ClientError, collect_quoted_includes, program_from_file
 from service.commands.remote import analyze_remote, job_line, suggest_remote
 from tests.service import fake_pipeline
@@ -59,7 +59,7 @@ def test_an_evaluation_is_polled_to_its_answer_and_its_progress_is_shown(client:
 def test_a_failed_evaluation_raises_the_error_the_request_would_have_got(
         client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(*_: object, **__: object) -> None:
-        raise CompileError("program.c:4: the variant did not compile")
+        raise SourceError("program.c:4: unsupported construct")
 
     monkeypatch.setattr(fake_pipeline, "suggest", fail)
     with pytest.raises(ClientError) as info:
