@@ -249,7 +249,8 @@ class _JobRun:
             store.update_job_progress(job.id, worker_id=worker_id, progress=result.evaluated)
             if note:
                 _note_job(store, job.id, worker_id, note)
-            store.finish_job(job.id, worker_id=worker_id, best_recipe_id=best_id, best_speedup=best_speedup)
+            store.finish_job(job.id, worker_id=worker_id, best_recipe_id=best_id, best_speedup=best_speedup,
+                             clear_best=best_id is None)
         except LeaseLostError as exc:
             return JobOutcome(job.id, "lease-lost", result.evaluated, best_speedup, best_id, str(exc), result)
         return JobOutcome(job.id, "done", result.evaluated, best_speedup, best_id, note, result, confirmed)
@@ -270,9 +271,12 @@ def confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorde
         comparison = harness.compare(result.best_recipe, policy=policy)
         baseline = harness.baseline().median
     speedup = comparison.speedup
-    if comparison.ok and speedup is not None and baseline and speedup.above(policy.margin):
+    if comparison.ok and speedup is not None and baseline:
+        # Stored whether or not it holds up: it is this recipe's honest figure, and "tuned before"
+        # prefers it to the screening figure that chose the winner.
         recorder.confirmed(list(result.best_recipe.to_dict()["steps"]), speedup, baseline)
-        return speedup, None
+        if speedup.above(policy.margin):
+            return speedup, None
     found = speedup.describe() if speedup else f"{comparison.status} {comparison.message}".strip()
     return None, f"the best trial ({result.best_speedup:.2f}x) did not hold up when re-measured: {found}"
 

@@ -142,6 +142,7 @@ class Store:
         worker_id: str,
         best_recipe_id: int | None = None,
         best_speedup: float | None = None,
+        clear_best: bool = False,
         now: datetime | None = None,
     ) -> TuningJob:
         with self.session() as session:
@@ -151,6 +152,7 @@ class Store:
                 worker_id=worker_id,
                 best_recipe_id=best_recipe_id,
                 best_speedup=best_speedup,
+                clear_best=clear_best,
                 now=now,
             )
 

@@ -193,9 +193,12 @@ def finish_job(
     worker_id: str,
     best_recipe_id: int | None = None,
     best_speedup: float | None = None,
+    clear_best: bool = False,
     now: datetime | None = None,
 ) -> TuningJob:
-    """Mark the job done and release its lease."""
+    """Mark the job done and release its lease. The best recipe and speedup recorded while it ran are
+    kept unless new ones are given, or ``clear_best`` drops them (a winner that did not hold up when
+    re-measured is nobody's result)."""
     now = now or utcnow()
     values: dict[str, Any] = {
         "status": JobStatus.DONE.value,
@@ -203,6 +206,8 @@ def finish_job(
         "finished_at": now,
         "updated_at": now,
     }
+    if clear_best:
+        values.update(best_recipe_id=None, best_speedup=None)
     values.update(_best(session, best_recipe_id, best_speedup))
     return _owned_update(session, job_id, worker_id, **values)
 

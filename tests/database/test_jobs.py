@@ -52,6 +52,16 @@ def test_job_life_cycle(store: Store, seed: Seed) -> None:
         assert list_jobs(session, status="queued") == []
 
 
+def test_a_job_whose_winner_did_not_hold_up_ends_without_a_best_recipe(store: Store, seed: Seed) -> None:
+    """Reproduction: the best trial's screening figure (set while the job ran) stayed the job's result
+    after its re-measurement refused it (`jobs list` showed 2.41x for a winner re-measured at 0.55x)."""
+    (job_id,) = _enqueue(store, seed, 1)
+    store.claim_next_job(worker_id="w1", lease_seconds=60, now=T0)
+    store.update_job_progress(job_id, worker_id="w1", progress=40, best_recipe_id=seed.recipe_id, best_speedup=2.41)
+    done = store.finish_job(job_id, worker_id="w1", clear_best=True, now=T0 + timedelta(seconds=90))
+    assert done.status is JobStatus.DONE and done.best_recipe_id is None and done.best_speedup is None
+
+
 def test_expired_lease_is_claimed_again(store: Store, seed: Seed) -> None:
     (job_id,) = _enqueue(store, seed, 1)
     assert store.claim_next_job(worker_id="crashed", lease_seconds=30, now=T0) is not None
