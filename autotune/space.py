@@ -50,6 +50,7 @@ from autotune.space_steps import (
     autoschedule_step,
     autoschedule_value,
     band_of,
+    expansion_steps,
     imbalanced,
     jam_choices,
     longest_trip,
@@ -121,7 +122,13 @@ class RecipeSpace:
                  unroll_factors: Sequence[int] = UNROLL_FACTORS, max_permuted: int = MAX_PERMUTED) -> None:
         if any(int(f) < 2 for f in unroll_factors) or any(int(s) < 1 for s in tile_sizes):
             raise ValueError("tile sizes must be >= 1 and unroll factors >= 2")
+        # A scalar accumulator pins the loops around it (textbook matmul's ``sum``): every recipe of
+        # the space starts by expanding it, and the choices below are those of the expanded nest.
+        self.original = scop
+        self.deps = compute_dependences(scop) if deps is None else deps  # the original nest's
+        self.expand_steps, scop = expansion_steps(scop)
         self.scop = scop
+        work_deps = compute_dependences(scop) if self.expand_steps else self.deps
         longest = longest_trip(scop, params) if params is not None else None
         self.tile_sizes = tuple(sorted({1, *(int(s) for s in tile_sizes if longest is None or int(s) < longest)}))
         self.unroll_factors = tuple(sorted({int(f) for f in unroll_factors}))
@@ -149,12 +156,11 @@ class RecipeSpace:
         self.arrays = array_roles(scop) if self.n_levels >= 2 else {}
         for name in sorted(self.arrays):
             self.choices[f"pack_{name}"] = (False, True)
-        self.deps = compute_dependences(scop) if deps is None else deps
-        if self.n_levels >= 2 and (auto := autoschedule_choices(scop, self.deps, self.tile_sizes)):
+        if self.n_levels >= 2 and (auto := autoschedule_choices(scop, work_deps, self.tile_sizes)):
             self.choices["autoschedule"] = auto
-        self.reductions = reduction_loops(scop, self.deps)
+        self.reductions = reduction_loops(scop, work_deps)
         if prune:
-            self.prune(self.deps)
+            self.prune(work_deps)
 
     def __repr__(self) -> str:
         return f"RecipeSpace({self.scop.name!r}, params={list(self.choices)})"
@@ -171,8 +177,8 @@ class RecipeSpace:
         """
 
         def legal(params: dict[str, Any]) -> bool:
-            try:
-                apply_recipe(self.scop, self.recipe_for(params), deps)
+            try:  # on the (expanded) nest the choices are of, so without the expand steps
+                apply_recipe(self.scop, Recipe.from_dict({"steps": self._steps_for(params)}), deps)
             except (IllegalTransformError, RecipeError):
                 return False
             return True
@@ -195,6 +201,8 @@ class RecipeSpace:
     def signature(self) -> str:
         """A short hash of the parameter names and choices: equal signatures, compatible studies."""
         text = json.dumps({k: list(v) for k, v in self.choices.items()}, sort_keys=True)
+        if self.expand_steps:  # a space over the expanded nest is another space
+            text += json.dumps(self.expand_steps, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @property
@@ -244,11 +252,15 @@ class RecipeSpace:
 
         Raises ValueError for a parameter this space does not have or a value outside its choices.
         """
+        return Recipe.from_dict({"steps": [*self.expand_steps, *self._steps_for(params)]})
+
+    def _steps_for(self, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The steps of a point after the expansion (on :attr:`scop`, the expanded nest)."""
         p = self._complete(params)
         n = self.n_levels
         auto = autoschedule_step(p.get("autoschedule", "none"))
         if auto is not None:  # isl's schedule replaces the loop-level steps
-            return Recipe.from_dict({"steps": [auto]})
+            return [auto]
         steps: list[dict[str, Any]] = []
         if p.get("distribute"):
             steps.append({"op": "distribute", "loop": 0})
@@ -276,7 +288,7 @@ class RecipeSpace:
         jam = parse_jam(p.get("jam", "none"))
         if jam is not None:
             steps.append({"op": "unroll_jam", "loop": point_depth(order.index(jam[0]), band), "factor": jam[1]})
-        return Recipe.from_dict({"steps": steps})
+        return steps
 
     def _complete(self, params: Mapping[str, Any]) -> dict[str, Any]:
         unknown = set(params) - set(self.choices)
@@ -310,6 +322,10 @@ class RecipeSpace:
             except RecipeError:
                 return None
         params = self.default_params()
+        body = self._without_expansion(recipe, strict=strict)
+        if body is None:
+            return None
+        recipe = body
         if any(step.op == "autoschedule" for step in recipe.steps):
             value = autoschedule_value(dict(recipe.steps[0].args)) if len(recipe.steps) == 1 else None
             if value is None or value not in self.choices.get("autoschedule", ()):
@@ -331,9 +347,18 @@ class RecipeSpace:
             exact = self._read_step(step.op, dict(step.args), params, state)
             if strict and not exact:
                 return None
-        if strict and self.recipe_for(params) != recipe:
+        if strict and Recipe.from_dict({"steps": self._steps_for(params)}) != recipe:
             return None
         return params
+
+    def _without_expansion(self, recipe: Recipe, *, strict: bool) -> Recipe | None:
+        """``recipe`` without its leading expand steps when they are this space's; a recipe that
+        expands otherwise is None with ``strict`` (its other steps are read on the expanded nest)."""
+        steps = recipe.to_dict()["steps"]
+        count = sum(1 for s in steps if s["op"] == "expand")
+        if steps[:count] != self.expand_steps and strict:
+            return None
+        return Recipe.from_dict({"steps": steps[count:]})
 
     def _read_step(self, op: str, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
         """Fold one step into ``params``; False if it was dropped or approximated."""

@@ -24,9 +24,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from autotune.arrays import ArrayRole, pack_depth, transposes
+from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
 from loopnest.transform.parallel import SCHEDULE_KINDS, classify
+from loopnest.transform.recipe import Recipe, apply_recipe
 
 JAM_FACTORS: tuple[int, ...] = (2, 4, 8)
 SCHEDULES: tuple[str, ...] = SCHEDULE_KINDS  # static first: the default, no clause
@@ -256,3 +258,21 @@ def position_of(depth: object, n: int, band: tuple[int, int] | None) -> int | No
         return None
     position = depth if band is None or depth <= band[1] else depth - width(band)
     return position if position < n else None
+
+
+def expansion_steps(scop: Scop) -> tuple[list[dict[str, Any]], Scop]:
+    """The ``expand`` steps of every scalar accumulator of ``scop`` that expansion can rewrite
+    (``s = 0; s += a*b; C[i][j] = s``), and the nest after them: the scalar no longer pins the loops
+    around it, so they can be interchanged and tiled. No steps and ``scop`` itself when there is none."""
+    steps: list[dict[str, Any]] = []
+    current = scop
+    for name, info in scop.arrays.items():
+        if not info.is_scalar:
+            continue
+        step = {"op": "expand", "scalar": name}
+        try:
+            current = apply_recipe(current, Recipe.from_dict({"steps": [step]}))
+        except (IllegalTransformError, RecipeError):
+            continue  # not an accumulator expand can rewrite
+        steps.append(step)
+    return steps, current

@@ -21,6 +21,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from autotune.arrays import ArrayRole, array_roles, coefficient, match_array, roles_to_json
+from autotune.space_steps import expansion_steps
 from loopnest.analysis import parallel_levels, trip_counts
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness.compare import AcceptancePolicy, Speedup
@@ -247,6 +248,39 @@ def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRole
 
 
 @dataclass(frozen=True)
+class Expansion:
+    """Our nest with every scalar accumulator expanded into its destination (``s = 0; s += a*b;
+    C[i][j] = s`` becomes ``C[i][j] += a*b``), for neighbours whose steps the scalar blocks: a gemm
+    neighbour's loop interchange is illegal on the textbook matmul until ``sum`` is expanded."""
+
+    steps: tuple[dict[str, Any], ...]
+    scop: Scop
+    deps: list[Dependence]
+    roles: LoopRoles
+
+    @classmethod
+    def of(cls, scop: Scop, params: Mapping[str, int]) -> Expansion | None:
+        """None when no scalar of the nest can be expanded."""
+        steps, expanded = expansion_steps(scop)
+        if not steps:
+            return None
+        deps = compute_dependences(expanded)
+        return cls(tuple(steps), expanded, deps, loop_roles(expanded, params, deps))
+
+    def better(self, adapted: Recipe, nb: Neighbour) -> Recipe:
+        """``adapted`` (the neighbour's recipe replayed on our nest as it is), or the expansion followed
+        by the recipe replayed on the expanded nest when that keeps more of the neighbour's steps."""
+        steps = nb.recipe.to_dict()["steps"]
+        # The neighbour's own expand steps name its scalars: ours replace them.
+        own = [s for s in steps if s["op"] != "expand"]
+        expanded = adapt_recipe(Recipe.from_dict({"steps": own}), nb.roles, self.scop, self.roles, self.deps)
+        if len(expanded.steps) < len(adapted.steps) or (len(expanded.steps) == len(adapted.steps)
+                                                         and len(own) == len(steps)):
+            return adapted  # a tie goes to the expansion only when the neighbour expanded too
+        return Recipe.from_dict({"steps": [*self.steps, *expanded.to_dict()["steps"]]})
+
+
+@dataclass(frozen=True)
 class _Start:
     """Our nest permuted into the neighbour's loop order: the interchange (if any), the nest after it,
     the trip count at each level, and how far the neighbour's steps shift inwards."""
@@ -366,10 +400,13 @@ class TransferTuner:
                    deps: list[Dependence] | None = None) -> list[Candidate]:
         deps = compute_dependences(scop) if deps is None else deps
         roles = loop_roles(scop, params, deps)
+        expansion = Expansion.of(scop, params)
         seen: set[str] = set()
         out = []
         for nb in neighbours:
             recipe = adapt_recipe(nb.recipe, nb.roles, scop, roles, deps)
+            if expansion is not None:
+                recipe = expansion.better(recipe, nb)
             if recipe.is_identity or recipe.hash in seen:
                 continue
             seen.add(recipe.hash)

@@ -68,6 +68,7 @@ def test_register_blocking_and_schedules_are_offered_where_legal(gemm_space):
     assert recipe.to_dict()["steps"][2:] == [{"op": "parallelize", "loop": 0},
                                              {"op": "unroll_jam", "loop": 0, "factor": 4}]
     assert gbmv.recipe_for({"parallel": 0, "schedule": "guided"}).to_dict()["steps"] == [
+        {"op": "expand", "scalar": "acc"},  # its accumulator, expanded first (see the matmul test)
         {"op": "parallelize", "loop": 0, "schedule": "guided"}]
     # j sits at position 2 after ikj, tiled: its point loop is depth 3.
     assert gemm_space.recipe_for({"order": 1, "tile_l2": 32, "jam": "l1x2"}).to_dict()["steps"][-1] == {
@@ -216,3 +217,24 @@ def test_the_autoschedule_candidate_is_a_point_of_the_space_and_maps_back(gemm_s
     assert [s.op for s in recipe.steps] == ["autoschedule"]
     assert gemm_space.params_for(recipe, strict=True) == point
     assert "none" == gemm_space.choices["autoschedule"][0]
+
+
+def test_a_scalar_accumulator_is_expanded_so_its_loops_can_be_interchanged_and_tiled() -> None:
+    """examples/matmul.c: `sum` pinned j and k, so the space offered no order and no tile of k (issue
+    #12). Every recipe of the space now starts by expanding it; then every order is legal."""
+    from loopnest import PreprocessOptions, extract_scops
+
+    matmul = extract_scops(KERNELS.parents[1] / "examples" / "matmul.c", PreprocessOptions(),
+                           function="matmul").scops[0]
+    space = RecipeSpace(matmul, params={"n": 400})
+    assert space.expand_steps == [{"op": "expand", "scalar": "sum"}]
+    assert len(space.choices["order"]) == 6 and 0 in space.choices["parallel"]
+    ikj = space.permutations.index((0, 2, 1))
+    point = {"order": ikj, "tile_l2": 32, "parallel": 0, "inner": "simd"}
+    recipe = space.recipe_for(point)
+    assert recipe.to_dict()["steps"][:2] == [{"op": "expand", "scalar": "sum"},
+                                            {"op": "interchange", "order": [0, 2, 1]}]
+    apply_recipe(matmul, recipe)  # legal on the original nest, expansion included
+    assert space.params_for(recipe, strict=True) == {**space.default_params(), **point}
+    # A recipe without the expansion is not one this space gives exactly.
+    assert space.params_for(Recipe.from_dict({"steps": [{"op": "parallelize", "loop": 0}]}), strict=True) is None

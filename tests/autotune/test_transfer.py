@@ -145,3 +145,22 @@ def test_an_autoschedule_recipe_transfers_as_isl_schedule_of_our_nest_with_the_t
     apply_recipe(target, adapted)
     tiny = adapt_recipe(tuned, loop_roles(source, SIZES), target, loop_roles(target, dict.fromkeys(SIZES, 2)))
     assert tiny.to_dict()["steps"] == [{"op": "autoschedule"}]
+
+
+def test_a_gemm_recipe_reaches_the_textbook_matmul_by_expanding_its_accumulator() -> None:
+    """examples/matmul.c accumulates in a scalar, so a gemm neighbour's interchange was dropped as
+    illegal and only its parallel loop transferred. The candidate now expands `sum` first and keeps
+    the whole recipe; it applies to the original nest and its outputs match the original's."""
+    matmul = extract_scops(BLAS3.parents[2] / "examples" / "matmul.c", function="matmul").scops[0]
+    params = {"n": 48}
+    neighbour = Neighbour(1, "gemm_ijk", 0.0, TUNED, loop_roles(nest("gemm_ijk.c"), SIZES), 3.0)
+    plain = adapt_recipe(TUNED, neighbour.roles, matmul, loop_roles(matmul, params))
+    assert all(step.op != "interchange" for step in plain.steps)  # what transfer gave before
+    (candidate,) = TransferTuner().candidates(matmul, params, [neighbour])
+    steps = candidate.recipe.to_dict()["steps"]
+    assert steps[0] == {"op": "expand", "scalar": "sum"}
+    assert [s["op"] for s in steps[1:]] == [s["op"] for s in TUNED.to_dict()["steps"]]
+    apply_recipe(matmul, candidate.recipe)
+    with Harness(matmul, params, reps=1, threads=1) as harness:
+        result = harness.evaluate(candidate.recipe)
+    assert result.variant.ok and result.verified, result.to_dict()
