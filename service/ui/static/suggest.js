@@ -56,6 +56,9 @@
           status.textContent = "Evaluation done.";
           show(job.result);
           document.getElementById("tuned-job").value = job.id;
+          var tuned = job.result.nests.some(function (n) { return n.accepted; });
+          document.querySelector("#tuned-form button").textContent = tuned ? "Download the tuned file"
+            : "Download the file (unchanged: no recipe held up)";
           document.getElementById("tuned-form").hidden = false;
           start.disabled = false;
         } else if (job.status === "failed") {
