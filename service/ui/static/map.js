@@ -7,6 +7,10 @@
   var n = p.ids.length;
   // SVG points up to this many (each is a DOM element); WebGL beyond.
   var kind = n > 4000 ? "scattergl" : "scatter";
+  // Distinct colours, then shapes, so that families beyond ten do not share a look.
+  var colours = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                 "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#b5cf6b", "#843c39", "#7b4173"];
+  var symbols = ["circle", "square", "diamond", "triangle-up"];
 
   function hover(i) {
     var s = p.speedup[i];
@@ -48,7 +52,10 @@
       });
     }
     var byFamily = groups(function (i) { return p.family[i]; });
-    return Object.keys(byFamily).map(function (k) { return trace(byFamily[k], p.families[k]); });
+    return Object.keys(byFamily).map(function (k, j) {
+      return trace(byFamily[k], p.families[k], {marker: {size: 7, opacity: 0.85, color: colours[j % colours.length],
+                                                         symbol: symbols[Math.floor(j / 10) % symbols.length]}});
+    });
   }
 
   function marked() {
