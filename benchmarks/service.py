@@ -28,9 +28,16 @@ of the level's wall time. Non-2xx answers are counted as errors. Then the API is
 database with --rss-nests nests (0: skip) and its resident memory (VmRSS, and peak VmHWM) is read
 after warm-up requests that load the model and index.
 
+Before the load, the dashboard's pages (``/ui``, issue 16) are timed on the same server, one client,
+``--page-repeats`` loads each: the overview, the embedding map (its first load computes the projection
+of every nest; later loads come from its cache until the database changes), the nests list, a nest's
+page and the jobs page; the baseline, measured in the same run, is ``GET /v1/nests?limit=100``, the
+API's cheapest database read. ``--pages-only`` skips the load and memory tests.
+
 Targets: p50 <= 50 ms and p99 <= 200 ms for the default suggestion requests (``suggestions`` and
 ``suggestions (headers)``) at 32 clients; API process under 1 GB resident with 100k nests in the
-index. The client and the server share the machine's cores.
+index; the overview and the map (first load included) under 1 s. The client and the server share
+the machine's cores.
 """
 
 from __future__ import annotations
@@ -59,6 +66,7 @@ P50_TARGET_MS = 50.0
 P99_TARGET_MS = 200.0
 RSS_TARGET_MB = 1024.0
 RSS_TARGET_NESTS = 100_000
+PAGE_TARGET_MS = 1000.0
 SYNTHETIC_MEASURED = 0.2  # share of synthetic nests with a verified recipe
 SEED_KERNELS = ["blas3/gemm_ijk.c", "blas3/two_mm.c", "blas2/gemv.c", "blas2/ger.c", "stencil/jacobi1d_t.c",
                 "stencil/box9.c", "datamining/covariance.c", "conv/conv2d.c"]
@@ -344,6 +352,52 @@ def warm_up(url: str, key: str, requests: dict[str, dict[str, Any]]) -> None:
                 raise RuntimeError(f"{request['path']}: HTTP {response.status_code}: {response.text[:500]}")
 
 
+# --- the dashboard -----------------------------------------------------------------------------
+
+
+def page_loads(url: str, probe_nest: int, repeats: int) -> list[dict[str, Any]]:
+    """Each dashboard page (and the baseline read) loaded ``repeats`` times in a row by one client;
+    the map's first load (``/ui/map (first)``) is kept apart: it computes the projection."""
+    pages = [("baseline: GET /v1/nests?limit=100", "/v1/nests?limit=100"), ("/ui (overview)", "/ui"),
+             ("/ui/map (first)", "/ui/map"), ("/ui/map", "/ui/map"), ("/ui/nests", "/ui/nests"),
+             (f"/ui/nests/{probe_nest}", f"/ui/nests/{probe_nest}"), ("/ui/jobs", "/ui/jobs")]
+    rows = []
+    with httpx.Client(base_url=url, timeout=120) as http:
+        for name, path in pages:
+            times, size = [], 0
+            for _ in range(1 if name.endswith("(first)") else repeats):
+                start = time.perf_counter()
+                response = http.get(path)
+                times.append((time.perf_counter() - start) * 1000)
+                if response.status_code != 200:
+                    raise RuntimeError(f"{path}: HTTP {response.status_code}: {response.text[:300]}")
+                size = len(response.content)
+            ms = sorted(times)
+            rows.append({"page": name, "loads": len(ms), "p50_ms": round(percentile(ms, 50), 1),
+                         "max_ms": round(ms[-1], 1), "kb": round(size / 1024, 1)})
+            sys.stderr.write(f"{name}: p50 {rows[-1]['p50_ms']} ms, max {rows[-1]['max_ms']} ms, "
+                             f"{rows[-1]['kb']} KiB\n")
+    return rows
+
+
+def page_checks(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    checks = []
+    for row in pages:
+        if row["page"].startswith(("/ui (overview)", "/ui/map")):
+            value = row["max_ms"] if row["page"].endswith("(first)") else row["p50_ms"]
+            what = "load" if row["page"].endswith("(first)") else "p50"
+            checks.append({"target": f"{row['page']} {what} < {PAGE_TARGET_MS:g} ms", "value": value,
+                           "pass": value < PAGE_TARGET_MS})
+    return checks
+
+
+def format_pages(pages: list[dict[str, Any]]) -> list[str]:
+    lines = ["", f"{'dashboard page':<36} {'loads':>5} {'p50 ms':>7} {'max ms':>7} {'KiB':>7}"]
+    for r in pages:
+        lines.append(f"{r['page']:<36} {r['loads']:>5} {r['p50_ms']:>7.1f} {r['max_ms']:>7.1f} {r['kb']:>7.1f}")
+    return lines
+
+
 # --- report ------------------------------------------------------------------------------------
 
 
@@ -363,7 +417,7 @@ def evaluate_targets(rows: list[dict[str, Any]], memory: dict[str, Any] | None) 
 
 
 def format_table(config: dict[str, Any], rows: list[dict[str, Any]], memory: dict[str, Any] | None,
-                 checks: list[dict[str, Any]]) -> str:
+                 checks: list[dict[str, Any]], pages: list[dict[str, Any]] | None = None) -> str:
     lines = [f"perfembed API on {config['url_kind']}, {config['nests']:,} nests "
              f"(seeded in {config['seed_s']} s, embedding fitted in {config['fit_s']} s), {os.cpu_count()} cores", "",
              f"{'workload':<25} {'clients':>7} {'requests':>8} {'errors':>6} {'req/s':>7} {'p50 ms':>7} "
@@ -374,6 +428,7 @@ def format_table(config: dict[str, Any], rows: list[dict[str, Any]], memory: dic
     for r in rows:
         if r["first_error"]:
             lines.append(f"first error ({r['workload']}, {r['clients']} clients): {r['first_error']}")
+    lines += format_pages(pages or [])
     if memory is not None:
         lines += ["", f"API process with {memory['nests']:,} nests: {memory['rss_mb']:.0f} MB resident "
                       f"(peak {memory['peak_mb']:.0f} MB); at rest before requests {memory['idle_rss_mb']:.0f} MB"]
@@ -392,6 +447,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="longest time per workload and level")
     parser.add_argument("--requests", type=int, default=2000, help="most requests per workload and level")
     parser.add_argument("--pipeline", default="service.pipeline", help="pipeline module the API serves")
+    parser.add_argument("--page-repeats", type=int, default=10, help="loads of each dashboard page")
+    parser.add_argument("--pages-only", action="store_true", help="time the dashboard's pages only (no load, no RSS)")
     args = parser.parse_args(argv)
     levels = [int(c) for c in args.clients.split(",") if c]
 
@@ -402,8 +459,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"seeded {seeded['nests']:,} nests in {seeded['seed_s']} s, fitted in {seeded['fit_s']} s\n")
         server = Server(seeded["env"])
         try:
-            requests = workloads(server.url, seeded["key"], seeded["probe_nest"])
-            warm_up(server.url, seeded["key"], requests)
+            pages = page_loads(server.url, seeded["probe_nest"], args.page_repeats)
+            requests = {} if args.pages_only else workloads(server.url, seeded["key"], seeded["probe_nest"])
+            if requests:
+                warm_up(server.url, seeded["key"], requests)
             for name, request in requests.items():
                 for clients in levels:
                     row = run_level(server.url, seeded["key"], request, clients, seconds=args.seconds,
@@ -413,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
                                      f"{row['throughput_rps']} req/s\n")
         finally:
             server.stop()
-        if args.rss_nests:
+        if args.rss_nests and not args.pages_only:
             big = seed_database(Path(tmp) / "memory", args.rss_nests, pipeline_module=args.pipeline)
             sys.stderr.write(f"seeded {big['nests']:,} nests in {big['seed_s']} s, fitted in {big['fit_s']} s\n")
             server = Server(big["env"])
@@ -427,17 +486,17 @@ def main(argv: list[str] | None = None) -> int:
                           "idle_rss_mb": round(idle, 1), "seed_s": big["seed_s"], "fit_s": big["fit_s"]}
             finally:
                 server.stop()
-    checks = evaluate_targets(rows, memory)
+    checks = evaluate_targets(rows, memory) + page_checks(pages)
     config = {"nests": seeded["nests"], "seed_s": seeded["seed_s"], "fit_s": seeded["fit_s"], "clients": levels,
               "seconds": args.seconds, "requests": args.requests, "pipeline": args.pipeline,
               "url_kind": "loopback, one uvicorn process", "kernel_lines": KERNEL.count("\n"),
               "cores": os.cpu_count()}
     ok = all(c["pass"] for c in checks)
     if args.json:
-        sys.stdout.write(json.dumps({"config": config, "results": rows, "memory": memory, "targets": checks,
-                                     "pass": ok}) + "\n")
+        sys.stdout.write(json.dumps({"config": config, "results": rows, "pages": pages, "memory": memory,
+                                     "targets": checks, "pass": ok}) + "\n")
     else:
-        sys.stdout.write(format_table(config, rows, memory, checks) + "\n")
+        sys.stdout.write(format_table(config, rows, memory, checks, pages) + "\n")
     return 0 if ok else 1
 
 

@@ -27,6 +27,7 @@ from service.api.routes.health import router as health_router
 from service.config import ServiceSettings, get_service_settings
 from service.errors import AuthenticationError, BusyError, status_of
 from service.middleware import BodyLimitMiddleware, MetricsMiddleware
+from service.ui import ui_router
 
 if TYPE_CHECKING:
     from database import Store
@@ -55,6 +56,7 @@ def create_app(settings: ServiceSettings | None = None, *, store: Store | None =
     app.state.perfembed = state
     app.include_router(health_router)
     app.include_router(api_router)
+    app.include_router(ui_router)  # the dashboard, /ui
     app.add_exception_handler(PerfembedError, _perfembed_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

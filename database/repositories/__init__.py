@@ -43,6 +43,17 @@ from database.repositories.measurements import (
     nest_summaries,
     ranked_recipes_for,
 )
+from database.repositories.overview import (
+    NestBest,
+    RecentMeasurement,
+    best_per_nest,
+    jobs_by_status,
+    nest_loop_names,
+    recent_jobs,
+    recent_measurements,
+    recipe_steps,
+    table_counts,
+)
 from database.repositories.programs import (
     find_program,
     get_nest,
@@ -59,8 +70,11 @@ from database.repositories.workers import list_workers, live_workers, record_hea
 
 __all__ = [
     "LeaseLostError",
+    "NestBest",
+    "RecentMeasurement",
     "add_api_key",
     "add_measurement",
+    "best_per_nest",
     "best_recipe_for",
     "cancel_job",
     "claim_next_job",
@@ -84,13 +98,18 @@ __all__ = [
     "get_recipe",
     "get_target",
     "heartbeat_job",
+    "jobs_by_status",
     "list_api_keys",
     "list_embedding_models",
     "list_jobs",
     "list_measurements",
     "measured_nest_ids",
+    "nest_loop_names",
     "nest_summaries",
     "queued_before",
+    "recent_jobs",
+    "recent_measurements",
+    "recipe_steps",
     "list_nests",
     "list_programs",
     "list_targets",
@@ -104,5 +123,6 @@ __all__ = [
     "set_model_metrics",
     "set_nest_features",
     "store_embeddings",
+    "table_counts",
     "update_job_progress",
 ]

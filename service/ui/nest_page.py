@@ -1,0 +1,203 @@
+"""Page data of one nest: its source region and loops, features, neighbours, every measured recipe,
+its Optuna studies' trials, and the drop-in code of its best recipe. No HTTP here.
+
+The source region and the drop-in code come from the stored program, re-extracted the way a posted
+program is (:func:`service.services.materialized`: private directory, confined preprocessing). A
+program stored without the headers it includes cannot be re-extracted: the page says so and shows
+the stored statements instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from loopnest.errors import ParameterError, PerfembedError
+
+if TYPE_CHECKING:
+    from database import Nest, Store
+    from loopnest.ir import Scop
+    from service.config import ServiceSettings
+
+NEIGHBOURS = 8
+STUDY_PREFIX = "perfembed:nest={}:"  # autotune.records.study_name_for
+
+
+@dataclass(frozen=True)
+class Located:
+    """The nest found again in its program's source: the file, its nests, and which one it is."""
+
+    path: Path
+    scops: list[Scop]
+    index: int
+
+
+@contextmanager
+def locate(source: str, nest: Nest) -> Iterator[Located]:
+    """The stored program extracted again in a private directory; the nest is the one with its stored
+    name (``program.c:FUNCTION#I``), else the one at its index. Raises a PerfembedError when the
+    source no longer yields it (a program stored without its headers, for one)."""
+    from loopnest.frontend.extract import extract_scops
+    from service.schemas import ProgramIn
+    from service.services import materialized
+
+    function = nest.normalized.get("function") if isinstance(nest.normalized, dict) else None
+    stored_name = nest.normalized.get("name") if isinstance(nest.normalized, dict) else None
+    with materialized(ProgramIn.model_validate({"source": source})) as (path, options):
+        scops = extract_scops(path, options, function=function).scops
+        names = [s.name for s in scops]
+        index = names.index(stored_name) if stored_name in names else nest.index
+        if not 0 <= index < len(scops):
+            raise ParameterError(f"the stored program no longer yields nest {nest.index} "
+                                 f"(it has {len(scops)} supported nest(s))")
+        yield Located(path, scops, index)
+
+
+def source_region(source: str, nest: Nest) -> dict[str, Any]:
+    """The program's lines with the nest's region marked and its loops by depth; or, when the source
+    cannot be extracted again, the reason (``error``) and the stored statements."""
+    from loopnest.transform.recipe_text import loop_names
+
+    lines = source.splitlines()
+    try:
+        with locate(source, nest) as found:
+            scop = found.scops[found.index]
+            region = scop.region
+            loops = loop_names(scop)
+            first, last = region.first_line, region.last_line
+    except PerfembedError as exc:
+        statements = nest.normalized.get("statements", []) if isinstance(nest.normalized, dict) else []
+        return {"error": str(exc), "statements": [s.get("text", "") for s in statements], "lines": [],
+                "loops": nest.normalized.get("loop_names") or []}
+    context_first, context_last = max(1, first - 3), min(len(lines), last + 3)
+    shown = [{"number": n, "text": lines[n - 1], "inside": first <= n <= last}
+             for n in range(context_first, context_last + 1)]
+    return {"error": None, "lines": shown, "first": first, "last": last, "loops": loops,
+            "function": region.function, "statements": []}
+
+
+def nest_page(store: Store, settings: ServiceSettings, pipeline: ModuleType, nest_id: int) -> dict[str, Any]:
+    """Everything the nest page shows (404 for an unknown nest)."""
+    from database import get_nest, get_program
+    from service.services_catalog import nest_detail
+
+    detail = nest_detail(store, nest_id, settings=settings, pipeline=pipeline)
+    with store.session() as session:
+        nest = get_nest(session, nest_id=nest_id)
+        program = get_program(session, program_id=nest.program_id)
+    return {"nest": nest, "detail": detail, "program": program,
+            "region": source_region(program.source, nest),
+            "recipes": measured_recipes(store, nest),
+            "neighbours": neighbours(store, settings, nest_id, detail),
+            "studies": studies(store, nest_id)}
+
+
+def measured_recipes(store: Store, nest: Nest) -> list[dict[str, Any]]:
+    """Every recipe measured on the nest, per target, best first: its text in the nest's loop names,
+    its JSON, its best measurement (speedup, interval, verified, origin) and how often it was measured."""
+    from collections import Counter
+
+    from database import list_measurements, list_targets, ranked_recipes_for
+    from loopnest.transform.recipe_text import recipe_text, stored_loop_names
+
+    names = stored_loop_names(nest.normalized)
+    out = []
+    with store.session() as session:
+        counts = Counter((m.target_id, m.recipe_id) for m in list_measurements(session, nest_id=nest.id))
+        targets = {t.id: t for t in list_targets(session)}
+        for target_id in sorted({t for t, _ in counts}):
+            ranked = ranked_recipes_for(session, nest_id=nest.id, target_id=target_id, verified_only=False,
+                                        limit=max(1, len(counts)))
+            for r in ranked:
+                steps = {"steps": list(r.recipe.steps)}
+                m = r.measurement
+                out.append({"recipe_id": r.recipe.id, "text": recipe_text(steps, names), "json": steps,
+                            "target_id": target_id, "target": targets.get(target_id), "speedup": m.speedup,
+                            "low": m.speedup_low, "high": m.speedup_high, "confidence": m.confidence,
+                            "verified": m.verified, "origin": m.origin.value, "median_time_s": m.median_time_s,
+                            "params": m.params, "loaded": m.loaded, "count": counts[(target_id, r.recipe.id)]})
+    return out
+
+
+def neighbours(store: Store, settings: ServiceSettings, nest_id: int, detail: dict[str, Any]) -> list[dict[str, Any]]:
+    """The nearest other stored nests, as the service's search finds them (empty before a model exists)."""
+    import numpy as np
+
+    from database.embedding_store import EmbeddingStore
+    from database.errors import NotFoundError
+
+    embedding = detail.get("embedding") or {}
+    vector = embedding.get("vector") if isinstance(embedding, dict) else None
+    if not vector:
+        return []
+    try:
+        hits = EmbeddingStore.for_store(store, data_dir=settings.data_dir).search(
+            np.asarray(vector, dtype=np.float32), k=NEIGHBOURS, exclude=[nest_id])
+    except NotFoundError:
+        return []
+    return [h.to_dict() for h in hits]
+
+
+def studies(store: Store, nest_id: int) -> list[dict[str, Any]]:
+    """The nest's Optuna studies (one per target, parameter values and recipe space), each with its
+    trials in order: number, state, speedup (complete trials), the best so far, and the recipe."""
+    from sqlalchemy import inspect
+
+    if not inspect(store.engine).has_table("studies"):  # Optuna has not tuned anything here yet
+        return []
+    import optuna
+
+    storage = optuna.storages.RDBStorage(store.url, skip_compatibility_check=True, skip_table_creation=True)
+    try:
+        prefix = STUDY_PREFIX.format(nest_id)
+        found = [s for s in storage.get_all_studies() if s.study_name.startswith(prefix)]
+        out = []
+        for study in found:
+            trials = storage.get_all_trials(storage.get_study_id_from_name(study.study_name), deepcopy=False)
+            out.append({"name": study.study_name, "trials": _trial_rows(trials)})
+    finally:
+        storage.engine.dispose()
+    return out
+
+
+def _trial_rows(trials: list[Any]) -> list[dict[str, Any]]:
+    best = None
+    rows = []
+    for t in sorted(trials, key=lambda t: t.number):
+        value = t.value if t.state.name == "COMPLETE" else None
+        if value is not None and (best is None or value > best):
+            best = value
+        rows.append({"number": t.number, "state": t.state.name.lower(), "speedup": value, "best": best,
+                     "status": t.user_attrs.get("status"), "recipe": t.user_attrs.get("recipe")})
+    return rows
+
+
+def dropin(store: Store, settings: ServiceSettings, pipeline: ModuleType, nest_id: int,
+           *, target_id: int | None = None) -> tuple[str, str]:
+    """The program's file with the nest's best verified recipe applied (on ``target_id``, else on this
+    machine's target when it has one, else the best anywhere): ``(file name, text)``."""
+    from database import get_nest, get_program
+    from loopnest.dropin import replace_regions
+    from loopnest.transform.recipe import Recipe, apply_recipe
+    from service.services_catalog import nest_detail
+
+    best = nest_detail(store, nest_id, settings=settings, pipeline=pipeline).get("best_recipes") or []
+    if target_id is not None:
+        best = [b for b in best if b.get("target_id") == target_id]
+    if not best:
+        where = f" on target {target_id}" if target_id else ""
+        raise ParameterError(f"nest {nest_id} has no verified recipe{where}")
+    chosen = max(best, key=lambda b: ((b.get("target") or {}).get("this_machine", False), b.get("speedup") or 0.0))
+    with store.session() as session:
+        nest = get_nest(session, nest_id=nest_id)
+        program = get_program(session, program_id=nest.program_id)
+    with locate(program.source, nest) as found:
+        transformed = apply_recipe(found.scops[found.index], Recipe.from_dict(chosen["recipe"]))
+        text = replace_regions(found.path, {found.index: transformed}, found.scops)
+    base = Path(program.name).name or "program.c"
+    stem = base[:-2] if base.endswith(".c") else base
+    return f"{stem}.tuned.c", text
