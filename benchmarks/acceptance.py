@@ -67,12 +67,12 @@ def nest_rows(settings: Any, store: Any, per_family: int, families: list[str] | 
     from loopnest.errors import PerfembedError
     from loopnest.harness import Harness, Limits
     from loopnest.harness.compare import AcceptancePolicy
-    from service.pipeline import _targets_by_preference
+    from service.core.neighbours import targets_by_preference
 
     es = EmbeddingStore.for_store(store, data_dir=settings.data_dir)
     selection, target = None, None
-    with store.session() as session:  # this machine's target, else the seed's (as the pipeline falls back)
-        preferred = _targets_by_preference(session, ensure_local_target(store, cc=settings.cc).id)
+    with store.session() as session:  # this machine's target, else the seed's (as the core falls back)
+        preferred = targets_by_preference(session, ensure_local_target(store, cc=settings.cc).id)
     for candidate in preferred:
         with contextlib.suppress(PerfembedError):
             selection = select_held_out(store, candidate, per_family=per_family, families=families)
@@ -116,7 +116,8 @@ def program_rows(settings: Any, store: Any, fresh: int) -> list[dict]:
     from loopnest.frontend.extract import extract_scops
     from loopnest.harness.compare import AcceptancePolicy
     from loopnest.harness.program import ProgramSpec, compare_programs
-    from service.pipeline import program_from_file, suggest
+    from service.core import SuggestOptions, TransferCore
+    from service.core.sources import program_from_file
     from service.program_eval import tuned_source
 
     policy = AcceptancePolicy.from_settings(settings)
@@ -124,7 +125,7 @@ def program_rows(settings: Any, store: Any, fresh: int) -> list[dict]:
     for file, (function, params) in EXAMPLES.items():
         path = ROOT / "examples" / file
         program = program_from_file(path, include=[], define=[], params=params, function=function)
-        result = suggest(store, program, k=5, evaluate=True, settings=settings, name=file)
+        result = TransferCore(store, settings).suggest(program, SuggestOptions(k=5, evaluate=True, name=file)).to_dict()
         text, tuned = tuned_source(path, extract_scops(path, function=function), result)
         spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, threads=settings.threads or os.cpu_count() or 1)
         claimed = compare_programs(path.read_text(), text, spec, name=file, policy=replace(policy, max_pairs=15))

@@ -80,10 +80,12 @@ def rebuild_scop(held: HeldOut, workdir: Path) -> Any:
 
 def neighbours_outside(store: Any, es: Any, features: Mapping[str, float], *, k: int, target_id: int,
                        exclude: Sequence[int], settings: Any, min_speedup: float) -> list[Any]:
-    """The k nearest nests outside ``exclude`` with a recipe worth transferring (the pipeline's rule)."""
-    from service.pipeline import Context, neighbours_for
+    """The k nearest nests outside ``exclude`` with a recipe worth transferring (the core's rule)."""
+    from service.core.answer_cache import AnswerCache
+    from service.core.context import CoreContext
+    from service.core.neighbours import neighbours_for
 
-    ctx = Context(store, settings, _embeddings=es, _target_id=target_id)
+    ctx = CoreContext(store, settings, AnswerCache(store), _embeddings=es, _target_id=target_id)
     out = neighbours_for(ctx, features, k=k, exclude=tuple(exclude), min_speedup=min_speedup)
     assert not {n.nest_id for n in out} & set(exclude), "a held-out family's nest was offered as a neighbour"
     return out

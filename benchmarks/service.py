@@ -4,7 +4,7 @@
                                  [--requests 2000] [--clients 1,8,32]
 
 The benchmark starts the API itself (uvicorn, one process, on a free loopback port) on a temporary
-SQLite database seeded with N synthetic nests: a few real corpus kernels go through the pipeline
+SQLite database seeded with N synthetic nests: a few real corpus kernels go through the core
 (real static features and loop roles, a verified recipe each), then N nests are bulk-inserted with
 those features jittered (log-normal, sigma 0.3), a fifth of them with a verified measurement, and
 the embedding is fitted over all of them. Then, for 1, 8 and 32 concurrent clients (threads with a
@@ -135,31 +135,28 @@ DEFAULT_WORKLOADS = ("suggestions", "suggestions (headers)")
 # --- seeding -----------------------------------------------------------------------------------
 
 
-def seed_database(directory: Path, n_nests: int, *, pipeline_module: str) -> dict[str, Any]:
+def seed_database(directory: Path, n_nests: int) -> dict[str, Any]:
     """A database with a few real nests and ``n_nests`` synthetic ones, embedded; returns its env and key."""
-    import importlib
-
     from sqlalchemy import insert
 
     from autotune.records import ensure_local_target
     from database import add_measurement, create_api_key, get_or_create_recipe, get_store, list_nests
     from database.models import MeasurementModel, NestModel, ProgramModel
     from service.config import ServiceSettings
-    from service.schemas import ProgramIn
+    from service.core import ProgramSource, TransferCore
 
     directory.mkdir(parents=True, exist_ok=True)
     url = f"sqlite:///{directory / 'perfembed.db'}"
-    settings = ServiceSettings(database_url=url, data_dir=directory, threads=1, pipeline_module=pipeline_module)
-    pipeline = importlib.import_module(pipeline_module)
+    settings = ServiceSettings(database_url=url, data_dir=directory, threads=1)
     store = get_store(url, create=True)
+    core = TransferCore(store, settings)
     started = time.perf_counter()
     expected = json.loads((ROOT / "corpus" / "expected.json").read_text())
     target = ensure_local_target(store)
     for rel in SEED_KERNELS:
         path = ROOT / "corpus" / "kernels" / rel
-        program = ProgramIn(source=path.read_text(), params=expected[f"corpus/kernels/{rel}"]["params"],
-                            name=path.name, function=None)
-        pipeline.ingest_program(store, program, settings=settings)
+        core.ingest(ProgramSource(source=path.read_text(), params=expected[f"corpus/kernels/{rel}"]["params"],
+                                  name=path.name))
     with store.session() as session:
         real = list_nests(session)
         recipe = get_or_create_recipe(session, steps=[{"op": "parallelize", "loop": 0}])
@@ -198,8 +195,7 @@ def seed_database(directory: Path, n_nests: int, *, pipeline_module: str) -> dic
         _, key = create_api_key(session, name="benchmark")
         first_nest = list_nests(session, limit=1)[0].id
     store.dispose()
-    env = {"PERFEMBED_DATABASE_URL": url, "PERFEMBED_DATA_DIR": str(directory), "PERFEMBED_THREADS": "1",
-           "PERFEMBED_PIPELINE_MODULE": pipeline_module}
+    env = {"PERFEMBED_DATABASE_URL": url, "PERFEMBED_DATA_DIR": str(directory), "PERFEMBED_THREADS": "1"}
     return {"env": env, "key": key, "nests": n_nests + len(real), "probe_nest": first_nest,
             "seed_s": round(inserted - started, 1), "fit_s": round(fitted - inserted, 1)}
 
@@ -446,7 +442,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", default="1,8,32", help="comma-separated concurrency levels")
     parser.add_argument("--seconds", type=float, default=10.0, help="longest time per workload and level")
     parser.add_argument("--requests", type=int, default=2000, help="most requests per workload and level")
-    parser.add_argument("--pipeline", default="service.pipeline", help="pipeline module the API serves")
     parser.add_argument("--page-repeats", type=int, default=10, help="loads of each dashboard page")
     parser.add_argument("--pages-only", action="store_true", help="time the dashboard's pages only (no load, no RSS)")
     args = parser.parse_args(argv)
@@ -455,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     memory = None
     with tempfile.TemporaryDirectory(prefix="perfembed-bench-") as tmp:
-        seeded = seed_database(Path(tmp) / "load", args.nests, pipeline_module=args.pipeline)
+        seeded = seed_database(Path(tmp) / "load", args.nests)
         sys.stderr.write(f"seeded {seeded['nests']:,} nests in {seeded['seed_s']} s, fitted in {seeded['fit_s']} s\n")
         server = Server(seeded["env"])
         try:
@@ -473,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             server.stop()
         if args.rss_nests and not args.pages_only:
-            big = seed_database(Path(tmp) / "memory", args.rss_nests, pipeline_module=args.pipeline)
+            big = seed_database(Path(tmp) / "memory", args.rss_nests)
             sys.stderr.write(f"seeded {big['nests']:,} nests in {big['seed_s']} s, fitted in {big['fit_s']} s\n")
             server = Server(big["env"])
             try:
@@ -488,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
                 server.stop()
     checks = evaluate_targets(rows, memory) + page_checks(pages)
     config = {"nests": seeded["nests"], "seed_s": seeded["seed_s"], "fit_s": seeded["fit_s"], "clients": levels,
-              "seconds": args.seconds, "requests": args.requests, "pipeline": args.pipeline,
+              "seconds": args.seconds, "requests": args.requests,
               "url_kind": "loopback, one uvicorn process", "kernel_lines": KERNEL.count("\n"),
               "cores": os.cpu_count()}
     ok = all(c["pass"] for c in checks)

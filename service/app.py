@@ -20,11 +20,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from database.errors import StorageError, public_dict
 from loopnest.errors import InternalError, PerfembedError
-from service.api.deps import AppState
+from service.api.deps import AppState, CoreFactory
 from service.api.openapi import install_openapi, make_app
 from service.api.routes import api_router
 from service.api.routes.health import router as health_router
 from service.config import ServiceSettings, get_service_settings
+from service.core import TransferCore
 from service.errors import AuthenticationError, BusyError, status_of
 from service.middleware import BodyLimitMiddleware, MetricsMiddleware
 from service.ui import ui_router
@@ -35,11 +36,13 @@ if TYPE_CHECKING:
 _logger = logging.getLogger("perfembed.service")
 
 
-def create_app(settings: ServiceSettings | None = None, *, store: Store | None = None) -> FastAPI:
+def create_app(settings: ServiceSettings | None = None, *, store: Store | None = None,
+               core: CoreFactory = TransferCore) -> FastAPI:
     """Build the app. ``store``: serve this store (the caller keeps it) instead of opening
-    ``settings.resolved_database_url`` on first use."""
+    ``settings.resolved_database_url`` on first use; ``core``: makes the application core on the store
+    (tests pass a :class:`~service.core.TransferCore` with a fake harness)."""
     settings = settings or get_service_settings()
-    state = AppState(settings, store=store)
+    state = AppState(settings, store=store, core_factory=core)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -325,16 +325,18 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     from loopnest.frontend.preprocess import PreprocessOptions
     from loopnest.harness.program import ProgramSpec, defines_main
     from service.commands.suggest import evaluate_program, print_suggestions, run_fallback_jobs, write_best_file
-    from service.pipeline import program_from_file
-    from service.pipeline import suggest as run_suggest
+    from service.core import SuggestOptions, TransferCore
+    from service.core.sources import program_from_file
 
     store, settings = _open_store()
     settings = settings.model_copy(update={"threads": resolve_threads(threads, settings.threads),
                                            "cc": cc or settings.cc, "cflags": cflags or settings.cflags})
     program = program_from_file(file, include=include, define=define, params=parse_params(param), function=function)
     with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")) as status:
-        result = run_suggest(store, program, k=k, evaluate=evaluate, settings=settings, fallback=fallback,
-                             name=file.name, budget=trials, progress=lambda p: status.update(escape(p.describe())))
+        options = SuggestOptions(k=k, evaluate=evaluate, fallback=fallback, name=file.name, budget=trials)
+        answer = TransferCore(store, settings).suggest(program, options,
+                                                       progress=lambda p: status.update(escape(p.describe())))
+    result = answer.to_dict()
     result["rejected"] = require_nests(file, len(result["nests"]), result["rejected"], quiet=json_out)
     if fallback:
         run_fallback_jobs(store, settings, result, trials)

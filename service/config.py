@@ -51,9 +51,6 @@ class ServiceSettings(DatabaseSettings):
     # /readyz answers 503 while fewer tuning workers than this are alive (0: workers are reported only).
     ready_min_workers: int = Field(default=0, ge=0, description="Live workers /readyz requires.")
 
-    # The core pipeline the routes call (a module path); tests and benchmarks may serve another.
-    pipeline_module: str = Field(default="service.pipeline", description="Module with the core pipeline.")
-
     def for_evaluation(self) -> ServiceSettings:
         """A copy whose harness limits are the per-request ones (never looser than the base limits)."""
         update: dict[str, Any] = {

@@ -45,7 +45,7 @@ class ConflictError(PerfembedError):
 
 
 class UnavailableError(PerfembedError):
-    """A part of the server is not ready (database unreachable, pipeline missing) (503)."""
+    """A part of the server is not ready (database unreachable) (503)."""
 
 
 # First match wins: subclasses before their bases. Anything else a PerfembedError: 422.

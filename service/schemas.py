@@ -2,8 +2,8 @@
 
 Families follow the template: ``XIn`` is what a client sends, ``XPublic`` what it gets back and
 ``XsPublic`` a page of them (``data`` plus ``count``). Response models whose content comes from
-the core pipeline (suggestions, search, nest details) fix the fields clients rely on and let the
-pipeline add more (``extra="allow"``).
+the application core (suggestions, search, nest details) are filled by explicit mappers
+(:mod:`service.mappers`) and forbid any other key, so nothing internal reaches a client.
 """
 
 from __future__ import annotations
@@ -106,19 +106,31 @@ class SuggestionsIn(ProgramIn):
     fallback: bool = Field(True, description="Enqueue a tuning job when no neighbour is good enough")
 
 
-class NeighbourPublic(BaseModel):
-    """A stored nest near the query: its id, its name (``PROGRAM#INDEX``, as in ``/v1/nests``) and distance."""
+Forbid = ConfigDict(extra="forbid")
 
-    model_config = ConfigDict(extra="allow")
+
+class _NeighbourBase(BaseModel):
+    model_config = Forbid
 
     nest_id: int
     name: str | None = Field(None, description="PROGRAM#INDEX, the nest's name in every answer")
     distance: float | None = None
 
 
+class NeighbourPublic(_NeighbourBase):
+    """A stored nest near the query: its id, its name (``PROGRAM#INDEX``, as in ``/v1/nests``), distance and
+    best verified speedup with the target it was measured on."""
+
+    best_speedup: float | None = Field(None, description="Its best verified speedup on any target")
+    best_target_id: int | None = Field(None, description="The target of best_speedup")
+    best_target: JsonObject | None = Field(None, description="That target: id, name, and this_machine")
+
+
 class GatePublic(BaseModel):
     """The confidence gate: a neighbour's recipe is trusted when the nearest neighbour is within the
     threshold (a typical nearest-neighbour distance among the stored nests)."""
+
+    model_config = Forbid
 
     confident: bool | None = Field(description="Whether the nearest neighbour is within the threshold")
     distance: float | None = Field(description="Distance to the nearest neighbour with a verified recipe "
@@ -127,9 +139,11 @@ class GatePublic(BaseModel):
     accepted: bool | None = Field(description="With evaluate: whether a candidate held up when re-measured")
 
 
-class SuggestedNeighbourPublic(NeighbourPublic):
+class SuggestedNeighbourPublic(_NeighbourBase):
     """A neighbour of a nest in a suggestion: another stored nest, its best recipe and where it was measured."""
 
+    recorded_speedup: float | None = Field(None, description="Its best recipe's speedup, on its own nest")
+    recipe: JsonObject | None = Field(None, description="Its best recipe (canonical JSON)")
     recipe_text: str | None = Field(None, description="The neighbour's best recipe in its own loop names "
                                     "(the JSON 'recipe' is the canonical form)")
     target: JsonObject | None = Field(None, description="Where its recorded speedup was measured: id, name, "
@@ -137,14 +151,18 @@ class SuggestedNeighbourPublic(NeighbourPublic):
 
 
 class SuggestedNestPublic(BaseModel):
-    """What the service knows and did for one nest of the program."""
+    """What the service knows and did for one nest of the program. The evaluation's fields
+    (``baseline_seconds`` to ``evaluations``) are present only in an evaluated answer."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = Forbid
 
     index: int = Field(description="Position of the nest in the program (0 = first)")
     nest_id: int | None = Field(None, description="Its id once stored (with evaluate or fallback)")
     name: str | None = Field(None, description="PROGRAM#INDEX: the program's name (its 'name', else its "
                              "function, else 'program') and the nest's position")
+    function: str | None = Field(None, description="The function the nest is in")
+    params: dict[str, int] = Field(default_factory=dict, description="The parameter values it was analysed at")
+    loop_names: list[str] = Field(default_factory=list, description="Its loops' names, outermost first")
     neighbours: list[SuggestedNeighbourPublic] = Field(default_factory=list,
                                                        description="Other stored nests, nearest first")
     recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest, "
@@ -157,14 +175,21 @@ class SuggestedNestPublic(BaseModel):
         "values on this machine: best recipe, speedup with its interval, and the measurement count")
     gate: GatePublic | None = Field(None, description="The confidence gate's decision")
     job_id: int | None = Field(None, description="The tuning job enqueued when the gate said no")
+    baseline_seconds: float | None = Field(None, description="With evaluate: the original nest's median time")
+    threads: int | None = Field(None, description="With evaluate: the threads it ran with")
+    accepted: bool | None = Field(None, description="With evaluate: whether a candidate held up")
+    best: JsonObject | None = Field(None, description="With evaluate: the accepted recipe, re-measured")
+    evaluations: int | None = Field(None, description="With evaluate: candidates evaluated")
 
 
 class SuggestionsPublic(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = Forbid
 
     nests: list[SuggestedNestPublic]
     rejected: list[JsonObject] = Field(default_factory=list)
     evaluated: bool = False
+    program: JsonObject | None = Field(None, description='With evaluate "program": the whole program, original '
+                                       "against tuned (present only when a nest was accepted)")
 
 
 class ProgressPublic(BaseModel):
@@ -219,6 +244,8 @@ class SearchIn(BaseModel):
 
 
 class SearchPublic(BaseModel):
+    model_config = Forbid
+
     neighbours: list[NeighbourPublic]
     count: int
 
@@ -300,10 +327,13 @@ class NestsPublic(BaseModel):
 
 
 class NestDetailPublic(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = Forbid
 
     id: int
     name: str | None = Field(None, description="PROGRAM#INDEX, the nest's name in every answer")
+    program_id: int
+    index: int = Field(description="Its position in the program (0 = first)")
+    normalized: Any = Field(None, description="Its normalized form (loops, statements, accesses, roles)")
     features: JsonObject = Field(default_factory=dict, description="Static and dynamic features")
     embedding: JsonObject | list[float] | None = Field(None, description="The nest's embedding (newest model)")
     best_recipes: list[JsonObject] = Field(default_factory=list, description="The best recipe on each target")

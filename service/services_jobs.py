@@ -2,43 +2,45 @@
 
 A job is enqueued in one transaction. A job for a program sent along first checks everything a
 user can get wrong (the C, the nest index, parameter values, recipes) before anything is
-written; then the pipeline stores the program and its nests (idempotent: the same source gives
+written; then the core stores the program and its nests (idempotent: the same source gives
 the same rows), and the job is enqueued.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from sqlalchemy.orm import Session
 
 from autotune.records import stored_param_values
+from database import Store, enqueue_job, get_nest, get_recipe, get_target, queued_before
+from database import cancel_job as cancel_stored_job
+from database import get_job as load_job
+from database import list_jobs as load_jobs
 from database.domain import JobStatus, TuningJob, Worker
+from loopnest.config import Settings
 from loopnest.errors import ParameterError
+from loopnest.transform.recipe import Recipe
+from loopnest.transform.recipe_text import recipe_text, stored_loop_names
+from service.config import ServiceSettings
+from service.core import Core
+from service.core.sources import extract_program
 from service.errors import ConflictError
+from service.mappers import program_source
 from service.schemas import JobIn, ProgramIn
-from service.services import extract_program, store_program
+from service.services import store_program
 from service.services_workers import job_status_text, live_workers
 
-if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
 
-    from database import Store
-    from loopnest.config import Settings
-    from service.config import ServiceSettings
-
-
-def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, pipeline: ModuleType) -> TuningJob:
+def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, core: Core) -> TuningJob:
     """Enqueue a tuning job; raises a 4xx-mapped :class:`PerfembedError` for anything the user got wrong."""
-    from database import enqueue_job, get_nest, get_target
-
     budget = body.budget if body.budget is not None else settings.default_job_budget
     if budget > settings.max_job_budget:
         raise ParameterError(f"budget {budget} is over this server's limit of {settings.max_job_budget} trials")
     options = _options(body)
     if body.program is not None:
-        nest_id = _store_program_nest(body.program, body.nest, body.params, store=store, settings=settings,
-                                      pipeline=pipeline, options=options)
+        nest_id = _store_program_nest(body.program, body.nest, settings=settings, core=core, options=options)
     else:
         assert body.nest_id is not None
         nest_id = body.nest_id
@@ -58,8 +60,6 @@ def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, pipeline
 
 def _options(body: JobIn) -> dict[str, Any]:
     """The job's options in the worker's terms (see :mod:`autotune.worker`)."""
-    from loopnest.transform.recipe import Recipe
-
     options: dict[str, Any] = {}
     params = body.params if body.params is not None else (body.program.params if body.program else None)
     if params:
@@ -74,18 +74,18 @@ def _options(body: JobIn) -> dict[str, Any]:
     return options
 
 
-def _store_program_nest(program: ProgramIn, index: int, params: Mapping[str, int] | None, *, store: Store,
-                        settings: ServiceSettings, pipeline: ModuleType, options: dict[str, Any]) -> int:
-    extraction = extract_program(program)
+def _store_program_nest(program: ProgramIn, index: int, *, settings: ServiceSettings, core: Core,
+                        options: dict[str, Any]) -> int:
+    extraction = extract_program(program_source(program))
     scops = extraction.scops
     if not 0 <= index < len(scops):
         raise ParameterError(f"nest {index}: the program has {len(scops)} supported loop nest(s)"
                              + "".join(f"; rejected {r.location}: {r.message}" for r in extraction.rejected[:3]))
     scop = scops[index]
     _check_params({"params": list(scop.params)}, options.get("params") or {}, what=scop.name)
-    nest_ids = store_program(program, store=store, settings=settings, pipeline=pipeline)
+    nest_ids = store_program(program, settings=settings, core=core)
     if len(nest_ids) != len(scops):
-        raise ParameterError(f"the pipeline stored {len(nest_ids)} nest(s) of {len(scops)}")
+        raise ParameterError(f"the core stored {len(nest_ids)} nest(s) of {len(scops)}")
     if program.defines:
         options["defines"] = [k if v is None else f"{k}={v}" for k, v in program.defines.items()]
     if program.headers:
@@ -108,18 +108,14 @@ def _check_params(normalized: Any, params: Mapping[str, int], *, what: str) -> N
 
 
 def get_job(session: Session, job_id: int, *, settings: Settings | None = None) -> dict[str, Any]:
-    from database import get_job as load
-
-    return job_public(session, load(session, job_id=job_id), settings=settings)
+    return job_public(session, load_job(session, job_id=job_id), settings=settings)
 
 
 def list_jobs(session: Session, *, status: JobStatus | None, nest_id: int | None, limit: int,
               settings: Settings | None = None) -> dict[str, Any]:
-    from database import list_jobs as load
-
     workers = live_workers(session, settings)
     jobs = [job_public(session, job, settings=settings, workers=workers)
-            for job in load(session, status=status, nest_id=nest_id, limit=limit)]
+            for job in load_jobs(session, status=status, nest_id=nest_id, limit=limit)]
     return {"data": jobs, "count": len(jobs)}
 
 
@@ -129,10 +125,8 @@ def cancel_job(store: Store, job_id: int, *, settings: Settings | None = None) -
     Cancelling a cancelled job returns it unchanged; one that is done or failed is a
     :class:`ConflictError` (409).
     """
-    from database import cancel_job as cancel
-
     with store.session() as session:
-        job = cancel(session, job_id=job_id)
+        job = cancel_stored_job(session, job_id=job_id)
         if job.status in (JobStatus.DONE, JobStatus.FAILED):
             raise ConflictError(f"tuning job {job_id} is already {job.status.value}; there is nothing to cancel")
         return job_public(session, job, settings=settings)
@@ -141,9 +135,6 @@ def cancel_job(store: Store, job_id: int, *, settings: Settings | None = None) -
 def job_public(session: Session, job: TuningJob, *, settings: Settings | None = None,
                workers: Sequence[Worker] | None = None) -> dict[str, Any]:
     """The job as the API shows it; ``workers`` (the live ones) is looked up when not given."""
-    from database import get_nest, get_recipe, queued_before
-    from loopnest.transform.recipe_text import recipe_text, stored_loop_names
-
     best, text = None, None
     if job.best_recipe_id is not None:
         best = {"steps": get_recipe(session, recipe_id=job.best_recipe_id).steps}

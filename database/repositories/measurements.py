@@ -15,7 +15,7 @@ from database.repositories._common import check_non_negative, check_positive, ch
 
 
 # One keyword per column of a measurement (17). Grouping them into a value object changes every writer of
-# measurements (service/pipeline.py, autotune/records.py, database/seed.py, tests); issue 14's "one entry per
+# measurements (service/core/evaluate.py, autotune/records.py, database/seed.py, tests); issue 14's "one entry per
 # concept: writing measurements" (part B) rewrites those writers, and this signature with them.
 def add_measurement(  # noqa: PLR0913
     session: Session,

@@ -1,20 +1,18 @@
-"""Dependencies of the routes: settings, store, session, pipeline, evaluation pool, API keys.
+"""Dependencies of the routes: settings, store, session, the application core, evaluation pool, API keys.
 
 Everything a route needs comes through an ``Annotated`` alias declared here; nothing is global.
 The dependencies are ``async``: a sync one costs a thread-pool hop per request, which under load
 (32 clients on 2 cores) was most of a cached suggestion's latency. The two that may block (opening
 the store, checking an uncached key) hand that part to the thread pool.
 The per-app objects live in one :class:`AppState` on ``app.state.perfembed``, built by
-:func:`service.app.create_app`. Tests override :func:`get_pipeline` (or pass settings) as needed.
+:func:`service.app.create_app`; tests pass their own settings, store or core factory there.
 """
 
 from __future__ import annotations
 
-import importlib
 import threading
 import time
-from collections.abc import Iterator
-from types import ModuleType
+from collections.abc import Callable, Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request, Security
@@ -25,19 +23,26 @@ from sqlalchemy.orm import Session
 from database.domain import ApiKey, api_key_hash
 from database.store import Store
 from service.config import ServiceSettings
-from service.errors import AuthenticationError, UnavailableError
+from service.core import Core, TransferCore
+from service.core.answer_cache import AnswerCache
+from service.errors import AuthenticationError
 from service.evaluation import EvaluationPool
 from service.evaluation_jobs import EvaluationJobs
 from service.middleware import Metrics
 
 READ_SCHEME = "ApiKeyForReads"
 
+CoreFactory = Callable[[Store, ServiceSettings], Core]
+
 
 class AppState:
-    """What one app shares between requests: settings, the store (opened on first use), the
-    evaluation pool and its jobs, the metrics and a short-lived cache of checked API keys."""
+    """What one app shares between requests: settings, the store and the core on it (both made on
+    first use; the core owns the answer cache), the evaluation pool and its jobs, the metrics and a
+    short-lived cache of checked API keys. ``core_factory`` makes the core (default:
+    :class:`~service.core.TransferCore`)."""
 
-    def __init__(self, settings: ServiceSettings, *, store: Store | None = None) -> None:
+    def __init__(self, settings: ServiceSettings, *, store: Store | None = None,
+                 core_factory: CoreFactory = TransferCore) -> None:
         self.settings = settings
         self.metrics = Metrics()
         self.pool = EvaluationPool(size=settings.evaluation_pool_size, queue=settings.evaluation_queue_size,
@@ -47,6 +52,9 @@ class AppState:
         self.evaluations = EvaluationJobs(self.pool, keep_s=settings.evaluation_job_keep_s)
         self._store = store
         self._own_store = store is None
+        self._core_factory = core_factory
+        self._core: Core | None = None
+        self._views_cache: AnswerCache | None = None
         self._lock = threading.Lock()
         self._keys: dict[str, tuple[ApiKey, float]] = {}
 
@@ -70,17 +78,41 @@ class AppState:
                                         public=f"the database cannot be opened: {exc.strerror or exc}") from exc
             return self._store
 
+    def core(self) -> Core:
+        """The application core on :meth:`store` (made once, on first use)."""
+        store = self.store()
+        with self._lock:
+            if self._core is None:
+                self._core = self._core_factory(store, self.settings)
+            return self._core
+
+    def views_cache(self) -> AnswerCache:
+        """The dashboard's cache of computed views (the embedding map) over :meth:`store`, keyed on
+        the database's stamp like the core's answers (made once, on first use)."""
+        store = self.store()
+        with self._lock:
+            if self._views_cache is None:
+                self._views_cache = AnswerCache(store)
+            return self._views_cache
+
     def close(self) -> None:
         self.pool.shutdown()
         with self._lock:
             if self._store is not None and self._own_store:
                 self._store.dispose()
                 self._store = None
+            self._core = None
+            self._views_cache = None
 
     @property
     def opened(self) -> Store | None:
         """The store if it is already open (no I/O), else None."""
         return self._store
+
+    @property
+    def opened_core(self) -> Core | None:
+        """The core if it is already made (no I/O), else None."""
+        return self._core
 
     def cached_key(self, key: str) -> ApiKey | None:
         """A key checked within ``api_key_cache_s``, without touching the database."""
@@ -141,21 +173,14 @@ def get_session(store: StoreDep) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def load_pipeline(settings: ServiceSettings) -> ModuleType:
-    """The core pipeline module (``settings.pipeline_module``, normally ``service.pipeline``)."""
-    try:
-        return importlib.import_module(settings.pipeline_module)
-    except ImportError as exc:
-        if exc.name is not None and not settings.pipeline_module.startswith(exc.name):
-            raise
-        raise UnavailableError(f"the core pipeline {settings.pipeline_module!r} is not installed") from None
+async def get_core(state: StateDep) -> Core:
+    core = state.opened_core
+    if core is not None:
+        return core
+    return await run_in_threadpool(state.core)  # opening the store may create the schema: off the event loop
 
 
-async def get_pipeline(settings: SettingsDep) -> ModuleType:
-    return load_pipeline(settings)
-
-
-PipelineDep = Annotated[ModuleType, Depends(get_pipeline)]
+CoreDep = Annotated[Core, Depends(get_core)]
 
 
 async def get_evaluations(state: StateDep) -> EvaluationJobs:

@@ -13,7 +13,7 @@ _WHAT = {
     413: "Request body too large",
     422: "Invalid input: bad C, unsupported construct, bad recipe, missing parameter, invalid field",
     429: "Evaluation pool busy; retry after the Retry-After header's seconds",
-    503: "Database or pipeline not available",
+    503: "Database not available",
 }
 
 

@@ -12,6 +12,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
+from service.core import Core, TransferCore
+
 if TYPE_CHECKING:
     from database import Store
     from database.config import DatabaseSettings
@@ -51,6 +53,7 @@ class LocalCatalog:
         url = self.settings.resolved_database_url
         self.store: Store = get_store(url)  # a missing database is one line naming `perfembed db upgrade`
         self.where = safe_url(url)
+        self.core: Core = TransferCore(self.store, self.settings)
 
     def jobs(self, *, status: str | None, nest_id: int | None, limit: int) -> list[dict[str, Any]]:
         from database.domain import JobStatus
@@ -80,20 +83,17 @@ class LocalCatalog:
         return [_public("NestSummaryPublic", nest) for nest in page["data"]]
 
     def nest(self, nest_id: int) -> dict[str, Any]:
-        from service import pipeline
         from service.services_catalog import nest_detail
 
-        return _public("NestDetailPublic", nest_detail(self.store, nest_id, settings=self.settings,  # type: ignore[arg-type]
-                                                       pipeline=pipeline))
+        return _public("NestDetailPublic", nest_detail(self.core, nest_id))
 
     def search(self, program: Mapping[str, Any], *, k: int, name: str) -> list[dict[str, Any]]:
-        from service import pipeline
-        from service.measured import with_best_targets
+        from service.mappers import program_source, search_hit_public
         from service.schemas import ProgramIn
 
-        hits = pipeline.search(self.store, vector=None, program=ProgramIn.model_validate(dict(program)), k=k,
-                               settings=self.settings, name=name)
-        return [_public("NeighbourPublic", hit) for hit in with_best_targets(self.store, hits, cc=self.settings.cc)]
+        hits = self.core.search(vector=None, program=program_source(ProgramIn.model_validate(dict(program))), k=k,
+                                name=name)
+        return [_public("NeighbourPublic", search_hit_public(hit)) for hit in hits]
 
     def close(self) -> None:
         self.store.dispose()

@@ -34,7 +34,7 @@ class NoLoopNestError(PerfembedError):
 def rejected_dicts(rejected: Iterable[Any], file: str | Path, *, served_as: str = "program.c") -> list[dict[str, Any]]:
     """Rejected regions (``RejectedRegion`` or the API's dicts) as dicts naming the user's ``file``.
 
-    The server and the local pipeline analyse a copy called ``served_as``; its name is replaced.
+    The server and the local core analyse a copy called ``served_as``; its name is replaced.
     """
     out = []
     for region in rejected:

@@ -72,7 +72,7 @@ def suggest_remote(server: str, file: Path, *, include: list[str], define: list[
 
 
 def local_shape(nest: dict[str, Any], file: Path) -> dict[str, Any]:
-    """One nest of the API's answer in the local pipeline's terms, so that ``suggest --server`` prints
+    """One nest of the API's answer in the local core's terms, so that ``suggest --server`` prints
     what ``suggest`` prints: ``recipes`` -> ``candidates``, ``job_id`` -> ``tuning_job``, ``gate`` ->
     ``confident``, measured ``results`` -> ``evaluated``; the server's ``program.c`` is the user's file."""
     out = dict(nest)

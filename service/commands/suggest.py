@@ -81,7 +81,7 @@ def _where(target: dict[str, Any] | None, here: str) -> str:
 
 
 def _text(item: dict[str, Any]) -> str:
-    """A recipe in the nest's loop names (the pipeline's ``recipe_text``), else its JSON."""
+    """A recipe in the nest's loop names (the core's ``recipe_text``), else its JSON."""
     return str(item.get("recipe_text") or json.dumps(item["recipe"]["steps"]))
 
 

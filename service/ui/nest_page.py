@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from loopnest.errors import ParameterError, PerfembedError
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from database import Nest, Store
     from loopnest.ir import Scop
     from service.config import ServiceSettings
+    from service.core import Core
 
 NEIGHBOURS = 8
 STUDY_PREFIX = "perfembed:nest={}:"  # autotune.records.study_name_for
@@ -42,12 +42,12 @@ def locate(source: str, nest: Nest) -> Iterator[Located]:
     name (``program.c:FUNCTION#I``), else the one at its index. Raises a PerfembedError when the
     source no longer yields it (a program stored without its headers, for one)."""
     from loopnest.frontend.extract import extract_scops
-    from service.schemas import ProgramIn
-    from service.services import materialized
+    from service.core import ProgramSource
+    from service.core.sources import materialized
 
     function = nest.normalized.get("function") if isinstance(nest.normalized, dict) else None
     stored_name = nest.normalized.get("name") if isinstance(nest.normalized, dict) else None
-    with materialized(ProgramIn.model_validate({"source": source})) as (path, options):
+    with materialized(ProgramSource(source=source)) as (path, options):
         scops = extract_scops(path, options, function=function).scops
         names = [s.name for s in scops]
         index = names.index(stored_name) if stored_name in names else nest.index
@@ -80,12 +80,12 @@ def source_region(source: str, nest: Nest) -> dict[str, Any]:
             "function": region.function, "statements": []}
 
 
-def nest_page(store: Store, settings: ServiceSettings, pipeline: ModuleType, nest_id: int) -> dict[str, Any]:
+def nest_page(store: Store, settings: ServiceSettings, core: Core, nest_id: int) -> dict[str, Any]:
     """Everything the nest page shows (404 for an unknown nest)."""
     from database import get_nest, get_program
     from service.services_catalog import nest_detail
 
-    detail = nest_detail(store, nest_id, settings=settings, pipeline=pipeline)
+    detail = nest_detail(core, nest_id)
     with store.session() as session:
         nest = get_nest(session, nest_id=nest_id)
         program = get_program(session, program_id=nest.program_id)
@@ -176,7 +176,7 @@ def _trial_rows(trials: list[Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def dropin(store: Store, settings: ServiceSettings, pipeline: ModuleType, nest_id: int,
+def dropin(store: Store, settings: ServiceSettings, core: Core, nest_id: int,
            *, target_id: int | None = None) -> tuple[str, str]:
     """The program's file with the nest's best verified recipe applied (on ``target_id``, else on this
     machine's target when it has one, else the best anywhere): ``(file name, text)``."""
@@ -185,7 +185,7 @@ def dropin(store: Store, settings: ServiceSettings, pipeline: ModuleType, nest_i
     from loopnest.transform.recipe import Recipe, apply_recipe
     from service.services_catalog import nest_detail
 
-    best = nest_detail(store, nest_id, settings=settings, pipeline=pipeline).get("best_recipes") or []
+    best = nest_detail(core, nest_id).get("best_recipes") or []
     if target_id is not None:
         best = [b for b in best if b.get("target_id") == target_id]
     if not best:

@@ -16,7 +16,7 @@ from starlette.responses import HTMLResponse
 
 from database.domain import JobStatus
 from loopnest.errors import ParameterError
-from service.api.deps import EvaluationsDep, PipelineDep, SettingsDep, StateDep, StoreDep
+from service.api.deps import CoreDep, EvaluationsDep, SettingsDep, StateDep, StoreDep
 from service.schemas import MAX_ID
 from service.ui import assets
 from service.ui.deps import KEY_COOKIE, PageKeyDep, PageRoute, render
@@ -34,12 +34,12 @@ def overview(request: Request, db: StoreDep, settings: SettingsDep, _: PageKeyDe
 
 
 @router.get("/map", response_class=HTMLResponse)
-def embedding_map(request: Request, db: StoreDep, settings: SettingsDep, _: PageKeyDep,
+def embedding_map(request: Request, db: StoreDep, settings: SettingsDep, state: StateDep, _: PageKeyDep,
                   color: Literal["family", "speedup", "target"] = "family",
                   program: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> HTMLResponse:
     from service.ui.embedding_map import highlight, map_points
 
-    points = map_points(db)
+    points = map_points(db, state.views_cache())
     marked = highlight(db, settings, points, program_id=program) if program is not None else None
     return render(request, "map.html", title="Embedding map", points=points, marked=marked, color=color,
                   min_speedup=settings.min_speedup)
@@ -58,21 +58,21 @@ def nests(request: Request, db: StoreDep, _: PageKeyDep,
 
 
 @router.get("/nests/{nest_id}", response_class=HTMLResponse)
-def nest(request: Request, nest_id: NestId, db: StoreDep, settings: SettingsDep, pipeline: PipelineDep,
+def nest(request: Request, nest_id: NestId, db: StoreDep, settings: SettingsDep, core: CoreDep,
          _: PageKeyDep) -> HTMLResponse:
     from service.ui.nest_page import nest_page
 
-    data = nest_page(db, settings, pipeline, nest_id)
+    data = nest_page(db, settings, core, nest_id)
     return render(request, "nest.html", title=data["detail"].get("name") or f"Nest {nest_id}", **data,
                   min_speedup=settings.min_speedup)
 
 
 @router.get("/nests/{nest_id}/dropin.c", response_class=PlainTextResponse)
-def nest_dropin(nest_id: NestId, db: StoreDep, settings: SettingsDep, pipeline: PipelineDep, _: PageKeyDep,
+def nest_dropin(nest_id: NestId, db: StoreDep, settings: SettingsDep, core: CoreDep, _: PageKeyDep,
                 target_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None, download: bool = False) -> Response:
     from service.ui.nest_page import dropin
 
-    name, text = dropin(db, settings, pipeline, nest_id, target_id=target_id)
+    name, text = dropin(db, settings, core, nest_id, target_id=target_id)
     return _c_file(name, text, download=download)
 
 
@@ -92,7 +92,7 @@ def suggest_form(request: Request, _: PageKeyDep) -> HTMLResponse:
 
 
 @router.post("/suggest", response_class=HTMLResponse)
-async def suggest(request: Request, db: StoreDep, settings: SettingsDep, pipeline: PipelineDep,
+async def suggest(request: Request, db: StoreDep, settings: SettingsDep, core: CoreDep,
                   _: PageKeyDep) -> HTMLResponse:
     from loopnest.errors import PerfembedError
     from service.errors import status_of
@@ -101,7 +101,7 @@ async def suggest(request: Request, db: StoreDep, settings: SettingsDep, pipelin
     form, answer, error, status = SuggestForm(), None, None, 200
     try:
         form = await read_form(await request.form())
-        answer = await run_in_threadpool(suggestions, form, store=db, settings=settings, pipeline=pipeline)
+        answer = await run_in_threadpool(suggestions, form, settings=settings, core=core)
     except PerfembedError as exc:  # the form comes back with the one-line reason
         error, status = str(exc), status_of(exc)
     return render(request, "suggest.html", title="Suggest", form=form, answer=answer, error=error,

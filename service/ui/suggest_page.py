@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -20,8 +19,8 @@ from pydantic import ValidationError
 from loopnest.errors import ParameterError
 
 if TYPE_CHECKING:
-    from database import Store
     from service.config import ServiceSettings
+    from service.core import Core
     from service.evaluation_jobs import EvaluationJobs
     from service.schemas import SuggestionsIn
 
@@ -115,13 +114,13 @@ def _validation_text(exc: ValueError) -> str:
     return f"k: {exc}"
 
 
-def suggestions(form: SuggestForm, *, store: Store, settings: ServiceSettings, pipeline: ModuleType) -> dict[str, Any]:
+def suggestions(form: SuggestForm, *, settings: ServiceSettings, core: Core) -> dict[str, Any]:
     """The suggestions for the form's program (:func:`service.services.suggest`), plus the request as
     the page sends it to the API to evaluate (``request``)."""
     from service.services import suggest
 
     body = request_of(form)
-    result = suggest(body, store=store, settings=settings, pipeline=pipeline)
+    result = suggest(body, settings=settings, core=core)
     request = body.model_dump(exclude={"evaluate", "fallback", "run", "check"}, exclude_none=True)
     return {"result": result, "request": request}
 
@@ -130,9 +129,10 @@ def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs) ->
     """The program of ``request`` with the recipes that evaluation job ``job_id`` accepted applied
     (:func:`service.program_eval.tuned_source`): ``(file name, text)``."""
     from loopnest.frontend.extract import extract_scops
+    from service.core.sources import materialized
+    from service.mappers import program_source
     from service.program_eval import tuned_source
     from service.schemas import ProgramIn
-    from service.services import materialized
 
     job = jobs.get(job_id)
     if job.result is None:
@@ -141,7 +141,7 @@ def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs) ->
         program = ProgramIn.model_validate(request)
     except ValidationError as exc:
         raise ParameterError(_validation_text(exc)) from None
-    with materialized(program) as (path, options):
+    with materialized(program_source(program)) as (path, options):
         extraction = extract_scops(path, options, function=program.function)
         if len(extraction.scops) != len(job.result.get("nests", [])):
             raise ParameterError("this program is not the one the evaluation job measured: evaluate it again")

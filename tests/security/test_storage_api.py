@@ -18,8 +18,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from service.app import create_app
+from service.core import TransferCore
 from tests.security.readonly_db import BACKENDS, database_pair
-from tests.service import fake_pipeline
 from tests.service.factories import service_settings
 
 MARKER = "SECRET_SOURCE_MARKER_7f3a"
@@ -77,11 +77,11 @@ def test_evaluate_against_a_read_only_database_is_refused_before_anything_runs(
         readonly: tuple[TestClient, dict[str, str]], monkeypatch: pytest.MonkeyPatch) -> None:
     api, auth = readonly
     calls: list[Any] = []
-    monkeypatch.setattr(fake_pipeline, "suggest", lambda *a, **kw: calls.append((a, kw)) or {"nests": []})
+    monkeypatch.setattr(TransferCore, "suggest", lambda *a, **kw: calls.append((a, kw)))
     r = api.post("/v1/suggestions", json={**PROGRAM, "evaluate": True}, headers=auth)
     assert r.status_code == 503, r.text
     assert r.json()["message"].startswith(REFUSED) and _leaks(r.text) == []
-    assert calls == []  # the pipeline (which compiles and runs) was never entered
+    assert calls == []  # the core (which compiles and runs) was never entered
 
 
 def test_reads_still_work_on_a_read_only_database(readonly: tuple[TestClient, dict[str, str]]) -> None:

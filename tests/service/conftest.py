@@ -1,7 +1,7 @@
 """Fixtures for the API tests: one app per module on a throwaway SQLite database, with a key.
 
-The app serves :mod:`tests.service.fake_pipeline` (the routes, auth, limits and transactions
-are under test here, not the core pipeline); tests of the real pipeline select it themselves.
+The app serves the real core with compile and time faked (:func:`tests.service.factories.make_app`),
+populated with tuned nests and a fitted embedding model (:func:`tests.service.factories.populate`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from database import create_api_key
-from service.app import create_app
 from service.config import ServiceSettings
-from tests.service.factories import service_settings
+from tests.service.factories import make_app, service_settings
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +25,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> ServiceSettings:
 
 @pytest.fixture(scope="module")
 def app(settings: ServiceSettings) -> FastAPI:
-    return create_app(settings)
+    return make_app(settings, populated=True)
 
 
 @pytest.fixture(scope="module")

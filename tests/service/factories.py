@@ -1,12 +1,28 @@
-"""Programs, settings and records for the service tests."""
+"""Programs, settings, apps and records for the service tests.
+
+The apps serve the real core (:class:`~service.core.TransferCore`) on a throwaway SQLite database;
+only compiling and timing are faked (:class:`tests.service.fake_harness.FakeHarness`).
+"""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
 
+from fastapi import FastAPI
+
+from autotune.records import MeasurementRecorder
+from database import Store
+from database.embedding_store import EmbeddingStore
+from loopnest.config import Settings
+from loopnest.frontend.extract import extract_scops
+from loopnest.transform.recipe import Recipe
+from service.app import create_app
 from service.config import ServiceSettings
+from service.core import ProgramSource, TransferCore
+from tests.service.fake_harness import FakeHarness
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "corpus"
@@ -14,15 +30,52 @@ GEMM = CORPUS / "kernels" / "blas3" / "gemm_ijk.c"
 GEMV = CORPUS / "kernels" / "blas2" / "gemv.c"
 PB = CORPUS / "pbstyle"
 GEMM_PARAMS = {"ni": 16, "nj": 16, "nk": 16}
-FAKE_PIPELINE = "tests.service.fake_pipeline"
+# Stored and tuned by :func:`populate`: the neighbours every populated app answers from.
+TUNED = {"blas3/gemm_jki.c": [{"op": "interchange", "order": [0, 2, 1]},
+                              {"op": "tile", "loops": [0, 1, 2], "sizes": [8, 8, 8]}],
+         "blas2/gemv.c": [{"op": "unroll", "loop": 1, "factor": 2}],
+         "stencil/jacobi2d.c": [{"op": "tile", "loops": [0, 1], "sizes": [8, 8]}],
+         "conv/conv2d.c": [{"op": "unroll", "loop": 0, "factor": 2}],
+         "reduction/row_norms.c": [{"op": "unroll", "loop": 0, "factor": 2}],
+         "transpose/transpose_add.c": [{"op": "tile", "loops": [0, 1], "sizes": [8, 8]}]}
 
 
 def service_settings(tmp: Path, **overrides: Any) -> ServiceSettings:
-    """Settings on a SQLite database in ``tmp``, serving the fake pipeline, one thread per run."""
-    values: dict[str, Any] = {"data_dir": tmp, "database_url": f"sqlite:///{tmp / 'perfembed.db'}",
-                              "pipeline_module": FAKE_PIPELINE, "threads": 1}
+    """Settings on a SQLite database in ``tmp``, one thread per run."""
+    values: dict[str, Any] = {"data_dir": tmp, "database_url": f"sqlite:///{tmp / 'perfembed.db'}", "threads": 1}
     values.update(overrides)
     return ServiceSettings(**values)
+
+
+def fake_core(store: Store, settings: Settings) -> TransferCore:
+    """The real core, with compile and time faked."""
+    return TransferCore(store, settings, harness=FakeHarness)
+
+
+def make_app(settings: ServiceSettings, *, populated: bool = False) -> FastAPI:
+    """An app serving :func:`fake_core`; ``populated``: with the :data:`TUNED` nests and a fitted model."""
+    app = create_app(settings, core=fake_core)
+    if populated:
+        populate(app.state.perfembed.core())
+    return app
+
+
+def populate(core: TransferCore) -> dict[str, int]:
+    """Store the :data:`TUNED` kernels, each measured (by the fake harness) under its recipe, and fit
+    the embedding model; returns the nest ids by kernel."""
+    expected = json.loads((CORPUS / "expected.json").read_text())
+    ids = {}
+    for rel, steps in TUNED.items():
+        path = CORPUS / "kernels" / rel
+        params = expected[f"corpus/kernels/{rel}"]["params"]
+        (ids[rel],) = core.ingest(ProgramSource(source=path.read_text(), params=params, name=path.name))
+        scop = extract_scops(path).scops[0]
+        record = MeasurementRecorder(core.store, ids[rel], core.context.target_id, params, origin="manual")
+        with FakeHarness(scop, params, reps=1) as harness:
+            record(harness.evaluate(Recipe.from_dict({"steps": steps})))
+    EmbeddingStore(core.store, data_dir=core.settings.data_dir).fit(n_components=4)
+    core.cache.changed()
+    return ids
 
 
 def gemm_program(**extra: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import database
-from tests.service.factories import PB, gemm_program, gemv_program
+from tests.service.factories import PB, TUNED, gemm_program, gemv_program
 
 
 @pytest.fixture(scope="module")
@@ -22,10 +22,14 @@ def test_storing_a_program_twice_gives_the_same_nests(api: TestClient, auth, sto
 
 
 def test_a_program_with_headers_and_several_nests(api: TestClient, auth) -> None:
-    body = {"source": (PB / "mb_gemm.c").read_text(),
+    body = {"source": (PB / "mb_gemm.c").read_text(), "params": {"ni": 8, "nj": 8, "nk": 8},
             "headers": {"minibench.h": (PB / "include" / "minibench.h").read_text()}}
     r = api.post("/v1/programs", json=body, headers=auth)
-    assert r.status_code == 201, r.text and len(r.json()["nest_ids"]) >= 1
+    assert r.status_code == 201, r.text
+    assert len(r.json()["nest_ids"]) == 1
+    # Every parameter of a nest needs a value: without them nothing is stored.
+    r = api.post("/v1/programs", json={**body, "params": {"ni": 8}}, headers=auth)
+    assert r.status_code == 422 and "missing value for parameter(s) nj, nk" in r.json()["message"]
 
 
 def test_nests_are_listed_a_page_at_a_time(api: TestClient, stored) -> None:
@@ -37,10 +41,20 @@ def test_nests_are_listed_a_page_at_a_time(api: TestClient, stored) -> None:
     assert api.get("/v1/nests", params={"limit": 0}).status_code == 422
 
 
-def test_a_nest_has_features_embedding_and_best_recipes(api: TestClient, stored) -> None:
+def test_a_nest_has_features_embedding_and_best_recipes(api: TestClient, app, stored) -> None:
     detail = api.get(f"/v1/nests/{stored['gemm']}").json()
-    assert detail["id"] == stored["gemm"] and detail["features"]["static"]["depth"] == 3.0
-    assert detail["embedding"]["vector"] == [3.0, 1.0] and detail["best_recipes"] == []
+    assert detail["id"] == stored["gemm"] and detail["name"] == "gemm_ijk.c#0"
+    assert detail["features"]["static"]["depth"] == 3.0
+    version, _ = app.state.perfembed.core().context.embeddings.model()
+    assert detail["embedding"]["model_version"] == version and len(detail["embedding"]["vector"]) == 4
+    assert detail["best_recipes"] == []  # stored, never measured
+    # A tuned nest: its best recipe on each target, in its own loop names, naming the target.
+    tuned = api.get("/v1/nests", params={"limit": 1}).json()["data"][0]
+    assert tuned["name"] == "gemm_jki.c#0"
+    (best,) = api.get(f"/v1/nests/{tuned['id']}").json()["best_recipes"]
+    assert best["recipe"] == {"steps": TUNED["blas3/gemm_jki.c"]} and best["speedup"] == 1.5
+    assert best["recipe_text"] == "interchange to j, i, k; tile j, i, k by 8x8x8"
+    assert best["target"]["this_machine"] is True and best["target_id"] == best["target"]["id"]
     r = api.get("/v1/nests/987654")
     assert r.status_code == 404 and "987654" in r.json()["message"]
 
@@ -50,14 +64,19 @@ def test_search_by_vector_and_by_program(api: TestClient, stored) -> None:
     by_vector = api.post("/v1/search", json={"vector": vector, "k": 1}).json()
     assert by_vector["count"] == 1 and by_vector["neighbours"][0]["nest_id"] == stored["gemv"]
     by_program = api.post("/v1/search", json={"program": gemm_program(), "k": 2}).json()
-    assert by_program["neighbours"][0] == {"nest_id": stored["gemm"], "distance": 0.0, "name": "gemm_ijk.c#0"}
+    assert by_program["neighbours"][0] == {"nest_id": stored["gemm"], "distance": 0.0, "name": "gemm_ijk.c#0",
+                                           "best_speedup": None, "best_target_id": None, "best_target": None}
+    # The next is a tuned nest: its best speedup names the machine it was measured on.
+    tuned = by_program["neighbours"][1]
+    assert tuned["best_speedup"] > 1 and tuned["best_target"]["id"] == tuned["best_target_id"]
+    assert tuned["best_target"]["this_machine"] is True
 
 
 @pytest.mark.parametrize("body, needle", [
     ({"k": 3}, "exactly one of"),
     ({"vector": [1.0, 2.0], "program": gemm_program()}, "exactly one of"),
     ({"vector": []}, "vector"),
-    ({"vector": [1.0, 2.0, 3.0]}, "dimensions"),
+    ({"vector": [1.0, 2.0, 3.0]}, "the vector has 3 components; the embedding has 4"),
     ({"program": {"source": "void f() { for (;;) }"}}, "program.c:1"),
 ])
 def test_bad_searches_are_422(api: TestClient, body, needle: str) -> None:

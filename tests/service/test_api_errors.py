@@ -61,11 +61,3 @@ def test_unknown_routes_and_methods_answer_json(api: TestClient) -> None:
     assert r.status_code == 404 and r.json()["error"] == "HTTPError"
     r = api.put("/v1/nests")
     assert r.status_code == 405 and r.json()["message"] == "Method Not Allowed"
-
-
-def test_a_missing_pipeline_is_503_not_500(tmp_path: Path) -> None:
-    settings = service_settings(tmp_path, pipeline_module="tests.service.no_such_pipeline")
-    with TestClient(create_app(settings)) as api:
-        r = api.post("/v1/search", json={"vector": [1.0]})
-        assert r.status_code == 503 and "not installed" in r.json()["message"]
-        assert api.get("/readyz").status_code == 503

@@ -2,8 +2,8 @@
 
 Bounded: 25 examples per operation (about 350 requests), no evaluating requests (``evaluate`` is
 forced off: evaluation compiles and runs code, which is tested elsewhere). Requests carry an API
-key so writes are exercised too. The core pipeline is ``service.pipeline`` once it exists, else
-the fake one.
+key so writes are exercised too. The app serves the real core on a database with tuned nests and a
+fitted model (:func:`tests.service.factories.populate`).
 
 A second run sends the schema's bodies with hostile parts put in (issue 10, items 4, 5 and 13):
 sources with hundreds of statements, long sums, deep loop nests, parentheses and blocks, padded
@@ -14,7 +14,6 @@ operation, and the app's analysis time limit is short.
 
 from __future__ import annotations
 
-import importlib.util
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -32,11 +31,10 @@ from schemathesis.specs.openapi.checks import (
 
 from database import create_api_key
 from service.app import create_app
-from tests.service.factories import CORPUS, FAKE_PIPELINE, gemm_program, gemv_program, service_settings
+from tests.service.factories import CORPUS, populate, service_settings
 
 JACOBI = CORPUS / "kernels" / "stencil" / "jacobi2d.c"
 
-PIPELINE = "service.pipeline" if importlib.util.find_spec("service.pipeline") else FAKE_PIPELINE
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
 
@@ -44,7 +42,7 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 # on the first request, in a directory removed when the test process ends.
 _DIR = tempfile.TemporaryDirectory(prefix="perfembed-fuzz-")
 # analysis_time_limit_s: the per-request analysis budget (ignored by settings that do not have it yet).
-APP = create_app(service_settings(Path(_DIR.name), pipeline_module=PIPELINE, analysis_time_limit_s=5.0))
+APP = create_app(service_settings(Path(_DIR.name), analysis_time_limit_s=5.0))
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 
@@ -53,19 +51,8 @@ def fuzz_auth() -> dict[str, str]:
     store = APP.state.perfembed.store()
     with store.session() as session:
         _, key = create_api_key(session, name="fuzz")
-    if PIPELINE != FAKE_PIPELINE:  # a few nests and a fitted model, so searches and suggestions go deep
-        seed_real_pipeline(store, APP.state.perfembed.settings)
+    populate(APP.state.perfembed.core())  # tuned nests and a fitted model, so searches and suggestions go deep
     return {"Authorization": f"Bearer {key}"}
-
-
-def seed_real_pipeline(store, settings) -> None:
-    from database.embedding_store import EmbeddingStore
-    from service.pipeline import ingest_program
-    from service.schemas import ProgramIn
-
-    for program in (gemm_program(), gemv_program(), {"source": JACOBI.read_text()}):
-        ingest_program(store, ProgramIn.model_validate(program), settings=settings)
-    EmbeddingStore(store, data_dir=settings.data_dir).fit(n_components=4)
 
 
 @schema.parametrize()

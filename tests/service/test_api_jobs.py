@@ -7,6 +7,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 import database
+from service import services_jobs
 from service.app import create_app
 from tests.service.factories import GEMM_PARAMS, gemm_program, gemv_program
 
@@ -90,7 +91,6 @@ def test_a_job_for_a_stored_nest_defaults_to_its_stored_parameter_values(api: Te
 
 @pytest.mark.parametrize("body, status, needle", [
     ({"nest_id": 999999, "params": GEMM_PARAMS}, 404, "999999"),
-    ({"nest_id": 1}, 422, "no value for parameter(s) ni, nj, nk"),
     ({"nest_id": 1, "params": GEMM_PARAMS, "target_id": 4242}, 404, "4242"),
     ({"nest_id": 1, "params": GEMM_PARAMS, "budget": 10**6}, 422, "over this server's limit"),
     ({"nest_id": 1, "params": GEMM_PARAMS, "warm_start": [{"steps": [{"op": "nope"}]}]}, 422, "nope"),
@@ -108,6 +108,18 @@ def test_user_errors_are_4xx_and_write_nothing(api: TestClient, app, auth, nest_
     assert r.status_code == status, r.text
     assert needle in r.json()["message"]
     assert {t: count(app, t) for t in before} == before
+
+
+def test_a_job_for_a_nest_without_stored_values_needs_params(api: TestClient, app, auth) -> None:
+    with app.state.perfembed.store().session() as session:
+        program = database.get_or_create_program(session, source=gemm_program()["source"] + "\n// bare",
+                                                 name="bare/gemm.c")
+        nest = database.get_or_create_nest(session, program_id=program.id, index=0, normalized={
+            "name": "gemm.c:gemm_ijk#0", "params": ["ni", "nj", "nk"]})
+    before = count(app, "tuning_jobs")
+    r = api.post("/v1/tuning-jobs", json={"nest_id": nest.id}, headers=auth)
+    assert r.status_code == 422 and "no value for parameter(s) ni, nj, nk" in r.json()["message"]
+    assert count(app, "tuning_jobs") == before
 
 
 def test_unknown_job_ids_are_404(api: TestClient, auth) -> None:
@@ -128,7 +140,7 @@ def test_a_write_that_fails_midway_leaves_no_rows(settings, auth, monkeypatch: p
     app = create_app(settings)
     with TestClient(app, raise_server_exceptions=False) as api:
         before = count(app, "tuning_jobs")
-        monkeypatch.setattr(database, "enqueue_job", enqueue_then_crash)
+        monkeypatch.setattr(services_jobs, "enqueue_job", enqueue_then_crash)
         r = api.post("/v1/tuning-jobs", json={"nest_id": 1, "params": GEMM_PARAMS}, headers=auth)
         assert r.status_code == 500 and r.json()["error"] == "InternalError"
         assert count(app, "tuning_jobs") == before

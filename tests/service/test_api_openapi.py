@@ -3,6 +3,7 @@ every route, keys marked as the server needs them, one name per nest, and docs p
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,14 +14,14 @@ from fastapi.testclient import TestClient
 
 import database
 from service.app import create_app
-from tests.service.factories import gemm_program, service_settings, wait_for_evaluation
+from tests.service.factories import CORPUS, make_app, service_settings, wait_for_evaluation
 
 FUNCTION_NAMES = {"Create", "Index", "Read", "Run", "Store", "Analyze", "Cancel", "Healthz", "Readyz", "Metrics"}
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[TestClient, dict[str, str]]]:
-    with TestClient(create_app(service_settings(tmp_path))) as api:
+    with TestClient(make_app(service_settings(tmp_path), populated=True)) as api:
         with api.app.state.perfembed.store().session() as session:  # type: ignore[attr-defined]
             _, key = database.create_api_key(session, name="docs")
         yield api, {"Authorization": f"Bearer {key}"}
@@ -47,16 +48,16 @@ def test_every_operation_has_a_summary_a_description_and_examples_for_its_body(s
 def test_every_request_example_is_accepted_by_its_route(served) -> None:
     api, auth = served
     spec = api.get("/openapi.json").json()
-    # The stored-nest example of a tuning job names nest 1: the first program stored is the examples' matmul.
+    # The stored-nest example of a tuning job names nest 1 (here a tuned kernel, with its parameter values).
     matmul = spec["paths"]["/v1/programs"]["post"]["requestBody"]["content"]["application/json"]["examples"]
-    assert api.post("/v1/programs", json=matmul["matmul"]["value"], headers=auth).json()["nest_ids"] == [1]
-    vector = api.get("/v1/nests/1").json()["embedding"]["vector"]
+    (stored,) = api.post("/v1/programs", json=matmul["matmul"]["value"], headers=auth).json()["nest_ids"]
+    vector = api.get(f"/v1/nests/{stored}").json()["embedding"]["vector"]
     sent = 0
     for path, method, operation in _operations(spec):
         content = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
         for name, example in content.get("examples", {}).items():
             body = dict(example["value"])
-            if "vector" in body:  # the example has the shape of the default model; this test's has 2 dimensions
+            if "vector" in body:  # the example has the shape of the default model; this test's has 4 dimensions
                 body["vector"] = vector
             r = api.request(method.upper(), path, json=body, headers=auth)
             assert r.status_code in (200, 201, 202), (path, name, r.text)
@@ -93,13 +94,16 @@ def test_reads_are_marked_as_the_server_treats_them(tmp_path: Path, keys_for_rea
 
 def test_a_nest_has_one_name_in_every_answer(served) -> None:
     api, auth = served
-    (nest_id,) = api.post("/v1/programs", json=gemm_program(), headers=auth).json()["nest_ids"]
-    name = "gemm_ijk.c#0"
+    jki = CORPUS / "kernels" / "blas3" / "gemm_jki.c"
+    params = json.loads((CORPUS / "expected.json").read_text())["corpus/kernels/blas3/gemm_jki.c"]["params"]
+    program = {"source": jki.read_text(), "params": params, "name": jki.name}
+    (nest_id,) = api.post("/v1/programs", json=program, headers=auth).json()["nest_ids"]  # stored by populate()
+    name = "gemm_jki.c#0"
     assert [n["name"] for n in api.get("/v1/nests").json()["data"] if n["id"] == nest_id] == [name]
     assert api.get(f"/v1/nests/{nest_id}").json()["name"] == name
-    (hit,) = api.post("/v1/search", json={"program": gemm_program(), "k": 1}).json()["neighbours"]
-    assert hit == {"nest_id": nest_id, "name": name, "distance": 0.0}
-    other = gemm_program(source="/* another program, the same nest */\n" + gemm_program()["source"], name="copy.c")
+    (hit,) = api.post("/v1/search", json={"program": program, "k": 1}).json()["neighbours"]
+    assert (hit["nest_id"], hit["name"], hit["distance"]) == (nest_id, name, 0.0)
+    other = {**program, "source": "/* another program, the same nest */\n" + program["source"], "name": "copy.c"}
     answer = api.post("/v1/suggestions", json={**other, "k": 1, "fallback": False}, headers=auth).json()
     (nest,) = answer["nests"]
     assert nest["name"] == "copy.c#0" and nest["neighbours"][0]["name"] == name

@@ -11,50 +11,57 @@ from fastapi.testclient import TestClient
 
 import database
 from loopnest.errors import CompileError, PerfembedError, SourceError
-from service.app import create_app
-from tests.service import fake_pipeline
-from tests.service.factories import gemm_program, gemv_program, service_settings, wait_for_evaluation
+from service.core import TransferCore
+from tests.service import fake_harness
+from tests.service.factories import TUNED, gemm_program, make_app, service_settings, wait_for_evaluation
+from tests.service.fake_harness import fake_speedup
 
 
-def test_each_nest_gets_neighbours_and_a_job_when_the_gate_says_no(api: TestClient, auth) -> None:
-    api.post("/v1/programs", json=gemv_program(), headers=auth)
-    r = api.post("/v1/suggestions", json={**gemm_program(), "k": 3}, headers=auth)
-    assert r.status_code == 200, r.text
-    data = r.json()
-    (nest,) = data["nests"]
-    assert data["evaluated"] is False and nest["index"] == 0 and nest["neighbours"]
-    assert nest["gate"]["confident"] is False and nest["job_id"] is not None
-    job = api.get(f"/v1/tuning-jobs/{nest['job_id']}").json()
-    assert job["status"] == "queued" and job["nest_id"] == nest["nest_id"]
+def test_each_nest_gets_a_job_when_the_gate_says_no(tmp_path: Path) -> None:
+    # No stored recipe clears a 99x margin: no neighbour is good enough, so the gate says no.
+    api, auth = _app_and_key(tmp_path, populated=True, min_speedup=99.0)
+    with api:
+        r = api.post("/v1/suggestions", json={**gemm_program(), "k": 3}, headers=auth)
+        assert r.status_code == 200, r.text
+        data = r.json()
+        (nest,) = data["nests"]
+        assert data["evaluated"] is False and nest["index"] == 0 and nest["neighbours"] == []
+        assert nest["gate"]["confident"] is False and nest["gate"]["distance"] is None
+        assert nest["gate"]["threshold"] > 0 and nest["job_id"] is not None
+        job = api.get(f"/v1/tuning-jobs/{nest['job_id']}").json()
+        assert job["status"] == "queued" and job["nest_id"] == nest["nest_id"]
+        # Asked again, the same open job answers: one job per nest.
+        again = api.post("/v1/suggestions", json={**gemm_program(), "k": 3}, headers=auth).json()["nests"][0]
+        assert again["job_id"] == nest["job_id"]
 
 
 def test_no_job_without_fallback(api: TestClient, auth) -> None:
     r = api.post("/v1/suggestions", json={**gemm_program(), "fallback": False}, headers=auth)
     assert r.status_code == 200 and r.json()["nests"][0]["job_id"] is None
+    assert r.json()["nests"][0]["nest_id"] is None  # nothing stored
 
 
 def test_answers_come_from_the_database_when_a_neighbour_has_a_verified_recipe(api: TestClient, app, auth) -> None:
-    store = app.state.perfembed.store()
-    gemv_id = api.post("/v1/programs", json=gemv_program(), headers=auth).json()["nest_ids"][0]
-    with store.session() as session:
-        target = database.get_or_create_target(session, cpu_model="cpu", cores=2, isa_level="x86-64",
-                                               cache_sizes={"l1d": 32768}, compiler="gcc", compiler_version="12")
-        recipe = database.get_or_create_recipe(session, steps=[{"op": "parallelize", "loop": 0}])
-        database.add_measurement(session, nest_id=gemv_id, recipe_id=recipe.id, target_id=target.id,
-                                 median_time_s=0.1, spread_s=0.01, repetitions=3, verified=True,
-                                 origin="autotune", speedup=1.8)
     nest = api.post("/v1/suggestions", json=gemm_program(), headers=auth).json()["nests"][0]
     assert nest["gate"]["confident"] is True and nest["job_id"] is None
-    # The neighbour's 1.8x is another nest's speedup: it is in the neighbour, never among this nest's results.
-    assert nest["results"] == [] and nest["neighbours"][0]["nest_id"] == gemv_id
-    assert nest["neighbours"][0]["recorded_speedup"] == 1.8
-    assert nest["recipes"] == [{"from": "gemv.c#0", "recipe": {"steps": [{"op": "parallelize", "loop": 0}]}}]
-    # The gate: the distance to the nearest neighbour, and apart from it the threshold (it held the threshold).
-    nearest = nest["neighbours"][0]["distance"]
-    assert nest["gate"] == {"confident": True, "distance": nearest, "threshold": 1.5, "accepted": None}
-    assert 0 < nearest != 1.5
-    detail = api.get(f"/v1/nests/{gemv_id}").json()
-    assert detail["best_recipes"][0]["speedup"] == 1.8
+    # The neighbour's 1.5x is another nest's speedup: it is in the neighbour, never among this nest's results.
+    nearest = nest["neighbours"][0]
+    assert nest["results"] == [] and nearest["name"] == "gemm_jki.c#0"
+    assert nearest["recorded_speedup"] == fake_speedup(TUNED["blas3/gemm_jki.c"]) == 1.5
+    assert nearest["recipe"] == {"steps": TUNED["blas3/gemm_jki.c"]} and nearest["target"]["this_machine"] is True
+    # Its recipe adapted to this nest (gemm_ijk's loops i, j, k), in this nest's loop names.
+    assert nest["recipes"][0] == {
+        "from": "gemm_jki.c#0", "from_nest_id": nearest["nest_id"],
+        "recipe": {"steps": [{"op": "interchange", "order": [1, 0, 2]},
+                             {"op": "tile", "loops": [0, 1, 2], "sizes": [8, 8, 8]}]},
+        "recipe_text": "interchange to j, i, k; tile j, i, k by 8x8x8"}
+    # The gate: the distance to the nearest neighbour, and apart from it the threshold.
+    threshold = app.state.perfembed.core().context.embeddings.gate_distance()
+    assert nest["gate"] == {"confident": True, "distance": nearest["distance"], "threshold": threshold,
+                            "accepted": None}
+    assert 0 < nearest["distance"] <= threshold
+    assert set(nest) == {"index", "nest_id", "name", "function", "params", "loop_names", "tuned_before",
+                         "neighbours", "recipes", "gate", "job_id", "results"}  # nothing internal
 
 
 @pytest.mark.parametrize("body, status, needle", [
@@ -69,7 +76,7 @@ def test_bad_requests_are_4xx(api: TestClient, auth, body, status: int, needle: 
 
 def test_the_server_limit_on_k_is_a_422_naming_it(tmp_path: Path, auth) -> None:
     settings = service_settings(tmp_path, max_k=4)
-    with TestClient(create_app(settings)) as api:
+    with TestClient(make_app(settings)) as api:
         with api.app.state.perfembed.store().session() as session:
             _, key = database.create_api_key(session, name="k")
         r = api.post("/v1/suggestions", json={**gemm_program(), "k": 5}, headers={"Authorization": f"Bearer {key}"})
@@ -78,16 +85,16 @@ def test_the_server_limit_on_k_is_a_422_naming_it(tmp_path: Path, auth) -> None:
 
 @pytest.fixture
 def gate() -> Iterator[threading.Event]:
-    fake_pipeline.EVALUATE_GATE = threading.Event()
+    fake_harness.HOLD = threading.Event()
     try:
-        yield fake_pipeline.EVALUATE_GATE
+        yield fake_harness.HOLD
     finally:
-        fake_pipeline.EVALUATE_GATE.set()
-        fake_pipeline.EVALUATE_GATE = None
+        fake_harness.HOLD.set()
+        fake_harness.HOLD = None
 
 
-def _app_and_key(tmp_path: Path, **overrides: object) -> tuple[TestClient, dict[str, str]]:
-    api = TestClient(create_app(service_settings(tmp_path, **overrides)))
+def _app_and_key(tmp_path: Path, *, populated: bool = True, **overrides: object) -> tuple[TestClient, dict[str, str]]:
+    api = TestClient(make_app(service_settings(tmp_path, **overrides), populated=populated))
     with api.app.state.perfembed.store().session() as session:  # type: ignore[attr-defined]
         _, key = database.create_api_key(session, name="evaluations")
     return api, {"Authorization": f"Bearer {key}"}
@@ -100,17 +107,24 @@ def test_an_evaluation_is_a_job_polled_with_its_progress_then_its_answer(tmp_pat
         assert r.status_code == 202, r.text
         location = r.headers["Location"]
         assert location == f"/v1/evaluation-jobs/{r.json()['id']}" and r.json()["status"] in ("queued", "running")
-        assert fake_pipeline.EVALUATE_STARTED.acquire(timeout=30)
+        assert fake_harness.STARTED.acquire(timeout=30)
         running = api.get(location).json()  # reads need no key
         assert running["status"] == "running" and running["result"] is None
-        assert running["progress"]["text"] == "candidate 1/1 (from fake#0): timing"
-        assert (running["progress"]["current"], running["progress"]["total"]) == (1, 1)
+        total = running["progress"]["total"]
+        assert running["progress"]["text"] == f"candidate 1/{total} (from gemm_jki.c#0): compiling"
+        assert running["progress"]["current"] == 1 and total >= 1
         gate.set()
         done = wait_for_evaluation(api, location)
         assert done["status"] == "done" and done["error"] is None and done["finished_at"]
         assert done["result"]["evaluated"] is True
         (nest,) = done["result"]["nests"]
-        assert nest["name"] == "gemm_ijk.c#0" and nest["gate"]["accepted"] is False
+        assert nest["name"] == "gemm_ijk.c#0" and nest["nest_id"] is not None
+        # Every candidate measured (the fake harness: 1 + 0.25 x its steps), the fastest accepted, re-measured.
+        assert [r["source"] for r in nest["results"]] == ["measured"] * total == ["measured"] * nest["evaluations"]
+        fastest = max(fake_speedup(r["recipe"]["steps"]) for r in nest["results"])
+        assert nest["gate"]["accepted"] is True and nest["accepted"] is True
+        assert nest["best"]["speedup"] == fastest and nest["best"]["interval"] == [fastest * 0.98, fastest * 1.02]
+        assert all(r["verified"] and r["status"] == "ok" and r["recipe_text"] for r in nest["results"])
         assert api.get("/v1/evaluation-jobs/" + "0" * 32).status_code == 404
         assert api.get("/v1/evaluation-jobs/not-an-id").status_code == 422
 
@@ -121,7 +135,7 @@ def test_a_burst_of_evaluations_is_queued_then_refused_with_retry_after(tmp_path
     with api:
         body = {**gemm_program(), "evaluate": True}
         first = api.post("/v1/suggestions", json=body, headers=headers)
-        assert first.status_code == 202 and fake_pipeline.EVALUATE_STARTED.acquire(timeout=30)  # holds the slot
+        assert first.status_code == 202 and fake_harness.STARTED.acquire(timeout=30)  # holds the slot
         second = api.post("/v1/suggestions", json=body, headers=headers)
         assert second.status_code == 202, second.text
         assert second.json()["status"] == "queued" and second.json()["queue_position"] == 1
@@ -131,7 +145,7 @@ def test_a_burst_of_evaluations_is_queued_then_refused_with_retry_after(tmp_path
         # Reads and non-evaluating suggestions are not held up by the pool.
         assert api.post("/v1/suggestions", json=gemm_program(), headers=headers).status_code == 200
         gate.set()
-        assert fake_pipeline.EVALUATE_STARTED.acquire(timeout=30)  # the second ran once the first ended
+        assert fake_harness.STARTED.acquire(timeout=30)  # the second ran once the first ended
         ended = [wait_for_evaluation(api, r.headers["Location"]) for r in (first, second)]
         assert [job["status"] for job in ended] == ["done", "done"]
         assert "perfembed_evaluations_rejected_total 1.0" in api.get("/metrics").text
@@ -147,8 +161,8 @@ def test_a_failed_evaluation_job_carries_the_error_the_request_would_have_got(
     def fail(*_: object, **__: object) -> None:
         raise raised
 
-    monkeypatch.setattr(fake_pipeline, "suggest", fail)
-    api, headers = _app_and_key(tmp_path)
+    monkeypatch.setattr(TransferCore, "suggest", fail)
+    api, headers = _app_and_key(tmp_path, populated=False)
     with api:
         r = api.post("/v1/suggestions", json={**gemm_program(), "evaluate": True}, headers=headers)
         job = wait_for_evaluation(api, r.headers["Location"])
@@ -160,13 +174,13 @@ def test_a_failed_evaluation_job_carries_the_error_the_request_would_have_got(
 
 def test_evaluations_run_under_the_per_request_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[object] = []
-    real = fake_pipeline.suggest
+    real = TransferCore.suggest
 
-    def spy(store, program, **kwargs):
-        seen.append(kwargs["settings"])
-        return real(store, program, **kwargs)
+    def spy(self, program, options, **kwargs):
+        seen.append(kwargs.get("settings") or self.settings)
+        return real(self, program, options, **kwargs)
 
-    monkeypatch.setattr(fake_pipeline, "suggest", spy)
+    monkeypatch.setattr(TransferCore, "suggest", spy)
     api, headers = _app_and_key(tmp_path, request_wall_time_limit_s=7, request_cpu_time_limit_s=5,
                                 request_threads=3)
     with api:

@@ -13,8 +13,8 @@ from database import create_api_key, get_store
 from loopnest.errors import ParameterError, SourceError
 from service.client import Client, ClientError, collect_quoted_includes, program_from_file
 from service.commands.remote import analyze_remote, job_line, suggest_remote
-from tests.service import fake_pipeline
-from tests.service.factories import CORPUS, FAKE_PIPELINE, GEMM, GEMM_PARAMS, PB, gemm_program, gemv_program
+from service.core import TransferCore
+from tests.service.factories import CORPUS, GEMM, GEMM_PARAMS, PB, gemm_program, gemv_program
 from tests.service.servers import api_server
 
 
@@ -29,11 +29,13 @@ def test_the_client_mirrors_the_endpoints(client: Client) -> None:
     (gemm,) = client.store_program(gemm_program())
     client.store_program(gemv_program())
     answer = client.suggest(gemm_program(), k=2, fallback=False)
-    assert answer["nests"][0]["nest_id"] == gemm and answer["nests"][0]["job_id"] is None
+    # Without evaluation or fallback nothing is stored or enqueued; the neighbours are the tuned nests.
+    assert answer["nests"][0]["nest_id"] is None and answer["nests"][0]["job_id"] is None
+    assert answer["nests"][0]["neighbours"][0]["name"] == "gemm_jki.c#0"
     assert client.search(program=gemm_program(), k=1)[0]["nest_id"] == gemm
     assert client.search(vector=client.nest(gemm)["embedding"]["vector"], k=1)[0]["nest_id"] == gemm
     assert gemm in [n["id"] for n in client.nests(limit=10)]
-    assert client.targets() == []
+    assert [t["id"] for t in client.targets()] == [1]  # this machine, where populate() measured
     job = client.submit_job(nest_id=gemm, params=GEMM_PARAMS, budget=3, warm_start=[{"steps": []}])
     assert job["status"] == "queued" and client.job(job["id"])["budget"] == 3
     assert job["id"] in [j["id"] for j in client.jobs(status="queued")]
@@ -50,7 +52,8 @@ def test_an_evaluation_is_polled_to_its_answer_and_its_progress_is_shown(client:
                             on_progress=updates.append)
     assert answer["evaluated"] is True and answer["nests"][0]["name"] == "gemm_ijk.c#0"
     assert updates[-1]["status"] == "done"
-    assert job_line(updates[-1]) == "candidate 1/1 (from fake#0): timing"
+    assert job_line(updates[-1]) == "storing results"  # the last step the evaluation reported
+    assert answer["nests"][0]["accepted"] is True  # the fake harness times every recipe faster
     job = client.suggest(gemm_program(), evaluate=True, fallback=False, wait=False)
     assert job["status"] in ("queued", "running", "done") and client.evaluation(job["id"])["id"] == job["id"]
     assert job_line({"status": "queued", "queue_position": 2}) == "queued on the server (position 2)"
@@ -61,7 +64,7 @@ def test_a_failed_evaluation_raises_the_error_the_request_would_have_got(
     def fail(*_: object, **__: object) -> None:
         raise SourceError("program.c:4: unsupported construct")
 
-    monkeypatch.setattr(fake_pipeline, "suggest", fail)
+    monkeypatch.setattr(TransferCore, "suggest", fail)
     with pytest.raises(ClientError) as info:
         client.suggest(gemm_program(), evaluate=True, interval=0.01)
     assert info.value.status == 422 and info.value.exit_code == 2 and "program.c:4" in str(info.value)
@@ -111,8 +114,7 @@ def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.Captu
     with store.session() as session:
         _, key = create_api_key(session, name="cli")
     store.dispose()
-    env = {"PERFEMBED_DATABASE_URL": url, "PERFEMBED_DATA_DIR": str(tmp_path),
-           "PERFEMBED_PIPELINE_MODULE": FAKE_PIPELINE}
+    env = {"PERFEMBED_DATABASE_URL": url, "PERFEMBED_DATA_DIR": str(tmp_path)}
     with api_server(env) as server:
         with Client(server) as api:
             assert api.ready()["status"] == "ready"

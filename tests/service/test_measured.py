@@ -9,7 +9,7 @@ import pytest
 from autotune.records import register_nest
 from database import Store, add_measurement, get_or_create_recipe, get_or_create_target, get_store
 from loopnest import extract_scops
-from service.measured import find_stored_nest, target_view, tuned_before
+from service.core.measured import find_stored_nest, target_view, tuned_before
 from tests.service.factories import GEMM, GEMM_PARAMS, GEMV
 
 OTHER_CPU = {"cpu_model": "another CPU", "cores": 64, "isa_level": "x86-64-v3", "cache_sizes": {"l1d": 49152},

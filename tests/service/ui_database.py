@@ -32,7 +32,7 @@ class UiDatabase:
 
     def env(self) -> dict[str, str]:
         return {"PERFEMBED_DATABASE_URL": self.url, "PERFEMBED_DATA_DIR": str(self.data_dir),
-                "PERFEMBED_THREADS": "1", "PERFEMBED_PIPELINE_MODULE": "service.pipeline",
+                "PERFEMBED_THREADS": "1",
                 "PERFEMBED_EVALUATION_POOL_SIZE": "1"}
 
 
@@ -41,8 +41,7 @@ def build(directory: Path) -> UiDatabase:
     from database import add_measurement, create_api_key, get_nest, get_or_create_recipe, get_store
     from database.embedding_store import EmbeddingStore
     from service.config import ServiceSettings
-    from service.pipeline import ingest_program
-    from service.schemas import ProgramIn
+    from service.core import ProgramSource, TransferCore
 
     url = f"sqlite:///{directory / 'perfembed.db'}"
     settings = ServiceSettings(database_url=url, data_dir=directory, threads=1)
@@ -50,10 +49,11 @@ def build(directory: Path) -> UiDatabase:
     expected = json.loads((CORPUS / "expected.json").read_text())
     target = ensure_local_target(store)
     nests: dict[str, int] = {}
+    core = TransferCore(store, settings)
     for rel, name in KERNELS.items():
-        program = ProgramIn.model_validate({"source": (CORPUS / "kernels" / rel).read_text(),
-                                            "params": expected[f"corpus/kernels/{rel}"]["params"]})
-        nests[name] = ingest_program(store, program, settings=settings, name=name)[0]
+        program = ProgramSource(source=(CORPUS / "kernels" / rel).read_text(),
+                                params=expected[f"corpus/kernels/{rel}"]["params"])
+        nests[name] = core.ingest(program, name=name)[0]
     with store.session() as session:
         parallel = get_or_create_recipe(session, steps=PARALLEL)
         tiled = get_or_create_recipe(session, steps=TILED)

@@ -3,14 +3,12 @@ workers), ``/metrics``."""
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any
 
 from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 
-from service.api.deps import MetricsDep, StateDep, load_pipeline
-from service.errors import UnavailableError
+from service.api.deps import MetricsDep, StateDep
 from service.middleware import metrics_text
 from service.schemas import HealthPublic, ReadyPublic
 from service.services_catalog import isolation, readiness
@@ -29,12 +27,7 @@ def healthz() -> dict[str, str]:
 def readyz(state: StateDep) -> Any:
     """200 when the database answers at the current schema and takes writes and the index can serve,
     else 503; each check says why. ``isolation`` names the sandbox evaluations run in."""
-    pipeline: ModuleType | None
-    try:
-        pipeline = load_pipeline(state.settings)
-    except UnavailableError:
-        pipeline = None
-    ready, checks, workers = readiness(state, pipeline)
+    ready, checks, workers = readiness(state.settings, state.store, state.core)
     body = {"status": "ready" if ready else "not ready", "checks": checks, "isolation": isolation(state.settings),
             "workers": workers}
     return body if ready else JSONResponse(body, status_code=503)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query, Response
 
 from database.domain import JobStatus
-from service.api.deps import PipelineDep, ReadKeyDep, SessionDep, SettingsDep, StoreDep, WriteKeyDep
+from service.api.deps import CoreDep, ReadKeyDep, SessionDep, SettingsDep, StoreDep, WriteKeyDep
 from service.api.examples import JOB_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
 from service.schemas import MAX_ID, JobIn, JobPublic, JobsPublic
@@ -21,11 +21,11 @@ JobId = Annotated[int, Path(ge=1, le=MAX_ID, description="Tuning job id", exampl
 @router.post("", status_code=202, response_model=JobPublic, responses=errors(*WRITE, 404),
              operation_id="tuning-jobs-create", summary="Enqueue a tuning job")
 def create(body: Annotated[JobIn, Body(openapi_examples=JOB_EXAMPLES)], response: Response, _: WriteKeyDep,
-           db: StoreDep, settings: SettingsDep, pipeline: PipelineDep) -> dict[str, Any]:
+           db: StoreDep, settings: SettingsDep, core: CoreDep) -> dict[str, Any]:
     """Autotune a stored nest (``nest_id``) or a nest of a program sent along (stored first) with
     Optuna, ``budget`` trials, warm-started with ``warm_start`` recipes. A worker (``perfembed
     worker``) runs it; the answer is 202 with the queued job. Follow it at the ``Location``."""
-    job = create_job(body, store=db, settings=settings, pipeline=pipeline)
+    job = create_job(body, store=db, settings=settings, core=core)
     response.headers["Location"] = f"/v1/tuning-jobs/{job.id}"
     with db.session() as session:
         return job_public(session, job, settings=settings)

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
-from service.api.deps import PipelineDep, ReadKeyDep, SessionDep, SettingsDep, StoreDep
+from service.api.deps import CoreDep, ReadKeyDep, SessionDep
 from service.api.responses import READ_AUTH, errors
 from service.schemas import MAX_ID, NestDetailPublic, NestsPublic
 from service.services_catalog import list_nests, nest_detail
@@ -27,8 +27,8 @@ def index(session: SessionDep, _: ReadKeyDep,
 
 @router.get("/{nest_id}", response_model=NestDetailPublic, responses=errors(*READ_AUTH, 404),
             operation_id="nests-get", summary="Read a nest: features, embedding, best recipes")
-def read(nest_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Nest id", examples=[1])], db: StoreDep,
-         settings: SettingsDep, pipeline: PipelineDep, _: ReadKeyDep) -> dict[str, Any]:
+def read(nest_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Nest id", examples=[1])], core: CoreDep,
+         _: ReadKeyDep) -> dict[str, Any]:
     """The nest's name, normalized form, static and dynamic features, its embedding under the newest
     model, and the best verified recipe on each target with its speedup."""
-    return nest_detail(db, nest_id, settings=settings, pipeline=pipeline)
+    return nest_detail(core, nest_id)

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
 
-from service.api.deps import PipelineDep, ReadKeyDep, SettingsDep, StoreDep, WriteKeyDep
+from service.api.deps import CoreDep, ReadKeyDep, SettingsDep, WriteKeyDep
 from service.api.examples import PROGRAM_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
 from service.schemas import AnalysisPublic, ProgramIn, ProgramStoredPublic
@@ -28,9 +28,8 @@ def analyze(program: ProgramBody, _: ReadKeyDep, settings: SettingsDep) -> dict[
 
 @router.post("/programs", status_code=201, response_model=ProgramStoredPublic, responses=errors(*WRITE, 404),
              operation_id="programs-store", summary="Store a program and its nests")
-def store(program: ProgramBody, _: WriteKeyDep, db: StoreDep, settings: SettingsDep,
-          pipeline: PipelineDep) -> dict[str, Any]:
+def store(program: ProgramBody, _: WriteKeyDep, settings: SettingsDep, core: CoreDep) -> dict[str, Any]:
     """Store the program and its nests with their static features (one transaction), embedded when
     a model is fitted. Storing the same source again returns the same nest ids. Every parameter of a
     nest needs a value in ``params``."""
-    return {"nest_ids": store_program(program, store=db, settings=settings, pipeline=pipeline)}
+    return {"nest_ids": store_program(program, settings=settings, core=core)}

@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 
-from service.api.deps import EvaluationsDep, PipelineDep, ReadKeyDep, SettingsDep, StoreDep, WriteKeyDep
+from service.api.deps import CoreDep, EvaluationsDep, ReadKeyDep, SettingsDep, StoreDep, WriteKeyDep
 from service.api.examples import SUGGESTIONS_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
 from service.schemas import EvaluationJobPublic, SuggestionsIn, SuggestionsPublic
@@ -26,9 +26,10 @@ _ACCEPTED: dict[int | str, dict[str, Any]] = {202: {
 
 
 @router.post("/suggestions", response_model=SuggestionsPublic, responses={**_ACCEPTED, **errors(*WRITE, 404, 429)},
-             operation_id="suggestions-create", summary="Suggest recipes for each nest of a program")
+             operation_id="suggestions-create", summary="Suggest recipes for each nest of a program",
+             response_model_exclude_unset=True)
 async def create(body: Annotated[SuggestionsIn, Body(openapi_examples=SUGGESTIONS_EXAMPLES)], _: WriteKeyDep,
-                 db: StoreDep, settings: SettingsDep, pipeline: PipelineDep, evaluations: EvaluationsDep) -> Any:
+                 db: StoreDep, settings: SettingsDep, core: CoreDep, evaluations: EvaluationsDep) -> Any:
     """For each nest of the program: its nearest stored neighbours, their recipes adapted to it, and the
     database's results for them. When the confidence gate finds no neighbour close enough and
     ``fallback`` is set (the default), a tuning job is enqueued (one per nest) and its id returned.
@@ -41,13 +42,13 @@ async def create(body: Annotated[SuggestionsIn, Body(openapi_examples=SUGGESTION
     """
     # A cached database-only answer is a dictionary lookup: answered here, on the event loop. Anything
     # else (analysis, queries, evaluation) blocks, so it runs in the thread pool.
-    cached = cached_suggestions(body, store=db, settings=settings, pipeline=pipeline)
+    cached = cached_suggestions(body, settings=settings, core=core)
     if cached is not None:
         return cached
     if not body.evaluate:
-        return await run_in_threadpool(suggest, body, store=db, settings=settings, pipeline=pipeline)
-    job = await run_in_threadpool(start_evaluation, body, store=db, settings=settings, pipeline=pipeline,
-                                  jobs=evaluations)
+        return await run_in_threadpool(suggest, body, settings=settings, core=core)
+    job = await run_in_threadpool(start_evaluation, body, settings=settings, core=core, jobs=evaluations,
+                                  check_writable=db.check_writable)
     public = EvaluationJobPublic.model_validate(evaluations.public(job))
     return JSONResponse(jsonable_encoder(public), status_code=202,
                         headers={"Location": f"/v1/evaluation-jobs/{job.id}"})
@@ -58,7 +59,8 @@ JobId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="Evaluation j
 
 
 @router.get("/evaluation-jobs/{job_id}", response_model=EvaluationJobPublic, responses=errors(*READ_AUTH, 404),
-            operation_id="evaluation-jobs-get", summary="Follow an evaluation job", tags=["evaluation-jobs"])
+            operation_id="evaluation-jobs-get", summary="Follow an evaluation job", tags=["evaluation-jobs"],
+            response_model_exclude_unset=True)
 async def read(job_id: JobId, _: ReadKeyDep, evaluations: EvaluationsDep) -> dict[str, Any]:
     """Status (queued, running, done, failed), the step being run, and once it ended the answer
     (``result``, as ``POST /v1/suggestions`` answers) or the error (``error``, with its HTTP status)."""

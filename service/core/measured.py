@@ -6,24 +6,36 @@
   neighbour search can leave it out).
 - **Targets**: every recorded speedup names the machine it was measured on (:func:`target_view`) and
   says when that is not this one (the shipped seed was built on another CPU).
-- **Recipe texts**: every recipe in an answer gets ``recipe_text`` in the nest's loop names
-  (:func:`add_recipe_texts`); the JSON stays the canonical form.
+- **Recipe texts**: every recipe in an answer gets ``recipe_text`` in its nest's loop names; the JSON
+  stays the canonical form.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from sqlalchemy.orm import Session
+
+from autotune.records import local_target_fields, normalized_nest
+from autotune.transfer import Neighbour
+from database import (
+    Measurement,
+    Store,
+    Target,
+    find_program,
+    find_target,
+    get_recipe,
+    get_target,
+    list_measurements,
+    list_nests,
+    list_targets,
+    target_signature,
+)
+from loopnest.ir import Scop
 from loopnest.transform.recipe_text import recipe_text
-
-if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
-    from autotune.transfer import Neighbour
-    from database import Measurement, Store, Target
-    from loopnest.ir import Scop
+from service.core.model import NeighbourView
 
 # The parts of a nest's normalized form that say what it computes (not what it is called).
 _IR_KEYS = ("schedule", "statements")
@@ -48,16 +60,11 @@ def target_view(target: Target | None, here: int | None) -> dict[str, Any] | Non
 @functools.lru_cache(maxsize=8)
 def _local_signature(cc: str) -> str:
     """This machine's target signature (it runs ``cc --version``: read once per process)."""
-    from autotune.records import local_target_fields
-    from database import target_signature
-
     return target_signature(**local_target_fields(cc))
 
 
 def local_target_id(session: Session, *, cc: str) -> int | None:
     """This machine's target id if it is in the database (a reader creates none)."""
-    from database import find_target
-
     found = find_target(session, signature_hash=_local_signature(cc))
     return None if found is None else found.id
 
@@ -74,24 +81,19 @@ def with_best_targets(store: Store, hits: list[dict[str, Any]], *, cc: str) -> l
 
 def target_views(session: Session, here: int | None) -> dict[int, dict[str, Any]]:
     """Every target's view, by id."""
-    from database import list_targets
-
     return {t.id: view for t in list_targets(session) if (view := target_view(t, here)) is not None}
 
 
-def neighbour_view(neighbour: Neighbour, targets: Mapping[int, dict[str, Any]]) -> dict[str, Any]:
+def neighbour_view(neighbour: Neighbour, targets: Mapping[int, dict[str, Any]]) -> NeighbourView:
     """One neighbour in an answer: its best recipe in its own loop names, and where that was measured."""
-    return {"nest_id": neighbour.nest_id, "name": neighbour.name, "distance": neighbour.distance,
-            "recorded_speedup": neighbour.recorded_speedup, "recipe": neighbour.recipe.to_dict(),
-            "recipe_text": recipe_text(neighbour.recipe, neighbour.loop_names),
-            "target": None if neighbour.target_id is None else targets.get(neighbour.target_id)}
+    return NeighbourView(nest_id=neighbour.nest_id, name=neighbour.name, distance=neighbour.distance,
+                         recorded_speedup=neighbour.recorded_speedup, recipe=neighbour.recipe.to_dict(),
+                         recipe_text=recipe_text(neighbour.recipe, neighbour.loop_names),
+                         target=None if neighbour.target_id is None else targets.get(neighbour.target_id))
 
 
 def find_stored_nest(session: Session, *, source: str, index: int, scop: Scop) -> int | None:
     """The database id of this very nest (same program text and position, same IR), if stored."""
-    from autotune.records import normalized_nest
-    from database import find_program, list_nests
-
     program = find_program(session, source=source)
     if program is None:
         return None
@@ -124,8 +126,6 @@ def tuned_before(session: Session, *, nest_id: int, target_id: int, params: Mapp
     a screening figure is the best of a few noisy runs. ``measurements`` counts every run of the nest
     at these parameter values here, verified or not.
     """
-    from database import get_recipe, get_target, list_measurements
-
     wanted = {k: int(v) for k, v in params.items()}
     runs = [m for m in list_measurements(session, nest_id=nest_id, target_id=target_id) if dict(m.params) == wanted]
     verified = [m for m in runs if m.verified and m.speedup is not None]
@@ -143,14 +143,3 @@ def tuned_before(session: Session, *, nest_id: int, target_id: int, params: Mapp
             "measurements": len(runs), "measured_at": best.measured_at.isoformat(),
             "target": target_view(get_target(session, target_id=target_id), target_id),
             "text": measurement_text(best)}
-
-
-def add_recipe_texts(entry: dict[str, Any], names: Sequence[str] | None) -> dict[str, Any]:
-    """``recipe_text`` beside every recipe of one nest's answer that is in the nest's own loops:
-    candidates, measured candidates, the accepted one and the autotuned one."""
-    items: list[Any] = [*entry.get("candidates", []), *entry.get("evaluated", []),
-                        entry.get("best"), entry.get("autotuned")]
-    for item in items:
-        if isinstance(item, dict) and item.get("recipe") is not None:
-            item["recipe_text"] = recipe_text(item["recipe"], names)
-    return entry

@@ -1,0 +1,27 @@
+"""The application core: one module per stage (sources, ingest, neighbours, suggest and gate,
+evaluate, jobs, catalog), typed inputs (:class:`ProgramSource`) and outputs (frozen dataclasses),
+wired to one database by :class:`TransferCore`; the routes and commands see it as :class:`Core`."""
+
+from service.core.answer_cache import AnswerCache
+from service.core.core import TransferCore
+from service.core.model import (
+    AcceptedRecipe,
+    BestRecipe,
+    Candidate,
+    GateDecision,
+    IndexStatus,
+    MeasuredCandidate,
+    Measurement,
+    NeighbourView,
+    NestDetail,
+    NestSuggestion,
+    ProgramSource,
+    SearchHit,
+    Suggestions,
+    SuggestOptions,
+)
+from service.core.protocol import Core
+
+__all__ = ["AcceptedRecipe", "AnswerCache", "BestRecipe", "Candidate", "Core", "GateDecision", "IndexStatus",
+           "MeasuredCandidate", "Measurement", "NeighbourView", "NestDetail", "NestSuggestion", "ProgramSource",
+           "SearchHit", "SuggestOptions", "Suggestions", "TransferCore"]

@@ -1,0 +1,116 @@
+"""The core's answer cache: answers from the database alone, remembered until the database changes.
+
+A *stamp* of the database (nest and measurement counts, the newest embedding model, the open tuning
+jobs and the newest job id) keys every cached answer; it is read at most once per
+:data:`STAMP_TTL_S`, and writes through the core drop it at once. One :class:`AnswerCache` belongs
+to one core (:class:`service.core.TransferCore`), which belongs to the app or the command that made it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from sqlalchemy import func, select
+
+from database import list_embedding_models
+from database.domain import JobStatus
+from database.models import MeasurementModel, NestModel, TuningJobModel
+from database.store import Store
+
+# How long a database stamp is trusted before it is read again. Writes through the core drop it at
+# once; a write by another process (a worker, `perfembed embeddings fit`) shows within it.
+STAMP_TTL_S = 1.0
+CACHE_SIZE = 256  # answers kept per kind
+
+Stamp = tuple[int, int, str | None, int, int | None]
+T = TypeVar("T")
+
+
+class AnswerCache:
+    """Small LRUs of answers (one per kind: ``suggestions``, ``features``) over one store, and the
+    store's stamp. Thread-safe; values are copied in and out (pickled), so callers may not share them."""
+
+    def __init__(self, store: Store, *, ttl_s: float = STAMP_TTL_S, size: int = CACHE_SIZE) -> None:
+        self.store = store
+        self.ttl_s = ttl_s
+        self.size = size
+        self._lock = threading.Lock()
+        self._stamp: tuple[Stamp, float] | None = None
+        self._caches: dict[str, OrderedDict[str, bytes]] = {}
+
+    # -- the database's stamp --------------------------------------------------------------------
+    def stamp(self, *, reread: bool = False) -> Stamp:
+        """Changes whenever an answer from the database alone could change: nests, measurements, model,
+        and the tuning jobs (how many are open, the newest id: a job that ends, or a new one, changes it;
+        an answer names the open job of each nest that needs one).
+
+        Reading it costs four queries, most of a cached suggestion; so it is reused for ``ttl_s``
+        (``reread``: read it now).
+        """
+        fresh = None if reread else self.fresh_stamp()
+        if fresh is not None:
+            return fresh
+        now = time.monotonic()
+        open_states = [JobStatus.QUEUED.value, JobStatus.RUNNING.value]
+        with self.store.session() as session:
+            nests = session.scalar(select(func.count()).select_from(NestModel)) or 0
+            measurements = session.scalar(select(func.count()).select_from(MeasurementModel)) or 0
+            models = list_embedding_models(session)
+            jobs = session.execute(select(func.count(TuningJobModel.id).filter(TuningJobModel.status.in_(open_states)),
+                                          func.max(TuningJobModel.id))).one()
+        stamp: Stamp = (nests, measurements, models[-1].version if models else None, int(jobs[0] or 0), jobs[1])
+        with self._lock:
+            self._stamp = (stamp, now + self.ttl_s)
+        return stamp
+
+    def fresh_stamp(self) -> Stamp | None:
+        """The stamp if read within ``ttl_s`` (no I/O), else None."""
+        with self._lock:
+            cached = self._stamp
+        return cached[0] if cached is not None and cached[1] > time.monotonic() else None
+
+    def changed(self) -> None:
+        """The core wrote to the database: the stamp is read again before the next answer."""
+        with self._lock:
+            self._stamp = None
+
+    # -- answers ---------------------------------------------------------------------------------
+    def get(self, kind: str, key: Any) -> tuple[Any] | None:
+        """``(value,)``, a copy of what was put under ``key`` (JSON), or None."""
+        digest = _digest(key)
+        with self._lock:
+            cache = self._caches.setdefault(kind, OrderedDict())
+            if digest not in cache:
+                return None
+            cache.move_to_end(digest)
+            frozen = cache[digest]
+        return (pickle.loads(frozen),)  # noqa: S301  our own value; 5x faster than a deep copy
+
+    def put(self, kind: str, key: Any, value: Any) -> None:
+        digest, frozen = _digest(key), pickle.dumps(value)
+        with self._lock:
+            cache = self._caches.setdefault(kind, OrderedDict())
+            cache[digest] = frozen
+            while len(cache) > self.size:
+                cache.popitem(last=False)
+
+    def memoized(self, kind: str, key: Any, compute: Callable[[], T]) -> T:
+        """``compute()``, remembered under ``key``; copies out."""
+        found = self.get(kind, key)
+        if found:
+            value: T = found[0]
+            return value
+        result = compute()
+        self.put(kind, key, result)
+        return result
+
+
+def _digest(key: Any) -> str:
+    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()

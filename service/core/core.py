@@ -1,0 +1,103 @@
+"""The application core behind the CLI, the REST API and notebooks:
+
+source -> nests -> static features -> embedding -> neighbours -> adapted recipes -> gate ->
+(measured) candidates -> database, with the autotuning fallback. Each stage is a module of this
+package; :class:`TransferCore` wires them to one database and owns the answer cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from autotune.transfer import MIN_SPEEDUP
+from database.store import Store
+from loopnest.config import Settings
+from loopnest.harness import Harness
+from loopnest.harness.progress import ProgressFn
+from service.core import catalog
+from service.core.answer_cache import AnswerCache, Stamp
+from service.core.context import CoreContext, HarnessFactory
+from service.core.ingest import ingest_program
+from service.core.model import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
+from service.core.suggest import suggest
+
+
+class TransferCore:
+    """The core on one store (see :class:`service.core.protocol.Core`). ``harness``: how nests are
+    compiled and timed (default: :class:`~loopnest.harness.Harness`); ``cache``: the answer cache
+    (default: a new one, owned by this core)."""
+
+    def __init__(self, store: Store, settings: Settings, *, harness: HarnessFactory = Harness,
+                 cache: AnswerCache | None = None) -> None:
+        self.cache = cache if cache is not None else AnswerCache(store)
+        self.context = CoreContext(store, settings, self.cache, harness)
+
+    @property
+    def store(self) -> Store:
+        return self.context.store
+
+    @property
+    def settings(self) -> Settings:
+        return self.context.settings
+
+    def ingest(self, program: ProgramSource, *, name: str | None = None) -> list[int]:
+        return ingest_program(self.context, program, name=name)
+
+    def suggest(self, program: ProgramSource, options: SuggestOptions, *, settings: Settings | None = None,
+                progress: ProgressFn | None = None) -> Suggestions:
+        """Answers from the database alone are cached per program until the database changes (a new nest,
+        measurement, model or job state; :meth:`AnswerCache.stamp`), so a repeated query costs a lookup.
+        Evaluating against a database that refuses writes raises
+        :class:`~database.errors.ReadOnlyDatabaseError` before anything is compiled. ``progress`` hears
+        each stage and step of an evaluation (:class:`~loopnest.harness.progress.Progress`)."""
+        ctx = self.context if settings is None else self.context.with_settings(settings)
+        min_speedup = self._min_speedup(options)
+        if options.evaluate:
+            self.store.check_writable()
+            return suggest(ctx, program, options, min_speedup=min_speedup, progress=progress)
+        stamp = self.cache.stamp()
+        found = self.cache.get("suggestions", _key(program, options, min_speedup, stamp))
+        if found:
+            answer: Suggestions = found[0]
+            return answer
+        answer = suggest(ctx, program, options, min_speedup=min_speedup)
+        # The answer is kept only when the database is as it was before (with fallback it may have stored
+        # the nests or enqueued their jobs), so that it is what a recomputation gives: a nest whose gate
+        # passed, or whose job is open, is answered from the cache until that changes. Reading the stamp
+        # again also renews it, so the next requests are answered without I/O.
+        if self.cache.stamp(reread=True) == stamp:
+            self.cache.put("suggestions", _key(program, options, min_speedup, stamp), answer)
+        return answer
+
+    def cached_suggestion(self, program: ProgramSource, options: SuggestOptions, *,
+                          read_stamp: bool = False) -> Suggestions | None:
+        """Touches no database and runs no analysis, so the API can answer it on its event loop (a thread
+        per cached request made the tail latency under 32 clients). With ``read_stamp`` a stale stamp is
+        read again first (queries: off the event loop)."""
+        if options.evaluate:
+            return None
+        stamp = self.cache.stamp() if read_stamp else self.cache.fresh_stamp()
+        if stamp is None:
+            return None
+        found = self.cache.get("suggestions", _key(program, options, self._min_speedup(options), stamp))
+        return found[0] if found else None
+
+    def search(self, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,
+               name: str | None = None) -> list[SearchHit]:
+        return catalog.search(self.context, vector=vector, program=program, k=k, name=name)
+
+    def nest_detail(self, nest_id: int) -> NestDetail:
+        return catalog.nest_detail(self.context, nest_id)
+
+    def index_status(self) -> IndexStatus:
+        return catalog.index_status(self.context)
+
+    def _min_speedup(self, options: SuggestOptions) -> float:
+        if options.min_speedup is not None:
+            return options.min_speedup
+        return float(getattr(self.settings, "min_speedup", MIN_SPEEDUP))
+
+
+def _key(program: ProgramSource, options: SuggestOptions, min_speedup: float, stamp: Stamp) -> list[object]:
+    """An answer's cache key: the program, what changes the answer, and the database's stamp."""
+    return [program.key(), options.k, min_speedup, stamp, options.fallback, options.name, options.budget]

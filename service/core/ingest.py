@@ -1,0 +1,30 @@
+"""Ingest: a program's nests stored (program, normalized form, static features) and embedded when a
+model exists, so that the very next search finds them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from autotune.records import register_nest
+from loopnest.ir import Scop
+from service.core.context import CoreContext
+from service.core.model import ProgramSource
+from service.core.sources import extract_program, require_params
+
+
+def ingest_scop(ctx: CoreContext, *, source: str, name: str, index: int, scop: Scop,
+                params: Mapping[str, int]) -> int:
+    """Store one nest (idempotent: the same source and position give the same row); returns its id."""
+    values = require_params(scop, params)
+    nest_id = register_nest(ctx.store, source=source, name=name, index=index, scop=scop, params=values,
+                            data_dir=ctx.settings.data_dir).id
+    ctx.cache.changed()
+    return nest_id
+
+
+def ingest_program(ctx: CoreContext, program: ProgramSource, *, name: str | None = None) -> list[int]:
+    """Store the program and every nest; returns the nest ids in source order."""
+    extraction = extract_program(program)
+    stored_as = program.stored_name(name)
+    return [ingest_scop(ctx, source=program.source, name=stored_as, index=i, scop=s, params=program.params)
+            for i, s in enumerate(extraction.scops)]

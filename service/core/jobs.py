@@ -1,0 +1,32 @@
+"""Jobs: the tuning job of a nest no neighbour helps (the fallback), with what a worker needs to
+rebuild the nest and the candidates to warm-start from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from database import enqueue_job, list_jobs
+from service.core.context import CoreContext
+from service.core.model import Candidate, ProgramSource
+from service.core.sources import PROGRAM_FILE
+
+
+def job_options(program: ProgramSource, index: int, params: Mapping[str, int],
+                candidates: Sequence[Candidate]) -> dict[str, Any]:
+    """What a worker needs to rebuild the nest (see :mod:`autotune.worker`), warm-started with the candidates."""
+    return {"source": program.source, "filename": PROGRAM_FILE, "headers": dict(program.headers),
+            "defines": program.define_flags(), "nest_index": index,
+            "function": program.function, "params": dict(params),
+            "warm_start": [c.recipe for c in candidates]}
+
+
+def fallback_job(ctx: CoreContext, *, nest_id: int, budget: int, options: dict[str, Any]) -> int:
+    """The nest's open tuning job, else a new one: a repeated request reuses it instead of queueing another."""
+    target_id = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
+    with ctx.store.session() as session:
+        open_jobs = [j for j in list_jobs(session, nest_id=nest_id) if not j.status.is_terminal]
+        job = open_jobs[0] if open_jobs else enqueue_job(session, nest_id=nest_id, budget=budget,
+                                                         target_id=target_id, options=options)
+    ctx.cache.changed()
+    return job.id

@@ -1,0 +1,49 @@
+"""What the routes and commands need of the application core: :class:`Core`.
+
+:class:`service.core.TransferCore` is the implementation (on a database, its embedding index and the
+harness); the service layer depends on this protocol only, so a test may serve another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from loopnest.config import Settings
+from loopnest.harness.progress import ProgressFn
+from service.core.model import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
+
+
+class Core(Protocol):
+    """The application core. Every method raises a :class:`~loopnest.errors.PerfembedError` subclass
+    for what a user got wrong (an unknown nest: ``NotFoundError``; a bad program: ``SourceError``,
+    ``ParameterError``), and ``StorageError`` when the database fails."""
+
+    def ingest(self, program: ProgramSource, *, name: str | None = None) -> list[int]:
+        """Store the program and its nests (idempotent); the nest ids in source order."""
+        ...
+
+    def suggest(self, program: ProgramSource, options: SuggestOptions, *, settings: Settings | None = None,
+                progress: ProgressFn | None = None) -> Suggestions:
+        """Per nest: neighbours, adapted recipes, the gate, measured results (``options.evaluate``, under
+        ``settings`` when given) and a fallback tuning job (``options.fallback``)."""
+        ...
+
+    def cached_suggestion(self, program: ProgramSource, options: SuggestOptions, *,
+                          read_stamp: bool = False) -> Suggestions | None:
+        """The database-only answer :meth:`suggest` would give, if it is cached (no analysis; no I/O
+        unless ``read_stamp`` lets a stale database stamp be read again), else None."""
+        ...
+
+    def search(self, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,
+               name: str | None = None) -> list[SearchHit]:
+        """The ``k`` stored nests nearest to ``vector`` or to the program's first nest."""
+        ...
+
+    def nest_detail(self, nest_id: int) -> NestDetail:
+        """A stored nest's features, embedding and best recipe on each target."""
+        ...
+
+    def index_status(self) -> IndexStatus:
+        """Whether the embedding index can answer."""
+        ...

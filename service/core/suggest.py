@@ -1,0 +1,105 @@
+"""Suggest and gate: for each nest of a program, its neighbours, their recipes adapted to it, the
+confidence gate's decision, measured results (with evaluation) and a tuning job when no neighbour helps."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+
+from autotune.transfer import Neighbour, TransferTuner
+from database import nest_name
+from database.errors import NotFoundError
+from embeddings.features import static_features
+from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.progress import ProgressFn
+from loopnest.ir import Scop
+from loopnest.polyhedral import compute_dependences
+from loopnest.transform.recipe_text import loop_names, recipe_text
+from service.core.context import CoreContext
+from service.core.evaluate import evaluate_nest
+from service.core.ingest import ingest_scop
+from service.core.jobs import fallback_job, job_options
+from service.core.measured import find_stored_nest, neighbour_view, target_views, tuned_before
+from service.core.model import (
+    Candidate,
+    GateDecision,
+    NestSuggestion,
+    ProgramSource,
+    Suggestions,
+    SuggestOptions,
+)
+from service.core.neighbours import neighbours_for
+from service.core.sources import PROGRAM_FILE, extract_program, require_params
+
+
+def suggest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *, min_speedup: float,
+            progress: ProgressFn | None = None) -> Suggestions:
+    """Every nest's :class:`NestSuggestion`. With evaluation or fallback the nests are stored first."""
+    extraction = extract_program(program)
+    # The nests were extracted from a temporary "program.c": errors name the caller's file.
+    label = f"{options.name}:" if options.name else f"{PROGRAM_FILE}:"
+    nests = tuple(suggest_nest(ctx, program, options, index=index, scop=scop, min_speedup=min_speedup,
+                               label=label, progress=_in_nest(progress, index, len(extraction.scops)))
+                  for index, scop in enumerate(extraction.scops))
+    return Suggestions(nests, tuple(r.to_dict() for r in extraction.rejected))
+
+
+def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *,  # noqa: PLR0913
+                 index: int, scop: Scop, min_speedup: float, label: str,
+                 progress: ProgressFn | None = None) -> NestSuggestion:
+    """One nest: neighbours, candidates and the gate; then evaluation and the fallback job, if asked."""
+    name = program.stored_name(options.name)
+    params = require_params(scop, program.params, label=label)
+    features = static_features(scop, params).to_dict()
+    deps = compute_dependences(scop)
+    names = loop_names(scop)
+    stores = options.evaluate or options.fallback
+    nest_id = ingest_scop(ctx, source=program.source, name=name, index=index, scop=scop, params=params) \
+        if stores else None
+    here = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
+    with ctx.store.session() as session:  # this very nest, stored by an earlier run: not a neighbour
+        own = nest_id or find_stored_nest(session, source=program.source, index=index, scop=scop)
+        before = None if own is None else tuned_before(session, nest_id=own, target_id=here, params=params,
+                                                       names=names)
+        targets = target_views(session, here)
+    neighbours, gate = _neighbours_and_gate(ctx, features, k=options.k, own=own, min_speedup=min_speedup)
+    tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(ctx.settings), margin=min_speedup))
+    adapted = tuner.candidates(scop, params, neighbours, deps)
+    candidates = tuple(Candidate(c.neighbour.name, c.neighbour.nest_id, c.recipe.to_dict(),
+                                 recipe_text(c.recipe, names)) for c in adapted)
+    entry = NestSuggestion(
+        index=index, name=nest_name(name, index), function=scop.region.function, nest_id=nest_id, params=params,
+        loop_names=tuple(names), tuned_before=before, neighbours=tuple(neighbour_view(n, targets) for n in neighbours),
+        candidates=candidates, gate=gate)
+    if options.evaluate and adapted and nest_id is not None:
+        measured = evaluate_nest(ctx, scop, params, nest_id=nest_id, neighbours=neighbours, tuner=tuner,
+                                 reps=options.reps, loop_names=names, progress=progress)
+        entry = dataclasses.replace(entry, measurement=measured)
+    failed = entry.measurement is not None and not entry.measurement.accepted
+    if options.fallback and nest_id is not None and (not gate.confident or failed or not candidates):
+        job = fallback_job(ctx, nest_id=nest_id, budget=options.budget,
+                           options=job_options(program, index, params, candidates))
+        entry = dataclasses.replace(entry, tuning_job=job)
+    return entry
+
+
+def _neighbours_and_gate(ctx: CoreContext, features: Mapping[str, float | None], *, k: int, own: int | None,
+                         min_speedup: float) -> tuple[Sequence[Neighbour], GateDecision]:
+    """The neighbours and the gate's decision: confident when the nearest is within the gate distance."""
+    try:
+        neighbours = neighbours_for(ctx, features, k=k, exclude=(own,) if own else (), min_speedup=min_speedup)
+        threshold = ctx.embeddings.gate_distance()
+    except NotFoundError:  # no embedding model yet: no neighbour, and nothing to trust
+        neighbours, threshold = [], 0.0
+    nearest = min((n.distance for n in neighbours), default=None)
+    confident = bool(neighbours) and neighbours[0].distance <= threshold + 1e-12
+    return neighbours, GateDecision(confident, threshold if math.isfinite(threshold) else None, nearest)
+
+
+def _in_nest(progress: ProgressFn | None, index: int, nests: int) -> ProgressFn | None:
+    """``progress`` with the nest's place in the program filled in."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda p: report(dataclasses.replace(p, nest=index + 1, nests=nests))
