@@ -38,7 +38,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import tempfile
 import threading
 import traceback
 import uuid
@@ -51,6 +50,8 @@ from autotune.records import MeasurementRecorder, ensure_local_target, stored_pa
 from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneConfig, TuneProgress, TuneResult, tune_nest
 from database.errors import StorageError
 from loopnest.errors import ParameterError, PerfembedError
+from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.frontend.program import ProgramSource, extract_program
 
 if TYPE_CHECKING:
     from database import Store, TuningJob
@@ -312,9 +313,6 @@ def _fail(store: Store, job: TuningJob, worker_id: str, error: str, *, retry: bo
 def _load_nest(store: Store, job: TuningJob, options: Mapping[str, Any]) -> tuple[Scop, dict[str, int]]:
     """Rebuild the job's nest from its source and check the parameter values."""
     from database import get_nest, get_program
-    from loopnest.config import get_settings
-    from loopnest.frontend.extract import extract_scops
-    from loopnest.frontend.preprocess import PreprocessOptions
 
     with store.session() as session:
         nest = get_nest(session, nest_id=job.nest_id)
@@ -324,20 +322,12 @@ def _load_nest(store: Store, job: TuningJob, options: Mapping[str, Any]) -> tupl
     if not filename.endswith(".c"):
         filename += ".c"
     # A job's program came from the network: includes resolve only among its own headers.
-    defines = tuple(PreprocessOptions.parse_define(str(d)) for d in options.get("defines") or ())
-    with tempfile.TemporaryDirectory(prefix="perfembed-job-") as tmp:
-        path = Path(tmp) / filename
-        path.write_text(source)
-        include = Path(tmp) / "include"
-        for name, text in dict(options.get("headers") or {}).items():
-            # Quoted includes sent with the program (the API's "headers"), found as with -I.
-            target = (include / str(name)).resolve()
-            if not target.is_relative_to(include.resolve()):
-                raise ParameterError(f"job {job.id}: header name {name!r} is not a plain relative path")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(str(text))
-        preprocess = PreprocessOptions((str(include),), defines, confined=True, sandbox=get_settings().sandbox)
-        extraction = extract_scops(path, preprocess)
+    defines = dict(PreprocessOptions.parse_define(str(d)) for d in options.get("defines") or ())
+    headers = {str(name): str(text) for name, text in dict(options.get("headers") or {}).items()}
+    try:
+        extraction = extract_program(ProgramSource(source, headers=headers, defines=defines), filename=filename)
+    except ParameterError as exc:  # a header name that is not a plain relative path
+        raise ParameterError(f"job {job.id}: {exc}") from None
     index = int(options.get("nest_index", nest.index))
     if not 0 <= index < len(extraction.scops):
         raise ParameterError(f"job {job.id}: nest index {index} is out of range; {filename} has "

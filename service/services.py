@@ -13,6 +13,7 @@ from loopnest.config import Settings
 from loopnest.errors import ParameterError
 from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.limits import AnalysisLimits
+from loopnest.frontend.program import PROGRAM_FILE, extract_program, materialized
 from loopnest.harness.program import ProgramSpec
 from loopnest.harness.progress import ProgressFn
 from loopnest.harness.sandbox import ensure_isolated
@@ -20,7 +21,7 @@ from loopnest.polyhedral import compute_dependences
 from service.analysis_budget import runner
 from service.config import ServiceSettings
 from service.core import Core, ProgramSource, SuggestOptions
-from service.core.sources import PROGRAM_FILE, extract_program, has_all_params, materialized
+from service.core.sources import has_all_params
 from service.evaluation_jobs import EvaluationJob, EvaluationJobs
 from service.mappers import program_source, search_hit_public, suggestions_public
 from service.program_eval import evaluate_program

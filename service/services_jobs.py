@@ -21,11 +21,11 @@ from database import list_jobs as load_jobs
 from database.domain import JobStatus, TuningJob, Worker
 from loopnest.config import Settings
 from loopnest.errors import ParameterError
+from loopnest.frontend.program import extract_program
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import recipe_text, stored_loop_names
 from service.config import ServiceSettings
 from service.core import Core
-from service.core.sources import extract_program
 from service.errors import ConflictError
 from service.mappers import program_source
 from service.schemas import JobIn, ProgramIn

@@ -10,12 +10,13 @@ from database.embedding_store import Hit
 from database.errors import NotFoundError
 from embeddings.features import static_features
 from loopnest.errors import ParameterError
+from loopnest.frontend.program import extract_program
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import recipe_text, stored_loop_names
 from service.core.context import CoreContext
 from service.core.measured import local_target_id, target_views
 from service.core.model import BestRecipe, IndexStatus, NestDetail, ProgramSource, SearchHit
-from service.core.sources import extract_program, require_params
+from service.core.sources import require_params
 
 
 def search(ctx: CoreContext, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,

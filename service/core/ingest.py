@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from autotune.records import register_nest
+from loopnest.frontend.program import extract_program
 from loopnest.ir import Scop
 from service.core.context import CoreContext
 from service.core.model import ProgramSource
-from service.core.sources import extract_program, require_params
+from service.core.sources import require_params
 
 
 def ingest_scop(ctx: CoreContext, *, source: str, name: str, index: int, scop: Scop,

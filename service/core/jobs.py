@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from database import enqueue_job, list_jobs
+from loopnest.frontend.program import PROGRAM_FILE
 from service.core.context import CoreContext
 from service.core.model import Candidate, ProgramSource
-from service.core.sources import PROGRAM_FILE
 
 
 def job_options(program: ProgramSource, index: int, params: Mapping[str, int],

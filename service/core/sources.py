@@ -1,75 +1,15 @@
-"""A request's program on disk: its source and headers written to a private directory and its nests
-extracted, with every location naming the program as the user sent it (``program.c``), never our
-temporary file. The one place that does this (ingest, suggest, search, jobs, analysis, whole-program
-evaluation all come here)."""
+"""Parameter values of a request's nest, and a local file as a :class:`ProgramSource`. Putting a
+program on disk and extracting its nests is :mod:`loopnest.frontend.program`."""
 
 from __future__ import annotations
 
-import contextlib
-import re
-import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
-from loopnest.config import get_settings
-from loopnest.errors import LimitExceededError, ParameterError, SourceError, SourceLocation
-from loopnest.frontend.extract import Extraction, extract_scops
-from loopnest.frontend.limits import AnalysisLimits
+from loopnest.errors import ParameterError
 from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.frontend.program import PROGRAM_FILE, ProgramSource
 from loopnest.ir import Scop
-from service.core.model import ProgramSource
-
-PROGRAM_FILE = "program.c"  # what the temporary source is called in every message
-_HEADER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*$")
-
-
-@contextlib.contextmanager
-def materialized(program: ProgramSource) -> Iterator[tuple[Path, PreprocessOptions]]:
-    """The program's source and headers in a private directory, with confined preprocessing options."""
-    with tempfile.TemporaryDirectory(prefix="perfembed-src-") as tmp:
-        root = Path(tmp)
-        for name, text in program.headers.items():
-            if not _HEADER_NAME.match(name) or ".." in name.split("/"):
-                raise ParameterError(f"header name {name!r} is not a plain relative path")
-            target = root / "include" / name
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text)
-            except OSError as exc:  # "a" and "a/b", or a name too long for the file system
-                raise ParameterError(f"header name {name!r} cannot be used: {exc.strerror}") from None
-        source = root / PROGRAM_FILE
-        source.write_text(program.source)
-        defines = tuple((PreprocessOptions.parse_define(k)[0], v) for k, v in program.defines.items())
-        yield source, PreprocessOptions((str(root / "include"),), defines, confined=True,
-                                        sandbox=get_settings().sandbox)
-
-
-def extract_program(program: ProgramSource, limits: AnalysisLimits | None = None) -> Extraction:
-    """Write the source and its headers to a private directory and extract the nests."""
-    with materialized(program) as (source, options):
-        try:
-            extraction = extract_scops(source, options, function=program.function, limits=limits)
-        except SourceError as exc:
-            root = str(source.parent)
-            raise SourceError(str(exc).replace(str(source), PROGRAM_FILE).replace(root + "/", "")) from None
-        except LimitExceededError as exc:
-            raise _relabel_limit(exc, str(source)) from None
-        return _relabel(extraction, str(source))
-
-
-def _relabel(extraction: Extraction, tmp_path: str) -> Extraction:
-    """Locations name the program as the user sent it, not our temporary file."""
-    for rej in extraction.rejected:
-        if rej.location.file == tmp_path:
-            object.__setattr__(rej.location, "file", PROGRAM_FILE)
-    return extraction
-
-
-def _relabel_limit(exc: LimitExceededError, tmp_path: str) -> LimitExceededError:
-    loc = exc.location
-    if loc is not None and loc.file == tmp_path:
-        loc = SourceLocation(PROGRAM_FILE, loc.line, loc.column)
-    return LimitExceededError(exc.construct, exc.message, loc, setting=exc.setting, limit=exc.limit)
 
 
 def require_params(scop: Scop, params: Mapping[str, int], *, label: str | None = None) -> dict[str, int]:

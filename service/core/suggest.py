@@ -11,6 +11,7 @@ from autotune.transfer import Neighbour, TransferTuner
 from database import nest_name
 from database.errors import NotFoundError
 from embeddings.features import static_features
+from loopnest.frontend.program import PROGRAM_FILE, extract_program
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.harness.progress import ProgressFn
 from loopnest.ir import Scop
@@ -30,7 +31,7 @@ from service.core.model import (
     SuggestOptions,
 )
 from service.core.neighbours import neighbours_for
-from service.core.sources import PROGRAM_FILE, extract_program, require_params
+from service.core.sources import require_params
 
 
 def suggest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *, min_speedup: float,
