@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from database.domain import MeasurementOrigin, canonical_json, sha256_hex
-from loopnest.errors import ParameterError
+from loopnest.parameters import require_params
 
 if TYPE_CHECKING:
     from autotune.space import RecipeSpace
@@ -137,9 +137,7 @@ def register_nest(store: Store, *, source: str, name: str, index: int, scop: Sco
     if params is not None:
         from embeddings.features import static_features
 
-        missing = [p for p in scop.params if p not in params]
-        if missing:
-            raise ParameterError(f"{scop.name}: missing value for parameter(s) {', '.join(missing)}")
+        require_params(scop.params, params, what=scop.name)
         features = {k: v for k, v in static_features(scop, params).to_dict().items() if v is not None}
     with store.session() as session:
         program = get_or_create_program(session, source=source, name=name)

@@ -52,6 +52,7 @@ from database.errors import StorageError
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import ProgramSource, extract_program
+from loopnest.parameters import require_params
 
 if TYPE_CHECKING:
     from database import Store, TuningJob
@@ -341,15 +342,8 @@ def _load_nest(store: Store, job: TuningJob, options: Mapping[str, Any]) -> tupl
     if not isinstance(raw, Mapping):
         raise ParameterError(f"job {job.id}: options.params must be an object of NAME: INT")
     raw = {**stored_param_values(nest.normalized), **raw}  # the stored nest's values are the default
-    missing = [p for p in scop.params if p not in raw]
-    if missing:
-        raise ParameterError(f"job {job.id}: no value for parameter(s) {', '.join(missing)} in options.params, "
-                             f"and nest {nest.id} has none stored")
-    try:
-        params = {p: int(raw[p]) for p in scop.params}
-    except (TypeError, ValueError):
-        raise ParameterError(f"job {job.id}: options.params values must be integers, got {dict(raw)}") from None
-    return scop, params
+    return scop, require_params(scop.params, raw, what=f"job {job.id}",
+                                hint=f"give them in options.params (nest {nest.id} has none stored)")
 
 
 def _optional_float(value: object, name: str) -> float | None:

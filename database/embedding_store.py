@@ -49,6 +49,7 @@ from embeddings.errors import IndexFileError
 from loopnest.errors import ParameterError
 from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.program import ProgramSource, extract_program
+from loopnest.parameters import require_params
 
 _logger = logging.getLogger(__name__)
 
@@ -256,10 +257,7 @@ class EmbeddingStore:
             scops = extract_scops(path).scops if path.exists() else extract_program(ProgramSource(str(query))).scops
             if not scops:
                 raise ParameterError("the source has no supported loop nest")
-            values = dict(params or {})
-            missing = [p for p in scops[0].params if p not in values]
-            if missing:
-                raise ParameterError(f"search by source needs values for parameter(s) {', '.join(missing)}")
+            values = require_params(scops[0].params, params or {}, what="search by source")
             return self.embed(static_features(scops[0], values).to_dict())
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
         dim = self.index().dim

@@ -16,6 +16,7 @@ import typer
 from rich.table import Table
 
 from loopnest.errors import ParameterError, PerfembedError
+from loopnest.parameters import missing_params
 from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_TRIALS,
@@ -102,7 +103,7 @@ def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
         return
     extraction = load_program(file, include, define, function)
     nests = [describe_scop(s, params) for s in extraction.scops]
-    missing = sorted({p for s in extraction.scops for p in s.params if p not in params})
+    missing = sorted({p for s in extraction.scops for p in missing_params(s.params, params)})
     if json_out or profile:
         _add_features(extraction.scops, nests, params, profile=profile)
     rejected = [r.to_dict() for r in extraction.rejected]
@@ -154,7 +155,7 @@ def _add_features(scops: list[Any], nests: list[dict[str, Any]], params: dict[st
 
             peaks = load_or_measure(target_cache_path(settings.data_dir), cc=settings.cc)
     for scop, nest in zip(scops, nests, strict=True):
-        if any(p not in params for p in scop.params):
+        if missing_params(scop.params, params):
             nest["static_features"] = None  # features need every parameter value
             continue
         nest["static_features"] = static_features(scop, params).to_dict()

@@ -22,6 +22,7 @@ from database.domain import JobStatus, TuningJob, Worker
 from loopnest.config import Settings
 from loopnest.errors import ParameterError
 from loopnest.frontend.program import extract_program
+from loopnest.parameters import require_params
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import recipe_text, stored_loop_names
 from service.config import ServiceSettings
@@ -101,10 +102,8 @@ def _check_params(normalized: Any, params: Mapping[str, int], *, what: str) -> N
     names = normalized.get("params") if isinstance(normalized, Mapping) else None
     if not isinstance(names, list):
         return
-    missing = [str(p) for p in names if p not in params]
-    if missing:
-        raise ParameterError(f"{what}: no value for parameter(s) {', '.join(missing)} (the nest has no stored "
-                             "values for them); give them in 'params' (NAME: INT)")
+    require_params([str(p) for p in names], params, what=what,
+                   hint="give them in 'params' (NAME: INT); the nest has no stored values for them")
 
 
 def get_job(session: Session, job_id: int, *, settings: Settings | None = None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Parameter values of a request's nest, and a local file as a :class:`ProgramSource`. Putting a
+"""A request's nest as messages name it, and a local file as a :class:`ProgramSource`. Putting a
 program on disk and extracting its nests is :mod:`loopnest.frontend.program`."""
 
 from __future__ import annotations
@@ -6,24 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from loopnest.errors import ParameterError
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import PROGRAM_FILE, ProgramSource
 from loopnest.ir import Scop
 
 
-def require_params(scop: Scop, params: Mapping[str, int], *, label: str | None = None) -> dict[str, int]:
-    """The nest's parameter values, each one given; else a :class:`ParameterError` naming the missing
-    ones. ``label`` (``NAME:``) replaces the temporary file's name in the message."""
-    missing = [p for p in scop.params if p not in params]
-    if missing:
-        name = scop.name.replace(f"{PROGRAM_FILE}:", label, 1) if label else scop.name
-        raise ParameterError(f"{name}: missing value for parameter(s) {', '.join(missing)}")
-    return {p: int(params[p]) for p in scop.params}
-
-
-def has_all_params(scop: Scop, params: Mapping[str, int]) -> bool:
-    return all(p in params for p in scop.params)
+def nest_label(scop: Scop, label: str | None = None) -> str:
+    """The nest's name in messages: ``label`` (``NAME:``) in place of the temporary file's name."""
+    return scop.name.replace(f"{PROGRAM_FILE}:", label, 1) if label else scop.name
 
 
 def program_from_file(path: Path, *, include: list[str], define: list[str], params: Mapping[str, int],
