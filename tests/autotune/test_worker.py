@@ -257,3 +257,12 @@ def test_a_job_whose_program_is_wrong_fails_naming_its_file_and_never_a_temporar
         errors = {job_id: get_job(session, job_id=job_id).error or "" for job_id in (bad_header, bad_source)}
     assert errors[bad_header] == f"job {bad_header}: header name '../escape.h' is not a plain relative path"
     assert "mine.c:1:" in errors[bad_source] and "/tmp" not in errors[bad_source], errors[bad_source]
+
+
+def test_a_job_with_a_malformed_option_fails_for_good_naming_it(store):
+    """Before: options.reps = "x" raised a bare ValueError, an 'internal error' retried three times."""
+    job_id, _ = gemm_job(store, budget=1, reps="x")
+    report = run_worker(store, worker_id="w", once=True, lease_seconds=30, settings=SETTINGS)
+    assert [(j.job_id, j.status) for j in report.jobs] == [(job_id, "failed")]
+    with store.session() as session:
+        assert get_job(session, job_id=job_id).error == "options.reps must be a number, got 'x'"
