@@ -23,7 +23,7 @@ import socket
 import threading
 import traceback
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,6 +90,7 @@ def run_worker(  # noqa: PLR0913 -- keyword-only options of the public entry poi
     on_job: Callable[[TuningJob], None] | None = None,
     on_outcome: Callable[[JobOutcome], None] | None = None,
     cpus: str | None = None,
+    job_ids: Collection[int] | None = None,
 ) -> WorkerReport:
     """Claim and run jobs until ``max_jobs`` were run or ``stop`` is set.
 
@@ -97,6 +98,7 @@ def run_worker(  # noqa: PLR0913 -- keyword-only options of the public entry poi
     ``poll_seconds``. ``settings`` (default :func:`loopnest.config.get_settings`) give the
     compiler, flags, threads, harness limits and the heartbeat interval: the worker keeps its
     row in the workers table fresh while it runs (``cpus``: the CPUs it is pinned to, shown there).
+    With ``job_ids``, only those jobs are claimed (``perfembed suggest --fallback`` runs its own).
     """
     from autotune._presence import Heartbeat
     from loopnest.config import get_settings
@@ -109,7 +111,7 @@ def run_worker(  # noqa: PLR0913 -- keyword-only options of the public entry poi
     outcomes: list[JobOutcome] = []
     with Heartbeat(store, worker_id, interval_s=settings.worker_heartbeat_s, cpus=cpus) as heartbeat:
         while not stop.is_set() and (max_jobs is None or len(outcomes) < max_jobs):
-            job = store.claim_next_job(worker_id=worker_id, lease_seconds=lease_seconds)
+            job = store.claim_next_job(worker_id=worker_id, lease_seconds=lease_seconds, job_ids=job_ids)
             if job is None:
                 if once:
                     break

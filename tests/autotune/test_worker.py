@@ -266,3 +266,21 @@ def test_a_job_with_a_malformed_option_fails_for_good_naming_it(store):
     assert [(j.job_id, j.status) for j in report.jobs] == [(job_id, "failed")]
     with store.session() as session:
         assert get_job(session, job_id=job_id).error == "options.reps must be a number, got 'x'"
+
+
+def test_suggest_fallback_runs_only_the_jobs_it_enqueued(store):
+    """Before: ``perfembed suggest --fallback`` ran the oldest queued jobs of the database, so a job
+    someone else queued earlier ran here and the suggestion's own job stayed queued."""
+    from service.commands.suggest import run_fallback_jobs
+
+    theirs, _ = gemm_job(store, budget=1)
+    gemv = ROOT / "corpus/kernels/blas2/gemv.c"
+    nest = register_nest(store, source=gemv.read_text(), name=gemv.name, index=0, scop=load(gemv))
+    with store.session() as session:
+        ours = enqueue_job(session, nest_id=nest.id, budget=1, options={"params": {"m": 32, "n": 32}, "reps": 1}).id
+    result = {"nests": [{"tuning_job": ours}]}
+    run_fallback_jobs(store, SETTINGS, result, trials=1)
+    with store.session() as session:
+        assert get_job(session, job_id=theirs).status is JobStatus.QUEUED
+        assert get_job(session, job_id=ours).status is JobStatus.DONE
+    assert "autotuned" in result["nests"][0]
