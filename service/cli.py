@@ -324,15 +324,16 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     from rich.markup import escape
 
     from loopnest.frontend.preprocess import PreprocessOptions
+    from loopnest.frontend.program import program_from_file
     from loopnest.harness.program import ProgramSpec, defines_main
     from service.commands.suggest import evaluate_program, print_suggestions, run_fallback_jobs, write_best_file
     from service.core import SuggestOptions, TransferCore
-    from service.core.sources import program_from_file
 
     store, settings = _open_store()
     settings = settings.model_copy(update={"threads": resolve_threads(threads, settings.threads),
                                            "cc": cc or settings.cc, "cflags": cflags or settings.cflags})
-    program = program_from_file(file, include=include, define=define, params=parse_params(param), function=function)
+    program = program_from_file(file, include_dirs=include, defines=define, params=parse_params(param),
+                                function=function)
     with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")) as status:
         options = SuggestOptions(k=k, evaluate=evaluate, fallback=fallback, name=file.name, budget=trials)
         answer = TransferCore(store, settings).suggest(program, options,

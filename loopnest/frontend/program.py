@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import re
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from loopnest.frontend.limits import AnalysisLimits
 from loopnest.frontend.preprocess import PreprocessOptions
 
 PROGRAM_FILE = "program.c"  # what the temporary source is called in every message
+_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*$")
 
 
@@ -108,3 +109,84 @@ def _relabel_limit(exc: LimitExceededError, tmp_path: str, filename: str) -> Lim
     if loc is not None and loc.file == tmp_path:
         loc = SourceLocation(filename, loc.line, loc.column)
     return LimitExceededError(exc.construct, exc.message, loc, setting=exc.setting, limit=exc.limit)
+
+
+def collect_quoted_includes(path: str | Path, include_dirs: Iterable[str | Path] = ()) -> dict[str, str]:
+    """The local headers ``path`` includes with ``#include "..."``, recursively, by include name.
+
+    Each name is resolved as the preprocessor does: first beside the including file, then in
+    ``include_dirs`` in order. A header found beside another header is keyed by its path
+    relative to the first header's include root, so the server's layout resolves it the same
+    way. Names that resolve nowhere are left out (they may be system headers, or the server
+    reports them). A name that climbs out of its directory (``..``) raises
+    :class:`ParameterError`: the server only accepts plain relative paths.
+    """
+    dirs = [Path(d) for d in include_dirs]
+    found: dict[str, str] = {}
+    # (file, the name it was included as): the name's directory is the prefix of its own includes.
+    queue: list[tuple[Path, str]] = [(Path(path), "")]
+    seen: set[Path] = set()
+    while queue:
+        current, as_name = queue.pop(0)
+        try:
+            resolved = current.resolve()
+            text = current.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ParameterError(f"cannot read {current}: {exc}") from None
+        if resolved in seen:
+            continue
+        seen.add(resolved)
+        prefix = str(Path(as_name).parent) if as_name else ""
+        for name in _QUOTED_INCLUDE.findall(text):
+            hit = _resolve(name, current.parent, prefix, dirs)
+            if hit is None:
+                continue
+            header, key = hit
+            if any(part == ".." for part in Path(key).parts) or Path(key).is_absolute():
+                raise ParameterError(f"{current}: #include \"{name}\" leaves its directory; the server "
+                                     "accepts only headers below the include directories")
+            if key not in found:
+                try:
+                    found[key] = header.read_text()
+                except (OSError, UnicodeDecodeError) as exc:
+                    raise ParameterError(f"cannot read {header}: {exc}") from None
+                queue.append((header, key))
+    return found
+
+
+def _resolve(name: str, here: Path, prefix: str, dirs: list[Path]) -> tuple[Path, str] | None:
+    beside = here / name
+    if beside.is_file():
+        # Beside the main file: its own name; beside a header: below that header's directory.
+        key = str(Path(prefix) / name) if prefix not in ("", ".") else name
+        return beside, _normal(key)
+    for d in dirs:
+        candidate = d / name
+        if candidate.is_file():
+            return candidate, _normal(name)
+    return None
+
+
+def _normal(key: str) -> str:
+    parts: list[str] = []
+    for part in Path(key).parts:
+        if part == ".":
+            continue
+        parts.append(part)
+    return "/".join(parts)
+
+
+def program_from_file(path: str | Path, *, include_dirs: Iterable[str | Path] = (),
+                      defines: Iterable[str] | Mapping[str, str | None] = (),
+                      params: Mapping[str, int] | None = None, function: str | None = None) -> ProgramSource:
+    """A local file as a :class:`ProgramSource`: its source, the headers it includes with
+    ``#include "..."`` (:func:`collect_quoted_includes`), the macros (``NAME`` / ``NAME=VALUE`` as
+    ``-D``, or a mapping), parameter values and function; its file name is its name."""
+    path = Path(path)
+    try:
+        source = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParameterError(f"cannot read {path}: {exc}") from None
+    macros = dict(defines) if isinstance(defines, Mapping) else dict(PreprocessOptions.parse_define(d) for d in defines)
+    return ProgramSource(source=source, headers=collect_quoted_includes(path, include_dirs), defines=macros,
+                         params=dict(params or {}), function=function, name=path.name)
