@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from database.domain import MeasurementOrigin, canonical_json, sha256_hex
-from loopnest.errors import ParameterError
+from database.repositories import add_measurement, get_or_create_recipe
+from loopnest.parameters import require_params
 
 if TYPE_CHECKING:
     from autotune.space import RecipeSpace
     from database import Nest, Store, Target
-    from loopnest.harness import Evaluation
+    from loopnest.harness import Evaluation, VariantResult
     from loopnest.harness.compare import Speedup
     from loopnest.ir import Scop
 
@@ -137,9 +138,7 @@ def register_nest(store: Store, *, source: str, name: str, index: int, scop: Sco
     if params is not None:
         from embeddings.features import static_features
 
-        missing = [p for p in scop.params if p not in params]
-        if missing:
-            raise ParameterError(f"{scop.name}: missing value for parameter(s) {', '.join(missing)}")
+        require_params(scop.params, params, what=scop.name)
         features = {k: v for k, v in static_features(scop, params).to_dict().items() if v is not None}
     with store.session() as session:
         program = get_or_create_program(session, source=source, name=name)
@@ -189,12 +188,14 @@ def ensure_local_target(store: Store, *, cc: str = "gcc", check_writable: bool =
 
 @dataclass
 class MeasurementRecorder:
-    """Writes each evaluated variant of one nest on one target to the database.
+    """Writes the measurements of one nest on one target to the database: the one path every
+    measurement takes (the tuner's trials and confirmed winners, and the service's transfer runs).
 
     Call it with an :class:`~loopnest.harness.Evaluation`; it returns the measurement id, or None
     when the variant produced no timing (it did not compile, crashed or timed out). Variants with
     wrong outputs are stored unverified and without a speedup, so they can never rank as a
-    success. Each call is its own committed transaction: a worker killed a moment later loses
+    success. :meth:`baseline`, :meth:`screened` and :meth:`confirmed` store the other figures a run
+    produces. Each call is its own committed transaction: a worker killed a moment later loses
     nothing it measured. Making one checks that the database takes writes
     (:class:`~database.errors.ReadOnlyDatabaseError` otherwise).
     """
@@ -211,41 +212,45 @@ class MeasurementRecorder:
         self.store.check_writable()
 
     def __call__(self, evaluation: Evaluation) -> int | None:
-        from database import add_measurement
-
         variant = evaluation.variant
         if not variant.times or variant.median is None:
             return None
         verified = bool(evaluation.verified and variant.ok and evaluation.speedup and evaluation.speedup > 0)
-        steps = evaluation.recipe["steps"]
-        with self.store.session() as session:
-            measurement = add_measurement(
-                session, nest_id=self.nest_id, recipe_id=self._recipe_id(session, steps), target_id=self.target_id,
-                median_time_s=variant.median, spread_s=max(variant.times) - min(variant.times),
-                repetitions=len(variant.times), verified=verified, origin=self.origin, params=dict(self.params),
-                speedup=evaluation.speedup if verified else None)
-        return measurement.id
+        return self._add(evaluation.recipe["steps"], median_time_s=variant.median,
+                         spread_s=max(variant.times) - min(variant.times), repetitions=len(variant.times),
+                         verified=verified, speedup=evaluation.speedup if verified else None)
+
+    def baseline(self, variant: VariantResult, *, repetitions: int) -> int | None:
+        """The nest as written (the identity recipe, 1.0x) from its baseline run; None without a timing."""
+        if not variant.ok or variant.median is None:
+            return None
+        return self._add([], median_time_s=variant.median, spread_s=(variant.spread or 0.0) * variant.median,
+                         repetitions=repetitions, verified=True, speedup=1.0)
+
+    def screened(self, steps: list[dict[str, Any]], *, speedup: float, verified: bool, baseline_seconds: float,
+                 repetitions: int, threads: int | None = None) -> int:
+        """A screening figure (a speedup against a baseline of ``baseline_seconds``); unverified runs are
+        stored without their speedup."""
+        return self._add(steps, median_time_s=baseline_seconds / speedup, spread_s=0.0, repetitions=repetitions,
+                         verified=verified, speedup=speedup if verified else None, threads=threads)
 
     def confirmed(self, steps: list[dict[str, Any]], speedup: Speedup, baseline_seconds: float) -> int:
         """Store a re-measured speedup (paired runs, with its interval); returns the measurement id."""
-        from database import add_measurement
-
-        with self.store.session() as session:
-            measurement = add_measurement(
-                session, nest_id=self.nest_id, recipe_id=self._recipe_id(session, steps), target_id=self.target_id,
-                median_time_s=baseline_seconds / speedup.ratio, spread_s=0.0, repetitions=speedup.pairs,
-                verified=True, origin=self.origin, params=dict(self.params), speedup=speedup.ratio,
-                interval=(speedup.low, speedup.high), confidence=speedup.confidence, threads=speedup.threads,
-                cpu_pressure=speedup.cpu_pressure, loaded=speedup.loaded)
-        return measurement.id
+        return self._add(steps, median_time_s=baseline_seconds / speedup.ratio, spread_s=0.0,
+                         repetitions=speedup.pairs, verified=True, speedup=speedup.ratio,
+                         interval=(speedup.low, min(speedup.high, _LARGEST)), confidence=speedup.confidence,
+                         threads=speedup.threads, cpu_pressure=speedup.cpu_pressure, loaded=speedup.loaded)
 
     def recipe_id(self, steps: list[dict[str, Any]]) -> int:
         """The database id of a recipe (its steps list), created if new."""
         with self.store.session() as session:
-            return self._recipe_id(session, steps)
+            return get_or_create_recipe(session, steps=steps).id
 
-    @staticmethod
-    def _recipe_id(session: Any, steps: list[dict[str, Any]]) -> int:
-        from database import get_or_create_recipe
+    def _add(self, steps: list[dict[str, Any]], **figures: Any) -> int:
+        with self.store.session() as session:
+            recipe_id = get_or_create_recipe(session, steps=steps).id
+            return add_measurement(session, nest_id=self.nest_id, recipe_id=recipe_id, target_id=self.target_id,
+                                   origin=self.origin, params=dict(self.params), **figures).id
 
-        return get_or_create_recipe(session, steps=steps).id
+
+_LARGEST = 1e300  # an interval's upper end as stored (an unbounded one would not survive JSON)

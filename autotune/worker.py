@@ -1,27 +1,9 @@
 """The tuning worker: claims queued jobs from the database and runs them.
 
 A job names a nest (``nest_id``), a budget of evaluated trials and, in ``options``, what the
-worker needs to rebuild and run the nest:
-
-``params`` (required when the nest has parameters and no stored values)
-    parameter values, ``{"n": 1000}``; missing ones default to the values the nest was stored
-    with (``normalized["param_values"]``: a seed nest's are those it was tuned at).
-``source``, ``filename``
-    the C text and a file name for messages; default: the nest's program from the database.
-``headers``
-    quoted includes by relative file name, as the API's ``headers``.
-``include``, ``defines``, ``nest_index``, ``function``
-    include directories and ``NAME[=VALUE]`` macros as ``-I`` and ``-D`` take them; the nest's
-    index among every nest of the file (default: the database nest's index, which
-    ``perfembed tune`` registers that way); ``function``, if given, is checked against it.
-``timeout``, ``reps``, ``threads``, ``seed``
-    time budget in seconds for this run of the job, repetitions per variant, OpenMP threads,
-    sampler seed.
-``warm_start``
-    recipes to try first (the neighbours' adapted recipes), as steps lists or ``{"steps": ...}``.
-``study_name``, ``heartbeat_interval``, ``grace_period``
-    override the study (default: one per nest, target and parameter values) and Optuna's
-    trial heartbeat settings.
+worker needs to rebuild and run the nest (:class:`autotune.job_options.JobOptions`: parameter values,
+the program and its headers and macros when it was sent along, repetitions, threads, time budget,
+seed, warm-start recipes, study overrides).
 
 While it runs, the worker renews the job's lease from a background thread and records the
 progress (evaluated trials, best recipe, best speedup) after every trial. If the lease is lost
@@ -38,19 +20,22 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import tempfile
 import threading
 import traceback
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autotune.job_options import JobOptions
 from autotune.records import MeasurementRecorder, ensure_local_target, stored_param_values, tuning_study
 from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneConfig, TuneProgress, TuneResult, tune_nest
 from database.errors import StorageError
 from loopnest.errors import ParameterError, PerfembedError
+from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.frontend.program import ProgramSource, extract_program
+from loopnest.parameters import require_params
 
 if TYPE_CHECKING:
     from database import Store, TuningJob
@@ -105,6 +90,7 @@ def run_worker(  # noqa: PLR0913 -- keyword-only options of the public entry poi
     on_job: Callable[[TuningJob], None] | None = None,
     on_outcome: Callable[[JobOutcome], None] | None = None,
     cpus: str | None = None,
+    job_ids: Collection[int] | None = None,
 ) -> WorkerReport:
     """Claim and run jobs until ``max_jobs`` were run or ``stop`` is set.
 
@@ -112,6 +98,7 @@ def run_worker(  # noqa: PLR0913 -- keyword-only options of the public entry poi
     ``poll_seconds``. ``settings`` (default :func:`loopnest.config.get_settings`) give the
     compiler, flags, threads, harness limits and the heartbeat interval: the worker keeps its
     row in the workers table fresh while it runs (``cpus``: the CPUs it is pinned to, shown there).
+    With ``job_ids``, only those jobs are claimed (``perfembed suggest --fallback`` runs its own).
     """
     from autotune._presence import Heartbeat
     from loopnest.config import get_settings
@@ -124,7 +111,7 @@ def run_worker(  # noqa: PLR0913 -- keyword-only options of the public entry poi
     outcomes: list[JobOutcome] = []
     with Heartbeat(store, worker_id, interval_s=settings.worker_heartbeat_s, cpus=cpus) as heartbeat:
         while not stop.is_set() and (max_jobs is None or len(outcomes) < max_jobs):
-            job = store.claim_next_job(worker_id=worker_id, lease_seconds=lease_seconds)
+            job = store.claim_next_job(worker_id=worker_id, lease_seconds=lease_seconds, job_ids=job_ids)
             if job is None:
                 if once:
                     break
@@ -188,9 +175,9 @@ class _JobRun:
                  on_trial: Callable[[TuningJob, TuneProgress], None] | None) -> None:
         self.store, self.job, self.worker_id, self.settings = store, job, worker_id, settings
         self.on_trial = on_trial
-        self.options = dict(job.options)
-        self.reps = int(self.options.get("reps", 3))
-        self.threads: int | None = self.options.get("threads") or settings.threads or None
+        self.options = JobOptions()  # read from the job's row when it starts (a malformed one fails the job)
+        self.reps = 3
+        self.threads: int | None = settings.threads or None
         self.recorder: MeasurementRecorder | None = None
         self.scop: Scop | None = None
         self.params: dict[str, int] = {}
@@ -200,19 +187,21 @@ class _JobRun:
         """Rebuild the nest and run the study until the budget is spent, the lease lost or ``stop`` set."""
         from loopnest.harness import Limits
 
-        job, options, settings = self.job, self.options, self.settings
+        job, settings = self.job, self.settings
+        self.options = options = JobOptions.from_json(job.options)
+        self.reps = options.reps if options.reps is not None else 3
+        self.threads = options.threads or settings.threads or None
         self.scop, self.params = scop, params = _load_nest(self.store, job, options)
         target_id = job.target_id if job.target_id is not None else ensure_local_target(self.store, cc=settings.cc).id
         self.recorder = MeasurementRecorder(self.store, nest_id=job.nest_id, target_id=target_id, params=params)
         study_name, space = tuning_study(self.store.url, job.nest_id, target_id, scop, params)
         config = TuneConfig(
-            storage=self.store.url, study_name=str(options.get("study_name") or study_name), space=space,
-            n_trials=job.budget, timeout=_optional_float(options.get("timeout"), "timeout"),
-            seed=_optional_int(options.get("seed"), "seed"), warm_start=list(options.get("warm_start") or ()),
+            storage=self.store.url, study_name=options.study_name or study_name, space=space,
+            n_trials=job.budget, timeout=options.timeout, seed=options.seed, warm_start=list(options.warm_start),
             reps=self.reps, threads=self.threads, limits=Limits.from_settings(settings), cc=settings.cc,
             cflags=settings.cflags, worker_id=self.worker_id,
-            heartbeat_interval=int(options.get("heartbeat_interval", DEFAULT_HEARTBEAT_INTERVAL)),
-            grace_period=_optional_int(options.get("grace_period"), "grace_period"))
+            heartbeat_interval=options.heartbeat_interval if options.heartbeat_interval is not None
+            else DEFAULT_HEARTBEAT_INTERVAL, grace_period=options.grace_period)
         lease.start()
         return tune_nest(scop, params, config, recorder=self.recorder,
                          on_trial=lambda update: self._progress(update, lease_seconds),
@@ -309,78 +298,35 @@ def _fail(store: Store, job: TuningJob, worker_id: str, error: str, *, retry: bo
                       result.best_speedup if result else None, error=error, result=result)
 
 
-def _load_nest(store: Store, job: TuningJob, options: Mapping[str, Any]) -> tuple[Scop, dict[str, int]]:
+def _load_nest(store: Store, job: TuningJob, options: JobOptions) -> tuple[Scop, dict[str, int]]:
     """Rebuild the job's nest from its source and check the parameter values."""
     from database import get_nest, get_program
-    from loopnest.config import get_settings
-    from loopnest.frontend.extract import extract_scops
-    from loopnest.frontend.preprocess import PreprocessOptions
 
     with store.session() as session:
         nest = get_nest(session, nest_id=job.nest_id)
-        program = None if options.get("source") else get_program(session, program_id=nest.program_id)
-    source = str(options.get("source") or (program.source if program else ""))
-    filename = Path(str(options.get("filename") or (program.name if program else "") or "nest.c")).name
+        program = None if options.source else get_program(session, program_id=nest.program_id)
+    source = options.source or (program.source if program else "")
+    filename = Path(options.filename or (program.name if program else "") or "nest.c").name
     if not filename.endswith(".c"):
         filename += ".c"
     # A job's program came from the network: includes resolve only among its own headers.
-    defines = tuple(PreprocessOptions.parse_define(str(d)) for d in options.get("defines") or ())
-    with tempfile.TemporaryDirectory(prefix="perfembed-job-") as tmp:
-        path = Path(tmp) / filename
-        path.write_text(source)
-        include = Path(tmp) / "include"
-        for name, text in dict(options.get("headers") or {}).items():
-            # Quoted includes sent with the program (the API's "headers"), found as with -I.
-            target = (include / str(name)).resolve()
-            if not target.is_relative_to(include.resolve()):
-                raise ParameterError(f"job {job.id}: header name {name!r} is not a plain relative path")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(str(text))
-        preprocess = PreprocessOptions((str(include),), defines, confined=True, sandbox=get_settings().sandbox)
-        extraction = extract_scops(path, preprocess)
-    index = int(options.get("nest_index", nest.index))
+    defines = dict(PreprocessOptions.parse_define(d) for d in options.defines)
+    try:
+        extraction = extract_program(ProgramSource(source, headers=options.headers, defines=defines),
+                                     filename=filename)
+    except ParameterError as exc:  # a header name that is not a plain relative path
+        raise ParameterError(f"job {job.id}: {exc}") from None
+    index = options.nest_index if options.nest_index is not None else nest.index
     if not 0 <= index < len(extraction.scops):
         raise ParameterError(f"job {job.id}: nest index {index} is out of range; {filename} has "
                              f"{len(extraction.scops)} supported nest(s)")
     scop = extraction.scops[index]
-    function = options.get("function")
-    if function is not None and scop.region.function != function:
+    if options.function is not None and scop.region.function != options.function:
         raise ParameterError(f"job {job.id}: nest {index} of {filename} is in {scop.region.function}, "
-                             f"not in {function}")
-    raw = options.get("params") or {}
-    if not isinstance(raw, Mapping):
-        raise ParameterError(f"job {job.id}: options.params must be an object of NAME: INT")
-    raw = {**stored_param_values(nest.normalized), **raw}  # the stored nest's values are the default
-    missing = [p for p in scop.params if p not in raw]
-    if missing:
-        raise ParameterError(f"job {job.id}: no value for parameter(s) {', '.join(missing)} in options.params, "
-                             f"and nest {nest.id} has none stored")
-    try:
-        params = {p: int(raw[p]) for p in scop.params}
-    except (TypeError, ValueError):
-        raise ParameterError(f"job {job.id}: options.params values must be integers, got {dict(raw)}") from None
-    return scop, params
-
-
-def _optional_float(value: object, name: str) -> float | None:
-    """A job option that is a number or absent; anything else is the job's error, naming the option."""
-    if value is None:
-        return None
-    try:
-        if isinstance(value, int | float | str) and not isinstance(value, bool):
-            return float(value)
-    except ValueError:
-        pass
-    raise ParameterError(f"options.{name} must be a number, got {value!r}")
-
-
-def _optional_int(value: object, name: str) -> int | None:
-    number = _optional_float(value, name)
-    if number is None:
-        return None
-    if not number.is_integer():
-        raise ParameterError(f"options.{name} must be an integer, got {value!r}")
-    return int(number)
+                             f"not in {options.function}")
+    raw = {**stored_param_values(nest.normalized), **options.params}  # the stored nest's values are the default
+    return scop, require_params(scop.params, raw, what=f"job {job.id}",
+                                hint=f"give them in options.params (nest {nest.id} has none stored)")
 
 
 class _Lease:

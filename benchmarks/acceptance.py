@@ -114,17 +114,17 @@ def _row(name: str, result: Any, truth: dict[str, Any], margin: float) -> dict[s
 
 def program_rows(settings: Any, store: Any, fresh: int) -> list[dict]:
     from loopnest.frontend.extract import extract_scops
+    from loopnest.frontend.program import program_from_file
     from loopnest.harness.compare import AcceptancePolicy
     from loopnest.harness.program import ProgramSpec, compare_programs
     from service.core import SuggestOptions, TransferCore
-    from service.core.sources import program_from_file
     from service.program_eval import tuned_source
 
     policy = AcceptancePolicy.from_settings(settings)
     rows = []
     for file, (function, params) in EXAMPLES.items():
         path = ROOT / "examples" / file
-        program = program_from_file(path, include=[], define=[], params=params, function=function)
+        program = program_from_file(path, params=params, function=function)
         result = TransferCore(store, settings).suggest(program, SuggestOptions(k=5, evaluate=True, name=file)).to_dict()
         text, tuned = tuned_source(path, extract_scops(path, function=function), result)
         spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, threads=settings.threads or os.cpu_count() or 1)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from database.domain import nest_name
-from database.errors import NotFoundError, data_dir_error, ensure_data_dir
+from database.errors import NotFoundError, data_dir_error
 from database.repositories import (
     get_embedding_model,
     list_embedding_models,
@@ -47,6 +47,9 @@ from embeddings.designs import (
 )
 from embeddings.errors import IndexFileError
 from loopnest.errors import ParameterError
+from loopnest.frontend.extract import extract_scops
+from loopnest.frontend.program import ProgramSource, extract_program
+from loopnest.parameters import require_params
 
 _logger = logging.getLogger(__name__)
 
@@ -248,23 +251,13 @@ class EmbeddingStore:
             return self.embed(query)
         if isinstance(query, str | Path):
             from embeddings.features import static_features
-            from loopnest.frontend.extract import extract_scops
 
             path = Path(query)
-            if not path.exists():
-                tmp = ensure_data_dir(self.data_dir) / "query.c"
-                try:
-                    tmp.write_text(str(query))
-                except OSError as exc:
-                    raise data_dir_error(self.data_dir, exc) from exc
-                path = tmp
-            scops = extract_scops(path).scops
+            # A file is read where it is; source text goes to a private directory (never a shared file).
+            scops = extract_scops(path).scops if path.exists() else extract_program(ProgramSource(str(query))).scops
             if not scops:
                 raise ParameterError("the source has no supported loop nest")
-            values = dict(params or {})
-            missing = [p for p in scops[0].params if p not in values]
-            if missing:
-                raise ParameterError(f"search by source needs values for parameter(s) {', '.join(missing)}")
+            values = require_params(scops[0].params, params or {}, what="search by source")
             return self.embed(static_features(scops[0], values).to_dict())
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
         dim = self.index().dim

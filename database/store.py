@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -102,9 +102,11 @@ class Store:
 
     # --- the worker side of tuning jobs; each call is one committed transaction --------------
 
-    def claim_next_job(self, *, worker_id: str, lease_seconds: float, now: datetime | None = None) -> TuningJob | None:
+    def claim_next_job(self, *, worker_id: str, lease_seconds: float, now: datetime | None = None,
+                       job_ids: Collection[int] | None = None) -> TuningJob | None:
         with self.session() as session:
-            return jobs.claim_next_job(session, worker_id=worker_id, lease_seconds=lease_seconds, now=now)
+            return jobs.claim_next_job(session, worker_id=worker_id, lease_seconds=lease_seconds, now=now,
+                                       job_ids=job_ids)
 
     def heartbeat_job(
         self, job_id: int, *, worker_id: str, lease_seconds: float, now: datetime | None = None

@@ -10,6 +10,7 @@ from typing import Any
 import islpy as isl
 
 from loopnest.ir import Scop
+from loopnest.parameters import missing_params
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform.parallel import blocking_dependences
 
@@ -64,7 +65,7 @@ def count_points(domain: str, params: Mapping[str, int], names: tuple[str, ...],
 def trip_counts(scop: Scop, params: Mapping[str, int]) -> dict[str, Any]:
     """Iterations per statement and the average trip count of each loop, at these parameter values
     ({} when a parameter has no value or a domain is unbounded)."""
-    if any(p not in params for p in scop.params):
+    if missing_params(scop.params, params):
         return {}
     try:
         return _trip_counts(scop, params)

@@ -16,6 +16,7 @@ import typer
 from rich.table import Table
 
 from loopnest.errors import ParameterError, PerfembedError
+from loopnest.parameters import missing_params
 from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_TRIALS,
@@ -102,7 +103,7 @@ def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
         return
     extraction = load_program(file, include, define, function)
     nests = [describe_scop(s, params) for s in extraction.scops]
-    missing = sorted({p for s in extraction.scops for p in s.params if p not in params})
+    missing = sorted({p for s in extraction.scops for p in missing_params(s.params, params)})
     if json_out or profile:
         _add_features(extraction.scops, nests, params, profile=profile)
     rejected = [r.to_dict() for r in extraction.rejected]
@@ -154,7 +155,7 @@ def _add_features(scops: list[Any], nests: list[dict[str, Any]], params: dict[st
 
             peaks = load_or_measure(target_cache_path(settings.data_dir), cc=settings.cc)
     for scop, nest in zip(scops, nests, strict=True):
-        if any(p not in params for p in scop.params):
+        if missing_params(scop.params, params):
             nest["static_features"] = None  # features need every parameter value
             continue
         nest["static_features"] = static_features(scop, params).to_dict()
@@ -323,15 +324,16 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     from rich.markup import escape
 
     from loopnest.frontend.preprocess import PreprocessOptions
+    from loopnest.frontend.program import program_from_file
     from loopnest.harness.program import ProgramSpec, defines_main
     from service.commands.suggest import evaluate_program, print_suggestions, run_fallback_jobs, write_best_file
     from service.core import SuggestOptions, TransferCore
-    from service.core.sources import program_from_file
 
     store, settings = _open_store()
     settings = settings.model_copy(update={"threads": resolve_threads(threads, settings.threads),
                                            "cc": cc or settings.cc, "cflags": cflags or settings.cflags})
-    program = program_from_file(file, include=include, define=define, params=parse_params(param), function=function)
+    program = program_from_file(file, include_dirs=include, defines=define, params=parse_params(param),
+                                function=function)
     with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")) as status:
         options = SuggestOptions(k=k, evaluate=evaluate, fallback=fallback, name=file.name, budget=trials)
         answer = TransferCore(store, settings).suggest(program, options,

@@ -27,7 +27,6 @@ includes with ``#include "..."``, which the server cannot see.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -35,9 +34,10 @@ from typing import Any
 
 import httpx
 
-from loopnest.errors import ParameterError, PerfembedError
+from loopnest.errors import PerfembedError
+from loopnest.frontend.program import collect_quoted_includes as collect_quoted_includes  # part of the client's API
+from loopnest.frontend.program import program_from_file as local_program
 
-_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _TERMINAL = frozenset({"done", "failed", "cancelled"})
 _EVALUATION_ENDED = frozenset({"done", "failed"})
 
@@ -288,91 +288,15 @@ def _program(program: Mapping[str, Any]) -> dict[str, Any]:
     return dict(program)
 
 
-def collect_quoted_includes(path: str | Path, include_dirs: Iterable[str | Path] = ()) -> dict[str, str]:
-    """The local headers ``path`` includes with ``#include "..."``, recursively, by include name.
-
-    Each name is resolved as the preprocessor does: first beside the including file, then in
-    ``include_dirs`` in order. A header found beside another header is keyed by its path
-    relative to the first header's include root, so the server's layout resolves it the same
-    way. Names that resolve nowhere are left out (they may be system headers, or the server
-    reports them). A name that climbs out of its directory (``..``) raises
-    :class:`ParameterError`: the server only accepts plain relative paths.
-    """
-    dirs = [Path(d) for d in include_dirs]
-    found: dict[str, str] = {}
-    # (file, the name it was included as): the name's directory is the prefix of its own includes.
-    queue: list[tuple[Path, str]] = [(Path(path), "")]
-    seen: set[Path] = set()
-    while queue:
-        current, as_name = queue.pop(0)
-        try:
-            resolved = current.resolve()
-            text = current.read_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ParameterError(f"cannot read {current}: {exc}") from None
-        if resolved in seen:
-            continue
-        seen.add(resolved)
-        prefix = str(Path(as_name).parent) if as_name else ""
-        for name in _QUOTED_INCLUDE.findall(text):
-            hit = _resolve(name, current.parent, prefix, dirs)
-            if hit is None:
-                continue
-            header, key = hit
-            if any(part == ".." for part in Path(key).parts) or Path(key).is_absolute():
-                raise ParameterError(f"{current}: #include \"{name}\" leaves its directory; the server "
-                                     "accepts only headers below the include directories")
-            if key not in found:
-                try:
-                    found[key] = header.read_text()
-                except (OSError, UnicodeDecodeError) as exc:
-                    raise ParameterError(f"cannot read {header}: {exc}") from None
-                queue.append((header, key))
-    return found
-
-
-def _resolve(name: str, here: Path, prefix: str, dirs: list[Path]) -> tuple[Path, str] | None:
-    beside = here / name
-    if beside.is_file():
-        # Beside the main file: its own name; beside a header: below that header's directory.
-        key = str(Path(prefix) / name) if prefix not in ("", ".") else name
-        return beside, _normal(key)
-    for d in dirs:
-        candidate = d / name
-        if candidate.is_file():
-            return candidate, _normal(name)
-    return None
-
-
-def _normal(key: str) -> str:
-    parts: list[str] = []
-    for part in Path(key).parts:
-        if part == ".":
-            continue
-        parts.append(part)
-    return "/".join(parts)
-
-
 def program_from_file(path: str | Path, *, include_dirs: Iterable[str | Path] = (),
                       defines: Iterable[str] | Mapping[str, str | None] = (),
                       params: Mapping[str, int] | None = None, function: str | None = None) -> dict[str, Any]:
-    """A request body for ``path``: its source, its local quoted includes as ``headers``, the
-    macros (``NAME`` / ``NAME=VALUE`` strings, as ``-D``), parameter values and function; its file
-    name is the program's ``name`` (its nests are ``NAME#INDEX`` in the answers)."""
-    path = Path(path)
-    try:
-        source = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ParameterError(f"cannot read {path}: {exc}") from None
-    if isinstance(defines, Mapping):
-        macros = dict(defines)
-    else:
-        macros = {}
-        for item in defines:
-            name, sep, value = item.partition("=")
-            macros[name] = value if sep else None
-    body: dict[str, Any] = {"source": source, "headers": collect_quoted_includes(path, include_dirs),
-                            "defines": macros, "params": dict(params or {}), "name": path.name}
+    """A request body for ``path``: :func:`loopnest.frontend.program.program_from_file` (its source, its
+    local quoted includes as ``headers``, the macros, parameter values and function; its file name is
+    the program's ``name``, so its nests are ``NAME#INDEX`` in the answers)."""
+    program = local_program(path, include_dirs=include_dirs, defines=defines, params=params, function=function)
+    body: dict[str, Any] = {"source": program.source, "headers": dict(program.headers),
+                            "defines": dict(program.defines), "params": dict(program.params), "name": program.name}
     if function:
         body["function"] = function
     return body

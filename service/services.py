@@ -13,14 +13,15 @@ from loopnest.config import Settings
 from loopnest.errors import ParameterError
 from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.limits import AnalysisLimits
+from loopnest.frontend.program import PROGRAM_FILE, extract_program, materialized
 from loopnest.harness.program import ProgramSpec
 from loopnest.harness.progress import ProgressFn
 from loopnest.harness.sandbox import ensure_isolated
+from loopnest.parameters import missing_params
 from loopnest.polyhedral import compute_dependences
 from service.analysis_budget import runner
 from service.config import ServiceSettings
 from service.core import Core, ProgramSource, SuggestOptions
-from service.core.sources import PROGRAM_FILE, extract_program, has_all_params, materialized
 from service.evaluation_jobs import EvaluationJob, EvaluationJobs
 from service.mappers import program_source, search_hit_public, suggestions_public
 from service.program_eval import evaluate_program
@@ -48,7 +49,7 @@ def analysis_probe(program: ProgramSource, limits: AnalysisLimits) -> int:
     extraction = extract_program(program, limits)
     for scop in extraction.scops:
         compute_dependences(scop)
-        if has_all_params(scop, program.params):
+        if not missing_params(scop.params, program.params):
             static_features(scop, {p: int(program.params[p]) for p in scop.params})
     return len(extraction.scops)
 

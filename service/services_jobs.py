@@ -8,11 +8,13 @@ the same rows), and the job is enqueued.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.orm import Session
 
+from autotune.job_options import JobOptions
 from autotune.records import stored_param_values
 from database import Store, enqueue_job, get_nest, get_recipe, get_target, queued_before
 from database import cancel_job as cancel_stored_job
@@ -21,11 +23,12 @@ from database import list_jobs as load_jobs
 from database.domain import JobStatus, TuningJob, Worker
 from loopnest.config import Settings
 from loopnest.errors import ParameterError
+from loopnest.frontend.program import extract_program
+from loopnest.parameters import require_params
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import recipe_text, stored_loop_names
 from service.config import ServiceSettings
 from service.core import Core
-from service.core.sources import extract_program
 from service.errors import ConflictError
 from service.mappers import program_source
 from service.schemas import JobIn, ProgramIn
@@ -40,7 +43,8 @@ def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, core: Co
         raise ParameterError(f"budget {budget} is over this server's limit of {settings.max_job_budget} trials")
     options = _options(body)
     if body.program is not None:
-        nest_id = _store_program_nest(body.program, body.nest, settings=settings, core=core, options=options)
+        nest_id = _store_program_nest(body.program, body.nest, settings=settings, core=core, params=options.params)
+        options = options.with_program(program_source(body.program), body.nest, with_source=False)
     else:
         assert body.nest_id is not None
         nest_id = body.nest_id
@@ -49,50 +53,36 @@ def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, core: Co
             nest = get_nest(session, nest_id=nest_id)
             # A stored nest (a seed nest) keeps the parameter values it was tuned at: they are the
             # default, and values given in the request win.
-            params = {**stored_param_values(nest.normalized), **(options.get("params") or {})}
-            if params:
-                options["params"] = params
+            params = {**stored_param_values(nest.normalized), **options.params}
+            options = dataclasses.replace(options, params=params)
             _check_params(nest.normalized, params, what=f"nest {nest_id}")
         if body.target_id is not None:
             get_target(session, target_id=body.target_id)
-        return enqueue_job(session, nest_id=nest_id, budget=budget, target_id=body.target_id, options=options)
+        return enqueue_job(session, nest_id=nest_id, budget=budget, target_id=body.target_id,
+                           options=options.to_json())
 
 
-def _options(body: JobIn) -> dict[str, Any]:
-    """The job's options in the worker's terms (see :mod:`autotune.worker`)."""
-    options: dict[str, Any] = {}
+def _options(body: JobIn) -> JobOptions:
+    """The request's run options (parameters, repetitions, threads, time, seed, warm start) as the worker reads them."""
     params = body.params if body.params is not None else (body.program.params if body.program else None)
-    if params:
-        options["params"] = dict(params)
-    for key, value in (("reps", body.reps), ("threads", body.threads), ("timeout", body.timeout_s),
-                       ("seed", body.seed)):
-        if value is not None:
-            options[key] = value
-    if body.warm_start:
-        # A malformed recipe is refused now (422), not when a worker gets to it.
-        options["warm_start"] = [Recipe.from_dict(r.model_dump()).to_dict()["steps"] for r in body.warm_start]
-    return options
+    # A malformed recipe is refused now (422), not when a worker gets to it.
+    warm_start = tuple(Recipe.from_dict(r.model_dump()).to_dict()["steps"] for r in body.warm_start or ())
+    return JobOptions(params=dict(params or {}), reps=body.reps, threads=body.threads, timeout=body.timeout_s,
+                      seed=body.seed, warm_start=warm_start)
 
 
 def _store_program_nest(program: ProgramIn, index: int, *, settings: ServiceSettings, core: Core,
-                        options: dict[str, Any]) -> int:
+                        params: Mapping[str, int]) -> int:
     extraction = extract_program(program_source(program))
     scops = extraction.scops
     if not 0 <= index < len(scops):
         raise ParameterError(f"nest {index}: the program has {len(scops)} supported loop nest(s)"
                              + "".join(f"; rejected {r.location}: {r.message}" for r in extraction.rejected[:3]))
     scop = scops[index]
-    _check_params({"params": list(scop.params)}, options.get("params") or {}, what=scop.name)
+    _check_params({"params": list(scop.params)}, params, what=scop.name)
     nest_ids = store_program(program, settings=settings, core=core)
     if len(nest_ids) != len(scops):
         raise ParameterError(f"the core stored {len(nest_ids)} nest(s) of {len(scops)}")
-    if program.defines:
-        options["defines"] = [k if v is None else f"{k}={v}" for k, v in program.defines.items()]
-    if program.headers:
-        options["headers"] = dict(program.headers)
-    if program.function:
-        options["function"] = program.function
-    options["nest_index"] = index
     return nest_ids[index]
 
 
@@ -101,10 +91,8 @@ def _check_params(normalized: Any, params: Mapping[str, int], *, what: str) -> N
     names = normalized.get("params") if isinstance(normalized, Mapping) else None
     if not isinstance(names, list):
         return
-    missing = [str(p) for p in names if p not in params]
-    if missing:
-        raise ParameterError(f"{what}: no value for parameter(s) {', '.join(missing)} (the nest has no stored "
-                             "values for them); give them in 'params' (NAME: INT)")
+    require_params([str(p) for p in names], params, what=what,
+                   hint="give them in 'params' (NAME: INT); the nest has no stored values for them")
 
 
 def get_job(session: Session, job_id: int, *, settings: Settings | None = None) -> dict[str, Any]:

@@ -12,7 +12,7 @@ visible to other workers once committed. Times come from the caller's clock (``n
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -95,17 +95,20 @@ def _update() -> Update:
     return update(TuningJobModel).execution_options(synchronize_session=False)
 
 
-def _claimable(now: datetime) -> ColumnElement[bool]:
-    return or_(
+def _claimable(now: datetime, job_ids: Collection[int] | None = None) -> ColumnElement[bool]:
+    claimable = or_(
         TuningJobModel.status == JobStatus.QUEUED.value,
         and_(TuningJobModel.status == JobStatus.RUNNING.value, TuningJobModel.lease_expires_at < now),
     )
+    return claimable if job_ids is None else and_(claimable, TuningJobModel.id.in_(list(job_ids)))
 
 
 def claim_next_job(
-    session: Session, *, worker_id: str, lease_seconds: float, now: datetime | None = None
+    session: Session, *, worker_id: str, lease_seconds: float, now: datetime | None = None,
+    job_ids: Collection[int] | None = None,
 ) -> TuningJob | None:
     """Take the oldest queued job, or a running one whose lease expired; None if there is none.
+    With ``job_ids``, only one of those jobs (a caller running the jobs it enqueued, never others').
 
     PostgreSQL locks the candidate with ``SELECT ... FOR UPDATE SKIP LOCKED``, so concurrent
     workers take different jobs without waiting. Elsewhere (SQLite) the claim is one conditional
@@ -127,7 +130,7 @@ def claim_next_job(
     if session.get_bind().dialect.name == "postgresql":
         candidate = session.scalar(
             select(TuningJobModel.id)
-            .where(_claimable(now))
+            .where(_claimable(now, job_ids))
             .order_by(TuningJobModel.id)
             .limit(1)
             .with_for_update(skip_locked=True)
@@ -138,13 +141,13 @@ def claim_next_job(
         return _reload(session, candidate)
     for _ in range(_CLAIM_ATTEMPTS):
         candidate = session.scalar(
-            select(TuningJobModel.id).where(_claimable(now)).order_by(TuningJobModel.id).limit(1)
+            select(TuningJobModel.id).where(_claimable(now, job_ids)).order_by(TuningJobModel.id).limit(1)
         )
         if candidate is None:
             return None
         claimed = session.execute(
             _update()
-            .where(TuningJobModel.id == candidate, _claimable(now))
+            .where(TuningJobModel.id == candidate, _claimable(now, job_ids))
             .values(**values)
             .returning(TuningJobModel.id)
         ).scalar_one_or_none()

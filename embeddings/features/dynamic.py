@@ -35,11 +35,12 @@ from embeddings.features.signature import cache_geometry
 from embeddings.features.static import StaticTotals, static_totals
 from embeddings.features.vector import FeatureVector, Schema, signed_log2
 from loopnest.codegen import generate_c
-from loopnest.errors import CompileError, ExecutionError, ParameterError
+from loopnest.errors import CompileError, ExecutionError
 from loopnest.harness.driver import array_layouts, synthesize_driver
 from loopnest.harness.measure import Harness, VariantResult
 from loopnest.harness.sandbox import Limits, run_limited
 from loopnest.ir import Scop
+from loopnest.parameters import require_params
 from loopnest.polyhedral import ScheduleSpace, compute_dependences
 from loopnest.transform.parallel import blocking_dependences
 from loopnest.transform.recipe import Recipe, Step
@@ -270,10 +271,7 @@ def dynamic_features(scop: Scop, params: Mapping[str, int], *, target: MachinePe
     """
     n_threads = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     t_one, t_n = threads or (1, n_threads)
-    missing = [p for p in scop.params if p not in params]
-    if missing:
-        raise ParameterError(f"{scop.name}: missing value for parameter(s) {', '.join(missing)}")
-    run = _Run(scop, {p: int(params[p]) for p in scop.params}, reps, cc, cflags, limits or Limits())
+    run = _Run(scop, require_params(scop.params, params, what=scop.name), reps, cc, cflags, limits or Limits())
     totals = static_totals(scop, run.params)
     values: dict[str, float | None] = {"threads_n": t_n}
     meta: dict[str, str] = {"threads": f"{t_one},{t_n}"}

@@ -17,6 +17,7 @@ import islpy as isl
 from loopnest.errors import ParameterError
 from loopnest.harness.driver import ArrayLayout, array_layouts, numpy_dtype
 from loopnest.ir import Scop
+from loopnest.parameters import require_params
 
 # Exact counting below this many bounding-box points (or outer points); a stratified estimate above.
 _EXACT_POINTS = 200_000
@@ -121,12 +122,9 @@ class Nest:
     """The statements of one nest as isl sets and maps, with every parameter fixed to its value."""
 
     def __init__(self, scop: Scop, params: Mapping[str, int]) -> None:
-        missing = [p for p in scop.params if p not in params]
-        if missing:
-            raise ParameterError(f"{scop.name}: static features need a value for parameter(s) "
-                                 f"{', '.join(missing)} (give --param {missing[0]}=N)")
         self.scop = scop
-        self.params = {p: int(params[p]) for p in scop.params}
+        self.params = require_params(scop.params, params, what=f"{scop.name} (static features)",
+                                     hint="give --param {name}=N")
         self.ptxt = ", ".join(scop.params)
         fixed = " and ".join(f"{p} = {v}" for p, v in self.params.items()) or "true"
         self.fixed = isl.Set(f"[{self.ptxt}] -> {{ : {fixed} }}")

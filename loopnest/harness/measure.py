@@ -29,6 +29,7 @@ from loopnest.harness.progress import StepFn, report_step
 from loopnest.harness.sandbox import Limits, run_limited
 from loopnest.ir import Scop
 from loopnest.omp_clauses import reorders_reduction
+from loopnest.parameters import require_params
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
@@ -126,11 +127,7 @@ class Harness:
     _deps: list[Dependence] | None = None
 
     def __post_init__(self) -> None:
-        missing = [p for p in self.scop.params if p not in self.params]
-        if missing:
-            raise ParameterError(f"{self.scop.name}: missing value for parameter(s) {', '.join(missing)} "
-                                 f"(give --param {missing[0]}=N)")
-        self.params = {p: int(self.params[p]) for p in self.scop.params}
+        self.params = require_params(self.scop.params, self.params, what=self.scop.name, hint="give --param {name}=N")
         check_parameters(self.scop, self.params)
         self.layouts: list[ArrayLayout] = array_layouts(self.scop, self.params)
         total = sum(lay.nbytes for lay in self.layouts)

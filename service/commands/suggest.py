@@ -132,7 +132,9 @@ def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials:
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     with console.status(f"autotuning {len(jobs)} nest(s) no neighbour helped ({trials} trials each)"):
-        report = run_worker(store, worker_id=default_worker_id(), once=True, max_jobs=len(jobs), settings=settings)
+        # Only the jobs this run enqueued: older queued jobs are someone else's (their workers run them).
+        report = run_worker(store, worker_id=default_worker_id(), once=True, max_jobs=len(jobs), settings=settings,
+                            job_ids=set(jobs))
     for outcome in report.jobs:
         nest = jobs.get(outcome.job_id)
         if nest is None:

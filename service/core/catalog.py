@@ -10,12 +10,14 @@ from database.embedding_store import Hit
 from database.errors import NotFoundError
 from embeddings.features import static_features
 from loopnest.errors import ParameterError
+from loopnest.frontend.program import extract_program
+from loopnest.parameters import require_params
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import recipe_text, stored_loop_names
 from service.core.context import CoreContext
 from service.core.measured import local_target_id, target_views
 from service.core.model import BestRecipe, IndexStatus, NestDetail, ProgramSource, SearchHit
-from service.core.sources import extract_program, require_params
+from service.core.sources import nest_label
 
 
 def search(ctx: CoreContext, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,
@@ -47,7 +49,8 @@ def first_nest_features(program: ProgramSource, name: str | None = None) -> dict
     scops = extract_program(program).scops
     if not scops:
         raise ParameterError(f"{name or 'the program'} has no supported loop nest")
-    params = require_params(scops[0], program.params, label=f"{name}:" if name else None)
+    params = require_params(scops[0].params, program.params,
+                            what=nest_label(scops[0], f"{name}:" if name else None))
     return static_features(scops[0], params).to_dict()
 
 

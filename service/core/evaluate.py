@@ -5,62 +5,51 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from autotune.records import MeasurementRecorder
 from autotune.transfer import Candidate as TransferCandidate
 from autotune.transfer import Neighbour, TransferResult, TransferTuner
-from database import add_measurement, get_or_create_recipe
+from database import MeasurementOrigin
 from loopnest.harness import VariantResult
 from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.ir import Scop
-from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import recipe_text
 from service.core.context import CoreContext
 from service.core.model import AcceptedRecipe, MeasuredCandidate, Measurement
-
-ORIGIN = "transfer"
 
 
 def evaluate_nest(ctx: CoreContext, scop: Scop, params: dict[str, int], *, nest_id: int,  # noqa: PLR0913
                   neighbours: Sequence[Neighbour], tuner: TransferTuner, reps: int,
                   loop_names: Sequence[str], progress: ProgressFn | None = None) -> Measurement:
     """Screen every candidate adapted from ``neighbours``, re-measure the best, store every run."""
-    target_id = ctx.target_id  # resolved before any session: SQLite runs one writer at a time
+    # Resolved before any session (SQLite runs one writer at a time); the recorder checks the database takes writes.
+    recorder = MeasurementRecorder(ctx.store, nest_id=nest_id, target_id=ctx.target_id, params=params,
+                                   origin=MeasurementOrigin.TRANSFER)
     with ctx.harness(scop, params, reps=reps) as harness:
         result = tuner.evaluate(harness, neighbours, progress=progress)
         base = harness.baseline()
         threads = harness.threads or 1
         if progress is not None:
             progress(Progress("storing results"))
-        _store_runs(ctx, nest_id=nest_id, target_id=target_id, params=params, reps=reps, threads=threads,
-                    base=base, result=result)
+        _store_runs(recorder, reps=reps, threads=threads, base=base, result=result)
+    ctx.cache.changed()
     return _measurement(result, threads, loop_names)
 
 
-def _store_runs(ctx: CoreContext, *, nest_id: int, target_id: int, params: dict[str, int],  # noqa: PLR0913
-                reps: int, threads: int, base: VariantResult, result: TransferResult) -> None:
+def _store_runs(recorder: MeasurementRecorder, *, reps: int, threads: int, base: VariantResult,
+                result: TransferResult) -> None:
     """The baseline (the identity recipe, 1.0x) and each candidate that ran; a confirmed candidate is
     stored with its re-measured figure and interval, never the screening one."""
-    with ctx.store.session() as session:
-        if base.ok and base.median is not None:
-            rec = get_or_create_recipe(session, steps=Recipe().to_dict()["steps"])
-            add_measurement(session, nest_id=nest_id, recipe_id=rec.id, target_id=target_id,
-                            median_time_s=base.median, spread_s=(base.spread or 0.0) * base.median,
-                            repetitions=reps, verified=True, origin=ORIGIN, params=params, speedup=1.0)
-        for cand in result.candidates:
-            conf = cand.confirmed
-            speedup = conf.ratio if conf is not None else cand.speedup
-            rec = get_or_create_recipe(session, steps=cand.recipe.to_dict()["steps"])
-            if speedup is None or not base.median:
-                continue
-            add_measurement(session, nest_id=nest_id, recipe_id=rec.id, target_id=target_id,
-                            median_time_s=base.median / speedup, spread_s=0.0,
-                            repetitions=conf.pairs if conf is not None else reps,
-                            verified=cand.verified, origin=ORIGIN, params=params,
-                            speedup=speedup if cand.verified else None, threads=threads,
-                            interval=None if conf is None else (conf.low, min(conf.high, 1e300)),
-                            confidence=None if conf is None else conf.confidence,
-                            cpu_pressure=None if conf is None else conf.cpu_pressure,
-                            loaded=conf is not None and conf.loaded)
-    ctx.cache.changed()
+    recorder.baseline(base, repetitions=reps)
+    for cand in result.candidates:
+        steps = cand.recipe.to_dict()["steps"]
+        if not base.median or (cand.confirmed is None and cand.speedup is None):
+            recorder.recipe_id(steps)  # the recipe is known even when it did not run
+        elif cand.confirmed is not None:
+            recorder.confirmed(steps, cand.confirmed, base.median)
+        else:
+            assert cand.speedup is not None
+            recorder.screened(steps, speedup=cand.speedup, verified=cand.verified, baseline_seconds=base.median,
+                              repetitions=reps, threads=threads)
 
 
 def _measurement(result: TransferResult, threads: int, names: Sequence[str]) -> Measurement:

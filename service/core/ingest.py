@@ -6,16 +6,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from autotune.records import register_nest
+from loopnest.frontend.program import extract_program
 from loopnest.ir import Scop
+from loopnest.parameters import require_params
 from service.core.context import CoreContext
 from service.core.model import ProgramSource
-from service.core.sources import extract_program, require_params
 
 
 def ingest_scop(ctx: CoreContext, *, source: str, name: str, index: int, scop: Scop,
                 params: Mapping[str, int]) -> int:
     """Store one nest (idempotent: the same source and position give the same row); returns its id."""
-    values = require_params(scop, params)
+    values = require_params(scop.params, params, what=scop.name)
     nest_id = register_nest(ctx.store, source=source, name=name, index=index, scop=scop, params=values,
                             data_dir=ctx.settings.data_dir).id
     ctx.cache.changed()

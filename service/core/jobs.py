@@ -4,29 +4,26 @@ rebuild the nest and the candidates to warm-start from."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from autotune.job_options import JobOptions
 from database import enqueue_job, list_jobs
 from service.core.context import CoreContext
 from service.core.model import Candidate, ProgramSource
-from service.core.sources import PROGRAM_FILE
 
 
 def job_options(program: ProgramSource, index: int, params: Mapping[str, int],
-                candidates: Sequence[Candidate]) -> dict[str, Any]:
-    """What a worker needs to rebuild the nest (see :mod:`autotune.worker`), warm-started with the candidates."""
-    return {"source": program.source, "filename": PROGRAM_FILE, "headers": dict(program.headers),
-            "defines": program.define_flags(), "nest_index": index,
-            "function": program.function, "params": dict(params),
-            "warm_start": [c.recipe for c in candidates]}
+                candidates: Sequence[Candidate]) -> JobOptions:
+    """What a worker needs to rebuild the nest (its program travels with the job), warm-started with the candidates."""
+    return JobOptions(params=dict(params), warm_start=tuple(c.recipe for c in candidates)).with_program(
+        program, index, with_source=True)
 
 
-def fallback_job(ctx: CoreContext, *, nest_id: int, budget: int, options: dict[str, Any]) -> int:
+def fallback_job(ctx: CoreContext, *, nest_id: int, budget: int, options: JobOptions) -> int:
     """The nest's open tuning job, else a new one: a repeated request reuses it instead of queueing another."""
     target_id = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
     with ctx.store.session() as session:
         open_jobs = [j for j in list_jobs(session, nest_id=nest_id) if not j.status.is_terminal]
         job = open_jobs[0] if open_jobs else enqueue_job(session, nest_id=nest_id, budget=budget,
-                                                         target_id=target_id, options=options)
+                                                         target_id=target_id, options=options.to_json())
     ctx.cache.changed()
     return job.id

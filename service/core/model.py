@@ -8,37 +8,12 @@ to the API's response models (:mod:`service.mappers`); the CLI prints :meth:`Sug
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from loopnest.frontend.program import ProgramSource as ProgramSource  # the core's input, defined by loopnest
+
 JsonDict = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class ProgramSource:
-    """A C program: its source text, quoted includes (``headers``, by relative name), macros (as
-    ``cc -D``: a value or None), parameter values, the function whose nests are wanted, and its name."""
-
-    source: str
-    headers: Mapping[str, str] = field(default_factory=dict)
-    defines: Mapping[str, str | None] = field(default_factory=dict)
-    params: Mapping[str, int] = field(default_factory=dict)
-    function: str | None = None
-    name: str | None = None
-
-    def key(self) -> JsonDict:
-        """Everything that identifies the program, as JSON (the answer cache's key)."""
-        return {"source": self.source, "headers": dict(self.headers), "defines": dict(self.defines),
-                "params": dict(self.params), "function": self.function, "name": self.name}
-
-    def stored_name(self, name: str | None = None) -> str:
-        """The name it is stored under: the caller's (the CLI's file name), its own, its function's, else
-        ``program``; its nests are ``NAME#INDEX`` (:func:`database.nest_name`)."""
-        return name or self.name or self.function or "program"
-
-    def define_flags(self) -> list[str]:
-        """The macros as ``NAME`` or ``NAME=VALUE`` (a worker's ``defines`` option)."""
-        return [k if v is None else f"{k}={v}" for k, v in self.defines.items()]
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,11 @@ from autotune.transfer import Neighbour, TransferTuner
 from database import nest_name
 from database.errors import NotFoundError
 from embeddings.features import static_features
+from loopnest.frontend.program import PROGRAM_FILE, extract_program
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.harness.progress import ProgressFn
 from loopnest.ir import Scop
+from loopnest.parameters import require_params
 from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe_text import loop_names, recipe_text
 from service.core.context import CoreContext
@@ -30,7 +32,7 @@ from service.core.model import (
     SuggestOptions,
 )
 from service.core.neighbours import neighbours_for
-from service.core.sources import PROGRAM_FILE, extract_program, require_params
+from service.core.sources import nest_label
 
 
 def suggest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *, min_speedup: float,
@@ -50,7 +52,7 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
                  progress: ProgressFn | None = None) -> NestSuggestion:
     """One nest: neighbours, candidates and the gate; then evaluation and the fallback job, if asked."""
     name = program.stored_name(options.name)
-    params = require_params(scop, program.params, label=label)
+    params = require_params(scop.params, program.params, what=nest_label(scop, label))
     features = static_features(scop, params).to_dict()
     deps = compute_dependences(scop)
     names = loop_names(scop)

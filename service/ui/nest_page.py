@@ -2,7 +2,7 @@
 its Optuna studies' trials, and the drop-in code of its best recipe. No HTTP here.
 
 The source region and the drop-in code come from the stored program, re-extracted the way a posted
-program is (:func:`service.services.materialized`: private directory, confined preprocessing). A
+program is (:func:`loopnest.frontend.program.materialized`: private directory, confined preprocessing). A
 program stored without the headers it includes cannot be re-extracted: the page says so and shows
 the stored statements instead.
 """
@@ -42,8 +42,8 @@ def locate(source: str, nest: Nest) -> Iterator[Located]:
     name (``program.c:FUNCTION#I``), else the one at its index. Raises a PerfembedError when the
     source no longer yields it (a program stored without its headers, for one)."""
     from loopnest.frontend.extract import extract_scops
+    from loopnest.frontend.program import materialized
     from service.core import ProgramSource
-    from service.core.sources import materialized
 
     function = nest.normalized.get("function") if isinstance(nest.normalized, dict) else None
     stored_name = nest.normalized.get("name") if isinstance(nest.normalized, dict) else None

@@ -129,7 +129,7 @@ def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs) ->
     """The program of ``request`` with the recipes that evaluation job ``job_id`` accepted applied
     (:func:`service.program_eval.tuned_source`): ``(file name, text)``."""
     from loopnest.frontend.extract import extract_scops
-    from service.core.sources import materialized
+    from loopnest.frontend.program import materialized
     from service.mappers import program_source
     from service.program_eval import tuned_source
     from service.schemas import ProgramIn

@@ -233,3 +233,54 @@ def test_max_jobs_limits_a_worker(store):
     assert len(report.jobs) == 1
     with store.session() as session:
         assert get_job(session, job_id=second).status is JobStatus.QUEUED
+
+
+def _job_with_source(store, **options) -> int:
+    nest = register_nest(store, source=GEMM.read_text(), name=GEMM.name, index=0, scop=load(GEMM))
+    with store.session() as session:
+        return enqueue_job(session, nest_id=nest.id, budget=0, options={"params": GEMM_PARAMS, **options}).id
+
+
+def test_a_job_rebuilds_its_nest_from_the_program_headers_and_macros_it_was_sent_with(store):
+    source = '#include "kernels/alpha.h"\n' + GEMM.read_text().replace("alpha *", "ALPHA * SCALE *")
+    job_id = _job_with_source(store, source=source, filename="mine.c", defines=["SCALE=3"],
+                              headers={"kernels/alpha.h": "#define ALPHA 2.0\n"})
+    report = run_worker(store, worker_id="w", once=True, lease_seconds=30, settings=SETTINGS)
+    assert [(j.job_id, j.status) for j in report.jobs] == [(job_id, "done")], report.jobs[0].error
+
+
+def test_a_job_whose_program_is_wrong_fails_naming_its_file_and_never_a_temporary_path(store):
+    bad_header = _job_with_source(store, source=GEMM.read_text(), headers={"../escape.h": "int x;\n"})
+    bad_source = _job_with_source(store, source="void f(void) { for (;; }\n", filename="mine.c")
+    run_worker(store, worker_id="w", once=True, lease_seconds=30, settings=SETTINGS)
+    with store.session() as session:
+        errors = {job_id: get_job(session, job_id=job_id).error or "" for job_id in (bad_header, bad_source)}
+    assert errors[bad_header] == f"job {bad_header}: header name '../escape.h' is not a plain relative path"
+    assert "mine.c:1:" in errors[bad_source] and "/tmp" not in errors[bad_source], errors[bad_source]
+
+
+def test_a_job_with_a_malformed_option_fails_for_good_naming_it(store):
+    """Before: options.reps = "x" raised a bare ValueError, an 'internal error' retried three times."""
+    job_id, _ = gemm_job(store, budget=1, reps="x")
+    report = run_worker(store, worker_id="w", once=True, lease_seconds=30, settings=SETTINGS)
+    assert [(j.job_id, j.status) for j in report.jobs] == [(job_id, "failed")]
+    with store.session() as session:
+        assert get_job(session, job_id=job_id).error == "options.reps must be a number, got 'x'"
+
+
+def test_suggest_fallback_runs_only_the_jobs_it_enqueued(store):
+    """Before: ``perfembed suggest --fallback`` ran the oldest queued jobs of the database, so a job
+    someone else queued earlier ran here and the suggestion's own job stayed queued."""
+    from service.commands.suggest import run_fallback_jobs
+
+    theirs, _ = gemm_job(store, budget=1)
+    gemv = ROOT / "corpus/kernels/blas2/gemv.c"
+    nest = register_nest(store, source=gemv.read_text(), name=gemv.name, index=0, scop=load(gemv))
+    with store.session() as session:
+        ours = enqueue_job(session, nest_id=nest.id, budget=1, options={"params": {"m": 32, "n": 32}, "reps": 1}).id
+    result = {"nests": [{"tuning_job": ours}]}
+    run_fallback_jobs(store, SETTINGS, result, trials=1)
+    with store.session() as session:
+        assert get_job(session, job_id=theirs).status is JobStatus.QUEUED
+        assert get_job(session, job_id=ours).status is JobStatus.DONE
+    assert "autotuned" in result["nests"][0]

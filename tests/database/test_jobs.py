@@ -62,6 +62,15 @@ def test_a_job_whose_winner_did_not_hold_up_ends_without_a_best_recipe(store: St
     assert done.status is JobStatus.DONE and done.best_recipe_id is None and done.best_speedup is None
 
 
+def test_a_claim_limited_to_some_jobs_leaves_the_others_queued(store: Store, seed: Seed) -> None:
+    older, mine, also_mine = _enqueue(store, seed, 3)
+    claimed = [store.claim_next_job(worker_id="w", lease_seconds=60, now=T0, job_ids={also_mine, mine})
+               for _ in range(3)]
+    assert [c.id if c else None for c in claimed] == [mine, also_mine, None]
+    with store.session() as session:
+        assert get_job(session, job_id=older).status is JobStatus.QUEUED
+
+
 def test_expired_lease_is_claimed_again(store: Store, seed: Seed) -> None:
     (job_id,) = _enqueue(store, seed, 1)
     assert store.claim_next_job(worker_id="crashed", lease_seconds=30, now=T0) is not None

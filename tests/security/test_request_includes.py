@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from loopnest.errors import SourceError
-from service.schemas import ProgramIn
-from service.services import extract_program
+from loopnest.frontend.program import ProgramSource, extract_program
 
 BODY = "void f(int n, double A[n]) {\n  for (int i = 0; i < n; i++)\n    A[i] = 1.0;\n}\n"
 # Text of /etc/os-release (and of /etc/passwd) that must never come back in a message.
@@ -15,7 +14,7 @@ SECRETS = ("PRETTY_NAME", "NAME=", "root:x:0")
 
 def refused(source: str, headers: dict[str, str] | None = None) -> str:
     with pytest.raises(SourceError) as info:
-        extract_program(ProgramIn(source=source, headers=headers or {}))
+        extract_program(ProgramSource(source=source, headers=headers or {}))
     message = str(info.value)
     assert not any(secret in message for secret in SECRETS), message
     return message
@@ -52,5 +51,5 @@ def test_probing_for_files_is_refused() -> None:
 def test_the_programs_own_headers_and_the_fake_libc_still_work() -> None:
     source = ('#include <math.h>\n#include <stdio.h>\n#include "kernels/k.h"\n'
               "void f(int n, double A[n]) {\n  for (int i = 0; i < n; i++)\n    A[i] = SCALE * sqrt(A[i]);\n}\n")
-    extraction = extract_program(ProgramIn(source=source, headers={"kernels/k.h": "#define SCALE 2.0\n"}))
+    extraction = extract_program(ProgramSource(source=source, headers={"kernels/k.h": "#define SCALE 2.0\n"}))
     assert len(extraction.scops) == 1 and not extraction.rejected

@@ -97,7 +97,7 @@ def test_a_job_for_a_stored_nest_defaults_to_its_stored_parameter_values(api: Te
     ({"program": {"source": "void f(int n, double a[n]) { for (int i = 0; i < n; i++) a[i] = 0 }"}}, 422,
      "program.c:1"),
     ({"program": gemm_program(), "nest": 3}, 422, "has 1 supported loop nest"),
-    ({"program": gemm_program(params={})}, 422, "no value for parameter(s) ni, nj, nk"),
+    ({"program": gemm_program(params={})}, 422, "missing value for parameter(s) ni, nj, nk"),
     ({"program": gemm_program(), "nest_id": 1}, 422, "exactly one of"),
     ({}, 422, "exactly one of"),
 ])
@@ -118,7 +118,7 @@ def test_a_job_for_a_nest_without_stored_values_needs_params(api: TestClient, ap
             "name": "gemm.c:gemm_ijk#0", "params": ["ni", "nj", "nk"]})
     before = count(app, "tuning_jobs")
     r = api.post("/v1/tuning-jobs", json={"nest_id": nest.id}, headers=auth)
-    assert r.status_code == 422 and "no value for parameter(s) ni, nj, nk" in r.json()["message"]
+    assert r.status_code == 422 and "missing value for parameter(s) ni, nj, nk" in r.json()["message"]
     assert count(app, "tuning_jobs") == before
 
 

@@ -11,6 +11,8 @@ from fastapi.testclient import TestClient
 
 from database import create_api_key, get_store
 from loopnest.errors import ParameterError, SourceError
+from loopnest.frontend.program import extract_program
+from loopnest.frontend.program import program_from_file as local_program_from_file
 from service.client import Client, ClientError, collect_quoted_includes, program_from_file
 from service.commands.remote import analyze_remote, job_line, suggest_remote
 from service.core import TransferCore
@@ -105,6 +107,21 @@ def test_program_from_file_sends_headers_macros_and_params() -> None:
                                 params={"ni": 8}, function="kernel")
     assert set(program["headers"]) == {"minibench.h"} and program["defines"] == {"FAST": None, "N": "4"}
     assert program["params"] == {"ni": 8} and program["function"] == "kernel" and program["name"] == "mb_gemm.c"
+
+
+def test_the_local_cli_reads_a_program_with_the_same_include_rule_as_the_client(tmp_path: Path) -> None:
+    """Before: the local commands (``perfembed suggest FILE``) sent every ``*.h`` under the ``-I``
+    directories and none beside the file, so a program including a header next to it failed locally
+    ("file not found") while ``--server`` found it. Both now take the quoted includes, resolved as cpp does."""
+    (tmp_path / "inc").mkdir()
+    main = tmp_path / "main.c"
+    main.write_text('#include "scale.h"\nvoid f(int n, double a[n]) { for (int i = 0; i < n; i++) a[i] = SCALE; }\n')
+    (tmp_path / "scale.h").write_text("#define SCALE 2.0\n")
+    (tmp_path / "inc" / "unrelated.h").write_text("#error never included\n")
+    local = local_program_from_file(main, include_dirs=[tmp_path / "inc"], params={"n": 8})
+    body = program_from_file(main, include_dirs=[tmp_path / "inc"], params={"n": 8})
+    assert dict(local.headers) == body["headers"] == {"scale.h": "#define SCALE 2.0\n"}
+    assert len(extract_program(local).scops) == 1
 
 
 def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -17,12 +17,12 @@ from database import get_nest, get_or_create_target, get_store
 from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
 from loopnest import Recipe, extract_scops
+from loopnest.frontend.program import program_from_file
 from loopnest.harness.progress import Progress
 from service.core import ProgramSource, SuggestOptions, TransferCore, answer_cache
 from service.core.context import CoreContext
 from service.core.ingest import ingest_scop
 from service.core.neighbours import neighbours_for
-from service.core.sources import program_from_file
 from tests.service.fake_harness import FakeHarness, fake_speedup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,7 +99,7 @@ def test_suggest_transfers_and_stores_verified_results(populated: Populated,
                                                        tmp_path: Path) -> None:
     core, _ = populated
     params = {"n_rows": 96, "n_cols": 96, "n_inner": 96}
-    program = program_from_file(ROOT / "corpus/kernels/blas3/gemm_jki.c", include=[], define=[], params=params,
+    program = program_from_file(ROOT / "corpus/kernels/blas3/gemm_jki.c", params=params,
                                 function=None)
     db_only = _suggest(core, program, k=3, evaluate=False)
     (nest,) = db_only["nests"]
@@ -152,8 +152,8 @@ def test_a_repeated_default_request_is_answered_from_the_cache_until_its_job_end
     from database import cancel_job
 
     core, _ = populated
-    program = program_from_file(ROOT / "corpus/kernels/blas3/gemm_jki.c", include=[], define=[],
-                                params={"n_rows": 64, "n_cols": 64, "n_inner": 64}, function=None)
+    program = program_from_file(ROOT / "corpus/kernels/blas3/gemm_jki.c",
+                                params={"n_rows": 64, "n_cols": 64, "n_inner": 64})
     # No neighbour is good enough at this margin, so the gate says no and a tuning job is enqueued.
     ask = {"k": 3, "evaluate": False, "fallback": True, "min_speedup": 1e9}
     first = _suggest(core, program, **ask)
@@ -226,7 +226,7 @@ def test_an_exact_match_is_tuned_before_and_never_its_own_neighbour(populated: P
     core, ids = populated
     own = ids["blas3/gemm_ijk.c"]
     params = {k: 4 * v for k, v in EXPECTED["corpus/kernels/blas3/gemm_ijk.c"]["params"].items()}
-    program = program_from_file(GEMM_IJK, include=[], define=[], params=params, function=None)
+    program = program_from_file(GEMM_IJK, params=params, function=None)
     (nest,) = _suggest(core, program, k=3, evaluate=False)["nests"]
     assert nest["nest_id"] is None and own not in [n["nest_id"] for n in nest["neighbours"]]
     assert all(n["distance"] > 0 for n in nest["neighbours"])
@@ -237,7 +237,7 @@ def test_an_exact_match_is_tuned_before_and_never_its_own_neighbour(populated: P
     assert not before["re_measured"] and "not re-measured" in before["text"]  # one screening run, said so
     assert before["target"]["this_machine"] is True
     # The same nest at other sizes is not an exact match, and still not its own neighbour.
-    other = program_from_file(GEMM_IJK, include=[], define=[], params={k: v // 2 for k, v in params.items()},
+    other = program_from_file(GEMM_IJK, params={k: v // 2 for k, v in params.items()},
                               function=None)
     (nest,) = _suggest(core, other, k=3, evaluate=False)["nests"]
     assert nest["tuned_before"] is None and own not in [n["nest_id"] for n in nest["neighbours"]]
@@ -248,8 +248,8 @@ def test_every_recorded_speedup_names_its_target(populated: Populated,
     from database import get_or_create_target
 
     core, _ = populated
-    program = program_from_file(ROOT / "corpus/kernels/blas3/gemm_jki.c", include=[], define=[],
-                                params={"n_rows": 64, "n_cols": 64, "n_inner": 64}, function=None)
+    program = program_from_file(ROOT / "corpus/kernels/blas3/gemm_jki.c",
+                                params={"n_rows": 64, "n_cols": 64, "n_inner": 64})
     (nest,) = _suggest(core, program, k=3, evaluate=False)["nests"]
     assert nest["neighbours"] and all(n["target"]["this_machine"] for n in nest["neighbours"])
     assert all(c["recipe_text"] and "loop" not in c["recipe_text"] for c in nest["candidates"])
