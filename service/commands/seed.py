@@ -60,18 +60,24 @@ def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Co
     entries = entries[:limit]
     failed = 0
     failures: list[str] = []
+    finished = 0
+    # A bar on a terminal; elsewhere (a log, `nohup`, docker logs) a line per nest, so a build of hours
+    # shows where it is.
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.fields[last]}"), console=console) as progress:
+                  TextColumn("{task.fields[last]}"), console=console, disable=not console.is_terminal) as progress:
         task = progress.add_task("seed build", total=len(entries), last="")
 
         def done(outcome: object) -> None:
-            nonlocal failed
+            nonlocal failed, finished
+            finished += 1
             if getattr(outcome, "status", "") == "failed":
                 failed += 1
                 failures.append(f"{outcome.name}: {outcome.message}")  # type: ignore[attr-defined]
             best = getattr(outcome, "best_speedup", None)
-            progress.update(task, advance=1, last=f"{outcome.name}: {outcome.status}"  # type: ignore[attr-defined]
-                            + (f" {best:.2f}x" if best else ""))
+            last = f"{outcome.name}: {outcome.status}" + (f" {best:.2f}x" if best else "")  # type: ignore[attr-defined]
+            progress.update(task, advance=1, last=last)
+            if not console.is_terminal:
+                console.print(f"seed build: {finished}/{len(entries)} {last}", highlight=False)
 
         build_seed(store.url, entries, trials=trials, jobs=jobs, reps=reps, settings=settings, on_done=done)
     console.print(f"{len(entries) - failed} of {len(entries)} nests tuned or already done; {failed} failed")

@@ -91,3 +91,17 @@ def test_a_study_named_before_names_carried_the_space_is_resumed_when_its_space_
     assert outcome.status == "tuned", outcome
     names = {s.study_name: s.n_trials for s in optuna.get_all_study_summaries(open_storage(url))}
     assert names == {legacy: 2}
+
+
+def test_seed_build_off_a_terminal_prints_a_line_per_nest(tmp_path: Path) -> None:
+    """A build runs for hours, usually logged to a file: it printed nothing there until it ended."""
+    from tests.security.cli import run_perfembed
+
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps([
+        {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}},
+    ]))
+    done = run_perfembed("seed", "build", "--manifest", str(manifest), "--trials", "1", "--reps", "1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("seed build: ")]
+    assert len(lines) == 1 and lines[0].startswith("seed build: 1/1 ") and "axpy" in lines[0], done.stderr
