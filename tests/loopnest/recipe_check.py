@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+import atexit
+
+from loopnest import PreprocessOptions, extract_scops
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness import Harness
 from loopnest.transform.recipe import Recipe, apply_recipe
+from tests.loopnest.conftest import ROOT
+
+_HARNESSES: dict[tuple[str, int, int], list[Harness]] = {}
+
+
+def corpus_harnesses(rel: str, spec: dict, *, size_cap: int, min_depth: int = 0) -> list[Harness]:
+    """One harness per nest of corpus kernel ``rel`` (``spec``: its entry in corpus/expected.json) of at
+    least ``min_depth`` loops, every size parameter capped at ``size_cap``; built once per test process,
+    so each baseline compiles and runs once."""
+    key = (rel, size_cap, min_depth)
+    if key not in _HARNESSES:
+        options = PreprocessOptions(tuple(str(ROOT / d) for d in spec.get("include_dirs", [])))
+        scops = extract_scops(ROOT / rel, options, function=spec.get("function")).scops
+        params = {k: min(int(v), size_cap) for k, v in spec["params"].items()}
+        _HARNESSES[key] = [Harness(s, params, reps=1, threads=2) for s in scops if s.depth >= min_depth]
+        for h in _HARNESSES[key]:
+            atexit.register(h.close)
+    return _HARNESSES[key]
 
 
 def apply_and_verify(harness: Harness, recipe: Recipe) -> bool:

@@ -12,14 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loopnest import Harness, PreprocessOptions, Recipe, RecipeError, apply_recipe, extract_scops, generate_c
-from tests.loopnest.conftest import ROOT, load_expected
-from tests.loopnest.recipe_check import apply_and_verify
+from loopnest import Harness, Recipe, RecipeError, apply_recipe, generate_c
+from tests.loopnest.conftest import load_expected
+from tests.loopnest.recipe_check import apply_and_verify, corpus_harnesses
 from tests.loopnest.test_legality import REDUCTION, nest
 
 EXPECTED = load_expected()
 KERNELS = sorted(EXPECTED)
-_HARNESSES: dict[str, list[Harness]] = {}
 _OUTCOMES: list[str] = []
 
 JACOBI = """
@@ -87,16 +86,8 @@ def test_malformed_autoschedule_steps_are_recipe_errors(tmp_path: Path, steps: l
 
 
 def _harnesses(rel: str) -> list[Harness]:
-    if rel not in _HARNESSES:
-        spec = EXPECTED[rel]
-        options = PreprocessOptions(tuple(str(ROOT / d) for d in spec.get("include_dirs", [])))
-        scops = extract_scops(ROOT / rel, options, function=spec.get("function")).scops
-        # Small sizes that no tile size divides, so partial tiles run.
-        params = {k: min(int(v), 19) for k, v in spec["params"].items()}
-        _HARNESSES[rel] = [Harness(s, params, reps=1, threads=2) for s in scops]
-        for h in _HARNESSES[rel]:
-            atexit.register(h.close)
-    return _HARNESSES[rel]
+    """Small sizes that no tile size divides, so partial tiles run."""
+    return corpus_harnesses(rel, EXPECTED[rel], size_cap=19)
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, database=None,

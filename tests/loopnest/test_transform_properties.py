@@ -3,34 +3,23 @@ not every recipe is refused."""
 
 from __future__ import annotations
 
-import atexit
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loopnest import Harness, PreprocessOptions, Recipe, extract_scops
-from tests.loopnest.conftest import ROOT, load_expected
-from tests.loopnest.recipe_check import apply_and_verify
+from loopnest import Harness, Recipe
+from tests.loopnest.conftest import load_expected
+from tests.loopnest.recipe_check import apply_and_verify, corpus_harnesses
 
 EXPECTED = load_expected()
 KERNELS = sorted(k for k, v in EXPECTED.items() if v["nests"])
-_HARNESSES: dict[str, list[Harness]] = {}
 EXAMPLES = 4  # random recipes per kernel
 MIN_APPLIED = 1  # of them, at least this many must be legal, applied and verified
 
 
 def _harnesses(rel: str) -> list[Harness]:
     """One harness per nest, built once per kernel: the baseline is compiled and run once."""
-    if rel not in _HARNESSES:
-        spec = EXPECTED[rel]
-        options = PreprocessOptions(tuple(str(ROOT / d) for d in spec.get("include_dirs", [])))
-        scops = extract_scops(ROOT / rel, options, function=spec.get("function")).scops
-        params = {k: min(int(v), 24) for k, v in spec["params"].items()}
-        _HARNESSES[rel] = [Harness(s, params, reps=1, threads=2) for s in scops]
-        for h in _HARNESSES[rel]:
-            atexit.register(h.close)
-    return _HARNESSES[rel]
+    return corpus_harnesses(rel, EXPECTED[rel], size_cap=24)
 
 
 @st.composite

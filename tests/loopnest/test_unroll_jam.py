@@ -3,7 +3,6 @@ random legal recipes that include it preserve the outputs through the real harne
 
 from __future__ import annotations
 
-import atexit
 import re
 from pathlib import Path
 
@@ -13,22 +12,19 @@ from hypothesis import strategies as st
 
 from loopnest import (
     Harness,
-    PreprocessOptions,
     Recipe,
     RecipeError,
     Scop,
     apply_recipe,
-    extract_scops,
     generate_c,
 )
-from tests.loopnest.conftest import ROOT, load_expected
-from tests.loopnest.recipe_check import apply_and_verify
+from tests.loopnest.conftest import load_expected
+from tests.loopnest.recipe_check import apply_and_verify, corpus_harnesses
 from tests.loopnest.test_legality import REDUCTION, SKEWED, nest, refuse
 
 EXPECTED = load_expected()
 # Nests of depth 2 or more: unroll_jam needs a loop inside the jammed one.
 KERNELS = sorted(k for k, v in EXPECTED.items() if any(n["depth"] >= 2 for n in v["nests"]))
-_HARNESSES: dict[str, list[Harness]] = {}
 _OUTCOMES: list[str] = []
 
 
@@ -78,16 +74,8 @@ def test_malformed_unroll_jam_steps_are_recipe_errors(tmp_path: Path, steps: lis
 
 
 def _harnesses(rel: str) -> list[Harness]:
-    if rel not in _HARNESSES:
-        spec = EXPECTED[rel]
-        options = PreprocessOptions(tuple(str(ROOT / d) for d in spec.get("include_dirs", [])))
-        scops = extract_scops(ROOT / rel, options, function=spec.get("function")).scops
-        # Sizes that are not multiples of the factors, so the remainder runs.
-        params = {k: min(int(v), 23) for k, v in spec["params"].items()}
-        _HARNESSES[rel] = [Harness(s, params, reps=1, threads=2) for s in scops if s.depth >= 2]
-        for h in _HARNESSES[rel]:
-            atexit.register(h.close)
-    return _HARNESSES[rel]
+    """Sizes that are not multiples of the factors, so the remainder runs."""
+    return corpus_harnesses(rel, EXPECTED[rel], size_cap=23, min_depth=2)
 
 
 @st.composite
