@@ -27,6 +27,7 @@ from autotune.arrays import ArrayRole, pack_depth, transposes
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
+from loopnest.transform.expand import expand
 from loopnest.transform.parallel import SCHEDULE_KINDS, classify
 from loopnest.transform.recipe import Recipe, apply_recipe
 
@@ -214,9 +215,6 @@ def autoschedule_value(args: Mapping[str, Any]) -> str | None:
 def autoschedule_choices(scop: Scop, deps: list[Dependence], tile_sizes: Sequence[int]) -> tuple[str, ...]:
     """``"none"`` and the autoschedule variants that apply to ``scop`` and give distinct schedules
     (a tile size the trip counts leave out, or a band too shallow to tile, repeats the untiled one)."""
-    from loopnest.errors import IllegalTransformError, RecipeError
-    from loopnest.transform.recipe import Recipe, apply_recipe
-
     out: list[str] = ["none"]
     seen: set[tuple[object, ...]] = set()
     for value in ("isl", *(f"isl_t{t}" for t in AUTOSCHEDULE_TILES if t in tile_sizes)):
@@ -269,10 +267,12 @@ def expansion_steps(scop: Scop) -> tuple[list[dict[str, Any]], Scop]:
     for name, info in scop.arrays.items():
         if not info.is_scalar:
             continue
-        step = {"op": "expand", "scalar": name}
+        # The transformation itself, not apply_recipe: expansion keeps the schedule, so there is no
+        # dependence analysis to run per scalar (a recipe starting with these steps is still checked
+        # whole by apply_recipe wherever it is applied).
         try:
-            current = apply_recipe(current, Recipe.from_dict({"steps": [step]}))
-        except (IllegalTransformError, RecipeError):
+            current = expand(current, scalar=name)
+        except RecipeError:
             continue  # not an accumulator expand can rewrite
-        steps.append(step)
+        steps.append({"op": "expand", "scalar": name})
     return steps, current
