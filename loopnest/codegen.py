@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_type, op_type
+from loopnest.codegen_dynamic import DynamicLoops
 from loopnest.frontend.symbols import canonical_scalar
 from loopnest.ir import Scop
 from loopnest.omp_clauses import checked_name, omp_clauses, schedule_clause, statements_under
@@ -40,6 +41,8 @@ class _Printer:
     prefix: str
     indent: str
     used_helpers: set[str] = field(default_factory=set)
+    dynamic: DynamicLoops | None = None
+    narrowed: list[int] = field(default_factory=list)  # levels of the enclosing loops with bounds on data
 
     def expr(self, e: isl.AstExpr) -> str:
         t = expr_type(e)
@@ -92,6 +95,9 @@ class _Printer:
             it = n.for_get_iterator().get_id().get_name()
             init = self.expr(n.for_get_init())
             level = (int(it[len(self.prefix):]) - 1) // 2
+            bounds = None if self.dynamic is None else self.dynamic.at(level, statements_under(n))
+            if bounds is not None:
+                return self._narrowed_for(n, it, init, level, bounds, depth)
             if n.for_is_degenerate():
                 return [f"{pad}{{", f"{pad}{self.indent}const int {it} = {init};",
                         *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
@@ -111,10 +117,50 @@ class _Printer:
             stmt = self.scop.statements[int(name[1:].split("_")[0])]
             # Past the iterators come the statement's quasi-affine subscripts (see _Subscripts).
             values = dict(zip(stmt.quasi_affine_texts(), args[stmt.depth:], strict=True))
-            return [pad + stmt.to_c(lambda d: args[d], values.__getitem__)]
+            text = stmt.to_c(lambda d: args[d], values.__getitem__)
+            inside = None if self.dynamic is None else self.dynamic.condition(stmt.index, self.narrowed,
+                                                                              lambda d: args[d])
+            return [pad + (text if inside is None else f"if ({inside}) {{ {text} }}")]
         if t == isl.ast_node_type.mark:
             return self.node(n.mark_get_node(), depth)
         raise NotImplementedError(f"isl AST node {t} has no C form here")
+
+    def _narrowed_for(self, n: isl.AstNode, it: str, init: str, level: int, bounds: tuple[str | None, str | None],
+                      depth: int) -> list[str]:
+        """A loop with bounds on data: isl's range narrowed to ``lower <= it < upper``, the test kept in
+        OpenMP's canonical form ``it < bound`` where isl's is ``it <= e`` or ``it < e``."""
+        pad = self.indent * depth
+        lower, upper = bounds
+        if lower is not None:
+            self.used_helpers.add("max")
+            init = f"perfembed_max({init}, {lower})"
+        if n.for_is_degenerate():
+            limit: str | None = f"{self.expr(n.for_get_init())} + 1"
+        else:
+            limit = self._exclusive_limit(n.for_get_cond(), it)
+        if limit is None:  # not "it <= e" nor "it < e": keep isl's test and add the bound
+            cond = _unparen(self.expr(n.for_get_cond())) + (f" && {it} < {upper}" if upper else "")
+        elif upper is None:
+            cond = f"{it} < {limit}"
+        else:
+            self.used_helpers.add("min")
+            cond = f"{it} < perfembed_min({limit}, {upper})"
+        inc = "1" if n.for_is_degenerate() else self.expr(n.for_get_inc())
+        self.narrowed.append(level)
+        body = self.node(n.for_get_body(), depth + 1)
+        self.narrowed.pop()
+        return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{", *body,
+                f"{pad}}}"]
+
+    def _exclusive_limit(self, cond: isl.AstExpr, it: str) -> str | None:
+        """``e + 1`` for an isl loop test ``it <= e``, ``e`` for ``it < e``, else None."""
+        if expr_type(cond) != isl.ast_expr_type.op or cond.get_op_n_arg() != 2:
+            return None
+        op, first = op_type(cond), cond.get_op_arg(0)
+        if op not in (isl.ast_expr_op_type.le, isl.ast_expr_op_type.lt) or self.expr(first) != it:
+            return None
+        limit = self.expr(cond.get_op_arg(1))
+        return f"{limit} + 1" if op == isl.ast_expr_op_type.le else limit
 
 
 def _unparen(text: str) -> str:
@@ -268,7 +314,8 @@ def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     tree = build.node_from_schedule_map(sched)
     if subscripts.error is not None:
         raise subscripts.error
-    printer = _Printer(scop, prefix, indent)
+    printer = _Printer(scop, prefix, indent,
+                       dynamic=DynamicLoops(scop, prefix) if any(s.dynamic_bounds for s in scop.statements) else None)
     body = printer.node(tree, 1)
     decls = _declarations(scop, indent)
     defines = [_HELPERS[h] for h in sorted(printer.used_helpers)]

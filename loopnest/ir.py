@@ -190,18 +190,50 @@ class ArrayInfo:
 
 @dataclass(frozen=True)
 class Access:
+    """One read or write of a statement. ``approximated`` accesses have a subscript that is not affine
+    (``x[col[j]]``, ``a[i*j]``): their relation spans the array's declared extent in that dimension
+    (``S0[i0, i1] -> x[o] : 0 <= o < m``), their subscript text is the real subscript with
+    iterators ``i0``.., and an approximated write is a may-write (it kills no dependence)."""
+
     array: str
-    subscripts: tuple[str, ...]  # isl affine expressions in i0.., parameters
+    subscripts: tuple[str, ...]  # isl affine expressions in i0.., parameters (C-like text where approximated)
     is_write: bool
     relation: str  # isl map "[params] -> { S0[i0, i1] -> A[i0, i1] }" restricted to the domain
+    approximated: bool = False
+    reason: str = ""  # why the relation over-approximates the elements, for reports
 
     def subscript_text(self) -> str:
         return self.array + "".join(f"[{s}]" for s in self.subscripts)
 
 
 @dataclass(frozen=True)
+class DynamicBound:
+    """A loop of a statement whose bounds read data (``for (j = rowptr[i]; j < rowptr[i+1]; j++)``).
+
+    The statement's domain bounds the iterator at ``depth`` by the extents of the arrays it
+    subscripts (an over-approximation); the generated loop runs from ``lower`` (inclusive) to
+    ``upper`` (exclusive), expressions in the statement's iterators outside ``depth`` that read
+    arrays the nest never writes. None where that side is affine and exact in the domain."""
+
+    depth: int
+    lower: Expr | None
+    upper: Expr | None
+    reason: str  # the loop as written, for reports
+
+    def iterators_read(self) -> frozenset[int]:
+        """The depths of the outer iterators the bounds read."""
+        return frozenset(e.depth for side in (self.lower, self.upper) if side is not None
+                         for e in side.walk() if isinstance(e, Iter))
+
+
+@dataclass(frozen=True)
 class Statement:
-    """One assignment of a nest: its iteration domain, target, value and accesses, where it is in the source."""
+    """One assignment of a nest: its iteration domain, target, value and accesses, where it is in the source.
+
+    ``guard`` is a condition on data the statement runs under (``if (a[i] > 0)``), left out of the
+    domain; ``dynamic_bounds`` the loops around it whose bounds read data. Either makes the domain
+    an over-approximation of the instances that run, so the statement's writes are may-writes.
+    """
 
     index: int
     iterators: tuple[str, ...]  # original names, outermost first
@@ -212,10 +244,27 @@ class Statement:
     accesses: tuple[Access, ...]
     location: SourceLocation
     declares: str | None = None  # the C type when the statement is "T x = value;"
+    guard: Expr | None = None
+    dynamic_bounds: tuple[DynamicBound, ...] = ()
 
     @property
     def name(self) -> str:
         return f"S{self.index}"
+
+    @property
+    def exact_domain(self) -> bool:
+        """Whether every point of the domain runs: no data-dependent guard or loop bound."""
+        return self.guard is None and not self.dynamic_bounds
+
+    def dynamic_bound(self, depth: int) -> DynamicBound | None:
+        return next((b for b in self.dynamic_bounds if b.depth == depth), None)
+
+    def may_write(self, access: Access) -> bool:
+        """Whether ``access`` (a write) may leave some element of its relation unwritten."""
+        return access.approximated or not self.exact_domain
+
+    def replace(self, **changes: Any) -> Statement:
+        return dataclasses.replace(self, **changes)
 
     @property
     def depth(self) -> int:
@@ -231,11 +280,15 @@ class Statement:
 
     def to_c(self, iterator: Callable[[int], str], quasi_affine: Callable[[str], str] = str) -> str:
         lhs = print_expr(self.target, iterator, quasi_affine)
-        return f"{lhs} {self.op} {print_expr(self.value, iterator, quasi_affine)};"
+        text = f"{lhs} {self.op} {print_expr(self.value, iterator, quasi_affine)};"
+        if self.guard is not None:
+            text = f"if ({print_expr(self.guard, iterator, quasi_affine)}) {text}"
+        return text
 
     def quasi_affine_texts(self) -> tuple[str, ...]:
         """The distinct :class:`QuasiAffine` subscripts of the statement, target first, in print order."""
-        found = (e.text for root in (self.target, self.value) for e in root.walk() if isinstance(e, QuasiAffine))
+        roots = (self.target, self.value) if self.guard is None else (self.guard, self.target, self.value)
+        found = (e.text for root in roots for e in root.walk() if isinstance(e, QuasiAffine))
         return tuple(dict.fromkeys(found))
 
 
@@ -306,8 +359,39 @@ class SourceRegion:
 
 
 @dataclass(frozen=True)
+class IndexArray:
+    """An integer array whose values the nest uses as subscripts or loop bounds, and the values that
+    keep every access in bounds (what a measurement driver must fill it with).
+
+    ``role`` "indices": its values subscript other arrays (``x[col[j]]``): valid in [0, E).
+    ``role`` "pointers": its values bound a loop (``rowptr[i] <= j < rowptr[i+1]``) whose iterator
+    subscripts arrays: non-decreasing, in [0, E]. E is the smallest of ``extents`` (C texts of
+    declared extents, evaluated with the parameter values); ``targets`` says what it indexes
+    (``x[0]``: dimension 0 of x; for pointers, the loop iterator)."""
+
+    name: str
+    role: str  # "indices" | "pointers"
+    extents: tuple[str, ...]
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class IndexStructure:
+    """A compressed sparse structure: a pointer array and the index arrays the loop it bounds reads
+    at its iterator (CSR: rowptr and col; CSC: colptr and row), with the arrays that loop walks at its
+    iterator (the nonzero values)."""
+
+    pointers: str
+    indices: tuple[str, ...]
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Scop:
-    """A static control part: statements, arrays, parameters, and a schedule."""
+    """A static control part: statements, arrays, parameters, and a schedule.
+
+    ``index_arrays`` and ``index_structures`` describe the integer arrays whose values subscript
+    arrays or bound loops (sparse nests), for the measurement driver and for reports."""
 
     name: str
     params: tuple[str, ...]
@@ -319,6 +403,8 @@ class Scop:
     iterators: tuple[str, ...]  # original iterator variables the original code assigns
     param_types: Mapping[str, str] = field(default_factory=dict)
     loops: tuple[LoopInfo, ...] = ()
+    index_arrays: tuple[IndexArray, ...] = ()
+    index_structures: tuple[IndexStructure, ...] = ()
 
     def replace(self, **changes: Any) -> Scop:
         return dataclasses.replace(self, **changes)
@@ -339,3 +425,8 @@ class Scop:
 
     def schedule_isl(self, schedule: Schedule | None = None) -> str:
         return (schedule or self.schedule).to_isl(self.statements, self.params)
+
+    @property
+    def is_exact(self) -> bool:
+        """Whether the model is exact: no approximated access, guard or data-dependent bound."""
+        return all(s.exact_domain and not any(a.approximated for a in s.accesses) for s in self.statements)

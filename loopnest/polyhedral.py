@@ -2,8 +2,11 @@
 
 RAW dependences are value-based (isl dataflow: each read is paired with the write that produced
 its value); WAR and WAW are memory-based. Together they are what a reordering must preserve when
-storage is not renamed. Every question about a schedule (is it legal, which loops are parallel,
-what does a dependence look like per level) is asked in the 2d+1 schedule space.
+storage is not renamed. Where the model over-approximates (an access through an index array, a
+statement under a guard on data or inside a loop with bounds on data), writes are may-writes: a
+possible source of every later read that hides no earlier write, so the dependences stay a superset
+of the real ones and are exact elsewhere. Every question about a schedule (is it legal, which loops
+are parallel, what does a dependence look like per level) is asked in the 2d+1 schedule space.
 """
 
 from __future__ import annotations
@@ -83,11 +86,13 @@ def _ordering_schedule(scop: Scop) -> isl.UnionMap:
     return schedule_map(scop, reduced)
 
 
-def _access_union(scop: Scop, array: str, *, write: bool) -> isl.UnionMap:
+def _access_union(scop: Scop, array: str, *, write: bool, may: bool | None = None) -> isl.UnionMap:
+    """The reads or writes of ``array``; for writes, ``may`` selects the may-writes (True), the
+    must-writes (False) or both (None)."""
     out = isl.UnionMap.empty(isl.Set(scop.context).get_space())
     for stmt in scop.statements:
         for acc in stmt.accesses:
-            if acc.array == array and acc.is_write == write:
+            if acc.array == array and acc.is_write == write and (may is None or stmt.may_write(acc) == may):
                 out = out.union(isl.UnionMap(isl.Map(acc.relation)))
     return out
 
@@ -107,7 +112,11 @@ def compute_dependences(scop: Scop, *, arrays: Collection[str] | None = None) ->
         # statements has n^2 pieces and cost most of the time of a long body.
         touching = sched.intersect_domain(writes.domain().union(reads.domain()))
         before = touching.lex_lt_union_map(touching)
-        flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes)
+        # A may-write (an approximated subscript, or a statement whose domain over-approximates the
+        # instances that run) is a possible source of every later read but hides no earlier write.
+        must = _access_union(scop, array, write=True, may=False)
+        may = _access_union(scop, array, write=True, may=True)
+        flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(must).set_may_source(may)
                 .set_schedule_map(sched).compute_flow())
         raw = flow.get_may_dependence()
         war = reads.apply_range(writes.reverse()).intersect(before)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator
 
@@ -15,7 +15,7 @@ SCALAR_TYPES: dict[str, int] = {
     "long": 8, "unsigned long": 8, "long long": 8, "unsigned long long": 8,
     "float": 4, "double": 8, "long double": 16,
 }
-_INTEGER_TYPES = frozenset(t for t in SCALAR_TYPES if t not in ("float", "double", "long double"))
+INTEGER_TYPES = frozenset(t for t in SCALAR_TYPES if t not in ("float", "double", "long double"))
 _TYPE_WORDS = frozenset({"char", "short", "int", "long", "signed", "unsigned", "float", "double", "_Bool"})
 _QUALIFIERS = frozenset({"const", "volatile", "restrict", "register", "static", "auto", "inline", "extern"})
 
@@ -47,6 +47,9 @@ class Symbol:
     base_type: str  # "double", "int", "unsigned long", ...
     dims: tuple[str | None, ...]  # () for scalars; None where the extent is unknown (pointer, [])
     storage: str  # "param" | "global" | "extern" | "local"
+    # The declared extents as syntax (None where unknown), for the frontend to read them as affine
+    # expressions: they bound indirect subscripts and data-dependent loops.
+    dim_nodes: tuple[c_ast.Node | None, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def scalar_type(self) -> str | None:
@@ -55,7 +58,7 @@ class Symbol:
 
     @property
     def is_integer(self) -> bool:
-        return not self.dims and self.scalar_type in _INTEGER_TYPES
+        return not self.dims and self.scalar_type in INTEGER_TYPES
 
     @property
     def is_array(self) -> bool:
@@ -89,13 +92,16 @@ def resolve_type(name: str, typedefs: dict[str, str]) -> str:
 def symbol_from_decl(decl: c_ast.Decl, storage: str, typedefs: dict[str, str]) -> Symbol | None:
     """The variable ``decl`` declares, or None for functions, structs and other non-variables."""
     dims: list[str | None] = []
+    nodes: list[c_ast.Node | None] = []
     node = decl.type
     while True:
         if isinstance(node, c_ast.ArrayDecl):
             dims.append(c_text(node.dim) if node.dim is not None else None)
+            nodes.append(node.dim)
             node = node.type
         elif isinstance(node, c_ast.PtrDecl):
             dims.append(None)
+            nodes.append(None)
             node = node.type
         else:
             break
@@ -104,7 +110,7 @@ def symbol_from_decl(decl: c_ast.Decl, storage: str, typedefs: dict[str, str]) -
     base = resolve_type(" ".join(node.type.names), typedefs)
     if storage == "global" and "extern" in (decl.storage or []):
         storage = "extern"
-    return Symbol(decl.name, base, tuple(dims), storage)
+    return Symbol(decl.name, base, tuple(dims), storage, tuple(nodes))
 
 
 def collect_globals(ast: c_ast.FileAST, typedefs: dict[str, str]) -> dict[str, Symbol]:

@@ -1,5 +1,5 @@
-/* Rejected (data-dependent bound): each row's length is read from an array. */
-void clear_ragged(int n, int m, int len[n], double A[n][m])
+/* Rejected (data-dependent bound): each row's length is read from an array, and no declared extent bounds j. */
+void clear_ragged(int n, int m, int len[n], double **A)
 {
     int i, j;
 

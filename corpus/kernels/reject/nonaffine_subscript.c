@@ -1,7 +1,7 @@
-/* Rejected (non-affine subscript): the product of two iterators indexes A. */
+/* Rejected (non-affine subscript): the product of two iterators indexes A, whose extent is not declared. */
 #define CAP 4096
 
-void iterator_product(int n, double A[CAP], double B[n][n])
+void iterator_product(int n, double *A, double B[n][n])
 {
     int i, j;
 

@@ -1,8 +1,8 @@
 /*
  * Partial support: the first nest (in-place scaling) is analysable, the
- * second one scatters through an index array and must be rejected.
+ * second one scatters through an index array into y, whose extent is not declared, and must be rejected.
  */
-void scale_then_scatter(int n, int idx[n], double x[n], double y[n])
+void scale_then_scatter(int n, int idx[n], double x[n], double *y)
 {
     int i;
 

@@ -1,0 +1,97 @@
+"""Which integer arrays of a nest are index structures, read off its IR: the values that keep every
+access in bounds, for a measurement driver to fill them with and for reports.
+
+- "indices": an array read as a whole subscript (``x[col[j]]``): its values must lie in [0, E) for
+  the extent E of the dimension it subscripts.
+- "pointers": an array whose elements are a loop's bounds (``rowptr[i] <= j < rowptr[i+1]``): its
+  values must be non-decreasing, in [0, E] for the extents E of the arrays the iterator subscripts.
+
+A pointer array is grouped with the index arrays and value arrays its loop reads at the iterator
+(CSR: ``rowptr`` with ``col`` and ``val``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from loopnest.frontend.symbols import INTEGER_TYPES
+from loopnest.ir import ArrayInfo, ArrayRef, DynamicBound, Expr, IndexArray, IndexStructure, Iter, Statement
+
+
+def _roots(stmt: Statement) -> Iterator[Expr]:
+    yield stmt.target
+    yield stmt.value
+    if stmt.guard is not None:
+        yield stmt.guard
+    for bound in stmt.dynamic_bounds:
+        yield from (side for side in (bound.lower, bound.upper) if side is not None)
+
+
+def _refs(stmt: Statement) -> Iterator[ArrayRef]:
+    for root in _roots(stmt):
+        yield from (e for e in root.walk() if isinstance(e, ArrayRef))
+
+
+def _integer_array(arrays: Mapping[str, ArrayInfo], name: str) -> bool:
+    info = arrays.get(name)
+    return info is not None and not info.is_scalar and info.element_type in INTEGER_TYPES
+
+
+def _pointer(bound: DynamicBound, arrays: Mapping[str, ArrayInfo]) -> str | None:
+    """The array whose elements are both bounds of the loop (``p[f] <= j < p[g]``), or None."""
+    low, high = bound.lower, bound.upper
+    if (isinstance(low, ArrayRef) and isinstance(high, ArrayRef) and low.name == high.name
+            and len(low.subscripts) == 1 and _integer_array(arrays, low.name)):
+        return low.name
+    return None
+
+
+def _indices(statements: tuple[Statement, ...], arrays: Mapping[str, ArrayInfo]) -> dict[str, dict[str, str]]:
+    """Per index array, the extent (C text) of each array dimension it subscripts, by ``A[d]``."""
+    out: dict[str, dict[str, str]] = {}
+    for stmt in statements:
+        for ref in _refs(stmt):
+            for dim, sub in enumerate(ref.subscripts):
+                extent = arrays[ref.name].dims[dim] if ref.name in arrays else None
+                if isinstance(sub, ArrayRef) and _integer_array(arrays, sub.name) and extent is not None:
+                    out.setdefault(sub.name, {})[f"{ref.name}[{dim}]"] = extent
+    return out
+
+
+def _walked(stmt: Statement, depth: int) -> Iterator[tuple[str, int]]:
+    """The (array, dimension) pairs ``stmt`` subscripts with exactly the iterator at ``depth``."""
+    for ref in _refs(stmt):
+        for dim, sub in enumerate(ref.subscripts):
+            if sub == Iter(depth):
+                yield ref.name, dim
+
+
+def index_roles(statements: tuple[Statement, ...],
+                arrays: Mapping[str, ArrayInfo]) -> tuple[tuple[IndexArray, ...], tuple[IndexStructure, ...]]:
+    indices = _indices(statements, arrays)
+    extents: dict[str, dict[str, None]] = {}
+    iterators: dict[str, dict[str, None]] = {}
+    members: dict[str, tuple[dict[str, None], dict[str, None]]] = {}
+    for stmt in statements:
+        for bound in stmt.dynamic_bounds:
+            pointer = _pointer(bound, arrays)
+            if pointer is None:
+                continue
+            walked = list(_walked(stmt, bound.depth))
+            found = [d for name, dim in walked if (d := arrays[name].dims[dim]) is not None]
+            if not found:
+                continue
+            extents.setdefault(pointer, {}).update(dict.fromkeys(found))
+            iterators.setdefault(pointer, {})[stmt.iterators[bound.depth]] = None
+            idx, values = members.setdefault(pointer, ({}, {}))
+            for name, _ in walked:
+                info = arrays[name]
+                if name in indices:
+                    idx[name] = None
+                elif len(info.dims) == 1 and not info.written and info.element_type not in INTEGER_TYPES:
+                    values[name] = None
+    roles = [IndexArray(name, "indices", tuple(dict.fromkeys(by.values())), tuple(by))
+             for name, by in sorted(indices.items())]
+    roles += [IndexArray(name, "pointers", tuple(extents[name]), tuple(iterators[name])) for name in sorted(extents)]
+    structures = tuple(IndexStructure(p, tuple(members[p][0]), tuple(members[p][1])) for p in sorted(members))
+    return tuple(roles), structures
