@@ -11,6 +11,7 @@ from loopnest.errors import (
     CompileError,
     ExecutionError,
     IllegalTransformError,
+    InputError,
     InternalError,
     ParameterError,
     PerfembedError,
@@ -30,7 +31,8 @@ from loopnest.transform import Recipe, Step, apply_recipe
 
 __all__ = [
     "CompileError", "Dependence", "Evaluation", "ExecutionError", "Extraction", "Harness", "IllegalTransformError",
-    "InternalError", "Limits", "ParameterError", "PerfembedError", "PreprocessOptions", "Recipe", "RecipeError",
+    "InputError", "InternalError", "Limits", "ParameterError", "PerfembedError", "PreprocessOptions", "Recipe",
+    "RecipeError",
     "RejectedRegion", "ScheduleSpace", "Scop", "SourceError", "SourceLocation", "Statement", "Step",
     "ToolchainError", "UnsupportedConstructError", "VariantResult", "VerificationError", "apply_recipe",
     "compute_dependences", "describe_scop", "extract_scops", "generate_c", "replace_regions", "verify_outputs",

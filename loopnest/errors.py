@@ -103,6 +103,11 @@ class ParameterError(PerfembedError, ValueError):
     """A parameter value is missing or invalid."""
 
 
+class InputError(PerfembedError, ValueError):
+    """An input the user gave besides the program (a Matrix Market file) is malformed or does not fit
+    the nest; the message names the file and what is wrong."""
+
+
 class RecipeError(PerfembedError, ValueError):
     """A recipe is malformed or names loops or statements the nest does not have."""
 
