@@ -3,13 +3,14 @@ dependences and parallel loops, as plain JSON-able data."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
 
 import islpy as isl
 
-from loopnest.ir import Scop
+from loopnest.ir import Scop, Statement, print_expr
 from loopnest.parameters import missing_params
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform.parallel import blocking_dependences
@@ -104,6 +105,40 @@ def parallel_levels(scop: Scop, deps: list[Dependence], space: ScheduleSpace | N
     return out
 
 
+def _statement(s: Statement) -> dict[str, Any]:
+    def name(d: int) -> str:
+        return s.iterators[d]
+
+    return {"index": s.index, "text": s.to_c(name), "line": s.location.line, "depth": s.depth, "domain": s.domain,
+            "exact_domain": s.exact_domain,
+            "guard": None if s.guard is None else print_expr(s.guard, name),
+            "dynamic_bounds": [{"depth": b.depth, "iterator": name(b.depth),
+                                "lower": None if b.lower is None else print_expr(b.lower, name),
+                                "upper": None if b.upper is None else print_expr(b.upper, name),
+                                "reason": b.reason} for b in s.dynamic_bounds],
+            "accesses": [{"array": a.array, "mode": "write" if a.is_write else "read",
+                          "subscripts": list(a.subscripts), "approximated": a.approximated, "reason": a.reason,
+                          **({"may_write": s.may_write(a)} if a.is_write else {})} for a in s.accesses]}
+
+
+def approximations(scop: Scop) -> list[str]:
+    """Where the model over-approximates the nest, one sentence each: what a refused step may be down to."""
+    out = []
+    for s in scop.statements:
+        for b in s.dynamic_bounds:
+            out.append(f"{s.name} (line {s.location.line}): loop {s.iterators[b.depth]} has bounds read from data "
+                       f"({b.reason}); its domain spans the extents of the arrays it subscripts, the loop is kept "
+                       "whole, and the statement's writes are may-writes")
+        if s.guard is not None:
+            out.append(f"{s.name} (line {s.location.line}): runs under a condition on data "
+                       f"({print_expr(s.guard, s.iterators.__getitem__)}); its writes are may-writes")
+        for a in s.accesses:
+            if a.approximated:
+                out.append(f"{s.name} (line {s.location.line}): {'writes' if a.is_write else 'reads'} "
+                           f"{a.subscript_text()}: {a.reason}")
+    return list(dict.fromkeys(out))
+
+
 def describe_scop(scop: Scop, params: Mapping[str, int] | None = None,
                   deps: list[Dependence] | None = None) -> dict[str, Any]:
     """The nest as a JSON-ready dict: loops, statements, accesses, trip counts, dependences, parallel loops."""
@@ -120,13 +155,12 @@ def describe_scop(scop: Scop, params: Mapping[str, int] | None = None,
         "depth": scop.depth,
         "loops": [{"depth": lp.depth, "iterator": lp.iterator, "lower": lp.lower, "condition": lp.condition,
                    "step": lp.step, "statements": list(lp.statements)} for lp in scop.loops],
-        "statements": [{"index": s.index, "text": s.to_c(s.iterators.__getitem__),
-                        "line": s.location.line, "depth": s.depth, "domain": s.domain,
-                        "accesses": [{"array": a.array, "mode": "write" if a.is_write else "read",
-                                      "subscripts": list(a.subscripts)} for a in s.accesses]}
-                       for s in scop.statements],
+        "statements": [_statement(s) for s in scop.statements],
         "arrays": [{"name": a.name, "type": a.element_type, "dims": list(a.dims), "storage": a.storage,
                     "written": a.written} for a in scop.arrays.values()],
+        "approximations": approximations(scop),
+        "index_arrays": [dataclasses.asdict(r) for r in scop.index_arrays],
+        "index_structures": [dataclasses.asdict(s) for s in scop.index_structures],
         "trip_counts": trip_counts(scop, params),
         "dependences": [{"kind": d.kind, "source": d.source, "sink": d.sink, "array": d.array,
                          "distance": [space.distance(lv, i) for lv in levels],

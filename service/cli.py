@@ -183,6 +183,8 @@ def _print_nest(n: dict[str, Any]) -> None:
         acc = "; ".join(f"{a['mode'][0].upper()} {a['array']}[{', '.join(a['subscripts'])}]" for a in s["accesses"])
         stmts.add_row(f"S{s['index']}", str(s["line"]), s["text"], acc)
     console.print(stmts)
+    for note in n.get("approximations", []):
+        console.print(f"approximated: {note}")
     deps = Table("kind", "from", "to", "array", "distance", "carried at")
     for d in n["dependences"]:
         deps.add_row(d["kind"], f"S{d['source']}", f"S{d['sink']}", d["array"], f"({', '.join(d['distance'])})",

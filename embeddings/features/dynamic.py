@@ -37,6 +37,7 @@ from embeddings.features.vector import FeatureVector, Schema, signed_log2
 from loopnest.codegen import generate_c
 from loopnest.errors import CompileError, ExecutionError
 from loopnest.harness.driver import array_layouts, synthesize_driver
+from loopnest.harness.index_data import index_contents, write_inputs
 from loopnest.harness.measure import Harness, VariantResult
 from loopnest.harness.sandbox import Limits, run_limited
 from loopnest.ir import Scop
@@ -148,8 +149,10 @@ def _parallel_variant(scop: Scop) -> tuple[Recipe | None, Scop | None]:
 def _build_driver(scop: Scop, params: Mapping[str, int], work: Path, cc: str, flags: list[str],
                   limits: Limits) -> Path:
     layouts = array_layouts(scop, params)
+    inputs = index_contents(scop, params, layouts)
+    write_inputs(work, layouts, inputs)
     src, exe = work / "cache_driver.c", work / "cache_driver"
-    src.write_text(synthesize_driver(scop, generate_c(scop), params, layouts))
+    src.write_text(synthesize_driver(scop, generate_c(scop), params, layouts, inputs))
     result = run_limited([cc, *flags, "-o", str(exe), str(src), "-lm"], cwd=work, limits=limits)
     if not result.ok:
         raise CompileError(f"{scop.name}: the cache-measurement driver did not compile: {result.describe()}")

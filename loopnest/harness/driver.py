@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import islpy as isl
@@ -38,7 +38,7 @@ def is_floating(ctype: str) -> bool:
     return numpy_dtype(ctype).kind == "f"
 
 
-def _eval_extent(text: str, params: Mapping[str, int]) -> int | None:
+def eval_extent(text: str, params: Mapping[str, int]) -> int | None:
     """An array extent as C text (``n + 1``, ``2000 + 0``) evaluated with the parameter values."""
     try:
         tree = ast.parse(text.replace("/", "//"), mode="eval")
@@ -124,7 +124,7 @@ def array_layouts(scop: Scop, params: Mapping[str, int]) -> list[ArrayLayout]:
         fp = footprints.get(name)
         extents = []
         for k, dim in enumerate(info.dims):
-            declared = _eval_extent(dim, params) if dim is not None else None
+            declared = eval_extent(dim, params) if dim is not None else None
             lo = hi = None
             if fp is not None and not fp.is_empty():
                 lo, hi = fp.dim_min_val(k).to_python(), fp.dim_max_val(k).to_python()
@@ -146,8 +146,12 @@ def array_layouts(scop: Scop, params: Mapping[str, int]) -> list[ArrayLayout]:
 
 
 def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[str, int],
-                      layouts: list[ArrayLayout]) -> str:
+                      layouts: list[ArrayLayout], inputs: Collection[str] = ()) -> str:
     """The driver program, run as ``prog PARAM... REPS OUT...`` (one output file per kernel).
+
+    The arrays named in ``inputs`` (index arrays, :mod:`loopnest.harness.index_data`) are read once
+    from ``perfembed_inputs.bin`` in the working directory, in layout order, and copied in at each
+    initialization instead of random values.
 
     With one kernel it prints one time per line. With several (a baseline and its variants) the
     kernels run interleaved in one process, the order rotating each repetition (AB BA AB ...), each
@@ -155,11 +159,12 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
     dumped from a run of its own after the timed ones.
     """
     kernels = [kernel] if isinstance(kernel, str) else list(kernel)
-    lines = [*_declarations(scop, layouts), *_initializer(layouts)]
+    loaded = [lay for lay in layouts if lay.info.name in inputs and lay.info.storage != "region"]
+    lines = [*_declarations(scop, layouts), *_input_copies(loaded), *_initializer(layouts, inputs)]
     iterators = [f"  int {it};" for it in scop.iterators]
     for w, text in enumerate(kernels):
         lines += [f"static void perfembed_kernel_{w}(void) {{", *iterators, text, "}", ""]
-    lines += _main(scop, len(kernels))
+    lines += _main(scop, len(kernels), loaded)
     for w in range(len(kernels)):
         if len(kernels) > 1:
             lines += ["  perfembed_init();", f"  perfembed_kernel_{w}();"]
@@ -181,7 +186,21 @@ def _declarations(scop: Scop, layouts: list[ArrayLayout]) -> list[str]:
     return lines
 
 
-def _initializer(layouts: list[ArrayLayout]) -> list[str]:
+def _input_copies(loaded: list[ArrayLayout]) -> list[str]:
+    """A buffer per array read from the inputs file, and the function that reads them (0 on success)."""
+    if not loaded:
+        return []
+    lines = [f"static {lay.info.element_type} perfembed_input_{lay.info.name}[{lay.count}];" for lay in loaded]
+    lines += ["static int perfembed_load_inputs(void) {",
+              '  FILE *perfembed_in = fopen("perfembed_inputs.bin", "rb");',
+              "  if (!perfembed_in) return 1;"]
+    for lay in loaded:
+        buf = f"perfembed_input_{lay.info.name}"
+        lines.append(f"  if (fread({buf}, sizeof({buf}), 1, perfembed_in) != 1) {{ fclose(perfembed_in); return 1; }}")
+    return [*lines, "  fclose(perfembed_in);", "  return 0;", "}"]
+
+
+def _initializer(layouts: list[ArrayLayout], inputs: Collection[str] = ()) -> list[str]:
     lines = [
         "static unsigned long long perfembed_state;",
         "static double perfembed_next(void) {",
@@ -196,6 +215,9 @@ def _initializer(layouts: list[ArrayLayout]) -> list[str]:
         info = lay.info
         if info.storage == "region":
             continue
+        if info.name in inputs and not info.is_scalar:
+            lines.append(f"  memcpy({info.name}, perfembed_input_{info.name}, sizeof(perfembed_input_{info.name}));")
+            continue
         value = "perfembed_next()" if is_floating(info.element_type) else "(long)(perfembed_next() * 8.0)"
         if info.is_scalar:
             lines.append(f"  {info.name} = ({info.element_type}){value};")
@@ -206,13 +228,16 @@ def _initializer(layouts: list[ArrayLayout]) -> list[str]:
     return [*lines, "}"]
 
 
-def _main(scop: Scop, n_kernels: int) -> list[str]:
+def _main(scop: Scop, n_kernels: int, loaded: list[ArrayLayout]) -> list[str]:
     n = len(scop.params)
     table = ", ".join(f"perfembed_kernel_{w}" for w in range(n_kernels))
     label = '"%.9f\\n", ' if n_kernels == 1 else '"%d %.9f\\n", perfembed_w, '
+    load = ['  if (perfembed_load_inputs()) { fprintf(stderr, "perfembed_inputs.bin: missing or short\\n"); '
+            'return 66; }'] if loaded else []
     return [
         "int main(int argc, char **argv) {",
         f"  if (argc != {n + 2 + n_kernels}) {{ fprintf(stderr, \"usage: PARAMS REPS OUT...\\n\"); return 64; }}",
+        *load,
         *[f"  {p} = ({scop.param_types.get(p, 'int')})atol(argv[{k + 1}]);" for k, p in enumerate(scop.params)],
         f"  int perfembed_reps = atoi(argv[{n + 1}]);",
         f"  void (*perfembed_kernels[{n_kernels}])(void) = {{{table}}};",

@@ -25,6 +25,7 @@ from loopnest.harness.driver import (
     numpy_dtype,
     synthesize_driver,
 )
+from loopnest.harness.index_data import SparseChoice, index_contents, write_inputs
 from loopnest.harness.progress import StepFn, report_step
 from loopnest.harness.sandbox import Limits, run_limited
 from loopnest.ir import Scop
@@ -122,6 +123,7 @@ class Harness:
     limits: Limits = field(default_factory=Limits)
     cc: str = "gcc"
     cflags: str = "-O3 -march=native -fopenmp"
+    sparse: SparseChoice | None = None  # the structure of the index arrays of a sparse nest (default: uniform)
     _tmp: tempfile.TemporaryDirectory[str] | None = None
     _baseline: VariantResult | None = None
     _deps: list[Dependence] | None = None
@@ -135,6 +137,7 @@ class Harness:
             raise ParameterError(f"{self.scop.name}: the arrays need {total / 2**20:.0f} MiB at these parameter "
                                  f"values, over the {self.limits.memory_mb} MiB limit")
         self.threads = self.threads or os.cpu_count() or 1
+        self.inputs = index_contents(self.scop, self.params, self.layouts, self.sparse)
 
     # -- lifecycle -------------------------------------------------------------------------------
     def __enter__(self) -> Harness:
@@ -152,6 +155,7 @@ class Harness:
     def _dir(self) -> Path:
         if self._tmp is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="perfembed-")
+            write_inputs(Path(self._tmp.name), self.layouts, self.inputs)
         return Path(self._tmp.name)
 
     @property
@@ -170,7 +174,7 @@ class Harness:
                        on_step: StepFn | None = None) -> VariantResult:
         work = self._dir()
         src, exe, out = work / f"{label}.c", work / label, work / f"{label}.out"
-        src.write_text(synthesize_driver(self.scop, kernel, self.params, self.layouts))
+        src.write_text(synthesize_driver(self.scop, kernel, self.params, self.layouts, self.inputs))
         report_step(on_step, "compiling")
         start = time.perf_counter()
         compiled = run_limited([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
@@ -231,7 +235,7 @@ class Harness:
         work, label = self._dir(), f"pair_{recipe.hash[:12]}"
         src, exe = work / f"{label}.c", work / label
         src.write_text(synthesize_driver(self.scop, [generate_c(self.scop), generate_c(scop)], self.params,
-                                         self.layouts))
+                                         self.layouts, self.inputs))
         report_step(on_step, "compiling")
         compiled = run_limited([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
                                cwd=work, limits=self.limits)

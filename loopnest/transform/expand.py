@@ -118,8 +118,9 @@ def _rewrite(stmt: Statement, scalar: str, ref: ArrayRef, subscripts: tuple[str,
         else:
             accesses.append(acc)
     target = ref if stmt.target == Var(scalar) else stmt.target
-    return Statement(stmt.index, stmt.iterators, stmt.domain, target, stmt.op,
-                     _substitute(stmt.value, scalar, ref), tuple(accesses), stmt.location, None)
+    guard = None if stmt.guard is None else _substitute(stmt.guard, scalar, ref)
+    return stmt.replace(target=target, value=_substitute(stmt.value, scalar, ref), accesses=tuple(accesses),
+                        declares=None, guard=guard)
 
 
 def _renumber(stmt: Statement, index: int) -> Statement:
@@ -131,9 +132,9 @@ def _renumber(stmt: Statement, index: int) -> Statement:
         return str(m.set_tuple_name(isl.dim_type.in_, f"S{index}"))
 
     domain = str(isl.Set(stmt.domain).set_tuple_name(f"S{index}"))
-    accesses = tuple(Access(a.array, a.subscripts, a.is_write, rename(a.relation)) for a in stmt.accesses)
-    return Statement(index, stmt.iterators, domain, stmt.target, stmt.op, stmt.value, accesses,
-                     stmt.location, stmt.declares)
+    accesses = tuple(Access(a.array, a.subscripts, a.is_write, rename(a.relation), a.approximated, a.reason)
+                     for a in stmt.accesses)
+    return stmt.replace(index=index, domain=domain, accesses=accesses)
 
 
 def expand(scop: Scop, *, scalar: str) -> Scop:

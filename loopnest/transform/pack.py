@@ -62,6 +62,9 @@ def _check_array(scop: Scop, array: object) -> ArrayInfo:
         raise RecipeError(f"pack: {array} is already packed")
     if info.element_type not in SCALAR_TYPES:
         raise RecipeError(f"pack: {array} has element type {info.element_type!r}, not a scalar C type")
+    if not scop.is_exact:
+        raise RecipeError(f"pack: the nest reads data through index arrays or under conditions or bounds on data "
+                          f"(an approximated model): the block of {array} a loop reads is not known exactly")
     return info
 
 

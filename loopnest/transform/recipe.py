@@ -18,6 +18,7 @@ from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform.autoschedule import autoschedule
+from loopnest.transform.data_dependent import dynamic_loop_problem
 from loopnest.transform.expand import expand
 from loopnest.transform.fusion import distribute, fuse
 from loopnest.transform.interchange import interchange
@@ -213,6 +214,9 @@ def _check_legal(scop: Scop, deps: list[Dependence], index: int, op: str) -> Sco
         raise IllegalTransformError(
             f"step {index} ({op}) is illegal: it would reverse the dependence {dep.describe()} "
             f"({dep.relation})", step=index, dependence=dep.describe())
+    problem = dynamic_loop_problem(scop)
+    if problem is not None:
+        raise IllegalTransformError(f"step {index} ({op}) is illegal: {problem}", step=index)
     private: dict[int, tuple[str, ...]] = {}
     all_marks = dict(scop.schedule.marks)
     for level, marks in scop.schedule.marks.items():

@@ -1,0 +1,174 @@
+"""The contents of a sparse nest's index arrays for the measurement driver: a valid structure in place of
+random integers, checked before anything runs.
+
+The frontend names the index arrays (:class:`~loopnest.ir.IndexArray`) and groups a pointer array with
+the index arrays its loop reads (:class:`~loopnest.ir.IndexStructure`). Each structure is filled from one
+:class:`~loopnest.harness.sparse_inputs.CsrPattern`, generated (``SparseChoice.sparsity`` and
+``density``) or read from a Matrix Market file (``SparseChoice.matrix``): pointers into the pointer
+array, column (or, for CSC, row) indices into the index arrays, the file's values into the value arrays.
+A structure's index arrays that subscript an array the nest writes are CSC-like (``y[row[p]] += ...``):
+they get the pattern of the transpose, so a matrix file means the same matrix either way. Index arrays
+outside any structure (gathers, scatters, histograms) get uniform draws in range. Whatever the source,
+every index is checked against the extent it must stay in, and a value out of range is a user error
+naming the array, the position and the extent (:class:`ParameterError`, or :class:`InputError` for a
+matrix file that does not fit), never a crash of the driver.
+
+Default when nothing is chosen: a uniform pattern of density ``DEFAULT_DENSITY`` (1%), capped by the
+capacity of the index arrays (their declared extent, e.g. the ``nnz`` parameter), so nnz is the
+smaller of the two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from loopnest.errors import InputError, ParameterError
+from loopnest.harness.driver import ArrayLayout, eval_extent, numpy_dtype
+from loopnest.harness.sparse_inputs import CsrPattern, generate_pattern, index_violation, read_matrix_market
+from loopnest.ir import IndexArray, IndexStructure, Scop
+
+DEFAULT_DENSITY = 0.01
+INPUTS_FILE = "perfembed_inputs.bin"
+
+
+@dataclass(frozen=True)
+class SparseChoice:
+    """Which structure fills a nest's index arrays: a generated pattern (``sparsity``, ``density``;
+    None: ``DEFAULT_DENSITY``) or the matrix of a Matrix Market file (``matrix``)."""
+
+    sparsity: str = "uniform"
+    density: float | None = None
+    matrix: str | None = None
+    seed: int = 0
+
+
+class _Filler:
+    def __init__(self, scop: Scop, params: Mapping[str, int], layouts: list[ArrayLayout]) -> None:
+        self.scop = scop
+        self.params = params
+        self.layouts = {lay.info.name: lay for lay in layouts}
+        self.roles = {(r.name, r.role): r for r in scop.index_arrays}
+        self.out: dict[str, np.ndarray] = {}
+        self.read: dict[str, int] = {}  # index arrays of a structure: the entries its pointers reach
+
+    def extent(self, role: IndexArray) -> int:
+        values = [eval_extent(text, self.params) for text in role.extents]
+        if any(v is None for v in values):
+            raise ParameterError(f"{self.scop.name}: cannot evaluate the extents {', '.join(role.extents)} that "
+                                 f"bound the index array {role.name}")
+        return min(int(v) for v in values if v is not None)
+
+    def put(self, name: str, values: np.ndarray) -> None:
+        """``values`` (the first elements; the rest 0) as ``name``'s contents, in its element type."""
+        lay = self.layouts[name]
+        dtype = numpy_dtype(lay.info.element_type)
+        if values.size > lay.count:
+            raise ParameterError(f"{self.scop.name}: {values.size} entries do not fit {name} ({lay.count} elements)")
+        if dtype.kind in "iu" and values.size and (values.max() > np.iinfo(dtype).max):
+            raise ParameterError(f"{self.scop.name}: {name} ({lay.info.element_type}) cannot hold the value "
+                                 f"{int(values.max())}")
+        full = np.zeros(lay.count, dtype=dtype)
+        full[: values.size] = values.astype(dtype)
+        self.out[name] = full
+
+
+def _pattern(filler: _Filler, structure: IndexStructure, choice: SparseChoice) -> CsrPattern:
+    """The pattern of ``structure``, its outer loop as rows (for CSC, the transpose of the matrix)."""
+    pointer = filler.roles[(structure.pointers, "pointers")]
+    rows = filler.layouts[structure.pointers].count - 1
+    capacity = filler.extent(pointer)
+    inner = [filler.roles[(n, "indices")] for n in structure.indices]
+    cols = min((filler.extent(r) for r in inner), default=max(capacity, 1))
+    written = {info.name for info in filler.scop.arrays.values() if info.written}
+    transposed = any(t.split("[")[0] in written for r in inner for t in r.targets)
+    if choice.matrix is not None:
+        pattern = read_matrix_market(choice.matrix)
+        if transposed:
+            pattern = pattern.transposed()
+        return _fit(structure, pattern, rows, cols, capacity, choice.matrix)
+    shape = (cols, rows) if transposed else (rows, cols)
+    density = DEFAULT_DENSITY if choice.density is None else choice.density
+    pattern = generate_pattern(*shape, sparsity=choice.sparsity, density=density, max_nnz=capacity,
+                               seed=choice.seed)
+    if pattern.nnz > capacity and shape[0] > 0:  # a band takes whole rows: narrow it to fit
+        pattern = generate_pattern(*shape, sparsity=choice.sparsity, density=density,
+                                   max_nnz=(capacity // shape[0]) * shape[0], seed=choice.seed)
+    return pattern.transposed() if transposed else pattern
+
+
+def _fit(structure: IndexStructure, pattern: CsrPattern, rows: int, cols: int, capacity: int,
+         path: str) -> CsrPattern:
+    name = Path(path).name
+    if pattern.n_rows != rows or pattern.n_cols > cols:
+        raise InputError(f"{name}: a {pattern.n_rows} x {pattern.n_cols} matrix; the nest's {structure.pointers} "
+                         f"holds {rows} rows and its indices reach {cols} columns at these parameter values")
+    if pattern.nnz > capacity:
+        raise InputError(f"{name}: {pattern.nnz} nonzeros; the nest's {', '.join(structure.indices or ('values',))} "
+                         f"hold {capacity} at these parameter values")
+    return pattern
+
+
+def _fill_structure(filler: _Filler, structure: IndexStructure, choice: SparseChoice) -> None:
+    if filler.layouts[structure.pointers].count < 1:
+        raise ParameterError(f"{filler.scop.name}: the pointer array {structure.pointers} has no element")
+    pattern = _pattern(filler, structure, choice)
+    filler.put(structure.pointers, pattern.pointers)
+    for name in structure.indices:
+        filler.put(name, pattern.indices)
+        filler.read[name] = pattern.nnz
+    if pattern.values is not None:
+        for name in structure.values:
+            filler.put(name, pattern.values)
+
+
+def _check(filler: _Filler, role: IndexArray) -> None:
+    """Refuse contents that would make the nest access out of bounds, naming where."""
+    values = filler.out[role.name][: filler.read.get(role.name)]
+    extent = filler.extent(role)
+    where = f"{filler.scop.name}: index array {role.name}"
+    if role.role == "indices":
+        bad = index_violation(values, 0, extent)
+        if bad is not None:
+            raise ParameterError(f"{where}: element {bad[0]} is {bad[1]}, outside [0, {extent}) (it subscripts "
+                                 f"{', '.join(role.targets)}, of extent {' = '.join([*role.extents, str(extent)])})")
+        return
+    bad = index_violation(values, 0, extent + 1)
+    if bad is not None:
+        raise ParameterError(f"{where}: element {bad[0]} is {bad[1]}, outside [0, {extent}] (it bounds loop "
+                             f"{', '.join(role.targets)}, which subscripts arrays of extent {extent})")
+    drops = np.flatnonzero(np.diff(values.astype(np.int64)) < 0)
+    if drops.size:
+        raise ParameterError(f"{where}: element {int(drops[0]) + 1} is smaller than the one before; the bounds it "
+                             f"holds for loop {', '.join(role.targets)} must not decrease")
+
+
+def index_contents(scop: Scop, params: Mapping[str, int], layouts: list[ArrayLayout],
+                   choice: SparseChoice | None = None) -> dict[str, np.ndarray]:
+    """The contents of every index array of ``scop`` (all its elements, in its element type), checked."""
+    if not scop.index_arrays:
+        return {}
+    choice = choice or SparseChoice()
+    filler = _Filler(scop, params, layouts)
+    for structure in scop.index_structures:
+        _fill_structure(filler, structure, choice)
+    rng = np.random.default_rng(choice.seed)
+    for role in scop.index_arrays:
+        if role.name not in filler.out:
+            extent = filler.extent(role)
+            draws = rng.integers(0, max(extent, 1), filler.layouts[role.name].count) if extent > 0 else np.zeros(0)
+            filler.put(role.name, draws)
+    for role in scop.index_arrays:
+        _check(filler, role)
+    return filler.out
+
+
+def write_inputs(directory: Path, layouts: list[ArrayLayout], contents: Mapping[str, np.ndarray]) -> None:
+    """The file the driver reads ``contents`` from (``INPUTS_FILE``, arrays in layout order)."""
+    with open(directory / INPUTS_FILE, "wb") as out:
+        for lay in layouts:
+            if lay.info.name in contents:
+                out.write(np.ascontiguousarray(contents[lay.info.name]).tobytes())
