@@ -79,7 +79,11 @@ def _trip_counts(scop: Scop, params: Mapping[str, int]) -> dict[str, Any]:
     exact = True
     per_stmt = {}
     for stmt in scop.statements:
-        per_stmt[stmt.name], ok = count_points(stmt.domain, values, scop.params)
+        count, ok = count_points(stmt.domain, values, scop.params)
+        for depth in _pointer_depths(stmt):  # see _compressed_trip
+            outer, _ = count_points(stmt.domain, values, scop.params, (depth, stmt.depth - depth))
+            count, ok = (count / outer if outer else 0.0), False
+        per_stmt[stmt.name] = count
         exact = exact and ok
     loops = []
     for loop in scop.loops:
@@ -87,11 +91,28 @@ def _trip_counts(scop: Scop, params: Mapping[str, int]) -> dict[str, Any]:
             continue
         stmt = scop.statements[loop.statements[0]]
         n = stmt.depth
-        inner, ok1 = count_points(stmt.domain, values, scop.params, (loop.depth + 1, n - loop.depth - 1))
+        if loop.depth in _pointer_depths(stmt):
+            inner, ok1 = _compressed_trip(stmt.domain, loop.depth, values, scop.params), False
+        else:
+            inner, ok1 = count_points(stmt.domain, values, scop.params, (loop.depth + 1, n - loop.depth - 1))
         outer, ok2 = count_points(stmt.domain, values, scop.params, (loop.depth, n - loop.depth))
         exact = exact and ok1 and ok2
         loops.append(inner / outer if outer else 0.0)
     return {"statements": per_stmt, "loops": loops, "exact": exact}
+
+
+def _pointer_depths(stmt: Statement) -> list[int]:
+    return [b.depth for b in stmt.dynamic_bounds if b.pointer is not None]
+
+
+def _compressed_trip(domain: str, depth: int, values: Mapping[str, int], names: tuple[str, ...]) -> float:
+    """The iterations of a loop over a compressed structure (``rowptr[i] <= j < rowptr[i+1]``) summed
+    over its outer loops: at most the values its iterator spans (the domain counts them per outer
+    iteration, an over-approximation), so its average trip is that over the outer iterations."""
+    dom = isl.Set(domain)
+    n = dom.dim(isl.dim_type.set)
+    alone = dom.project_out(isl.dim_type.set, depth + 1, n - depth - 1).project_out(isl.dim_type.set, 0, depth)
+    return count_points(str(alone), values, names)[0]
 
 
 def parallel_levels(scop: Scop, deps: list[Dependence], space: ScheduleSpace | None = None) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ import numpy as np
 from embeddings.features.nest import Nest
 from embeddings.features.static_schema import MAX_DEPTH, STRIDE_CLASSES
 from embeddings.features.vector import signed_log2
+from loopnest.ir import Access
 
 CACHE_LINE_BYTES = 64  # a stride below one line still shares lines between neighbouring iterations
 _FLOOR = re.compile(r"^floor\(\((.*)\)/(\d+)\)$")
@@ -111,10 +112,35 @@ def access_strides(nest: Nest) -> list[list[AccessStrides]]:
         for acc in stmt.accesses:
             if not nest.is_array(acc.array):
                 continue
+            if acc.approximated:
+                accs.append((acc.array, acc.is_write, _approximated_strides(nest, s, acc)))
+                continue
             address = address_coefficients(nest, acc.relation, stmt.depth, acc.array)
             accs.append((acc.array, acc.is_write, level_strides(nest, s, address)))
         out.append(accs)
     return out
+
+
+def _approximated_strides(nest: Nest, s: int, acc: Access) -> dict[int, float | None]:
+    """The strides of an access with non-affine subscripts (``B[col[j]][k]``): those of its affine
+    dimensions, and none (not affine) for the loops whose iterators a non-affine subscript reads."""
+    stmt = nest.scop.statements[s]
+    its = ", ".join(f"i{d}" for d in range(stmt.depth))
+    subs, unknown = [], set()
+    for sub in acc.subscripts:
+        try:
+            isl.PwAff(f"[{nest.ptxt}] -> {{ [{its}] -> [({sub})] }}")
+            subs.append(sub)
+        except isl.Error:
+            subs.append("0")
+            unknown |= set(re.findall(r"\bi(\d+)\b", sub))
+    relation = f"[{nest.ptxt}] -> {{ {stmt.name}[{its}] -> {acc.array}[{', '.join(subs)}] }}"
+    strides = level_strides(nest, s, address_coefficients(nest, relation, stmt.depth, acc.array))
+    row = nest.rows[s]
+    for lv in strides:
+        if any(re.search(rf"\bi{d}\b", str(row[2 * lv + 1])) for d in unknown):
+            strides[lv] = None
+    return strides
 
 
 def stride_class(stride: float | None, elem_bytes: int) -> str:

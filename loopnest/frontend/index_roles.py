@@ -39,11 +39,8 @@ def _integer_array(arrays: Mapping[str, ArrayInfo], name: str) -> bool:
 
 def _pointer(bound: DynamicBound, arrays: Mapping[str, ArrayInfo]) -> str | None:
     """The array whose elements are both bounds of the loop (``p[f] <= j < p[g]``), or None."""
-    low, high = bound.lower, bound.upper
-    if (isinstance(low, ArrayRef) and isinstance(high, ArrayRef) and low.name == high.name
-            and len(low.subscripts) == 1 and _integer_array(arrays, low.name)):
-        return low.name
-    return None
+    name = bound.pointer
+    return name if name is not None and len(arrays[name].dims) == 1 and _integer_array(arrays, name) else None
 
 
 def _indices(statements: tuple[Statement, ...], arrays: Mapping[str, ArrayInfo]) -> dict[str, dict[str, str]]:
