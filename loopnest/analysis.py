@@ -3,7 +3,6 @@ dependences and parallel loops, as plain JSON-able data."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -180,8 +179,10 @@ def describe_scop(scop: Scop, params: Mapping[str, int] | None = None,
         "arrays": [{"name": a.name, "type": a.element_type, "dims": list(a.dims), "storage": a.storage,
                     "written": a.written} for a in scop.arrays.values()],
         "approximations": approximations(scop),
-        "index_arrays": [dataclasses.asdict(r) for r in scop.index_arrays],
-        "index_structures": [dataclasses.asdict(s) for s in scop.index_structures],
+        "index_arrays": [{"name": r.name, "role": r.role, "extents": list(r.extents), "targets": list(r.targets)}
+                         for r in scop.index_arrays],
+        "index_structures": [{"pointers": s.pointers, "indices": list(s.indices), "values": list(s.values)}
+                             for s in scop.index_structures],
         "trip_counts": trip_counts(scop, params),
         "dependences": [{"kind": d.kind, "source": d.source, "sink": d.sink, "array": d.array,
                          "distance": [space.distance(lv, i) for lv in levels],

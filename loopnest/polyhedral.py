@@ -5,7 +5,8 @@ its value); WAR and WAW are memory-based. Together they are what a reordering mu
 storage is not renamed. Where the model over-approximates (an access through an index array, a
 statement under a guard on data or inside a loop with bounds on data), writes are may-writes: a
 possible source of every later read that hides no earlier write, so the dependences stay a superset
-of the real ones and are exact elsewhere. Every question about a schedule (is it legal, which loops
+of the real ones and are exact elsewhere; the rows of a compressed loop are disjoint and ordered
+(:mod:`loopnest.compressed`). Every question about a schedule (is it legal, which loops
 are parallel, what does a dependence look like per level) is asked in the 2d+1 schedule space.
 """
 
@@ -20,6 +21,7 @@ from typing import Any, TypeVar
 
 import islpy as isl
 
+from loopnest.compressed import compressed_order, definite_kills
 from loopnest.ir import Schedule, ScheduleDim, Scop
 
 T = TypeVar("T")
@@ -103,6 +105,7 @@ def compute_dependences(scop: Scop, *, arrays: Collection[str] | None = None) ->
     sched = _ordering_schedule(scop)
     context = isl.Set(scop.context)
     out: list[Dependence] = []
+    orders: dict[tuple[int, int], isl.Map | None] = {}
     for array in sorted(scop.arrays if arrays is None else set(arrays) & set(scop.arrays)):
         writes = _access_union(scop, array, write=True)
         if writes.is_empty():
@@ -119,14 +122,20 @@ def compute_dependences(scop: Scop, *, arrays: Collection[str] | None = None) ->
         flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(must).set_may_source(may)
                 .set_schedule_map(sched).compute_flow())
         raw = flow.get_may_dependence()
+        kills = definite_kills(scop, array)  # read -> a write between it and its may-sources
+        if kills is not None:
+            raw = raw.subtract(before.apply_range(kills.intersect(before.reverse()).reverse()))
         war = reads.apply_range(writes.reverse()).intersect(before)
         waw = writes.apply_range(writes.reverse()).intersect(before)
         for kind, umap in (("RAW", raw), ("WAR", war), ("WAW", waw)):
             for m in _maps(umap.intersect_params(context).coalesce()):
-                if m.is_empty():
-                    continue
                 src = int(m.get_tuple_name(isl.dim_type.in_)[1:])
                 dst = int(m.get_tuple_name(isl.dim_type.out)[1:])
+                order = orders.setdefault((src, dst), compressed_order(scop, src, dst))
+                if order is not None:
+                    m = m.intersect(order).coalesce()
+                if m.is_empty():
+                    continue
                 text = str(m)
                 _remember(text, m)
                 out.append(Dependence(kind, src, dst, array, text))
