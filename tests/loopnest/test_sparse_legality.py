@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from loopnest import extract_scops
 from loopnest.codegen import generate_c
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop

@@ -12,7 +12,7 @@ import pytest
 
 from tests.security.cli import run_perfembed
 
-REJECTED = """void f(int n, double A[n], int idx[n]) {
+REJECTED = """void f(int n, double *A, int idx[n]) {
   for (int i = 0; i < n; i++)
     A[idx[i]] = 1.0;
 }
