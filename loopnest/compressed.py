@@ -75,12 +75,14 @@ def definite_kills(scop: Scop, array: str) -> isl.UnionMap | None:
     the read (``s = 0`` before ``out[j] = s`` in one iteration of ``j``). None when there is none."""
     out: isl.UnionMap | None = None
     params = ", ".join(scop.params)
+    writers = {s: writes for s, w in enumerate(scop.statements) if w.dynamic_bounds and w.guard is None
+               and (writes := [a for a in w.writes if a.array == array and not a.approximated])}
+    if not writers:
+        return None
     for t, sink in enumerate(scop.statements):
         reads = [a for a in sink.reads if a.array == array and not a.approximated]
-        for s, writer in enumerate(scop.statements):
-            writes = [a for a in writer.writes if a.array == array and not a.approximated]
-            if not reads or not writes or writer.guard is not None or not writer.dynamic_bounds:
-                continue
+        for s, writes in writers.items() if reads else ():
+            writer = scop.statements[s]
             same = _same_iteration(scop, s, t)
             if same is None:
                 continue

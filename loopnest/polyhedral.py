@@ -131,7 +131,9 @@ def compute_dependences(scop: Scop, *, arrays: Collection[str] | None = None) ->
             for m in _maps(umap.intersect_params(context).coalesce()):
                 src = int(m.get_tuple_name(isl.dim_type.in_)[1:])
                 dst = int(m.get_tuple_name(isl.dim_type.out)[1:])
-                order = orders.setdefault((src, dst), compressed_order(scop, src, dst))
+                if (src, dst) not in orders:
+                    orders[(src, dst)] = compressed_order(scop, src, dst)
+                order = orders[(src, dst)]
                 if order is not None:
                     m = m.intersect(order).coalesce()
                 if m.is_empty():
