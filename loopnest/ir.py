@@ -240,12 +240,13 @@ class IndexArray:
 
     ``role`` "indices": its values subscript other arrays (``x[col[j]]``): valid in [0, E).
     ``role`` "pointers": its values bound a loop (``rowptr[i] <= j < rowptr[i+1]``) whose iterator
-    subscripts arrays: non-decreasing, in [0, E]. E is the smallest of ``extents`` (C texts of
+    subscripts arrays: non-decreasing, in [0, E]. ``role`` "bounds": each value is one bound of such
+    a loop (``j < len[i]``): in [0, E]. E is the smallest of ``extents`` (C texts of
     declared extents, evaluated with the parameter values); ``targets`` says what it indexes
     (``x[0]``: dimension 0 of x; for pointers, the loop iterator)."""
 
     name: str
-    role: str  # "indices" | "pointers"
+    role: str  # "indices" | "pointers" | "bounds"
     extents: tuple[str, ...]
     targets: tuple[str, ...]
 

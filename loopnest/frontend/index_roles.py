@@ -5,6 +5,7 @@ access in bounds, for a measurement driver to fill them with and for reports.
   the extent E of the dimension it subscripts.
 - "pointers": an array whose elements are a loop's bounds (``rowptr[i] <= j < rowptr[i+1]``): its
   values must be non-decreasing, in [0, E] for the extents E of the arrays the iterator subscripts.
+- "bounds": an array whose element is one bound of a loop (``j < len[i]``, ELLPACK): in [0, E].
 
 A pointer array is grouped with the index arrays and value arrays its loop reads at the iterator
 (CSR: ``rowptr`` with ``col`` and ``val``).
@@ -63,32 +64,47 @@ def _walked(stmt: Statement, depth: int) -> Iterator[tuple[str, int]]:
                 yield ref.name, dim
 
 
+def _bound_arrays(bound: DynamicBound, arrays: Mapping[str, ArrayInfo]) -> list[str]:
+    """The integer arrays whose element is a whole bound of a loop that is not a pointer pair
+    (``j < len[i]``, ``j = start[i]``)."""
+    return [side.name for side in (bound.lower, bound.upper)
+            if isinstance(side, ArrayRef) and _integer_array(arrays, side.name)]
+
+
 def index_roles(statements: tuple[Statement, ...],
                 arrays: Mapping[str, ArrayInfo]) -> tuple[tuple[IndexArray, ...], tuple[IndexStructure, ...]]:
     indices = _indices(statements, arrays)
-    extents: dict[str, dict[str, None]] = {}
-    iterators: dict[str, dict[str, None]] = {}
+    found: dict[tuple[str, str], tuple[dict[str, None], dict[str, None]]] = {}  # (array, role): extents, iterators
     members: dict[str, tuple[dict[str, None], dict[str, None]]] = {}
     for stmt in statements:
         for bound in stmt.dynamic_bounds:
             pointer = _pointer(bound, arrays)
-            if pointer is None:
-                continue
             walked = list(_walked(stmt, bound.depth))
-            found = [d for name, dim in walked if (d := arrays[name].dims[dim]) is not None]
-            if not found:
+            extents = [d for name, dim in walked if (d := arrays[name].dims[dim]) is not None]
+            named = [(pointer, "pointers")] if pointer is not None else [(a, "bounds") for a in
+                                                                        _bound_arrays(bound, arrays)]
+            if not extents or not named:
                 continue
-            extents.setdefault(pointer, {}).update(dict.fromkeys(found))
-            iterators.setdefault(pointer, {})[stmt.iterators[bound.depth]] = None
-            idx, values = members.setdefault(pointer, ({}, {}))
-            for name, _ in walked:
-                info = arrays[name]
-                if name in indices:
-                    idx[name] = None
-                elif len(info.dims) == 1 and not info.written and info.element_type not in INTEGER_TYPES:
-                    values[name] = None
+            for key in named:
+                by_extent, by_iterator = found.setdefault(key, ({}, {}))
+                by_extent.update(dict.fromkeys(extents))
+                by_iterator[stmt.iterators[bound.depth]] = None
+            if pointer is not None:
+                _add_members(members.setdefault(pointer, ({}, {})), walked, indices, arrays)
     roles = [IndexArray(name, "indices", tuple(dict.fromkeys(by.values())), tuple(by))
              for name, by in sorted(indices.items())]
-    roles += [IndexArray(name, "pointers", tuple(extents[name]), tuple(iterators[name])) for name in sorted(extents)]
+    roles += [IndexArray(name, role, tuple(ext), tuple(its)) for (name, role), (ext, its) in sorted(found.items())]
     structures = tuple(IndexStructure(p, tuple(members[p][0]), tuple(members[p][1])) for p in sorted(members))
     return tuple(roles), structures
+
+
+def _add_members(members: tuple[dict[str, None], dict[str, None]], walked: list[tuple[str, int]],
+                 indices: Mapping[str, object], arrays: Mapping[str, ArrayInfo]) -> None:
+    """The index arrays and the value arrays a compressed loop reads at its iterator."""
+    idx, values = members
+    for name, _ in walked:
+        info = arrays[name]
+        if name in indices:
+            idx[name] = None
+        elif len(info.dims) == 1 and not info.written and info.element_type not in INTEGER_TYPES:
+            values[name] = None

@@ -8,7 +8,8 @@ the index arrays its loop reads (:class:`~loopnest.ir.IndexStructure`). Each str
 array, column (or, for CSC, row) indices into the index arrays, the file's values into the value arrays.
 A structure's index arrays that subscript an array the nest writes are CSC-like (``y[row[p]] += ...``):
 they get the pattern of the transpose, so a matrix file means the same matrix either way. Index arrays
-outside any structure (gathers, scatters, histograms) get uniform draws in range. Whatever the source,
+outside any structure (gathers, scatters, histograms) and arrays holding one bound of a loop (``j <
+len[i]``) get uniform draws in range. Whatever the source,
 every index is checked against the extent it must stay in, and a value out of range is a user error
 naming the array, the position and the extent (:class:`ParameterError`, or :class:`InputError` for a
 matrix file that does not fit), never a crash of the driver.
@@ -140,6 +141,8 @@ def _check(filler: _Filler, role: IndexArray) -> None:
     if bad is not None:
         raise ParameterError(f"{where}: element {bad[0]} is {bad[1]}, outside [0, {extent}] (it bounds loop "
                              f"{', '.join(role.targets)}, which subscripts arrays of extent {extent})")
+    if role.role == "bounds":
+        return
     drops = np.flatnonzero(np.diff(values.astype(np.int64)) < 0)
     if drops.size:
         raise ParameterError(f"{where}: element {int(drops[0]) + 1} is smaller than the one before; the bounds it "
@@ -157,9 +160,9 @@ def index_contents(scop: Scop, params: Mapping[str, int], layouts: list[ArrayLay
         _fill_structure(filler, structure, choice)
     rng = np.random.default_rng(choice.seed)
     for role in scop.index_arrays:
-        if role.name not in filler.out:
-            extent = filler.extent(role)
-            draws = rng.integers(0, max(extent, 1), filler.layouts[role.name].count) if extent > 0 else np.zeros(0)
+        if role.name not in filler.out:  # a gather's, scatter's or histogram's indices; loop bounds
+            high = filler.extent(role) + (role.role != "indices")
+            draws = rng.integers(0, high, filler.layouts[role.name].count) if high > 0 else np.zeros(0)
             filler.put(role.name, draws)
     for role in scop.index_arrays:
         _check(filler, role)

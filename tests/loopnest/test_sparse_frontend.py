@@ -172,6 +172,13 @@ def test_ragged_rows_bounded_by_the_row_extent(tmp_path: Path) -> None:
     assert same_set(stmt.domain, "[n, m] -> { S0[i0, i1] : 0 <= i0 < n and 0 <= i1 < m }")
 
 
+def test_ellpack_row_lengths_are_loop_bounds_in_the_row_extent() -> None:
+    scop = scop_of("ell.c")
+    roles = {(r.name, r.role): (r.extents, r.targets) for r in scop.index_arrays}
+    assert roles == {("col", "indices"): (("m",), ("x[0]",)), ("len", "bounds"): (("K",), ("j",))}
+    assert not scop.index_structures
+
+
 def test_analyze_json_marks_every_approximation() -> None:
     described = describe_scop(scop_of("spmv_csr.c"), {"n": 10, "m": 10, "nnz": 30})
     s1 = described["statements"][1]

@@ -35,6 +35,7 @@ PARAMS = {
     "gather.c": {"n": 200, "m": 64},
     "scatter.c": {"n": 200, "m": 64},
     "masked.c": {"n": 300},
+    "ell.c": {"n": 50, "m": 40, "K": 6},
 }
 _HARNESSES: dict[str, Harness] = {}
 
@@ -75,6 +76,8 @@ def test_csc_indices_range_over_the_rows_and_standalone_indices_over_their_targe
     assert filled["row"][:120].max() < 30
     gathered = contents("gather.c", {"n": 1000, "m": 7})["idx"]
     assert gathered.min() >= 0 and gathered.max() == 6
+    lengths = contents("ell.c", {"n": 1000, "m": 9, "K": 5})["len"]
+    assert lengths.min() == 0 and lengths.max() == 5  # a row holds 0 to K entries
 
 
 def test_matrix_market_matrix_fills_pointers_indices_and_values(tmp_path: Path) -> None:
@@ -122,7 +125,7 @@ def source_text(scop: Scop) -> str:
 @pytest.mark.parametrize(("kernel", "steps"), [
     ("spmv_csr.c", []), ("spmv_csc.c", [{"op": "parallelize", "loop": 0}]), ("spmm_csr.c", []),
     ("sddmm.c", [{"op": "parallelize", "loop": 0}]), ("histogram.c", []), ("gather.c", []), ("scatter.c", []),
-    ("masked.c", [{"op": "parallelize", "loop": 0}]),
+    ("masked.c", [{"op": "parallelize", "loop": 0}]), ("ell.c", [{"op": "parallelize", "loop": 0}]),
 ])
 def test_generated_code_computes_what_the_source_computes(kernel: str, steps: list[dict]) -> None:
     """The user's own loop text against perfembed's code for the nest (the baseline every variant is
