@@ -122,7 +122,7 @@ class ExpressionBuilder:
         ``integer``: it must have an integer type (a subscript, a bound)."""
         expr = self._expr(node, accesses)
         if integer and not self._is_integer(expr):
-            raise refused
+            raise self._reject(node, refused.construct, f"{shorten(c_text(node))} is not an integer expression")
         return expr
 
     def _is_integer(self, expr: Expr) -> bool:

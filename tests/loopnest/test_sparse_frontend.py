@@ -230,6 +230,9 @@ def test_data_dependent_loop_over_arrays_without_extent_names_them(tmp_path: Pat
   for (int i = 0; i < n; i++)
     if (a[i] > 0.0) { a[i] = 0.0; b[i] = 1.0; }
 }""", "non-affine condition", "reads a, which the statements under it write"),
+    ("""void f(int n, const double w[n], double a[n]) {
+  for (int i = 0; i < n; i++) a[w[i]] = 0.0;
+}""", "indirect subscript", "w[i] is not an integer expression"),
     ("""void f(int n, double a[n]) {
   for (int i = 0; i < n; i++) { a[i] = 0.0; goto out; }
 out: ;
