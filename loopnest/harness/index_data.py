@@ -170,7 +170,10 @@ def index_contents(scop: Scop, params: Mapping[str, int], layouts: list[ArrayLay
 
 
 def write_inputs(directory: Path, layouts: list[ArrayLayout], contents: Mapping[str, np.ndarray]) -> None:
-    """The file the driver reads ``contents`` from (``INPUTS_FILE``, arrays in layout order)."""
+    """The file the driver reads ``contents`` from (``INPUTS_FILE``, arrays in layout order); none when
+    there is nothing to read."""
+    if not contents:
+        return
     with open(directory / INPUTS_FILE, "wb") as out:
         for lay in layouts:
             if lay.info.name in contents:
