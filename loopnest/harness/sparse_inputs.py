@@ -26,8 +26,6 @@ import scipy.sparse
 from loopnest.errors import InputError, ParameterError
 
 SPARSITY_KINDS = ("uniform", "banded", "powerlaw")
-# Density when the user chooses none: the index arrays' capacity bounds it too (whichever is smaller).
-DEFAULT_DENSITY = 0.01
 # Exponent of the Zipf law of powerlaw row lengths: at 1.0 the longest row of a 10,000-row matrix
 # holds about 10% of the entries.
 POWERLAW_EXPONENT = 1.0
@@ -61,41 +59,6 @@ class CsrPattern:
     def transposed(self) -> CsrPattern:
         """The pattern of the transpose: the CSC arrays of this matrix."""
         return _from_scipy(self.to_scipy().T.tocsr(), self.values is not None)
-
-
-@dataclass(frozen=True)
-class SparseOptions:
-    """What the user chose for the index structures of a sparse nest (``--sparsity``, ``--density``,
-    ``--matrix``, ``--matrix-seed``): a generated pattern, or the matrix of a Matrix Market file."""
-
-    sparsity: str = "uniform"
-    density: float | None = None  # None: DEFAULT_DENSITY, or less where the index arrays hold less
-    matrix: Path | None = None
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        _check_shape(0, 0, self.sparsity, self.density if self.density is not None else DEFAULT_DENSITY)
-
-    def to_dict(self) -> dict[str, object]:
-        return {"sparsity": self.sparsity, "density": self.density,
-                "matrix": str(self.matrix) if self.matrix is not None else None, "seed": self.seed}
-
-
-def pattern_for(options: SparseOptions, n_rows: int, n_cols: int, *, capacity: int | None = None) -> CsrPattern:
-    """The pattern a nest with ``n_rows`` x ``n_cols`` structure and index arrays of ``capacity``
-    entries runs on: the user's matrix (which must have that shape and fit), else a generated one."""
-    if options.matrix is None:
-        return generate_pattern(n_rows, n_cols, sparsity=options.sparsity,
-                                density=options.density if options.density is not None else DEFAULT_DENSITY,
-                                max_nnz=capacity, seed=options.seed)
-    pattern = read_matrix_market(options.matrix)
-    name = options.matrix.name
-    if (pattern.n_rows, pattern.n_cols) != (n_rows, n_cols):
-        raise InputError(f"{name}: the matrix is {pattern.n_rows} x {pattern.n_cols}, the nest's parameters "
-                         f"make it {n_rows} x {n_cols}; set them to the matrix's shape")
-    if capacity is not None and pattern.nnz > capacity:
-        raise InputError(f"{name}: {pattern.nnz} entries, but the nest's index arrays hold {capacity}")
-    return pattern
 
 
 def _check_shape(n_rows: int, n_cols: int, sparsity: str, density: float) -> None:

@@ -16,10 +16,8 @@ from loopnest.errors import InputError, ParameterError
 from loopnest.harness.sparse_inputs import (
     SPARSITY_KINDS,
     CsrPattern,
-    SparseOptions,
     generate_pattern,
     index_violation,
-    pattern_for,
     read_matrix_market,
 )
 
@@ -122,19 +120,3 @@ def test_index_violation_names_the_first_bad_position() -> None:
     assert index_violation(np.array([0, 3, 2]), 0, 4) is None
     assert index_violation(np.array([0, 4, -1]), 0, 4) == (1, 4)
     assert index_violation(np.array([[0, 1], [-2, 0]]), 0, 4) == (2, -2)
-
-
-def test_options_pick_a_generated_pattern_or_the_users_matrix(tmp_path: Path) -> None:
-    generated = pattern_for(SparseOptions(sparsity="banded", density=0.1), 20, 20, capacity=30)
-    assert generated.nnz <= 30 + 20 and generated.values is None
-    assert pattern_for(SparseOptions(), 100, 100).nnz == 100  # the default density: 1%
-    assert pattern_for(SparseOptions(), 100, 100, capacity=40).nnz == 40  # or what the arrays hold
-    scipy.io.mmwrite(tmp_path / "m.mtx", scipy.sparse.random(6, 5, density=0.5, random_state=2, format="csr"))
-    mine = pattern_for(SparseOptions(matrix=tmp_path / "m.mtx"), 6, 5, capacity=30)
-    assert (mine.n_rows, mine.n_cols, mine.values is not None) == (6, 5, True)
-    with pytest.raises(InputError, match=r"m.mtx: the matrix is 6 x 5, the nest's parameters make it 7 x 5"):
-        pattern_for(SparseOptions(matrix=tmp_path / "m.mtx"), 7, 5)
-    with pytest.raises(InputError, match=r"m.mtx: 15 entries, but the nest's index arrays hold 10"):
-        pattern_for(SparseOptions(matrix=tmp_path / "m.mtx"), 6, 5, capacity=10)
-    with pytest.raises(ParameterError, match="--sparsity 'dense'"):
-        SparseOptions(sparsity="dense")
