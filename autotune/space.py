@@ -23,8 +23,9 @@ a study: a study created by one worker can be resumed by another, on another day
 ``schedule``, ``jam`` and ``pack_{array}``
     the parallel loop's OpenMP schedule, register blocking and packing (:mod:`autotune.space_steps`);
     a loop that carries only scalar reductions is a ``parallel`` candidate, with a reduction clause.
-``autoschedule`` (``"none"``, ``"isl"`` or ``"isl_t{T}"``)
+``autoschedule`` (``"none"``, ``"isl"``, ``"isl_t{T}"`` or ``"isl_s{T}x{R}"``)
     isl's own scheduler with its outermost permutable band tiled by ``T`` (time tiling on a stencil),
+    or in slabs (its first loop by ``T``, the second by ``R``, the others untiled),
     instead of all the steps above; only variants that apply and differ are offered, and the tiled
     one is the first trial of every study (:meth:`RecipeSpace.autoschedule_params`).
 

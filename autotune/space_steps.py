@@ -27,6 +27,7 @@ from autotune.arrays import ArrayRole, pack_depth, transposes
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
+from loopnest.transform.autoschedule import compute_isl_schedule
 from loopnest.transform.expand import expand
 from loopnest.transform.parallel import SCHEDULE_KINDS, classify
 from loopnest.transform.recipe import Recipe, apply_recipe
@@ -192,23 +193,30 @@ def read_pack(args: Mapping[str, Any], roles: Mapping[str, ArrayRole], order: Se
 
 # -- the polyhedral scheduler candidate ------------------------------------------------------------
 AUTOSCHEDULE_TILES: tuple[int, ...] = (16, 32, 64)
+# Slabs: the outer band loop (a stencil's time) by T, the next by 8T, the rest untiled.
+AUTOSCHEDULE_SLABS: tuple[tuple[int, int], ...] = ((8, 64), (16, 128), (32, 256))
 
 
 def autoschedule_step(value: str) -> dict[str, Any] | None:
-    """``"isl"`` -> an untiled autoschedule step, ``"isl_t32"`` -> tiled by 32; ``"none"`` -> None."""
+    """``"isl"`` -> an untiled autoschedule step, ``"isl_t32"`` -> tiled by 32, ``"isl_s16x128"`` ->
+    tiled by 16 and 128 (the other band loops untiled); ``"none"`` -> None."""
     if value == "none":
         return None
     step: dict[str, Any] = {"op": "autoschedule"}
     if value.startswith("isl_t"):
         step["tile"] = int(value.removeprefix("isl_t"))
+    elif value.startswith("isl_s"):
+        step["sizes"] = [int(s) for s in value.removeprefix("isl_s").split("x")]
     return step
 
 
 def autoschedule_value(args: Mapping[str, Any]) -> str | None:
     """The ``autoschedule`` choice of a step's arguments (None when the space cannot express it)."""
-    if args.get("parallel", True) is not True or set(args) - {"tile", "parallel"}:
+    if args.get("parallel", True) is not True or set(args) - {"tile", "sizes", "parallel"}:
         return None
-    tile = args.get("tile")
+    tile, sizes = args.get("tile"), args.get("sizes")
+    if sizes is not None:
+        return "isl_s" + "x".join(str(s) for s in sizes) if tile is None else None
     return "isl" if tile is None else f"isl_t{tile}"
 
 
@@ -217,7 +225,8 @@ def autoschedule_choices(scop: Scop, deps: list[Dependence], tile_sizes: Sequenc
     (a tile size the trip counts leave out, or a band too shallow to tile, repeats the untiled one)."""
     out: list[str] = ["none"]
     seen: set[tuple[object, ...]] = set()
-    for value in ("isl", *(f"isl_t{t}" for t in AUTOSCHEDULE_TILES if t in tile_sizes)):
+    slabs = [f"isl_s{t}x{r}" for t, r in AUTOSCHEDULE_SLABS if t in tile_sizes] if _skewed(scop, deps) else []
+    for value in ("isl", *(f"isl_t{t}" for t in AUTOSCHEDULE_TILES if t in tile_sizes), *slabs):
         try:
             result = apply_recipe(scop, Recipe.from_dict({"steps": [autoschedule_step(value)]}), deps)
         except (IllegalTransformError, RecipeError):
@@ -227,6 +236,15 @@ def autoschedule_choices(scop: Scop, deps: list[Dependence], tile_sizes: Sequenc
             seen.add(key)
             out.append(value)
     return tuple(out) if len(out) > 1 else ()
+
+
+def _skewed(scop: Scop, deps: list[Dependence]) -> bool:
+    """Whether isl's schedule skews a loop (``2*i0 + i1``: a stencil's time loop), where slabs are tried."""
+    try:
+        rows = compute_isl_schedule(scop, ScheduleSpace(scop, deps)).schedule.rows
+    except RecipeError:
+        return False
+    return any(isinstance(e, str) and len(set(re.findall(r"\bi\d+\b", e))) > 1 for row in rows for e in row[1::2])
 
 
 # -- tile bands (pure helpers of the recipe space) ---------------------------------------------------

@@ -50,7 +50,7 @@ STEP_KINDS: dict[str, StepKind] = {
     "unroll_jam": StepKind(unroll_jam, frozenset({"loop", "factor"}), frozenset(), needs_space=True),
     "expand": StepKind(expand, frozenset({"scalar"}), frozenset()),
     "pack": StepKind(pack, frozenset({"array", "loop"}), frozenset({"transpose"}), needs_space=True),
-    "autoschedule": StepKind(autoschedule, frozenset(), frozenset({"tile", "parallel"}), needs_space=True),
+    "autoschedule": StepKind(autoschedule, frozenset(), frozenset({"tile", "sizes", "parallel"}), needs_space=True),
 }
 
 

@@ -153,6 +153,8 @@ def _autoschedule(args: Mapping[str, Any], loops: _Loops) -> str:
     text = "autoschedule (isl)"
     if args.get("tile") is not None:
         text += f" tiled by {int(args['tile'])}"
+    elif args.get("sizes") is not None:
+        text += " tiled by " + "x".join(str(int(s)) if int(s) > 1 else "-" for s in args["sizes"])
     return text + (", no parallel loop" if args.get("parallel") is False else "")
 
 

@@ -21,6 +21,18 @@ EXPECTED = load_expected()
 KERNELS = sorted(EXPECTED)
 _OUTCOMES: list[str] = []
 
+JACOBI_2D = """
+void jacobi2d(int steps, int n, double A[n][n], double B[n][n]) {
+    for (int t = 0; t < steps; t++) {
+        for (int i = 1; i < n - 1; i++)
+            for (int j = 1; j < n - 1; j++)
+                B[i][j] = 0.2 * (A[i][j] + A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]);
+        for (int i = 1; i < n - 1; i++)
+            for (int j = 1; j < n - 1; j++)
+                A[i][j] = B[i][j];
+    }
+}
+"""
 JACOBI = """
 void jacobi(int steps, int n, double A[n], double B[n]) {
     for (int t = 0; t < steps; t++) {
@@ -51,9 +63,28 @@ def test_jacobi_is_time_tiled_with_a_parallel_wavefront_and_verifies(tmp_path: P
     # Skewed in time (2t + i, and the copy shifted by one), tiled, the two outer tile loops a wavefront.
     assert "2*i0 + i1" in rows[0][-2] and "2*i0 + i1 + 1" in rows[1][-2]
     assert rows[0][1] == "(floor((2*i0 + i1)/8)) + 1*(floor((i0)/8))"
-    # The innermost loop runs both statements, shifted: generated apart where they differ (no guards).
-    assert tiled.schedule.marks == {1: ("parallel",), 3: ("separate",)}
+    # isl fuses both statements into the innermost loop, the copy shifted by one: they are distributed
+    # into a loop each (fused, gcc sees a distance-1 dependence between them and vectorizes nothing).
+    assert rows[0][-3] != rows[1][-3] and tiled.schedule.marks[1] == ("parallel",)
+    code = generate_c(tiled)
+    assert not any("B[" in body and "A[" in body and "=" in body and body.count(";") > 1
+                   for body in re.findall(r"for \(int c\d+ [^{]*\{([^{}]*)\}", code))
     assert apply_and_verify(harness, recipe)
+
+
+def test_slabs_tile_the_time_loop_and_rows_and_leave_the_innermost_whole(tmp_path: Path) -> None:
+    harness = _harness(tmp_path, JACOBI_2D, {"steps": 13, "n": 61})
+    recipe = _recipe(sizes=[4, 16])
+    row = apply_recipe(harness.scop, recipe).schedule.rows[0]
+    tile_loops = [e for e in row[1::2] if isinstance(e, str) and "floor" in e]
+    # Time by 4 and rows by 16 (as a wavefront w = I + T, then T); the columns (i2) are not tiled.
+    assert len(tile_loops) == 2 and "/4)" in tile_loops[1] and "/16)" in tile_loops[0]
+    assert not any("i2" in e for e in tile_loops)
+    assert apply_and_verify(harness, recipe)
+    with pytest.raises(RecipeError, match=r"4 tile sizes, but isl's permutable band has 3 loops"):
+        apply_recipe(harness.scop, _recipe(sizes=[4, 16, 1, 1]))
+    with pytest.raises(RecipeError, match="tile \\(every loop\\) or sizes"):
+        apply_recipe(harness.scop, _recipe(tile=4, sizes=[4, 16]))
 
 
 def test_gemm_is_tiled_with_the_unit_stride_loop_innermost_and_the_outer_tile_loop_parallel(tmp_path: Path) -> None:
@@ -78,7 +109,8 @@ def test_without_a_tile_size_the_loops_are_reordered_but_not_tiled(tmp_path: Pat
     ([{"op": "autoschedule", "tile": 1}], "out of range [2, 1024]"),
     ([{"op": "autoschedule", "tile": 4096}], "out of range [2, 1024]"),
     ([{"op": "autoschedule", "parallel": 1}], "must be true or false"),
-    ([{"op": "autoschedule", "sizes": [4]}], "unknown arguments ['sizes']"),
+    ([{"op": "autoschedule", "sizes": [0, 4]}], "out of range [1, 65536]"),
+    ([{"op": "autoschedule", "scalar": "s"}], "unknown arguments ['scalar']"),
 ])
 def test_malformed_autoschedule_steps_are_recipe_errors(tmp_path: Path, steps: list[dict], message: str) -> None:
     with pytest.raises(RecipeError, match=re.escape(message)):
@@ -99,8 +131,10 @@ def _random_autoschedule_is_refused_or_preserves_outputs(data: st.DataObject) ->
         return
     harness = data.draw(st.sampled_from(harnesses))
     args: dict[str, object] = {"parallel": data.draw(st.booleans())}
-    tile = data.draw(st.sampled_from([None, 2, 3, 8, 32]))
-    if tile is not None:
+    tile = data.draw(st.sampled_from([None, 2, 3, 8, 32, "slab"]))
+    if tile == "slab":
+        args["sizes"] = [data.draw(st.sampled_from([2, 4, 8])), data.draw(st.sampled_from([1, 4, 16]))]
+    elif tile is not None:
         args["tile"] = tile
     _OUTCOMES.append("applied" if apply_and_verify(harness, _recipe(**args)) else "refused")
 

@@ -16,9 +16,10 @@ from loopnest import (
     RecipeError,
     Scop,
     apply_recipe,
+    extract_scops,
     generate_c,
 )
-from tests.loopnest.conftest import load_expected
+from tests.loopnest.conftest import ROOT, load_expected
 from tests.loopnest.recipe_check import apply_and_verify, corpus_harnesses
 from tests.loopnest.test_legality import REDUCTION, SKEWED, nest, refuse
 
@@ -114,3 +115,19 @@ def test_random_recipes_with_unroll_jam_preserve_outputs_and_are_mostly_applied(
     applied = _OUTCOMES.count("applied")
     assert len(_OUTCOMES) >= 20
     assert applied >= 0.4 * len(_OUTCOMES), _OUTCOMES
+
+
+def test_unroll_jam_beside_two_packs_generates_and_verifies() -> None:
+    """Reproduction (seed build, trial 38 of gemm_kij_nt_alpha_f32): a transposed B pack beside an A pack
+    under unroll_jam 8 made isl's code generator fail ("basic sets in scc are assumed to be disjoint").
+    The same schedule is now generated without isl's unroll (the point loop keeps its GCC unroll
+    pragma), and the variant verifies."""
+    scop = extract_scops(ROOT / "corpus/generated/gemm_orders/gemm_kij_nt_alpha_f32.c").scops[0]
+    recipe = Recipe.from_dict({"steps": [
+        {"op": "tile", "loops": [0, 1, 2], "sizes": [16, 16, 8]}, {"op": "pack", "array": "A", "loop": 1},
+        {"op": "pack", "array": "B", "loop": 2, "transpose": True}, {"op": "parallelize", "loop": 2},
+        {"op": "unroll_jam", "loop": 3, "factor": 8}]})
+    code = generate_c(apply_recipe(scop, recipe))
+    assert "#pragma GCC unroll 8" in code and "#pragma omp parallel for" in code
+    with Harness(scop, {"nk": 37, "ni": 35, "nj": 29}, reps=1, threads=2) as harness:
+        assert apply_and_verify(harness, recipe)
