@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from corpus.generator import composition, conv, linalg, stencils, tensor, vector
+from corpus.generator import composition, conv, linalg, sparse, stencils, tensor, vector
 from corpus.generator.core import Kernel, Nest, calibration_factor, finalize, load_calibration, normalize
 
 FAMILIES: dict[str, Callable[[random.Random], list[Kernel]]] = {
@@ -29,6 +29,7 @@ FAMILIES: dict[str, Callable[[random.Random], list[Kernel]]] = {
     "copy_transpose": vector.copy_transpose,
     "datamining": composition.datamining,
     "composition": composition.composition,
+    "sparse": sparse.sparse,
 }
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "generated"
 

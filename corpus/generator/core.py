@@ -57,6 +57,7 @@ class For:
     incl: bool = False
     down: bool = False
     cond: str | None = None  # rendered instead of ``var < hi`` (hi then only feeds the estimate)
+    est: tuple[str, str] | None = None  # (lo, hi) for the work estimate where lo/hi read arrays (CSR rows)
 
 
 @dataclass
@@ -319,7 +320,8 @@ def work(items: list, env: dict[str, float], inner: str | None = None) -> float:
         elif isinstance(it, If):
             total += it.frac * work(it.body, env, inner)
         else:
-            lo, hi = _ev(it.lo, env), _ev(it.hi, env) + (1 if it.incl else 0)
+            lo_text, hi_text = it.est or (it.lo, it.hi)
+            lo, hi = _ev(lo_text, env), _ev(hi_text, env) + (1 if it.incl else 0)
             trips = max(0.0, math.ceil((hi - lo) / it.step)) if hi > lo else 0.0
             if trips <= 0:
                 continue

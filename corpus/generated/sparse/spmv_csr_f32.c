@@ -1,0 +1,10 @@
+/*
+ * CSR sparse matrix-vector product y[i] += val[j] * x[col[j]] (float).
+ */
+void spmv_csr_f32(int n, int m, int nnz, int rowptr[n + 1], int col[nnz], float val[nnz],
+                  float x[m], float y[n])
+{
+    for (int i = 0; i < n; ++i)
+        for (int j = rowptr[i]; j < rowptr[i + 1]; ++j)
+            y[i] += val[j] * x[col[j]];
+}
