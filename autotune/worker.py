@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from database import Store, TuningJob
     from loopnest.config import Settings
     from loopnest.harness.compare import Speedup
+    from loopnest.harness.index_data import SparseChoice
     from loopnest.ir import Scop
 
 _logger = logging.getLogger(__name__)
@@ -246,7 +247,8 @@ class _JobRun:
 
 
 def confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorder: MeasurementRecorder,
-                 settings: Settings, *, reps: int = 3, threads: int | None = None) -> tuple[Speedup | None, str | None]:
+                 settings: Settings, *, reps: int = 3, threads: int | None = None,
+                 sparse: SparseChoice | None = None) -> tuple[Speedup | None, str | None]:
     """The study's winner is the best of its trials (the winner's curse): re-measure it against the
     baseline in fresh, interleaved runs. Returns the re-measured speedup, or why it did not hold up."""
     from loopnest.harness import Harness, Limits
@@ -256,7 +258,7 @@ def confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorde
     if result.best_recipe is None or (result.best_speedup or 0.0) < policy.margin:
         return None, None  # below the margin it is offered to nobody: nothing to confirm
     with Harness(scop, params, reps=reps, threads=threads, limits=Limits.from_settings(settings), cc=settings.cc,
-                 cflags=settings.cflags) as harness:
+                 cflags=settings.cflags, sparse=sparse) as harness:
         comparison = harness.compare(result.best_recipe, policy=policy)
         baseline = harness.baseline().median
     speedup = comparison.speedup

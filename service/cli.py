@@ -21,12 +21,15 @@ from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_TRIALS,
     DefineOpt,
+    DensityOpt,
     FileArg,
     FunctionOpt,
     IncludeOpt,
     JsonOpt,
+    MatrixOpt,
     NestOpt,
     ParamOpt,
+    SparsityOpt,
     ThreadsOpt,
     console,
     emit_json,
@@ -35,6 +38,7 @@ from service.commands.options import (
     parse_params,
     read_recipe_file,
     resolve_threads,
+    sparse_choice,
 )
 from service.commands.usage import CLICK_EXCEPTION, print_error, usage_error
 
@@ -222,6 +226,7 @@ def measure(file: Path = FileArg,
             define: list[str] = DefineOpt, param: list[str] = ParamOpt, function: str | None = FunctionOpt,
             reps: int = typer.Option(5, "--reps", min=1, max=1000),
             threads: int | None = ThreadsOpt,
+            sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
             json_out: bool = JsonOpt) -> None:
     """Compile and time the original nest and the recipe's variant; verify the variant's outputs."""
     from loopnest.config import get_settings
@@ -232,13 +237,15 @@ def measure(file: Path = FileArg,
     settings = get_settings()
     rec = Recipe.from_json(read_recipe_file(recipe)) if recipe else Recipe()
     params = parse_params(param)
+    sparse = sparse_choice(sparsity, density, matrix)
     extraction = load_program(file, include, define, function)
     rejected = require_nests(file, len(extraction.scops), extraction.rejected, quiet=json_out)
     results = []
     for i in _selected(extraction, nest):
         scop = extraction.scops[i]
         with Harness(scop, params, reps=reps, threads=resolve_threads(threads, settings.threads),
-                     limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as h:
+                     limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags,
+                     sparse=sparse) as h:
             base = h.baseline()
             ev = h.evaluate(rec)
             # The speedup users quote: both kernels interleaved in fresh runs, with its interval.
