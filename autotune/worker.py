@@ -195,12 +195,12 @@ class _JobRun:
         self.scop, self.params = scop, params = _load_nest(self.store, job, options)
         target_id = job.target_id if job.target_id is not None else ensure_local_target(self.store, cc=settings.cc).id
         self.recorder = MeasurementRecorder(self.store, nest_id=job.nest_id, target_id=target_id, params=params)
-        study_name, space = tuning_study(self.store.url, job.nest_id, target_id, scop, params)
+        study_name, space = tuning_study(self.store.url, job.nest_id, target_id, scop, params, options.sparse)
         config = TuneConfig(
             storage=self.store.url, study_name=options.study_name or study_name, space=space,
             n_trials=job.budget, timeout=options.timeout, seed=options.seed, warm_start=list(options.warm_start),
             reps=self.reps, threads=self.threads, limits=Limits.from_settings(settings), cc=settings.cc,
-            cflags=settings.cflags, worker_id=self.worker_id,
+            cflags=settings.cflags, sparse=options.sparse, worker_id=self.worker_id,
             heartbeat_interval=options.heartbeat_interval if options.heartbeat_interval is not None
             else DEFAULT_HEARTBEAT_INTERVAL, grace_period=options.grace_period)
         lease.start()
@@ -230,7 +230,7 @@ class _JobRun:
         best_speedup, confirmed = result.best_speedup, None
         if best_id is not None and recorder is not None and self.scop is not None:
             confirmed, doubt = confirm_best(self.scop, self.params, result, recorder, self.settings, reps=self.reps,
-                                            threads=self.threads)
+                                            threads=self.threads, sparse=self.options.sparse)
             if doubt is not None:
                 best_id, best_speedup, note = None, None, "; ".join(filter(None, [note, doubt]))
             elif confirmed is not None:
