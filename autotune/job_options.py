@@ -15,6 +15,7 @@ from typing import Any
 
 from loopnest.errors import ParameterError
 from loopnest.frontend.program import PROGRAM_FILE, ProgramSource
+from loopnest.harness.index_data import SparseChoice
 
 JsonDict = dict[str, Any]
 
@@ -41,6 +42,9 @@ class JobOptions:
     ``study_name``, ``heartbeat_interval``, ``grace_period``
         override the study (default: one per nest, target and parameter values) and Optuna's trial
         heartbeat settings.
+    ``sparsity``, ``density``, ``matrix``
+        the index structures a sparse nest runs on (:class:`~loopnest.harness.index_data.SparseChoice`;
+        ``matrix`` is a path on the worker's machine, so only a local ``suggest --fallback`` sets it).
     """
 
     params: Mapping[str, int] = field(default_factory=dict)
@@ -58,6 +62,16 @@ class JobOptions:
     study_name: str | None = None
     heartbeat_interval: int | None = None
     grace_period: int | None = None
+    sparsity: str | None = None
+    density: float | None = None
+    matrix: str | None = None
+
+    @property
+    def sparse(self) -> SparseChoice | None:
+        """The index structures of a sparse nest, when the request chose them."""
+        if self.sparsity is None and self.density is None and self.matrix is None:
+            return None
+        return SparseChoice(sparsity=self.sparsity or "uniform", density=self.density, matrix=self.matrix)
 
     def to_json(self) -> JsonDict:
         """The options as stored in the job's row: only those that are set."""
@@ -76,9 +90,12 @@ class JobOptions:
     def with_program(self, program: ProgramSource, nest_index: int, *, with_source: bool) -> JobOptions:
         """These options for nest ``nest_index`` of a program sent along: its headers, macros and function
         (and, ``with_source``, its text, called ``program.c``; else the worker reads the stored program)."""
+        sparse = program.sparse
         return replace(self, source=program.source if with_source else None,
                        filename=PROGRAM_FILE if with_source else None, headers=dict(program.headers),
-                       defines=tuple(program.define_flags()), nest_index=nest_index, function=program.function)
+                       defines=tuple(program.define_flags()), nest_index=nest_index, function=program.function,
+                       sparsity=sparse.sparsity if sparse else None, density=sparse.density if sparse else None,
+                       matrix=sparse.matrix if sparse else None)
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any] | None) -> JobOptions:
@@ -98,7 +115,8 @@ class JobOptions:
             timeout=_number(raw, "timeout"), reps=_integer(raw, "reps"), threads=_integer(raw, "threads"),
             seed=_integer(raw, "seed"), warm_start=tuple(_sequence(raw, "warm_start")),
             study_name=_text(raw, "study_name"), heartbeat_interval=_integer(raw, "heartbeat_interval"),
-            grace_period=_integer(raw, "grace_period"))
+            grace_period=_integer(raw, "grace_period"), sparsity=_text(raw, "sparsity"),
+            density=_number(raw, "density"), matrix=_text(raw, "matrix"))
 
 
 def _text(raw: Mapping[str, Any], name: str) -> str | None:

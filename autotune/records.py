@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from database import Nest, Store, Target
     from loopnest.harness import Evaluation, VariantResult
     from loopnest.harness.compare import Speedup
+    from loopnest.harness.index_data import SparseChoice
     from loopnest.ir import Scop
 
 # Optuna limits study names to 512 characters; longer parameter lists are hashed.
@@ -43,13 +44,16 @@ def study_name_for(nest_id: int, target_id: int, params: Mapping[str, int], spac
     return name
 
 
-def tuning_study(url: str, nest_id: int, target_id: int, scop: Scop,
-                 params: Mapping[str, int]) -> tuple[str, RecipeSpace]:
-    """The recipe space of (nest, params) and the study to tune it in (:func:`resolve_study_name`)."""
+def tuning_study(url: str, nest_id: int, target_id: int, scop: Scop, params: Mapping[str, int],
+                 sparse: SparseChoice | None = None) -> tuple[str, RecipeSpace]:
+    """The recipe space of (nest, params) and the study to tune it in (:func:`resolve_study_name`).
+    A sparse nest measured on a chosen structure (``sparse``) gets a study of its own: timings on
+    another matrix are not comparable trials."""
     from autotune.space import RecipeSpace
 
     space = RecipeSpace(scop, params=params)
-    return resolve_study_name(url, nest_id, target_id, params, space.signature), space
+    signature = space.signature if sparse is None else sha256_hex(f"{space.signature}|{sparse.key()}")
+    return resolve_study_name(url, nest_id, target_id, params, signature), space
 
 
 def resolve_study_name(url: str, nest_id: int, target_id: int, params: Mapping[str, int], space: str) -> str:

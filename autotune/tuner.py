@@ -43,6 +43,7 @@ from autotune._sweep import distinct_points, needs_sweep, stop_reason, sweep_uns
 from autotune.space import RecipeSpace
 from loopnest.errors import IllegalTransformError, ParameterError, PerfembedError, RecipeError
 from loopnest.harness import Harness, Limits
+from loopnest.harness.index_data import SparseChoice
 from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
@@ -203,9 +204,9 @@ class TuneConfig:
     call earlier. ``warm_start`` recipes (e.g. the neighbours' adapted recipes) are mapped into the
     space with :meth:`RecipeSpace.params_for` and enqueued, so they are the first trials of a new study.
     ``space`` defaults to the nest's :class:`RecipeSpace`; ``sampler`` to :func:`default_sampler` with
-    ``seed``. ``reps``, ``threads``, ``limits``, ``cc`` and ``cflags`` configure the
-    :class:`~loopnest.harness.Harness`. ``max_free_trials`` caps pruned and repeated samples
-    (default ``max(50, 10 * n_trials)``).
+    ``seed``. ``reps``, ``threads``, ``limits``, ``cc``, ``cflags`` and ``sparse`` (the index structures
+    of a sparse nest) configure the :class:`~loopnest.harness.Harness`. ``max_free_trials`` caps pruned
+    and repeated samples (default ``max(50, 10 * n_trials)``).
     """
 
     storage: str | RDBStorage
@@ -221,6 +222,7 @@ class TuneConfig:
     limits: Limits | None = None
     cc: str = "gcc"
     cflags: str = "-O3 -march=native -fopenmp"
+    sparse: SparseChoice | None = None
     worker_id: str | None = None
     heartbeat_interval: int = DEFAULT_HEARTBEAT_INTERVAL
     grace_period: int | None = None
@@ -232,7 +234,7 @@ class TuneConfig:
 
     def harness(self, scop: Scop, params: Mapping[str, int]) -> Harness:
         return Harness(scop, params, reps=self.reps, threads=self.threads, limits=self.limits or Limits(),
-                       cc=self.cc, cflags=self.cflags)
+                       cc=self.cc, cflags=self.cflags, sparse=self.sparse)
 
 
 def tune_nest(

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from database import Store, TuningJob
     from loopnest.config import Settings
     from loopnest.harness.compare import Speedup
+    from loopnest.harness.index_data import SparseChoice
     from loopnest.ir import Scop
 
 _logger = logging.getLogger(__name__)
@@ -194,12 +195,12 @@ class _JobRun:
         self.scop, self.params = scop, params = _load_nest(self.store, job, options)
         target_id = job.target_id if job.target_id is not None else ensure_local_target(self.store, cc=settings.cc).id
         self.recorder = MeasurementRecorder(self.store, nest_id=job.nest_id, target_id=target_id, params=params)
-        study_name, space = tuning_study(self.store.url, job.nest_id, target_id, scop, params)
+        study_name, space = tuning_study(self.store.url, job.nest_id, target_id, scop, params, options.sparse)
         config = TuneConfig(
             storage=self.store.url, study_name=options.study_name or study_name, space=space,
             n_trials=job.budget, timeout=options.timeout, seed=options.seed, warm_start=list(options.warm_start),
             reps=self.reps, threads=self.threads, limits=Limits.from_settings(settings), cc=settings.cc,
-            cflags=settings.cflags, worker_id=self.worker_id,
+            cflags=settings.cflags, sparse=options.sparse, worker_id=self.worker_id,
             heartbeat_interval=options.heartbeat_interval if options.heartbeat_interval is not None
             else DEFAULT_HEARTBEAT_INTERVAL, grace_period=options.grace_period)
         lease.start()
@@ -229,7 +230,7 @@ class _JobRun:
         best_speedup, confirmed = result.best_speedup, None
         if best_id is not None and recorder is not None and self.scop is not None:
             confirmed, doubt = confirm_best(self.scop, self.params, result, recorder, self.settings, reps=self.reps,
-                                            threads=self.threads)
+                                            threads=self.threads, sparse=self.options.sparse)
             if doubt is not None:
                 best_id, best_speedup, note = None, None, "; ".join(filter(None, [note, doubt]))
             elif confirmed is not None:
@@ -246,7 +247,8 @@ class _JobRun:
 
 
 def confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorder: MeasurementRecorder,
-                 settings: Settings, *, reps: int = 3, threads: int | None = None) -> tuple[Speedup | None, str | None]:
+                 settings: Settings, *, reps: int = 3, threads: int | None = None,
+                 sparse: SparseChoice | None = None) -> tuple[Speedup | None, str | None]:
     """The study's winner is the best of its trials (the winner's curse): re-measure it against the
     baseline in fresh, interleaved runs. Returns the re-measured speedup, or why it did not hold up."""
     from loopnest.harness import Harness, Limits
@@ -256,7 +258,7 @@ def confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorde
     if result.best_recipe is None or (result.best_speedup or 0.0) < policy.margin:
         return None, None  # below the margin it is offered to nobody: nothing to confirm
     with Harness(scop, params, reps=reps, threads=threads, limits=Limits.from_settings(settings), cc=settings.cc,
-                 cflags=settings.cflags) as harness:
+                 cflags=settings.cflags, sparse=sparse) as harness:
         comparison = harness.compare(result.best_recipe, policy=policy)
         baseline = harness.baseline().median
     speedup = comparison.speedup

@@ -7,6 +7,7 @@ ends the command with exit code 2 and a one-line message naming the problem and 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -21,12 +22,15 @@ from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_TRIALS,
     DefineOpt,
+    DensityOpt,
     FileArg,
     FunctionOpt,
     IncludeOpt,
     JsonOpt,
+    MatrixOpt,
     NestOpt,
     ParamOpt,
+    SparsityOpt,
     ThreadsOpt,
     console,
     emit_json,
@@ -35,6 +39,7 @@ from service.commands.options import (
     parse_params,
     read_recipe_file,
     resolve_threads,
+    sparse_choice,
 )
 from service.commands.usage import CLICK_EXCEPTION, print_error, usage_error
 
@@ -222,6 +227,7 @@ def measure(file: Path = FileArg,
             define: list[str] = DefineOpt, param: list[str] = ParamOpt, function: str | None = FunctionOpt,
             reps: int = typer.Option(5, "--reps", min=1, max=1000),
             threads: int | None = ThreadsOpt,
+            sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
             json_out: bool = JsonOpt) -> None:
     """Compile and time the original nest and the recipe's variant; verify the variant's outputs."""
     from loopnest.config import get_settings
@@ -232,13 +238,15 @@ def measure(file: Path = FileArg,
     settings = get_settings()
     rec = Recipe.from_json(read_recipe_file(recipe)) if recipe else Recipe()
     params = parse_params(param)
+    sparse = sparse_choice(sparsity, density, matrix)
     extraction = load_program(file, include, define, function)
     rejected = require_nests(file, len(extraction.scops), extraction.rejected, quiet=json_out)
     results = []
     for i in _selected(extraction, nest):
         scop = extraction.scops[i]
         with Harness(scop, params, reps=reps, threads=resolve_threads(threads, settings.threads),
-                     limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as h:
+                     limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags,
+                     sparse=sparse) as h:
             base = h.baseline()
             ev = h.evaluate(rec)
             # The speedup users quote: both kernels interleaved in fresh runs, with its interval.
@@ -311,13 +319,18 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
             cflags: str | None = typer.Option(None, "--cflags", help="Its flags (default -O3 -march=native "
                                               "-fopenmp)."),
             threads: int | None = typer.Option(None, "--threads", min=0, max=1024, help="Threads (0: all cores)."),
+            sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
             server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
     """Neighbours of each nest from the database, their adapted recipes and (with --evaluate) measured
     speedups; --write-best writes the file with the best verified recipe of each nest applied.
     With --evaluate, a FILE that defines main (or --run) is also built and timed as a whole, original
     against tuned: the tuning is kept only when the output is the same and the program is faster.
     With --server the server answers (--fallback there enqueues the job for its workers)."""
+    sparse = sparse_choice(sparsity, density, matrix)
     if server:
+        if sparse is not None:
+            raise ParameterError("--sparsity, --density and --matrix are not sent to a server yet: measure "
+                                 "sparse nests locally (without --server)")
         from service.commands.remote import suggest_remote
 
         suggest_remote(server, file, include=include, define=define, params=parse_params(param), function=function,
@@ -334,8 +347,8 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     store, settings = _open_store()
     settings = settings.model_copy(update={"threads": resolve_threads(threads, settings.threads),
                                            "cc": cc or settings.cc, "cflags": cflags or settings.cflags})
-    program = program_from_file(file, include_dirs=include, defines=define, params=parse_params(param),
-                                function=function)
+    program = dataclasses.replace(program_from_file(file, include_dirs=include, defines=define,
+                                                    params=parse_params(param), function=function), sparse=sparse)
     with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")) as status:
         options = SuggestOptions(k=k, evaluate=evaluate, fallback=fallback, name=file.name, budget=trials)
         answer = TransferCore(store, settings).suggest(program, options,

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from loopnest.harness.index_data import SparseChoice
 from service.core import NestDetail, NestSuggestion, ProgramSource, SearchHit, Suggestions
 from service.schemas import ProgramIn
 
 
 def program_source(program: ProgramIn) -> ProgramSource:
     """The program part of any request (a :class:`ProgramIn` or a subclass such as ``SuggestionsIn``)."""
+    sparse = None if program.sparsity is None and program.density is None else \
+        SparseChoice(sparsity=program.sparsity or "uniform", density=program.density)
     return ProgramSource(source=program.source, headers=dict(program.headers), defines=dict(program.defines),
-                         params=dict(program.params), function=program.function, name=program.name)
+                         params=dict(program.params), function=program.function, name=program.name, sparse=sparse)
 
 
 def suggestions_public(answer: Suggestions, *, evaluated: bool,

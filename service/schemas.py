@@ -57,6 +57,11 @@ class ProgramIn(BaseModel):
     function: Identifier | None = Field(None, description="Only the nests of this function")
     name: ProgramName | None = Field(None, description="The program's name (its file name): a stored nest is "
                                      "called NAME#INDEX in every answer (default: the function, else 'program')")
+    sparsity: Literal["uniform", "banded", "powerlaw"] | None = Field(
+        None, description="Pattern of the generated matrices sparse nests (CSR/CSC index arrays) run on "
+                          "(default uniform)")
+    density: float | None = Field(None, gt=0, le=1, description="Fraction of entries of those matrices (default "
+                                  "0.01, or less where the nest's index arrays hold less)")
 
     @field_validator("source")
     @classmethod

@@ -23,6 +23,7 @@ from loopnest.errors import LimitExceededError, ParameterError, SourceError, Sou
 from loopnest.frontend.extract import Extraction, extract_scops
 from loopnest.frontend.limits import AnalysisLimits
 from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.harness.index_data import SparseChoice
 
 PROGRAM_FILE = "program.c"  # what the temporary source is called in every message
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
@@ -40,11 +41,13 @@ class ProgramSource:
     params: Mapping[str, int] = field(default_factory=dict)
     function: str | None = None
     name: str | None = None
+    sparse: SparseChoice | None = None  # the index structures sparse nests run on (None: the default)
 
     def key(self) -> dict[str, Any]:
         """Everything that identifies the program, as JSON (the answer cache's key)."""
         return {"source": self.source, "headers": dict(self.headers), "defines": dict(self.defines),
-                "params": dict(self.params), "function": self.function, "name": self.name}
+                "params": dict(self.params), "function": self.function, "name": self.name,
+                "sparse": None if self.sparse is None else self.sparse.key()}
 
     def stored_name(self, name: str | None = None) -> str:
         """The name it is stored under: the caller's (the CLI's file name), its own, its function's, else

@@ -21,6 +21,7 @@ smaller of the two.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,13 @@ import numpy as np
 
 from loopnest.errors import InputError, ParameterError
 from loopnest.harness.driver import ArrayLayout, eval_extent, numpy_dtype
-from loopnest.harness.sparse_inputs import CsrPattern, generate_pattern, index_violation, read_matrix_market
+from loopnest.harness.sparse_inputs import (
+    SPARSITY_KINDS,
+    CsrPattern,
+    generate_pattern,
+    index_violation,
+    read_matrix_market,
+)
 from loopnest.ir import IndexArray, IndexStructure, Scop
 
 DEFAULT_DENSITY = 0.01
@@ -45,6 +52,24 @@ class SparseChoice:
     density: float | None = None
     matrix: str | None = None
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.sparsity not in SPARSITY_KINDS:
+            raise ParameterError(f"--sparsity {self.sparsity!r}: one of {', '.join(SPARSITY_KINDS)}")
+        if self.density is not None and not 0.0 < self.density <= 1.0:
+            raise ParameterError(f"--density {self.density}: a fraction of the entries, in (0, 1]")
+
+    def key(self) -> str:
+        """What identifies the structure a measurement ran on (a matrix file by its contents' hash):
+        a tuning study holds the trials of one structure only."""
+        if self.matrix is not None:
+            try:
+                digest = hashlib.sha256(Path(self.matrix).read_bytes()).hexdigest()[:16]
+            except OSError as exc:
+                raise InputError(f"{Path(self.matrix).name}: cannot read the matrix file: {exc.strerror}") from None
+            return f"matrix={digest}"
+        density = DEFAULT_DENSITY if self.density is None else self.density
+        return f"{self.sparsity}:{density:g}:seed={self.seed}"
 
 
 class _Filler:

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from loopnest.errors import ParameterError, RecipeError
+from loopnest.harness.index_data import SparseChoice
 
 
 def make_console(stderr: bool = False, markup: bool = False, soft_wrap: bool = False) -> Console:
@@ -45,6 +46,25 @@ MAX_NEST = 100_000
 ThreadsOpt = typer.Option(None, "--threads", min=0, max=MAX_THREADS,
                           help="OpenMP threads, 0 = every core (default: settings, else every core).")
 NestOpt = typer.Option(None, "--nest", min=0, max=MAX_NEST, help="Only this nest (default: every nest of FILE).")
+# The index structures of a sparse nest (CSR/CSC pointers and indices): generated, or the user's matrix.
+SparsityOpt = typer.Option(None, "--sparsity", metavar="uniform|banded|powerlaw",
+                           help="Pattern of generated sparse matrices (default uniform).")
+DensityOpt = typer.Option(None, "--density", min=0.0, max=1.0,
+                          help="Fraction of entries of generated sparse matrices (default 0.01, or what the "
+                               "nest's index arrays hold).")
+MatrixOpt = typer.Option(None, "--matrix", exists=True, dir_okay=False, metavar="FILE.mtx",
+                         help="Run sparse nests on this Matrix Market matrix (its shape must match the parameters).")
+
+
+def sparse_choice(sparsity: str | None, density: float | None, matrix: Path | None) -> SparseChoice | None:
+    """What ``--sparsity/--density/--matrix`` chose, or None when none was given (the default structure,
+    and the studies of earlier runs)."""
+    if sparsity is None and density is None and matrix is None:
+        return None
+    if matrix is not None and (sparsity is not None or density is not None):
+        raise ParameterError("--matrix: the matrix fixes the structure; drop --sparsity and --density")
+    return SparseChoice(sparsity=sparsity or "uniform", density=density,
+                        matrix=str(matrix) if matrix is not None else None)
 
 
 def parse_params(items: list[str]) -> dict[str, int]:

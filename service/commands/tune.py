@@ -25,12 +25,15 @@ from service.commands.options import (
     MAX_SEED,
     MAX_TRIALS,
     DefineOpt,
+    DensityOpt,
     FileArg,
     FunctionOpt,
     IncludeOpt,
     JsonOpt,
+    MatrixOpt,
     NestOpt,
     ParamOpt,
+    SparsityOpt,
     ThreadsOpt,
     console,
     emit_json,
@@ -39,6 +42,7 @@ from service.commands.options import (
     parse_params,
     read_recipe_file,
     resolve_threads,
+    sparse_choice,
 )
 
 if TYPE_CHECKING:
@@ -67,6 +71,9 @@ def tune_command(
     json_out: bool = JsonOpt,
     write_best: Path | None = typer.Option(None, "--write-best",
                                            help="Write FILE with every nest's best recipe applied (when faster)."),
+    sparsity: str | None = SparsityOpt,
+    density: float | None = DensityOpt,
+    matrix: Path | None = MatrixOpt,
 ) -> None:
     """Autotune the loop nests of FILE; every verified measurement is stored in the database."""
     import optuna
@@ -85,6 +92,7 @@ def tune_command(
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     settings = get_database_settings()
     params = parse_params(param)
+    sparse = sparse_choice(sparsity, density, matrix)
     seeds = [Recipe.from_json(read_recipe_file(path)) for path in warm_start]
     options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
     # Nest indices count every nest of the file, so that they match with or without --function.
@@ -121,7 +129,7 @@ def tune_command(
                 progress.update(task, completed=update.evaluated, best=shown)
 
             # The same study name as the seed build and the workers (it carries the recipe space's signature).
-            study_name, space = tuning_study(store.url, db_nest.id, target.id, scop, values)
+            study_name, space = tuning_study(store.url, db_nest.id, target.id, scop, values, sparse)
             recorder = MeasurementRecorder(store, nest_id=db_nest.id, target_id=target.id, params=values)
             nest_threads = resolve_threads(threads, settings.threads)
             result = tune_nest(scop, values, TuneConfig(
@@ -129,10 +137,11 @@ def tune_command(
                 n_trials=trials, timeout=timeout, seed=seed,
                 warm_start=[*seeds, *(Recipe.from_dict(r.recipe.steps) for r in known)],
                 reps=reps, threads=nest_threads, limits=Limits.from_settings(settings),
-                cc=settings.cc, cflags=settings.cflags), recorder=recorder, on_trial=on_trial)
+                cc=settings.cc, cflags=settings.cflags, sparse=sparse), recorder=recorder, on_trial=on_trial)
             progress.update(task, completed=result.evaluated)
             progress.update(task, best="re-measuring")
-            confirmed, doubt = confirm_best(scop, values, result, recorder, settings, reps=reps, threads=nest_threads) \
+            confirmed, doubt = confirm_best(scop, values, result, recorder, settings, reps=reps, threads=nest_threads,
+                                            sparse=sparse) \
                 if complete and result.best_recipe is not None else (None, None)
             if confirmed is not None and result.best_recipe is not None:
                 best[i] = apply_recipe(scop, result.best_recipe)

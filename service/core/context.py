@@ -12,6 +12,7 @@ from database.embedding_store import EmbeddingStore
 from database.store import Store
 from loopnest.config import Settings
 from loopnest.harness import Harness, Limits
+from loopnest.harness.index_data import SparseChoice
 from loopnest.ir import Scop
 from service.core.answer_cache import AnswerCache
 
@@ -20,7 +21,7 @@ class HarnessFactory(Protocol):
     """Makes the :class:`~loopnest.harness.Harness` of one nest (tests pass one that fakes compile and time)."""
 
     def __call__(self, scop: Scop, params: Mapping[str, int], *, reps: int, threads: int | None, limits: Limits,
-                 cc: str, cflags: str) -> Harness: ...
+                 cc: str, cflags: str, sparse: SparseChoice | None = None) -> Harness: ...
 
 
 @dataclass
@@ -52,7 +53,8 @@ class CoreContext:
         """The same store, cache and harness under other settings (a request's limits)."""
         return replace(self, settings=settings)
 
-    def harness(self, scop: Scop, params: Mapping[str, int], *, reps: int = 3) -> Harness:
+    def harness(self, scop: Scop, params: Mapping[str, int], *, reps: int = 3,
+                sparse: SparseChoice | None = None) -> Harness:
         s = self.settings
         return self.harness_factory(scop, params, reps=reps, threads=s.threads or None,
-                                    limits=Limits.from_settings(s), cc=s.cc, cflags=s.cflags)
+                                    limits=Limits.from_settings(s), cc=s.cc, cflags=s.cflags, sparse=sparse)

@@ -10,6 +10,7 @@ from autotune.transfer import Candidate as TransferCandidate
 from autotune.transfer import Neighbour, TransferResult, TransferTuner
 from database import MeasurementOrigin
 from loopnest.harness import VariantResult
+from loopnest.harness.index_data import SparseChoice
 from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.ir import Scop
 from loopnest.transform.recipe_text import recipe_text
@@ -19,12 +20,13 @@ from service.core.model import AcceptedRecipe, MeasuredCandidate, Measurement
 
 def evaluate_nest(ctx: CoreContext, scop: Scop, params: dict[str, int], *, nest_id: int,  # noqa: PLR0913
                   neighbours: Sequence[Neighbour], tuner: TransferTuner, reps: int,
-                  loop_names: Sequence[str], progress: ProgressFn | None = None) -> Measurement:
+                  loop_names: Sequence[str], progress: ProgressFn | None = None,
+                  sparse: SparseChoice | None = None) -> Measurement:
     """Screen every candidate adapted from ``neighbours``, re-measure the best, store every run."""
     # Resolved before any session (SQLite runs one writer at a time); the recorder checks the database takes writes.
     recorder = MeasurementRecorder(ctx.store, nest_id=nest_id, target_id=ctx.target_id, params=params,
                                    origin=MeasurementOrigin.TRANSFER)
-    with ctx.harness(scop, params, reps=reps) as harness:
+    with ctx.harness(scop, params, reps=reps, sparse=sparse) as harness:
         result = tuner.evaluate(harness, neighbours, progress=progress)
         base = harness.baseline()
         threads = harness.threads or 1

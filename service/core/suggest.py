@@ -76,7 +76,7 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
         candidates=candidates, gate=gate)
     if options.evaluate and adapted and nest_id is not None:
         measured = evaluate_nest(ctx, scop, params, nest_id=nest_id, neighbours=neighbours, tuner=tuner,
-                                 reps=options.reps, loop_names=names, progress=progress)
+                                 reps=options.reps, loop_names=names, progress=progress, sparse=program.sparse)
         entry = dataclasses.replace(entry, measurement=measured)
     failed = entry.measurement is not None and not entry.measurement.accepted
     if options.fallback and nest_id is not None and (not gate.confident or failed or not candidates):

@@ -3,11 +3,14 @@ written before it (the core's and the API's dicts) still read the same."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from autotune.job_options import JobOptions
 from loopnest.errors import ParameterError
 from loopnest.frontend.program import ProgramSource
+from loopnest.harness.index_data import SparseChoice
 
 PROGRAM = ProgramSource("void f(int n, double a[n]) { for (int i = 0; i < n; i++) a[i] = K; }\n",
                         headers={"k.h": "#define K 1.0\n"}, defines={"K": "2.0", "FAST": None}, function="f")
@@ -22,6 +25,18 @@ def test_options_round_trip_through_the_stored_json() -> None:
                       "headers": {"k.h": "#define K 1.0\n"}, "defines": ["K=2.0", "FAST"], "nest_index": 0,
                       "function": "f", "timeout": 2.5, "reps": 1, "seed": 0, "warm_start": [STEPS]}
     assert JobOptions.from_json(stored) == options
+
+
+def test_a_chosen_sparse_structure_round_trips_and_is_the_harness_choice() -> None:
+    sparse = SparseChoice(sparsity="banded", density=0.05)
+    options = JobOptions(params={"n": 8}).with_program(dataclasses.replace(PROGRAM, sparse=sparse), 0,
+                                                       with_source=False)
+    stored = options.to_json()
+    assert (stored["sparsity"], stored["density"]) == ("banded", 0.05) and "matrix" not in stored
+    assert JobOptions.from_json(stored).sparse == sparse
+    assert JobOptions(params={"n": 8}).sparse is None  # nothing chosen: the default structure
+    with pytest.raises(ParameterError, match="--sparsity 'dense'"):
+        _ = JobOptions.from_json({"sparsity": "dense"}).sparse
 
 
 def test_a_program_stored_with_the_job_leaves_its_source_out() -> None:

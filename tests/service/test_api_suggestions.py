@@ -35,6 +35,16 @@ def test_each_nest_gets_a_job_when_the_gate_says_no(tmp_path: Path) -> None:
         assert again["job_id"] == nest["job_id"]
 
 
+def test_a_chosen_sparse_structure_travels_with_the_fallback_job(tmp_path: Path) -> None:
+    api, auth = _app_and_key(tmp_path, populated=True, min_speedup=99.0)
+    with api:
+        body = {**gemm_program(), "k": 3, "sparsity": "powerlaw", "density": 0.02}
+        (nest,) = api.post("/v1/suggestions", json=body, headers=auth).json()["nests"]
+        with api.app.state.perfembed.store().session() as session:  # type: ignore[attr-defined]
+            job = database.get_job(session, job_id=nest["job_id"])
+            assert (job.options["sparsity"], job.options["density"]) == ("powerlaw", 0.02)
+
+
 def test_no_job_without_fallback(api: TestClient, auth) -> None:
     r = api.post("/v1/suggestions", json={**gemm_program(), "fallback": False}, headers=auth)
     assert r.status_code == 200 and r.json()["nests"][0]["job_id"] is None
@@ -68,6 +78,8 @@ def test_answers_come_from_the_database_when_a_neighbour_has_a_verified_recipe(a
     ({"source": "int f( {", "k": 2}, 422, "program.c:1"),
     ({**gemm_program(), "k": 0}, 422, "k"),
     ({**gemm_program(), "k": 101}, 422, "k"),
+    ({**gemm_program(), "sparsity": "diagonal"}, 422, "sparsity"),
+    ({**gemm_program(), "density": 1.5}, 422, "density"),
 ])
 def test_bad_requests_are_4xx(api: TestClient, auth, body, status: int, needle: str) -> None:
     r = api.post("/v1/suggestions", json=body, headers=auth)

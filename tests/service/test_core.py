@@ -3,12 +3,14 @@ The nests are compiled and timed by the fake harness (deterministic figures), ex
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -18,6 +20,7 @@ from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
 from loopnest import Recipe, extract_scops
 from loopnest.frontend.program import program_from_file
+from loopnest.harness.index_data import SparseChoice
 from loopnest.harness.progress import Progress
 from service.core import ProgramSource, SuggestOptions, TransferCore, answer_cache
 from service.core.context import CoreContext
@@ -333,3 +336,27 @@ def test_perfembed_search_finds_the_nearest_stored_nests(populated: Populated,
     assert hits[0]["best_target"]["this_machine"] is True and hits[1]["distance"] > 0
     assert "gemm_ijk.c#0" in text.stdout and "this machine" in text.stdout
     assert isinstance(missing.exception, ParameterError) and str(missing.exception).startswith(f"{GEMM_IJK}:")
+
+
+class _RecordingHarness(FakeHarness):
+    """FakeHarness remembering the sparse structure each harness was made for."""
+
+    made: ClassVar[list[SparseChoice | None]] = []
+
+    def __post_init__(self) -> None:
+        type(self).made.append(self.sparse)
+        super().__post_init__()
+
+
+def test_a_chosen_sparse_structure_reaches_the_harness_and_the_cache_key(populated: Populated) -> None:
+    core, _ = populated
+    recording = TransferCore(core.store, core.context.settings, harness=_RecordingHarness)
+    spmv = ROOT / "tests/loopnest/sparse_kernels/spmv_csr.c"
+    params = {"n": 60, "m": 50, "nnz": 400}
+    banded = dataclasses.replace(program_from_file(spmv, params=params), sparse=SparseChoice(sparsity="banded"))
+    (nest,) = _suggest(recording, banded, k=3, evaluate=True, name="spmv.c")["nests"]
+    assert nest["evaluated"] and _RecordingHarness.made == [SparseChoice(sparsity="banded")]
+    # Another structure is another question: not answered from the first one's cache.
+    _suggest(recording, banded, k=3)
+    assert _cached(recording, banded, k=3) is not None
+    assert _cached(recording, dataclasses.replace(banded, sparse=None), k=3) is None
