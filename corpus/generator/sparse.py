@@ -39,6 +39,11 @@ def _sizes(rng: random.Random, **fixed: int | Scaled) -> dict:
             **fixed}
 
 
+def _without_columns(sizes: dict) -> dict:
+    """Sizes of a kernel that never reads a column index (drawn all the same: the stream stays put)."""
+    return {k: v for k, v in sizes.items() if k != "m"}
+
+
 def sparse(rng: random.Random) -> list[Kernel]:
     out: list[Kernel] = []
     add = _mk(out)
@@ -86,11 +91,11 @@ def _spmv(rng: random.Random, add: Add) -> None:
         loop([("i", 0, "n"), ("k", 0, "w")], "y[i] += val[i][k] * x[col[i][k]]"),
         {"n": Scaled(1.0, 8), "m": Scaled(1.0, 8), "w": rng.choice((8, 16, 27))})
     t = rng.choice(FP)
-    add("csr_row_norms", "squared norm of every CSR row", t, ints, [*_csr(t), (t, "r", ("n",))],
-        loop([("i", 0, "n"), _rows()], "r[i] += val[j] * val[j]"), _sizes(rng))
+    add("csr_row_norms", "squared norm of every CSR row", t, ["n", "nnz"], [*_csr(t), (t, "r", ("n",))],
+        loop([("i", 0, "n"), _rows()], "r[i] += val[j] * val[j]"), _without_columns(_sizes(rng)))
     t = rng.choice(FP)
-    add("csr_row_scale", "row scaling of a CSR matrix in place, val[j] *= d[i]", t, ints, [*_csr(t), (t, "d", ("n",))],
-        loop([("i", 0, "n"), _rows()], "val[j] *= d[i]"), _sizes(rng))
+    add("csr_row_scale", "row scaling of a CSR matrix in place, val[j] *= d[i]", t, ["n", "nnz"],
+        [*_csr(t), (t, "d", ("n",))], loop([("i", 0, "n"), _rows()], "val[j] *= d[i]"), _without_columns(_sizes(rng)))
 
 
 def _spmm(rng: random.Random, add: Add) -> None:

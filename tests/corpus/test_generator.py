@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 MANIFEST = DEFAULT_OUT / "manifest.json"
 FIELDS = {"file", "family", "function", "params", "element_type", "description"}
 STABLE_FAMILIES = {"gemm_orders", "gemv_like", "triangular", "batched", "stencil_1d", "stencil_2d", "stencil_3d",
-                   "conv", "contraction", "reduction", "elementwise", "copy_transpose", "datamining", "composition"}
+                   "conv", "contraction", "reduction", "elementwise", "copy_transpose", "datamining", "composition",
+                   "sparse"}
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,9 @@
  */
 void embedding_backward_f32(int n, int v, int d, int tok[n], float g[n][d], float grad[v][d])
 {
-    for (int i = 0; i < n; i++)
-        for (int p = 0; p < d; p++)
+    int i, p;
+
+    for (i = 0; i < n; i++)
+        for (p = 0; p < d; p++)
             grad[tok[i]][p] += g[i][p];
 }

@@ -3,6 +3,8 @@
  */
 void histogram2d_i32(int n, int b, int bx[n], int by[n], int hist[b][b])
 {
-    for (int i = 0; i < n; i++)
+    int i;
+
+    for (i = 0; i < n; i++)
         hist[bx[i]][by[i]] += 1;
 }

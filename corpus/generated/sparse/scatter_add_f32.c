@@ -3,6 +3,8 @@
  */
 void scatter_add_f32(int n, int m, int idx[n], float x[n], float y[m])
 {
-    for (int i = 0; i < n; i++)
+    int i;
+
+    for (i = 0; i < n; i++)
         y[idx[i]] += x[i];
 }

@@ -5,10 +5,8 @@
 void spmm_csr_ijk_w16_f64(int n, int m, int nnz, int k, int rowptr[n + 1], int col[nnz],
                           double val[nnz], double B[m][k], double C[n][k])
 {
-    int i, j, p;
-
-    for (i = 0; i < n; i++)
-        for (j = rowptr[i]; j < rowptr[i + 1]; j++)
-            for (p = 0; p < k; p++)
+    for (int i = 0; i < n; i++)
+        for (int j = rowptr[i]; j < rowptr[i + 1]; j++)
+            for (int p = 0; p < k; p++)
                 C[i][p] += val[j] * B[col[j]][p];
 }
