@@ -18,10 +18,11 @@ from autotune import ensure_local_target, open_storage, register_nest, run_job, 
 from autotune.records import MeasurementRecorder
 from autotune.tuner import TuneResult
 from autotune.worker import confirm_best
-from database import JobStatus, enqueue_job, get_job, list_measurements
+from database import JobStatus, cancel_job, claim_next_job, enqueue_job, get_job, list_measurements
 from loopnest import Recipe
 from loopnest.config import Settings
 from tests.autotune.conftest import GEMM, GEMM_PARAMS, ROOT, corrupt_variants, load
+from tests.database.factories import committed
 
 SETTINGS = Settings(threads=1)
 
@@ -192,9 +193,9 @@ def test_a_cancelled_job_stops_its_worker(store):
     job_id, _ = gemm_job(store, budget=50)
 
     def cancel(job, update):
-        store.cancel_job(job.id)
+        committed(store, cancel_job, job_id=job.id)
 
-    claimed = store.claim_next_job(worker_id="w", lease_seconds=30)
+    claimed = committed(store, claim_next_job, worker_id="w", lease_seconds=30)
     assert claimed is not None and claimed.id == job_id
     outcome = run_job(store, claimed, worker_id="w", lease_seconds=30, settings=SETTINGS, on_trial=cancel)
     assert outcome.status == "lease-lost" and "cancelled" in (outcome.error or "")
@@ -212,7 +213,7 @@ def test_a_job_without_parameter_values_fails_with_a_clear_error(store):
     with store.session() as session:
         failed = get_job(session, job_id=job.id)
     assert failed.status is JobStatus.FAILED and "nj, nk" in (failed.error or "")
-    assert store.claim_next_job(worker_id="w", lease_seconds=30) is None  # not retried
+    assert committed(store, claim_next_job, worker_id="w", lease_seconds=30) is None  # not retried
 
 
 def test_a_job_for_a_nest_stored_with_its_parameter_values_runs_at_them(store):
