@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from database.errors import ensure_data_dir
 from database.repositories.workers import record_heartbeat, remove_worker
 from loopnest.config import format_cpu_list, parse_cpu_list
 from loopnest.errors import SettingsError
@@ -158,6 +159,4 @@ def pin_to(slot: CpuSlot) -> None:
 
 
 def _make_lock_dir(path: Path) -> None:
-    from database.errors import ensure_data_dir
-
     ensure_data_dir(path, what="the worker CPU lock directory")

@@ -36,7 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 import optuna
 from optuna.exceptions import ExperimentalWarning
+from optuna.storages import RDBStorage
 from optuna.trial import TrialState
+from sqlalchemy import event
 
 from autotune._locks import study_lock
 from autotune._sweep import distinct_points, needs_sweep, stop_reason, sweep_unseen
@@ -47,8 +49,6 @@ from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
 if TYPE_CHECKING:
-    from optuna.storages import RDBStorage
-
     from loopnest.harness import Evaluation, VariantResult
     from loopnest.ir import Scop
 
@@ -148,8 +148,6 @@ def open_storage(url: str, *, heartbeat_interval: int | None = DEFAULT_HEARTBEAT
     perfembed's own do: a deferred transaction that reads and then writes fails at once when
     another process wrote in between, which is common with several workers.
     """
-    from optuna.storages import RDBStorage
-
     is_sqlite = url.startswith("sqlite")
     kwargs: dict[str, Any] = {"connect_args": {"timeout": 60}} if is_sqlite else {"pool_pre_ping": True}
     with warnings.catch_warnings(), study_lock(url, "perfembed-optuna-schema"):
@@ -162,8 +160,6 @@ def open_storage(url: str, *, heartbeat_interval: int | None = DEFAULT_HEARTBEAT
 
 
 def _begin_immediate(engine: Any) -> None:
-    from sqlalchemy import event
-
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None

@@ -21,6 +21,7 @@ from database.repositories import (
     get_or_create_program,
     get_or_create_recipe,
     get_or_create_target,
+    get_recipe,
     list_measurements,
     list_nests,
     list_programs,
@@ -42,8 +43,6 @@ def export_seed(store: Store, path: Path) -> dict[str, int]:
         nests = list_nests(session)
         targets = list_targets(session)
         measurements = list_measurements(session)
-        from database.repositories import get_recipe
-
         recipes = {m.recipe_id: get_recipe(session, recipe_id=m.recipe_id) for m in measurements}
     tmp = Path(str(path) + ".tmp")
     with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=9) as out:

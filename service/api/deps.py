@@ -20,7 +20,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
+from database import find_api_key
+from database import get_store as open_store
 from database.domain import ApiKey, api_key_hash
+from database.errors import DatabaseError
+from database.session import safe_url
 from database.store import Store
 from service.config import ServiceSettings
 from service.core import Core, TransferCore
@@ -66,13 +70,9 @@ class AppState:
         """
         with self._lock:
             if self._store is None:
-                from database import get_store
-                from database.errors import DatabaseError
-                from database.session import safe_url
-
                 url = self.settings.resolved_database_url
                 try:
-                    self._store = get_store(url, create=True)
+                    self._store = open_store(url, create=True)
                 except OSError as exc:  # the file system failed under SQLite in a way get_store does not name
                     raise DatabaseError(f"cannot open the database {safe_url(url)}: {exc}",
                                         public=f"the database cannot be opened: {exc.strerror or exc}") from exc
@@ -126,8 +126,6 @@ class AppState:
         cached = self._keys.get(digest)
         if cached is not None and cached[1] > now:
             return cached[0]
-        from database import find_api_key
-
         with self.store().session() as session:
             record = find_api_key(session, key=key)
         if record is None:

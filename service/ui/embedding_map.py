@@ -12,6 +12,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from database import (
+    best_per_nest,
+    get_program,
+    list_embedding_models,
+    list_nests,
+    list_targets,
+    load_embeddings,
+    nest_loop_names,
+    nest_name,
+    recipe_steps,
+)
+from database.embedding_store import EmbeddingStore
+from loopnest.transform.recipe_text import recipe_text
 from service.ui.overview import family_of
 
 if TYPE_CHECKING:
@@ -46,16 +59,6 @@ def map_points(store: Store, cache: AnswerCache) -> dict[str, Any]:
 
 
 def _map_points(store: Store) -> dict[str, Any]:
-    from database import (
-        best_per_nest,
-        list_embedding_models,
-        list_targets,
-        load_embeddings,
-        nest_loop_names,
-        recipe_steps,
-    )
-    from loopnest.transform.recipe_text import recipe_text
-
     with store.session() as session:
         models = list_embedding_models(session)
         if not models:
@@ -85,9 +88,6 @@ def _map_points(store: Store) -> dict[str, Any]:
 def highlight(store: Store, settings: ServiceSettings, points: dict[str, Any], *, program_id: int) -> dict[str, Any]:
     """The program's embedded nests and, for each, its nearest other nests (as the service finds them):
     ``{"program": name, "nests": [{"id", "name", "neighbours": [{"id", "name", "distance"}]}]}``."""
-    from database import get_program, list_nests, load_embeddings, nest_name
-    from database.embedding_store import EmbeddingStore
-
     with store.session() as session:
         program = get_program(session, program_id=program_id)
         nests = list_nests(session, program_id=program_id)

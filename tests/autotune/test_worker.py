@@ -21,6 +21,7 @@ from autotune.worker import confirm_best
 from database import JobStatus, cancel_job, claim_next_job, enqueue_job, get_job, list_measurements
 from loopnest import Recipe
 from loopnest.config import Settings
+from service.commands.suggest import run_fallback_jobs
 from tests.autotune.conftest import GEMM, GEMM_PARAMS, ROOT, corrupt_variants, load
 from tests.database.factories import committed
 
@@ -275,8 +276,6 @@ def test_a_job_with_a_malformed_option_fails_for_good_naming_it(store):
 def test_suggest_fallback_runs_only_the_jobs_it_enqueued(store):
     """Before: ``perfembed suggest --fallback`` ran the oldest queued jobs of the database, so a job
     someone else queued earlier ran here and the suggestion's own job stayed queued."""
-    from service.commands.suggest import run_fallback_jobs
-
     theirs, _ = gemm_job(store, budget=1)
     gemv = ROOT / "corpus/kernels/blas2/gemv.c"
     nest = register_nest(store, source=gemv.read_text(), name=gemv.name, index=0, scop=load(gemv))
