@@ -53,7 +53,7 @@ if TYPE_CHECKING:
         open_storage,
         tune_nest,
     )
-    from autotune.worker import JobOutcome, WorkerReport, default_worker_id, run_job, run_worker
+    from autotune.worker import JobOutcome, WorkerOptions, WorkerReport, default_worker_id, run_job, run_worker
 
 _MODULE_OF = {
     "MeasurementRecorder": "autotune.records",
@@ -84,6 +84,7 @@ _MODULE_OF = {
     "loop_roles": "autotune.transfer",
     "map_loops": "autotune.transfer",
     "JobOutcome": "autotune.worker",
+    "WorkerOptions": "autotune.worker",
     "WorkerReport": "autotune.worker",
     "default_worker_id": "autotune.worker",
     "run_job": "autotune.worker",
@@ -106,6 +107,7 @@ __all__ = [
     "TuneProgress",
     "TuneResult",
     "UNROLL_FACTORS",
+    "WorkerOptions",
     "WorkerReport",
     "adapt_recipe",
     "default_sampler",

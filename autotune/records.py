@@ -25,7 +25,7 @@ from database import (
     list_embedding_models,
     set_nest_features,
 )
-from database.domain import MeasurementOrigin, canonical_json, sha256_hex
+from database.domain import MeasurementIn, MeasurementOrigin, canonical_json, sha256_hex
 from database.embedding_store import EmbeddingStore
 from database.repositories import add_measurement, get_or_create_recipe
 from database.session import database_error
@@ -247,8 +247,9 @@ class MeasurementRecorder:
     def _add(self, steps: list[dict[str, Any]], **figures: Any) -> int:
         with self.store.session() as session:
             recipe_id = get_or_create_recipe(session, steps=steps).id
-            return add_measurement(session, nest_id=self.nest_id, recipe_id=recipe_id, target_id=self.target_id,
-                                   origin=self.origin, params=dict(self.params), **figures).id
+            return add_measurement(session, MeasurementIn(nest_id=self.nest_id, recipe_id=recipe_id,
+                                                          target_id=self.target_id, origin=self.origin,
+                                                          params=dict(self.params), **figures)).id
 
 
 _LARGEST = 1e300  # an interval's upper end as stored (an unbounded one would not survive JSON)

@@ -23,7 +23,7 @@ import socket
 import threading
 import traceback
 import uuid
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,43 +91,59 @@ class WorkerReport:
     jobs: tuple[JobOutcome, ...] = ()
 
 
-def run_worker(  # noqa: PLR0913 -- keyword-only options of the public entry point, each with a default
+@dataclass(frozen=True)
+class WorkerOptions:
+    """Which jobs a worker claims, and for how long (:func:`run_worker`).
+
+    ``worker_id`` names it in the jobs and workers tables (default :func:`default_worker_id`).
+    With ``once`` it returns as soon as no job can be claimed; otherwise it polls every
+    ``poll_seconds``. It stops after ``max_jobs`` jobs. ``lease_seconds``: how long a claim lasts
+    without renewal. ``cpus``: the CPUs it is pinned to, shown in the workers table. With
+    ``job_ids``, only those jobs are claimed (``perfembed suggest --fallback`` runs its own).
+    """
+
+    worker_id: str | None = None
+    once: bool = False
+    max_jobs: int | None = None
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
+    poll_seconds: float = 5.0
+    cpus: str | None = None
+    job_ids: frozenset[int] | None = None
+
+
+def run_worker(
     store: Store,
+    options: WorkerOptions | None = None,
     *,
-    worker_id: str | None = None,
-    once: bool = False,
-    max_jobs: int | None = None,
-    lease_seconds: float = DEFAULT_LEASE_SECONDS,
-    poll_seconds: float = 5.0,
     settings: Settings | None = None,
     stop: threading.Event | None = None,
     on_trial: Callable[[TuningJob, TuneProgress], None] | None = None,
     on_job: Callable[[TuningJob], None] | None = None,
     on_outcome: Callable[[JobOutcome], None] | None = None,
-    cpus: str | None = None,
-    job_ids: Collection[int] | None = None,
 ) -> WorkerReport:
-    """Claim and run jobs until ``max_jobs`` were run or ``stop`` is set.
+    """Claim and run jobs as ``options`` say, until ``max_jobs`` were run or ``stop`` is set.
 
-    With ``once``, return as soon as no job can be claimed; otherwise poll every
-    ``poll_seconds``. ``settings`` (default :func:`loopnest.config.get_settings`) give the
-    compiler, flags, threads, harness limits and the heartbeat interval: the worker keeps its
-    row in the workers table fresh while it runs (``cpus``: the CPUs it is pinned to, shown there).
-    With ``job_ids``, only those jobs are claimed (``perfembed suggest --fallback`` runs its own).
+    ``settings`` (default :func:`loopnest.config.get_settings`) give the compiler, flags, threads,
+    harness limits and the heartbeat interval: the worker keeps its row in the workers table fresh
+    while it runs. ``on_job``, ``on_trial`` and ``on_outcome`` are called as a job is claimed,
+    after each of its trials, and when it ends.
     """
+    options = options or WorkerOptions()
     settings = settings or get_settings()
     ensure_isolated(settings.sandbox, settings.allow_unsandboxed, "a tuning worker")
-    worker_id = worker_id or default_worker_id()
+    worker_id = options.worker_id or default_worker_id()
+    lease_seconds, max_jobs = options.lease_seconds, options.max_jobs
     stop = stop or threading.Event()
     outcomes: list[JobOutcome] = []
-    with Heartbeat(store, worker_id, interval_s=settings.worker_heartbeat_s, cpus=cpus) as heartbeat:
+    with Heartbeat(store, worker_id, interval_s=settings.worker_heartbeat_s, cpus=options.cpus) as heartbeat:
         while not stop.is_set() and (max_jobs is None or len(outcomes) < max_jobs):
             with store.session() as session:
-                job = claim_next_job(session, worker_id=worker_id, lease_seconds=lease_seconds, job_ids=job_ids)
+                job = claim_next_job(session, worker_id=worker_id, lease_seconds=lease_seconds,
+                                     job_ids=options.job_ids)
             if job is None:
-                if once:
+                if options.once:
                     break
-                stop.wait(poll_seconds)
+                stop.wait(options.poll_seconds)
                 continue
             _logger.info("worker %s claimed job %d (attempt %d)", worker_id, job.id, job.attempts)
             heartbeat.set_job(job.id)

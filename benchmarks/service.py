@@ -65,7 +65,7 @@ import httpx  # noqa: E402
 from sqlalchemy import insert  # noqa: E402
 
 from autotune.records import ensure_local_target  # noqa: E402
-from database import add_measurement, create_api_key, get_or_create_recipe, get_store, list_nests  # noqa: E402
+from database import MeasurementIn, add_measurement, create_api_key, get_or_create_recipe, get_store, list_nests  # noqa: E402
 from database.embedding_store import EmbeddingStore  # noqa: E402
 from database.models import MeasurementModel, NestModel, ProgramModel  # noqa: E402
 from service.config import ServiceSettings  # noqa: E402
@@ -162,8 +162,9 @@ def seed_database(directory: Path, n_nests: int) -> dict[str, Any]:
         real = list_nests(session)
         recipe = get_or_create_recipe(session, steps=[{"op": "parallelize", "loop": 0}])
         for nest in real:
-            add_measurement(session, nest_id=nest.id, recipe_id=recipe.id, target_id=target.id, median_time_s=0.01,
-                            spread_s=0.0, repetitions=3, verified=True, origin="manual", speedup=1.5)
+            add_measurement(session, MeasurementIn(nest_id=nest.id, recipe_id=recipe.id, target_id=target.id,
+                                                   median_time_s=0.01, spread_s=0.0, repetitions=3, verified=True,
+                                                   origin="manual", speedup=1.5))
     rng = random.Random(0)
     batch = 5000
     for first in range(0, n_nests, batch):

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from database.domain import MeasurementIn
 from database.repositories import (
     add_measurement,
     get_or_create_nest,
@@ -144,11 +145,11 @@ def load_seed(store: Store, path: Path, *, progress: Callable[[int], None] | Non
                 if any(abs(m.median_time_s - rec["median_time_s"]) < 1e-12 and dict(m.params) == rec["params"]
                        for m in existing):
                     continue
-                add_measurement(session, nest_id=nest_id, recipe_id=recipe_id, target_id=target_id,
-                                median_time_s=rec["median_time_s"], spread_s=rec["spread_s"],
-                                repetitions=rec["repetitions"], verified=rec["verified"], origin=rec["origin"],
-                                params=rec["params"], speedup=rec["speedup"],
-                                measured_at=datetime.fromisoformat(rec["measured_at"]))
+                add_measurement(session, MeasurementIn(
+                    nest_id=nest_id, recipe_id=recipe_id, target_id=target_id, median_time_s=rec["median_time_s"],
+                    spread_s=rec["spread_s"], repetitions=rec["repetitions"], verified=rec["verified"],
+                    origin=rec["origin"], params=rec["params"], speedup=rec["speedup"],
+                    measured_at=datetime.fromisoformat(rec["measured_at"])))
             else:
                 raise ParameterError(f"{path}: unknown record type {kind!r}")
             counts[kind] += 1

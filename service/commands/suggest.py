@@ -129,13 +129,13 @@ def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials:
     # only --fallback needs them.
     import optuna
 
-    from autotune.worker import default_worker_id, run_worker
+    from autotune.worker import WorkerOptions, run_worker
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     with console.status(f"autotuning {len(jobs)} nest(s) no neighbour helped ({trials} trials each)"):
         # Only the jobs this run enqueued: older queued jobs are someone else's (their workers run them).
-        report = run_worker(store, worker_id=default_worker_id(), once=True, max_jobs=len(jobs), settings=settings,
-                            job_ids=set(jobs))
+        report = run_worker(store, WorkerOptions(once=True, max_jobs=len(jobs), job_ids=frozenset(jobs)),
+                            settings=settings)
     for outcome in report.jobs:
         nest = jobs.get(outcome.job_id)
         if nest is None:

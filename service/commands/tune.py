@@ -184,7 +184,7 @@ def worker_command(
     PERFEMBED_WORKER_THREADS=T: pin to T CPUs no other worker holds, measure with T threads."""
     import optuna  # lazy, as in tune_command
 
-    from autotune import run_worker
+    from autotune.worker import WorkerOptions, run_worker
 
     if exit_with is not None:
         exit_with_parent(exit_with)
@@ -201,10 +201,10 @@ def worker_command(
     try:
         with _progress(json_out or not progress_bars) as progress:
             shown = _WorkerDisplay(progress, log=not progress_bars and not json_out)
-            report = run_worker(store, worker_id=worker_id, once=once, max_jobs=max_jobs, lease_seconds=lease,
-                                poll_seconds=poll, settings=settings, stop=stop, on_job=shown.on_job,
-                                on_trial=shown.on_trial, on_outcome=shown.on_outcome,
-                                cpus=slot.describe() if slot else None)
+            options = WorkerOptions(worker_id=worker_id, once=once, max_jobs=max_jobs, lease_seconds=lease,
+                                    poll_seconds=poll, cpus=slot.describe() if slot else None)
+            report = run_worker(store, options, settings=settings, stop=stop, on_job=shown.on_job,
+                                on_trial=shown.on_trial, on_outcome=shown.on_outcome)
     finally:
         restore()
         if slot is not None:

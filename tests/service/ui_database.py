@@ -17,6 +17,7 @@ from optuna.trial import TrialState, create_trial
 from autotune.records import ensure_local_target, study_name_for
 from autotune.tuner import open_storage
 from database import (
+    MeasurementIn,
     add_measurement,
     claim_next_job,
     create_api_key,
@@ -71,13 +72,15 @@ def build(directory: Path) -> UiDatabase:
         parallel = get_or_create_recipe(session, steps=PARALLEL)
         tiled = get_or_create_recipe(session, steps=TILED)
         for i, nest_id in enumerate(nests.values()):
-            add_measurement(session, nest_id=nest_id, recipe_id=parallel.id, target_id=target.id, median_time_s=0.01,
-                            spread_s=0.0, repetitions=5, verified=True, origin="transfer", speedup=1.2 + 0.3 * i,
-                            interval=(1.1 + 0.3 * i, 1.3 + 0.3 * i), confidence=0.95, threads=2)
+            add_measurement(session, MeasurementIn(
+                nest_id=nest_id, recipe_id=parallel.id, target_id=target.id, median_time_s=0.01, spread_s=0.0,
+                repetitions=5, verified=True, origin="transfer", speedup=1.2 + 0.3 * i,
+                interval=(1.1 + 0.3 * i, 1.3 + 0.3 * i), confidence=0.95, threads=2))
         gemm = nests["blas3/gemm_ijk.c"]
-        add_measurement(session, nest_id=gemm, recipe_id=tiled.id, target_id=target.id, median_time_s=0.004,
-                        spread_s=0.0, repetitions=5, verified=True, origin="autotune", speedup=3.25,
-                        interval=(3.0, 3.5), confidence=0.95, threads=2)
+        add_measurement(session, MeasurementIn(
+            nest_id=gemm, recipe_id=tiled.id, target_id=target.id, median_time_s=0.004, spread_s=0.0,
+            repetitions=5, verified=True, origin="autotune", speedup=3.25, interval=(3.0, 3.5), confidence=0.95,
+            threads=2))
         program_ids = {name: get_nest(session, nest_id=i).program_id for name, i in nests.items()}
         _, key = create_api_key(session, name="ui-tests")
     EmbeddingStore(store, data_dir=directory).fit(n_components=4)
