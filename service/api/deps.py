@@ -28,7 +28,6 @@ from database.session import safe_url
 from database.store import Store
 from service.config import ServiceSettings
 from service.core import Core, TransferCore
-from service.core.answer_cache import AnswerCache
 from service.errors import AuthenticationError
 from service.evaluation import EvaluationPool
 from service.evaluation_jobs import EvaluationJobs
@@ -58,7 +57,6 @@ class AppState:
         self._own_store = store is None
         self._core_factory = core_factory
         self._core: Core | None = None
-        self._views_cache: AnswerCache | None = None
         self._lock = threading.Lock()
         self._keys: dict[str, tuple[ApiKey, float]] = {}
 
@@ -86,15 +84,6 @@ class AppState:
                 self._core = self._core_factory(store, self.settings)
             return self._core
 
-    def views_cache(self) -> AnswerCache:
-        """The dashboard's cache of computed views (the embedding map) over :meth:`store`, keyed on
-        the database's stamp like the core's answers (made once, on first use)."""
-        store = self.store()
-        with self._lock:
-            if self._views_cache is None:
-                self._views_cache = AnswerCache(store)
-            return self._views_cache
-
     def close(self) -> None:
         self.pool.shutdown()
         with self._lock:
@@ -102,7 +91,6 @@ class AppState:
                 self._store.dispose()
                 self._store = None
             self._core = None
-            self._views_cache = None
 
     @property
     def opened(self) -> Store | None:

@@ -39,10 +39,10 @@ def overview(request: Request, db: StoreDep, settings: SettingsDep, _: PageKeyDe
 
 
 @router.get("/map", response_class=HTMLResponse)
-def embedding_map(request: Request, db: StoreDep, settings: SettingsDep, state: StateDep, _: PageKeyDep,
+def embedding_map(request: Request, db: StoreDep, settings: SettingsDep, core: CoreDep, _: PageKeyDep,
                   color: Literal["family", "speedup", "target"] = "family",
                   program: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> HTMLResponse:
-    points = map_points(db, state.views_cache())
+    points = map_points(db, core)
     marked = highlight(db, settings, points, program_id=program) if program is not None else None
     return render(request, "map.html", title="Embedding map", points=points, marked=marked, color=color,
                   min_speedup=settings.min_speedup)

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from autotune.records import MeasurementRecorder
-from database import cancel_job, create_api_key, get_nest, get_or_create_target, get_store
+from database import cancel_job, create_api_key, get_nest, get_or_create_target, get_store, list_nests
 from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
 from database.seed import count_records, export_seed, is_empty, load_seed
@@ -177,6 +177,25 @@ def test_a_repeated_default_request_is_answered_from_the_cache_until_its_job_end
     assert _cached(core, program, k=3, fallback=True, min_speedup=1e9) is None
     third = _suggest(core, program, **ask)
     assert third["nests"][0]["tuning_job"] not in (None, job_id)
+
+
+def test_a_view_is_computed_once_until_the_database_changes_through_the_core(tmp_path: Path) -> None:
+    """The dashboard's views (the embedding map) live in the core's one answer cache: computed once while the
+    database stays as it was, again after a write through the core."""
+    settings = DatabaseSettings(data_dir=tmp_path)
+    core = TransferCore(get_store(settings.resolved_database_url, create=True), settings, harness=FakeHarness)
+    computed: list[int] = []
+
+    def count_nests() -> int:
+        computed.append(1)
+        with core.store.session() as session:
+            return len(list_nests(session))
+
+    assert core.view("nests", count_nests) == core.view("nests", count_nests) == 0
+    assert len(computed) == 1
+    core.ingest(program_from_file(ROOT / "corpus/kernels/blas2/gemv.c", params=EXPECTED[
+        "corpus/kernels/blas2/gemv.c"]["params"]), name="gemv.c")
+    assert core.view("nests", count_nests) == 1 and len(computed) == 2
 
 
 def test_dataframe_and_map(populated: Populated, tmp_path: Path) -> None:
