@@ -24,6 +24,7 @@ from database import best_recipe_for, list_measurements
 from loopnest import Harness, Recipe
 from loopnest.frontend.extract import extract_scops
 from tests.autotune.conftest import FAST, GEMM, GEMM_PARAMS, GEMV_PARAMS, corrupt_variants
+from tests.service.fake_harness import FakeHarness
 
 IKJ = {"steps": [{"op": "interchange", "order": [0, 2, 1]}]}
 SIMD_ON_REDUCTION = {"steps": [{"op": "vectorize", "loop": 2}]}  # k carries C's reduction: illegal
@@ -160,6 +161,23 @@ def test_a_nest_where_most_samples_are_illegal_still_gets_evaluated_recipes(db_u
     result = tune_nest(scop, params, TuneConfig(storage=db_url, study_name="avgpool", n_trials=3, seed=0, **FAST))
     assert result.evaluated == 3, [(r.state, r.status) for r in result.evaluations]
     assert any(r.verified for r in result.evaluations if r.evaluated)
+
+
+@pytest.mark.parametrize("seed", [3, 7])
+def test_a_sampler_that_repeats_its_best_recipe_does_not_end_the_study_as_if_the_space_ran_out(
+        db_url, gemm, monkeypatch, seed):
+    # Reproduction: TPE proposed its best recipe over and over, each repeat told that recipe's result
+    # (which made the next repeat likelier); two workers sharing a study, which repeat while the other
+    # evaluates, filled the free-sample cap before the budget: "the recipe space ran out: 7 distinct
+    # legal recipes evaluated of 8 asked". Deterministic here: one worker, the fake harness's figures,
+    # these seeds (before the fix: "exhausted" at 3 and 4 evaluated) and a free cap of twice the budget
+    # (after it, 12 seeds needed at most 9 free samples for 8 evaluations).
+    monkeypatch.setattr(TuneConfig, "harness", lambda self, scop, params: FakeHarness(scop, params, reps=1))
+    result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="repeats", n_trials=8, seed=seed,
+                                                     max_free_trials=16))
+    assert (result.stopped, result.evaluated) == ("budget", 8), result.stop_reason
+    repeats = [r for r in result.evaluations if r.status == "duplicate"]
+    assert len(repeats) <= 8
 
 
 def test_a_study_that_wastes_its_free_trials_gets_probes_once(gemm):
