@@ -12,7 +12,8 @@
 * :class:`TransferTuner`, :func:`adapt_recipe` and friends (``autotune.transfer``): the
   neighbours' recipes mapped onto a new nest, which :func:`tune_nest` takes as ``warm_start``.
 
-Names load on first access, so ``import autotune`` does not import Optuna.
+Names load on first access, so ``import autotune`` does not import Optuna: every ``perfembed`` start
+imports this package (the records), and Optuna would add 52 ms to it (python -X importtime).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
         open_storage,
         tune_nest,
     )
-    from autotune.worker import JobOutcome, WorkerReport, default_worker_id, run_job, run_worker
+    from autotune.worker import JobOutcome, WorkerOptions, WorkerReport, default_worker_id, run_job, run_worker
 
 _MODULE_OF = {
     "MeasurementRecorder": "autotune.records",
@@ -83,6 +84,7 @@ _MODULE_OF = {
     "loop_roles": "autotune.transfer",
     "map_loops": "autotune.transfer",
     "JobOutcome": "autotune.worker",
+    "WorkerOptions": "autotune.worker",
     "WorkerReport": "autotune.worker",
     "default_worker_id": "autotune.worker",
     "run_job": "autotune.worker",
@@ -105,6 +107,7 @@ __all__ = [
     "TuneProgress",
     "TuneResult",
     "UNROLL_FACTORS",
+    "WorkerOptions",
     "WorkerReport",
     "adapt_recipe",
     "default_sampler",

@@ -23,6 +23,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.pool import NullPool
+
 _PROCESS_LOCKS: dict[str, threading.Lock] = {}
 _PROCESS_LOCKS_GUARD = threading.Lock()
 _ENGINES: dict[str, Any] = {}
@@ -30,8 +33,6 @@ _ENGINES: dict[str, Any] = {}
 
 def lock_path(url: str) -> Path | None:
     """The lock file of a SQLite database URL, or None for other databases."""
-    from sqlalchemy import make_url
-
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         return None
@@ -44,8 +45,6 @@ def lock_path(url: str) -> Path | None:
 @contextmanager
 def study_lock(url: str, key: str = "") -> Iterator[None]:
     """Hold the budget lock of the study ``key`` in the database at ``url``."""
-    from sqlalchemy import make_url
-
     backend = make_url(url).get_backend_name()
     path = lock_path(url)
     if path is not None:
@@ -75,9 +74,6 @@ def _file_lock(path: Path) -> Iterator[None]:
 
 @contextmanager
 def _advisory_lock(url: str, key: str) -> Iterator[None]:
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.pool import NullPool
-
     engine = _ENGINES.get(url)
     if engine is None:
         engine = _ENGINES.setdefault(url, create_engine(url, poolclass=NullPool))

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from database.errors import ensure_data_dir
+from database.repositories.workers import record_heartbeat, remove_worker
 from loopnest.config import format_cpu_list, parse_cpu_list
 from loopnest.errors import SettingsError
 
@@ -67,7 +69,8 @@ class Heartbeat:
         if self._thread is not None:
             self._thread.join()
         try:
-            self._store.remove_worker(self.name)
+            with self._store.session() as session:
+                remove_worker(session, name=self.name)
         except Exception:  # the row goes stale on its own; the worker's real outcome matters more
             _logger.warning("could not remove worker %s from the workers table", self.name, exc_info=True)
 
@@ -80,8 +83,9 @@ class Heartbeat:
 
     def beat(self) -> None:
         with self._lock:  # the thread and set_job never write the row at the same time
-            self._store.record_heartbeat(self.name, host=socket.gethostname(), pid=os.getpid(), cpus=self._cpus,
-                                         job_id=self._job_id)
+            with self._store.session() as session:
+                record_heartbeat(session, name=self.name, host=socket.gethostname(), pid=os.getpid(),
+                                 cpus=self._cpus, job_id=self._job_id)
 
     def _run(self) -> None:
         while not self._halt.wait(self._interval):
@@ -155,6 +159,4 @@ def pin_to(slot: CpuSlot) -> None:
 
 
 def _make_lock_dir(path: Path) -> None:
-    from database.errors import ensure_data_dir
-
     ensure_data_dir(path, what="the worker CPU lock directory")

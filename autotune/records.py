@@ -14,12 +14,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from database.domain import MeasurementOrigin, canonical_json, sha256_hex
+from sqlalchemy.exc import SQLAlchemyError
+
+from autotune.space import RecipeSpace
+from autotune.transfer import loop_roles
+from database import (
+    get_or_create_nest,
+    get_or_create_program,
+    get_or_create_target,
+    list_embedding_models,
+    set_nest_features,
+)
+from database.domain import MeasurementIn, MeasurementOrigin, canonical_json, sha256_hex
+from database.embedding_store import EmbeddingStore
 from database.repositories import add_measurement, get_or_create_recipe
+from database.session import database_error
+from embeddings.features import static_features
+from embeddings.features.signature import machine_signature
 from loopnest.parameters import require_params
+from loopnest.transform.recipe_text import loop_names
 
 if TYPE_CHECKING:
-    from autotune.space import RecipeSpace
     from database import Nest, Store, Target
     from loopnest.harness import Evaluation, VariantResult
     from loopnest.harness.compare import Speedup
@@ -49,8 +64,6 @@ def tuning_study(url: str, nest_id: int, target_id: int, scop: Scop, params: Map
     """The recipe space of (nest, params) and the study to tune it in (:func:`resolve_study_name`).
     A sparse nest measured on a chosen structure (``sparse``) gets a study of its own: timings on
     another matrix are not comparable trials."""
-    from autotune.space import RecipeSpace
-
     space = RecipeSpace(scop, params=params)
     signature = space.signature if sparse is None else sha256_hex(f"{space.signature}|{sparse.key()}")
     return resolve_study_name(url, nest_id, target_id, params, signature), space
@@ -62,6 +75,8 @@ def resolve_study_name(url: str, nest_id: int, target_id: int, params: Mapping[s
     Studies created before names carried the space signature are resumed when their space is the
     same, so an upgrade re-tunes nothing that was complete; otherwise the space's own study.
     """
+    # Optuna (the tuner's storage, its errors) loads on use: this module is imported by every `perfembed`
+    # start, which Optuna would slow by 52 ms (python -X importtime).
     from autotune.tuner import open_storage
 
     legacy = study_name_for(nest_id, target_id, params)
@@ -82,9 +97,6 @@ def optuna_storage_errors(url: str) -> Iterator[None]:
     """Optuna's storage failures (``StorageInternalError``, SQLAlchemy errors) as
     :class:`~database.errors.DatabaseError`: one line without SQL, exit 2 / 503, never a traceback."""
     from optuna.exceptions import StorageInternalError
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from database.session import database_error
 
     try:
         yield
@@ -98,12 +110,8 @@ def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None) -> dict
 
     With parameter values it also holds the loop roles that transfer matches loops by. ``loop_names``
     (the source names of the loops at each depth) let a stored recipe be shown in the nest's own words."""
-    from loopnest.transform.recipe_text import loop_names
-
     extra: dict[str, Any] = {}
     if params is not None:
-        from autotune.transfer import loop_roles
-
         extra = {"param_values": {p: int(params[p]) for p in scop.params},
                  "loop_roles": loop_roles(scop, params).to_dict()}
     return {**extra,
@@ -136,12 +144,8 @@ def register_nest(store: Store, *, source: str, name: str, index: int, scop: Sco
     it is embedded and added to the index when an embedding model exists, so the very next
     search finds it.
     """
-    from database import get_or_create_nest, get_or_create_program, list_embedding_models, set_nest_features
-
     features: dict[str, float] = {}
     if params is not None:
-        from embeddings.features import static_features
-
         require_params(scop.params, params, what=scop.name)
         features = {k: v for k, v in static_features(scop, params).to_dict().items() if v is not None}
     with store.session() as session:
@@ -152,8 +156,6 @@ def register_nest(store: Store, *, source: str, name: str, index: int, scop: Sco
             nest = set_nest_features(session, nest_id=nest.id, static_features=features)
         has_model = bool(list_embedding_models(session))
     if features and data_dir is not None and has_model:
-        from database.embedding_store import EmbeddingStore
-
         EmbeddingStore(store, data_dir=data_dir).add(nest.id, features)
     return nest
 
@@ -163,8 +165,6 @@ def register_nest(store: Store, *, source: str, name: str, index: int, scop: Sco
 
 def local_target_fields(cc: str = "gcc") -> dict[str, Any]:
     """This machine and compiler in ``get_or_create_target``'s terms (from the machine signature)."""
-    from embeddings.features.signature import machine_signature
-
     sig = machine_signature(cc=cc)
     caches = {k: v for k, v in (("l1d", sig.l1d_bytes), ("l2", sig.l2_bytes), ("l3", sig.l3_bytes)) if v}
     return {"cpu_model": sig.cpu_model, "cores": sig.cores, "isa_level": sig.isa_level, "cache_sizes": caches,
@@ -178,8 +178,6 @@ def ensure_local_target(store: Store, *, cc: str = "gcc", check_writable: bool =
     takes writes: a read-only database is one :class:`~database.errors.ReadOnlyDatabaseError`
     before any progress is shown or anything compiled. ``check_writable=False`` for readers.
     """
-    from database import get_or_create_target
-
     if check_writable:
         store.check_writable()
     fields = local_target_fields(cc)
@@ -253,8 +251,9 @@ class MeasurementRecorder:
     def _add(self, steps: list[dict[str, Any]], **figures: Any) -> int:
         with self.store.session() as session:
             recipe_id = get_or_create_recipe(session, steps=steps).id
-            return add_measurement(session, nest_id=self.nest_id, recipe_id=recipe_id, target_id=self.target_id,
-                                   origin=self.origin, params=dict(self.params), **figures).id
+            return add_measurement(session, MeasurementIn(nest_id=self.nest_id, recipe_id=recipe_id,
+                                                          target_id=self.target_id, origin=self.origin,
+                                                          params=dict(self.params), **figures)).id
 
 
 _LARGEST = 1e300  # an interval's upper end as stored (an unbounded one would not survive JSON)

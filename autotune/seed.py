@@ -14,10 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import optuna
+
 from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, tuning_study
 from autotune.tuner import TuneConfig, tune_nest
+from database import get_store, list_measurements
 from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError
+from loopnest.frontend.extract import extract_scops
+from loopnest.harness import Limits
 
 
 @dataclass(frozen=True)
@@ -68,12 +73,6 @@ def scaled(entry: SeedEntry, factor: float) -> SeedEntry:
 
 def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: Settings, seed: int = 0) -> SeedOutcome:
     """Tune one corpus nest into the database at ``url`` (runs in a worker process)."""
-    import optuna
-
-    from database import get_store, list_measurements
-    from loopnest.frontend.extract import extract_scops
-    from loopnest.harness import Limits
-
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         store = get_store(url)

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from autotune.arrays import ArrayRole, pack_depth, transposes
+from loopnest.analysis import trip_counts
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
@@ -120,8 +121,6 @@ def read_jam(args: Mapping[str, Any], order: Sequence[int], band: tuple[int, int
 
 
 def longest_trip(scop: Scop, params: Mapping[str, int]) -> float | None:
-    from loopnest.analysis import trip_counts
-
     loops = trip_counts(scop, params).get("loops") or []
     return max(loops) if loops else None
 

@@ -24,6 +24,7 @@ from autotune.arrays import ArrayRole, array_roles, coefficient, match_array, ro
 from autotune.space_steps import expansion_steps
 from loopnest.analysis import parallel_levels, trip_counts
 from loopnest.errors import IllegalTransformError, RecipeError
+from loopnest.harness import Harness
 from loopnest.harness.compare import AcceptancePolicy, Speedup
 from loopnest.harness.progress import Progress, ProgressFn, step_reporter
 from loopnest.ir import Scop
@@ -417,8 +418,6 @@ class TransferTuner:
                  progress: ProgressFn | None = None) -> TransferResult:
         """Screen every candidate, re-measure the best; ``progress`` hears each stage and step
         (``baseline``, ``candidate 3/5``, ``re-measuring 1/2``) as it starts."""
-        from loopnest.harness import Harness
-
         assert isinstance(harness, Harness)
         cands = self.candidates(harness.scop, harness.params, neighbours, harness.dependences)
         base = harness.baseline(on_step=step_reporter(progress, Progress("baseline")))

@@ -19,7 +19,9 @@ on the trial attributes it sets.
 **The budget** ``n_trials`` counts evaluated trials, those that reached the compiler (running,
 complete or failed), across all workers of the study, and is never exceeded: the count and the
 ``ask`` happen under one lock. Pruned samples and repeats are free, up to ``max_free_trials``
-(default ``max(50, 10 * n_trials)``) so that a space with nothing legal left still ends. A small
+(default ``max(50, 10 * n_trials)``) so that a space with nothing legal left still ends. A repeat
+makes the next trial a random legal recipe not tried yet (:func:`_enqueue_unseen`): TPE tends to
+propose its best recipe again and again, which used to spend the free samples before the budget. A small
 space is listed instead (:mod:`autotune._sweep`), and its study ends once every distinct recipe
 was tried. Either way the result is ``stopped="exhausted"`` with a ``stop_reason`` in words.
 """
@@ -27,6 +29,7 @@ was tried. Either way the result is ``stopped="exhausted"`` with a ``stop_reason
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 import warnings
@@ -36,7 +39,9 @@ from typing import TYPE_CHECKING, Any
 
 import optuna
 from optuna.exceptions import ExperimentalWarning
+from optuna.storages import RDBStorage
 from optuna.trial import TrialState
+from sqlalchemy import event
 
 from autotune._locks import study_lock
 from autotune._sweep import distinct_points, needs_sweep, stop_reason, sweep_unseen
@@ -48,8 +53,6 @@ from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
 if TYPE_CHECKING:
-    from optuna.storages import RDBStorage
-
     from loopnest.harness import Evaluation, VariantResult
     from loopnest.ir import Scop
 
@@ -63,6 +66,7 @@ MIN_VARIANT_WALL_S = 5.0
 # Free (pruned or repeated) trials after which a study that evaluated almost nothing gets probes.
 PROBE_AFTER_FREE = 20
 _EVALUATED = (TrialState.RUNNING, TrialState.COMPLETE, TrialState.FAIL)
+_UNSEEN_DRAWS = 8  # random points tried for a legal one whose recipe is new (a spent space has none left)
 
 
 class StudyMismatchError(PerfembedError):
@@ -149,8 +153,6 @@ def open_storage(url: str, *, heartbeat_interval: int | None = DEFAULT_HEARTBEAT
     perfembed's own do: a deferred transaction that reads and then writes fails at once when
     another process wrote in between, which is common with several workers.
     """
-    from optuna.storages import RDBStorage
-
     is_sqlite = url.startswith("sqlite")
     kwargs: dict[str, Any] = {"connect_args": {"timeout": 60}} if is_sqlite else {"pool_pre_ping": True}
     with warnings.catch_warnings(), study_lock(url, "perfembed-optuna-schema"):
@@ -163,8 +165,6 @@ def open_storage(url: str, *, heartbeat_interval: int | None = DEFAULT_HEARTBEAT
 
 
 def _begin_immediate(engine: Any) -> None:
-    from sqlalchemy import event
-
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
@@ -413,6 +413,7 @@ def _prepare(study: optuna.Study, trial: optuna.Trial, space: RecipeSpace, scop:
         trial.set_user_attr("status", "duplicate")
         trial.set_user_attr("duplicate_of", earlier.number)
         trial.set_user_attr("free", True)
+        _enqueue_unseen(study, space, scop, deps, counts, random.Random(f"{study.study_name}:{trial.number}"))
         if earlier.state == TrialState.COMPLETE and earlier.value is not None:
             study.tell(trial, earlier.value)
             return TrialRecord(trial.number, "complete", "duplicate", params, steps, speedup=earlier.value,
@@ -572,6 +573,34 @@ def _enqueue_probes(study: optuna.Study, space: RecipeSpace, room: int) -> None:
     study.set_user_attr("probed", True)
     for params in space.probe_params()[:max(0, room)]:
         study.enqueue_trial(params, user_attrs={"probe": True}, skip_if_exists=True)
+
+
+def _enqueue_unseen(study: optuna.Study, space: RecipeSpace, scop: Scop, deps: list[Any], counts: _Counts,
+                    rng: random.Random) -> None:
+    """After a repeat, make the next trial a random legal point of the space whose recipe no trial has
+    settled (nothing when a few draws find none: a space nearly spent ends by the free-sample cap).
+
+    Once it has a few results TPE proposes its best point again and again; each repeat is told the
+    earlier result, which makes the next one likelier still, and two workers sharing a study repeat
+    several times while one of them evaluates. The repeats are free, but they filled the study's
+    free-sample cap (``max(50, 10 * n_trials)``) before its budget, and it ended as if the space had
+    run out: 7 of 8 trials evaluated, "7 distinct legal recipes" in a space of thousands. A random
+    point is illegal about half the time in gemm's space, and an illegal one is followed by the same
+    repeat: hence legal points only (a check costs milliseconds, as in :func:`_prepare`).
+    """
+    if _waiting(study):
+        return  # an enqueued point comes next already
+    for _ in range(_UNSEEN_DRAWS):
+        params = {name: rng.choice(choices) for name, choices in space.choices.items()}
+        recipe = space.recipe_for(params)
+        if recipe.hash in counts.seen or recipe.hash in counts.by_recipe:
+            continue
+        try:
+            apply_recipe(scop, recipe, deps)
+        except (IllegalTransformError, RecipeError):
+            continue
+        study.enqueue_trial(params, user_attrs={"explore": True}, skip_if_exists=True)
+        return
 
 
 def _ask(study: optuna.Study) -> optuna.Trial:

@@ -23,18 +23,33 @@ import socket
 import threading
 import traceback
 import uuid
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autotune._presence import Heartbeat
 from autotune.job_options import JobOptions
 from autotune.records import MeasurementRecorder, ensure_local_target, stored_param_values, tuning_study
 from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneConfig, TuneProgress, TuneResult, tune_nest
 from database.errors import StorageError
+from database.repositories.jobs import (
+    LeaseLostError,
+    claim_next_job,
+    fail_job,
+    finish_job,
+    heartbeat_job,
+    note_job,
+    update_job_progress,
+)
+from database.repositories.programs import get_nest, get_program
+from loopnest.config import get_settings
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import ProgramSource, extract_program
+from loopnest.harness import Harness, Limits
+from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.sandbox import ensure_isolated
 from loopnest.parameters import require_params
 
 if TYPE_CHECKING:
@@ -77,46 +92,59 @@ class WorkerReport:
     jobs: tuple[JobOutcome, ...] = ()
 
 
-def run_worker(  # noqa: PLR0913 -- keyword-only options of the public entry point, each with a default
+@dataclass(frozen=True)
+class WorkerOptions:
+    """Which jobs a worker claims, and for how long (:func:`run_worker`).
+
+    ``worker_id`` names it in the jobs and workers tables (default :func:`default_worker_id`).
+    With ``once`` it returns as soon as no job can be claimed; otherwise it polls every
+    ``poll_seconds``. It stops after ``max_jobs`` jobs. ``lease_seconds``: how long a claim lasts
+    without renewal. ``cpus``: the CPUs it is pinned to, shown in the workers table. With
+    ``job_ids``, only those jobs are claimed (``perfembed suggest --fallback`` runs its own).
+    """
+
+    worker_id: str | None = None
+    once: bool = False
+    max_jobs: int | None = None
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
+    poll_seconds: float = 5.0
+    cpus: str | None = None
+    job_ids: frozenset[int] | None = None
+
+
+def run_worker(
     store: Store,
+    options: WorkerOptions | None = None,
     *,
-    worker_id: str | None = None,
-    once: bool = False,
-    max_jobs: int | None = None,
-    lease_seconds: float = DEFAULT_LEASE_SECONDS,
-    poll_seconds: float = 5.0,
     settings: Settings | None = None,
     stop: threading.Event | None = None,
     on_trial: Callable[[TuningJob, TuneProgress], None] | None = None,
     on_job: Callable[[TuningJob], None] | None = None,
     on_outcome: Callable[[JobOutcome], None] | None = None,
-    cpus: str | None = None,
-    job_ids: Collection[int] | None = None,
 ) -> WorkerReport:
-    """Claim and run jobs until ``max_jobs`` were run or ``stop`` is set.
+    """Claim and run jobs as ``options`` say, until ``max_jobs`` were run or ``stop`` is set.
 
-    With ``once``, return as soon as no job can be claimed; otherwise poll every
-    ``poll_seconds``. ``settings`` (default :func:`loopnest.config.get_settings`) give the
-    compiler, flags, threads, harness limits and the heartbeat interval: the worker keeps its
-    row in the workers table fresh while it runs (``cpus``: the CPUs it is pinned to, shown there).
-    With ``job_ids``, only those jobs are claimed (``perfembed suggest --fallback`` runs its own).
+    ``settings`` (default :func:`loopnest.config.get_settings`) give the compiler, flags, threads,
+    harness limits and the heartbeat interval: the worker keeps its row in the workers table fresh
+    while it runs. ``on_job``, ``on_trial`` and ``on_outcome`` are called as a job is claimed,
+    after each of its trials, and when it ends.
     """
-    from autotune._presence import Heartbeat
-    from loopnest.config import get_settings
-    from loopnest.harness.sandbox import ensure_isolated
-
+    options = options or WorkerOptions()
     settings = settings or get_settings()
     ensure_isolated(settings.sandbox, settings.allow_unsandboxed, "a tuning worker")
-    worker_id = worker_id or default_worker_id()
+    worker_id = options.worker_id or default_worker_id()
+    lease_seconds, max_jobs = options.lease_seconds, options.max_jobs
     stop = stop or threading.Event()
     outcomes: list[JobOutcome] = []
-    with Heartbeat(store, worker_id, interval_s=settings.worker_heartbeat_s, cpus=cpus) as heartbeat:
+    with Heartbeat(store, worker_id, interval_s=settings.worker_heartbeat_s, cpus=options.cpus) as heartbeat:
         while not stop.is_set() and (max_jobs is None or len(outcomes) < max_jobs):
-            job = store.claim_next_job(worker_id=worker_id, lease_seconds=lease_seconds, job_ids=job_ids)
+            with store.session() as session:
+                job = claim_next_job(session, worker_id=worker_id, lease_seconds=lease_seconds,
+                                     job_ids=options.job_ids)
             if job is None:
-                if once:
+                if options.once:
                     break
-                stop.wait(poll_seconds)
+                stop.wait(options.poll_seconds)
                 continue
             _logger.info("worker %s claimed job %d (attempt %d)", worker_id, job.id, job.attempts)
             heartbeat.set_job(job.id)
@@ -141,9 +169,6 @@ def run_job(
     on_trial: Callable[[TuningJob, TuneProgress], None] | None = None,
 ) -> JobOutcome:
     """Run one claimed job to its end and record the outcome in the database."""
-    from database import LeaseLostError
-    from loopnest.config import get_settings
-
     run = _JobRun(store, job, worker_id, settings or get_settings(), on_trial)
     lease = _Lease(store, job.id, worker_id, lease_seconds)
     stop = stop or threading.Event()
@@ -186,8 +211,6 @@ class _JobRun:
 
     def tune(self, lease: _Lease, stop: threading.Event, *, lease_seconds: float) -> TuneResult:
         """Rebuild the nest and run the study until the budget is spent, the lease lost or ``stop`` set."""
-        from loopnest.harness import Limits
-
         job, settings = self.job, self.settings
         self.options = options = JobOptions.from_json(job.options)
         self.reps = options.reps if options.reps is not None else 3
@@ -213,16 +236,15 @@ class _JobRun:
         assert self.recorder is not None
         if update.best_recipe is not None and update.best_recipe != self._best[0]:
             self._best = (update.best_recipe, self.recorder.recipe_id(list(update.best_recipe)))
-        self.store.update_job_progress(self.job.id, worker_id=self.worker_id, progress=update.evaluated,
-                                       best_recipe_id=self._best[1], best_speedup=update.best_speedup,
-                                       lease_seconds=lease_seconds)
+        with self.store.session() as session:
+            update_job_progress(session, job_id=self.job.id, worker_id=self.worker_id, progress=update.evaluated,
+                                best_recipe_id=self._best[1], best_speedup=update.best_speedup,
+                                lease_seconds=lease_seconds)
         if self.on_trial is not None:
             self.on_trial(self.job, update)
 
     def finish(self, result: TuneResult) -> JobOutcome:
         """Confirm the study's winner, then record the job as done (with why it stopped early, if it did)."""
-        from database import LeaseLostError
-
         store, job, worker_id, recorder = self.store, self.job, self.worker_id, self.recorder
         best_id = recorder.recipe_id(list(result.best_recipe.to_dict()["steps"])) \
             if result.best_recipe is not None and recorder is not None else None
@@ -236,11 +258,14 @@ class _JobRun:
             elif confirmed is not None:
                 best_speedup = confirmed.ratio
         try:
-            store.update_job_progress(job.id, worker_id=worker_id, progress=result.evaluated)
+            with store.session() as session:
+                update_job_progress(session, job_id=job.id, worker_id=worker_id, progress=result.evaluated)
             if note:
-                _note_job(store, job.id, worker_id, note)
-            store.finish_job(job.id, worker_id=worker_id, best_recipe_id=best_id, best_speedup=best_speedup,
-                             clear_best=best_id is None)
+                with store.session() as session:
+                    note_job(session, job_id=job.id, worker_id=worker_id, note=note)
+            with store.session() as session:
+                finish_job(session, job_id=job.id, worker_id=worker_id, best_recipe_id=best_id,
+                           best_speedup=best_speedup, clear_best=best_id is None)
         except LeaseLostError as exc:
             return JobOutcome(job.id, "lease-lost", result.evaluated, best_speedup, best_id, str(exc), result)
         return JobOutcome(job.id, "done", result.evaluated, best_speedup, best_id, note, result, confirmed)
@@ -251,9 +276,6 @@ def confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorde
                  sparse: SparseChoice | None = None) -> tuple[Speedup | None, str | None]:
     """The study's winner is the best of its trials (the winner's curse): re-measure it against the
     baseline in fresh, interleaved runs. Returns the re-measured speedup, or why it did not hold up."""
-    from loopnest.harness import Harness, Limits
-    from loopnest.harness.compare import AcceptancePolicy
-
     policy = AcceptancePolicy.from_settings(settings)
     if result.best_recipe is None or (result.best_speedup or 0.0) < policy.margin:
         return None, None  # below the margin it is offered to nobody: nothing to confirm
@@ -272,25 +294,11 @@ def confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorde
     return None, f"the best trial ({result.best_speedup:.2f}x) did not hold up when re-measured: {found}"
 
 
-def _note_job(store: Store, job_id: int, worker_id: str, note: str) -> None:
-    """Write ``note`` into the job's free-form ``error`` field (shown by ``GET /v1/tuning-jobs/{id}``)
-    while this worker holds it; the database layer's ``finish_job`` takes no message."""
-    from sqlalchemy import update
-
-    from database.models import TuningJobModel
-
-    with store.session() as session:
-        session.execute(update(TuningJobModel)
-                        .where(TuningJobModel.id == job_id, TuningJobModel.lease_owner == worker_id)
-                        .values(error=note[:4000]))
-
-
 def _fail(store: Store, job: TuningJob, worker_id: str, error: str, *, retry: bool,
           result: TuneResult | None = None) -> JobOutcome:
-    from database import LeaseLostError
-
     try:
-        store.fail_job(job.id, worker_id=worker_id, error=error[:4000], retry=retry)
+        with store.session() as session:
+            fail_job(session, job_id=job.id, worker_id=worker_id, error=error[:4000], retry=retry)
     except LeaseLostError as exc:
         return JobOutcome(job.id, "lease-lost", error=str(exc), result=result)
     status = "requeued" if retry else "failed"
@@ -302,8 +310,6 @@ def _fail(store: Store, job: TuningJob, worker_id: str, error: str, *, retry: bo
 
 def _load_nest(store: Store, job: TuningJob, options: JobOptions) -> tuple[Scop, dict[str, int]]:
     """Rebuild the job's nest from its source and check the parameter values."""
-    from database import get_nest, get_program
-
     with store.session() as session:
         nest = get_nest(session, nest_id=job.nest_id)
         program = None if options.source else get_program(session, program_id=nest.program_id)
@@ -355,11 +361,11 @@ class _Lease:
             self._thread = None
 
     def _run(self) -> None:
-        from database import LeaseLostError
-
         while not self._halt.wait(max(self._seconds / 3, 0.05)):
             try:
-                self._store.heartbeat_job(self._job_id, worker_id=self._worker_id, lease_seconds=self._seconds)
+                with self._store.session() as session:
+                    heartbeat_job(session, job_id=self._job_id, worker_id=self._worker_id,
+                                  lease_seconds=self._seconds)
             except LeaseLostError as exc:
                 self.error = str(exc)
                 self.lost.set()

@@ -29,6 +29,21 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from autotune.records import ensure_local_target
+from autotune.transfer import TransferTuner
+from benchmarks.paper_nests import neighbours_outside, rebuild_scop, select_held_out
+from database import best_recipe_for, get_database_settings, get_store
+from database.embedding_store import EmbeddingStore
+from loopnest.errors import PerfembedError
+from loopnest.frontend.extract import extract_scops
+from loopnest.frontend.program import program_from_file
+from loopnest.harness import Harness, Limits
+from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.program import ProgramSpec, compare_programs
+from service.core import SuggestOptions, TransferCore
+from service.core.neighbours import targets_by_preference
+from service.program_eval import tuned_source
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = {"heat2d.c": ("heat", {"n": 1200, "steps": 40}), "matmul.c": ("matmul", {"n": 800})}
 
@@ -51,24 +66,12 @@ def cpu_hog(enabled: bool) -> Iterator[None]:
 
 def remeasure(harness: Any, recipe: Any, fresh: int) -> Any:
     """The recipe's speedup from ``fresh`` fresh processes of 5 interleaved pairs each."""
-    from loopnest.harness.compare import AcceptancePolicy
-
     policy = AcceptancePolicy(pairs_per_run=5, max_pairs=5 * fresh, min_runs=fresh)
     comparison = harness.compare(recipe, policy=policy)
     return comparison.speedup
 
 
 def nest_rows(settings: Any, store: Any, per_family: int, families: list[str] | None, fresh: int) -> list[dict]:
-    from autotune.records import ensure_local_target
-    from autotune.transfer import TransferTuner
-    from benchmarks.paper_nests import neighbours_outside, rebuild_scop, select_held_out
-    from database import best_recipe_for
-    from database.embedding_store import EmbeddingStore
-    from loopnest.errors import PerfembedError
-    from loopnest.harness import Harness, Limits
-    from loopnest.harness.compare import AcceptancePolicy
-    from service.core.neighbours import targets_by_preference
-
     es = EmbeddingStore.for_store(store, data_dir=settings.data_dir)
     selection, target = None, None
     with store.session() as session:  # this machine's target, else the seed's (as the core falls back)
@@ -113,13 +116,6 @@ def _row(name: str, result: Any, truth: dict[str, Any], margin: float) -> dict[s
 
 
 def program_rows(settings: Any, store: Any, fresh: int) -> list[dict]:
-    from loopnest.frontend.extract import extract_scops
-    from loopnest.frontend.program import program_from_file
-    from loopnest.harness.compare import AcceptancePolicy
-    from loopnest.harness.program import ProgramSpec, compare_programs
-    from service.core import SuggestOptions, TransferCore
-    from service.program_eval import tuned_source
-
     policy = AcceptancePolicy.from_settings(settings)
     rows = []
     for file, (function, params) in EXAMPLES.items():
@@ -167,8 +163,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))  # run as a script: the project's packages
-    from database import get_database_settings, get_store
-
     settings = get_database_settings()
     store = get_store(settings.resolved_database_url)
     report: dict[str, Any] = {"threads": settings.threads or os.cpu_count(), "fresh": args.fresh, "conditions": {}}

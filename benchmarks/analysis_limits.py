@@ -20,12 +20,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from embeddings.features import static_features
+from loopnest.analysis import describe_scop
+from loopnest.frontend.extract import extract_scops
+
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ("s50", "s200", "s500", "d10", "d20", "d40")
 
 
 def _source(case: str) -> str:
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT))  # tests/ is importable only from the repository root
     from tests.security.programs import deep_nest, many_statements
 
     size = int(case[1:])
@@ -35,7 +39,6 @@ def _source(case: str) -> str:
 def _rejected_by(path: Path) -> str | None:
     try:
         from loopnest.errors import LimitExceededError
-        from loopnest.frontend.extract import extract_scops
         from loopnest.frontend.limits import AnalysisLimits
     except ImportError:  # a tree from before the limits
         return None
@@ -48,10 +51,6 @@ def _rejected_by(path: Path) -> str | None:
 
 def run_case(case: str) -> dict[str, Any]:
     """One case in this process: seconds per step."""
-    from embeddings.features import static_features
-    from loopnest.analysis import describe_scop
-    from loopnest.frontend.extract import extract_scops
-
     path = Path(tempfile.mkdtemp(prefix="perfembed-bench-")) / "k.c"
     path.write_text(_source(case))
     out: dict[str, Any] = {"case": case, "bytes": path.stat().st_size, "rejected_by": _rejected_by(path)}

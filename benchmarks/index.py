@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import faiss
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,8 +65,6 @@ def rss_mb() -> float:
 
 def run_one(size: int, dim: int, kind: str, n_queries: int, threads: int) -> dict[str, Any]:
     """Build and measure one index in this process; returns one result row."""
-    import faiss
-
     faiss.omp_set_num_threads(threads)
     vectors = clustered_vectors(size, dim, seed=1)
     queries = clustered_vectors(n_queries, dim, seed=2)

@@ -15,6 +15,7 @@ from typing import Any
 
 from benchmarks.harness_cache import RecipeCache
 from loopnest.harness import Harness, verify_outputs
+from loopnest.transform.recipe import Recipe
 
 POLLY_CC = "clang-16"
 POLLY_FLAGS = "-O3 -march=native -fopenmp -mllvm -polly -mllvm -polly-parallel"
@@ -59,8 +60,6 @@ def transfer_results(cache: RecipeCache, tuner: Any, scop: Any, params: Mapping[
 def autotune_results(cache: RecipeCache, history: Sequence[Any], tune_trials: Sequence[int],
                      min_speedup: float) -> dict[str, Any]:
     """Per budget n (as a string): the best verified of the first n evaluated trials, re-measured in ``cache``."""
-    from loopnest.transform.recipe import Recipe
-
     autotune: dict[str, Any] = {}
     for n in tune_trials:
         first = history[:n]

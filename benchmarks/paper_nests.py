@@ -13,6 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from database import best_recipe_for, list_nests, list_programs
+from loopnest.errors import ParameterError, PerfembedError
+from loopnest.frontend.extract import extract_scops
+from service.core.answer_cache import AnswerCache
+from service.core.context import CoreContext
+from service.core.neighbours import neighbours_for
+
 
 @dataclass
 class HeldOut:
@@ -53,9 +60,6 @@ def choice_key(name: str, index: int) -> str:
 
 def rebuild_scop(held: HeldOut, workdir: Path) -> Any:
     """The nest's Scop, re-extracted from the stored program source."""
-    from loopnest.errors import PerfembedError
-    from loopnest.frontend.extract import extract_scops
-
     base = held.name.rsplit("/", 1)[-1] or "program.c"
     if not base.endswith(".c"):
         base += ".c"
@@ -81,10 +85,6 @@ def rebuild_scop(held: HeldOut, workdir: Path) -> Any:
 def neighbours_outside(store: Any, es: Any, features: Mapping[str, float], *, k: int, target_id: int,
                        exclude: Sequence[int], settings: Any, min_speedup: float) -> list[Any]:
     """The k nearest nests outside ``exclude`` with a recipe worth transferring (the core's rule)."""
-    from service.core.answer_cache import AnswerCache
-    from service.core.context import CoreContext
-    from service.core.neighbours import neighbours_for
-
     ctx = CoreContext(store, settings, AnswerCache(store), _embeddings=es, _target_id=target_id)
     out = neighbours_for(ctx, features, k=k, exclude=tuple(exclude), min_speedup=min_speedup)
     assert not {n.nest_id for n in out} & set(exclude), "a held-out family's nest was offered as a neighbour"
@@ -97,9 +97,6 @@ def select_held_out(store: Any, target_id: int, *, per_family: int, families: Se
     Raises :class:`ParameterError` for a named family without tuned nests, or when fewer than two families
     have any (there would be no other family to transfer from).
     """
-    from database import best_recipe_for, list_nests, list_programs
-    from loopnest.errors import ParameterError
-
     with store.session() as session:
         programs = {p.id: p for p in list_programs(session)}
         nests = list_nests(session)

@@ -250,6 +250,8 @@ def _method_lines(cfg: Mapping[str, Any]) -> list[str]:
 
 def write_plot(report: Mapping[str, Any], path: Path) -> Path:
     """Geomean speedup vs mean evaluations (log x) per method; baseline and Polly as horizontal lines."""
+    # Lazy: matplotlib (320 ms to import) only for the plot, and its Agg backend must be chosen
+    # before pyplot loads.
     import matplotlib
 
     matplotlib.use("Agg")

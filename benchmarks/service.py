@@ -48,6 +48,7 @@ import itertools
 import json
 import os
 import random
+import socket
 import statistics
 import subprocess
 import sys
@@ -61,6 +62,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
+from sqlalchemy import insert  # noqa: E402
+
+from autotune.records import ensure_local_target  # noqa: E402
+from database import MeasurementIn, add_measurement, create_api_key, get_or_create_recipe, get_store, list_nests  # noqa: E402
+from database.embedding_store import EmbeddingStore  # noqa: E402
+from database.models import MeasurementModel, NestModel, ProgramModel  # noqa: E402
+from service.config import ServiceSettings  # noqa: E402
+from service.core import ProgramSource, TransferCore  # noqa: E402
 
 P50_TARGET_MS = 50.0
 P99_TARGET_MS = 200.0
@@ -137,14 +146,6 @@ DEFAULT_WORKLOADS = ("suggestions", "suggestions (headers)")
 
 def seed_database(directory: Path, n_nests: int) -> dict[str, Any]:
     """A database with a few real nests and ``n_nests`` synthetic ones, embedded; returns its env and key."""
-    from sqlalchemy import insert
-
-    from autotune.records import ensure_local_target
-    from database import add_measurement, create_api_key, get_or_create_recipe, get_store, list_nests
-    from database.models import MeasurementModel, NestModel, ProgramModel
-    from service.config import ServiceSettings
-    from service.core import ProgramSource, TransferCore
-
     directory.mkdir(parents=True, exist_ok=True)
     url = f"sqlite:///{directory / 'perfembed.db'}"
     settings = ServiceSettings(database_url=url, data_dir=directory, threads=1)
@@ -161,8 +162,9 @@ def seed_database(directory: Path, n_nests: int) -> dict[str, Any]:
         real = list_nests(session)
         recipe = get_or_create_recipe(session, steps=[{"op": "parallelize", "loop": 0}])
         for nest in real:
-            add_measurement(session, nest_id=nest.id, recipe_id=recipe.id, target_id=target.id, median_time_s=0.01,
-                            spread_s=0.0, repetitions=3, verified=True, origin="manual", speedup=1.5)
+            add_measurement(session, MeasurementIn(nest_id=nest.id, recipe_id=recipe.id, target_id=target.id,
+                                                   median_time_s=0.01, spread_s=0.0, repetitions=3, verified=True,
+                                                   origin="manual", speedup=1.5))
     rng = random.Random(0)
     batch = 5000
     for first in range(0, n_nests, batch):
@@ -187,8 +189,6 @@ def seed_database(directory: Path, n_nests: int) -> dict[str, Any]:
             if measured:
                 session.execute(insert(MeasurementModel), measured)
     inserted = time.perf_counter()
-    from database.embedding_store import EmbeddingStore
-
     EmbeddingStore(store, data_dir=directory).fit(n_components=16)
     fitted = time.perf_counter()
     with store.session() as session:
@@ -204,8 +204,6 @@ def seed_database(directory: Path, n_nests: int) -> dict[str, Any]:
 
 
 def free_port() -> int:
-    import socket
-
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])

@@ -12,20 +12,20 @@ Also here: the storage errors (:class:`NotFoundError`, :class:`DuplicateError`,
 keeps embeddings and their index in step with the database (for notebooks:
 ``EmbeddingStore.open().search(...)``).
 
-SQLAlchemy and Alembic load on first use of anything but the domain objects and errors, so
-importing this package stays cheap for the CLI.
+Everything is imported eagerly: SQLAlchemy and Alembic once loaded lazily here, but every
+``perfembed`` start loads them anyway (the CLI's commands open the store), so the laziness saved
+nothing and hid what depends on what.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
+from database.config import DatabaseSettings, get_database_settings
 from database.domain import (
     ApiKey,
     EmbeddingModel,
     JobStatus,
     Measurement,
+    MeasurementIn,
     MeasurementOrigin,
     Nest,
     Program,
@@ -40,87 +40,70 @@ from database.domain import (
     source_hash,
     target_signature,
 )
+from database.embedding_store import EmbeddingStore
 from database.errors import DuplicateError, InvalidRecordError, NotFoundError, StorageError
-
-if TYPE_CHECKING:
-    from database.config import DatabaseSettings, get_database_settings
-    from database.embedding_store import EmbeddingStore
-    from database.repositories import (
-        LeaseLostError,
-        NestBest,
-        RecentMeasurement,
-        add_api_key,
-        add_measurement,
-        best_per_nest,
-        best_recipe_for,
-        cancel_job,
-        claim_next_job,
-        create_api_key,
-        delete_api_key,
-        enqueue_job,
-        fail_job,
-        find_api_key,
-        find_program,
-        find_recipe,
-        find_target,
-        finish_job,
-        get_embedding_model,
-        get_job,
-        get_nest,
-        get_or_create_nest,
-        get_or_create_program,
-        get_or_create_recipe,
-        get_or_create_target,
-        get_program,
-        get_recipe,
-        get_target,
-        heartbeat_job,
-        jobs_by_status,
-        list_api_keys,
-        list_embedding_models,
-        list_jobs,
-        list_measurements,
-        list_nests,
-        list_programs,
-        list_targets,
-        list_workers,
-        live_workers,
-        load_embeddings,
-        measured_nest_ids,
-        nest_loop_names,
-        nest_summaries,
-        queued_before,
-        ranked_recipes_for,
-        recent_jobs,
-        recent_measurements,
-        recipe_steps,
-        record_heartbeat,
-        register_embedding_model,
-        remove_worker,
-        set_model_metrics,
-        set_nest_features,
-        store_embeddings,
-        table_counts,
-        update_job_progress,
-    )
-    from database.schema import current_revision, downgrade, head_revision, upgrade
-    from database.session import make_engine, session_scope
-    from database.store import Store, get_store
-
-# Where the names that need SQLAlchemy live; any other lazy name is a repository function.
-_LAZY_MODULES = {
-    "DatabaseSettings": "database.config",
-    "get_database_settings": "database.config",
-    "EmbeddingStore": "database.embedding_store",
-    "Store": "database.store",
-    "get_store": "database.store",
-    "current_revision": "database.schema",
-    "downgrade": "database.schema",
-    "head_revision": "database.schema",
-    "upgrade": "database.schema",
-    "make_engine": "database.session",
-    "session_scope": "database.session",
-}
+from database.repositories import (
+    LeaseLostError,
+    NestBest,
+    RecentMeasurement,
+    add_api_key,
+    add_measurement,
+    best_per_nest,
+    best_recipe_for,
+    cancel_job,
+    claim_next_job,
+    create_api_key,
+    delete_api_key,
+    enqueue_job,
+    fail_job,
+    find_api_key,
+    find_program,
+    find_recipe,
+    find_target,
+    finish_job,
+    get_embedding_model,
+    get_job,
+    get_nest,
+    get_or_create_nest,
+    get_or_create_program,
+    get_or_create_recipe,
+    get_or_create_target,
+    get_program,
+    get_recipe,
+    get_target,
+    heartbeat_job,
+    jobs_by_status,
+    list_api_keys,
+    list_embedding_models,
+    list_jobs,
+    list_measurements,
+    list_nests,
+    list_programs,
+    list_targets,
+    list_workers,
+    live_workers,
+    load_embeddings,
+    measured_nest_ids,
+    nest_loop_names,
+    nest_summaries,
+    note_job,
+    queued_before,
+    ranked_recipes_for,
+    recent_jobs,
+    recent_measurements,
+    recipe_steps,
+    record_heartbeat,
+    register_embedding_model,
+    remove_worker,
+    set_model_metrics,
+    set_nest_features,
+    store_embeddings,
+    table_counts,
+    update_job_progress,
+)
+from database.schema import current_revision, downgrade, head_revision, upgrade
+from database.session import make_engine, session_scope
+from database.store import Store, get_store
 
 __all__ = [
     "ApiKey",
@@ -132,6 +115,7 @@ __all__ = [
     "JobStatus",
     "LeaseLostError",
     "Measurement",
+    "MeasurementIn",
     "MeasurementOrigin",
     "Nest",
     "NestBest",
@@ -186,6 +170,7 @@ __all__ = [
     "nest_name",
     "nest_loop_names",
     "nest_summaries",
+    "note_job",
     "queued_before",
     "recent_jobs",
     "recent_measurements",
@@ -213,15 +198,3 @@ __all__ = [
     "upgrade",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in __all__:
-        raise AttributeError(f"module 'database' has no attribute {name!r}")
-    module = importlib.import_module(_LAZY_MODULES.get(name, "database.repositories"))
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))

@@ -182,6 +182,34 @@ class Measurement:
 
 
 @dataclass(frozen=True, slots=True)
+class MeasurementIn:
+    """A measurement to record (:func:`database.repositories.add_measurement`), as its writer built it.
+
+    ``params`` are the nest's parameter values (``{"N": 1024}``), ``speedup`` is over the
+    untransformed baseline, ``interval`` its confidence interval at ``confidence`` where it was
+    re-measured in paired runs; ``loaded`` flags a measurement taken on a busy machine;
+    ``measured_at`` defaults to the time it is stored.
+    """
+
+    nest_id: int
+    recipe_id: int
+    target_id: int
+    median_time_s: float
+    spread_s: float
+    repetitions: int
+    verified: bool
+    origin: MeasurementOrigin | str
+    params: Mapping[str, Any] | None = None
+    speedup: float | None = None
+    measured_at: datetime | None = None
+    interval: tuple[float, float] | None = None
+    confidence: float | None = None
+    threads: int | None = None
+    cpu_pressure: float | None = None
+    loaded: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class RankedRecipe:
     """A recipe together with its best measurement for one nest on one target."""
 

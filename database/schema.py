@@ -20,6 +20,7 @@ from sqlalchemy import Connection, Engine, inspect
 from sqlalchemy.exc import SQLAlchemyError
 
 from database.errors import StorageError, ensure_data_dir
+from database.models import Base
 from database.session import database_error, make_engine, parse_url, safe_url, sqlite_path
 
 VERSION_TABLE = "perfembed_alembic_version"
@@ -109,8 +110,6 @@ def _current(connection: Connection) -> str | None:
 
 def schema_state(connection: Connection) -> tuple[SchemaState, str | None]:
     """Classify the schema behind ``connection``; returns the state and the current revision."""
-    from database.models import Base
-
     current = _current(connection)
     if current is None:
         ours = set(Base.metadata.tables) & set(inspect(connection).get_table_names())

@@ -15,12 +15,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from database.domain import MeasurementIn
 from database.repositories import (
     add_measurement,
     get_or_create_nest,
     get_or_create_program,
     get_or_create_recipe,
     get_or_create_target,
+    get_recipe,
     list_measurements,
     list_nests,
     list_programs,
@@ -42,8 +44,6 @@ def export_seed(store: Store, path: Path) -> dict[str, int]:
         nests = list_nests(session)
         targets = list_targets(session)
         measurements = list_measurements(session)
-        from database.repositories import get_recipe
-
         recipes = {m.recipe_id: get_recipe(session, recipe_id=m.recipe_id) for m in measurements}
     tmp = Path(str(path) + ".tmp")
     with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=9) as out:
@@ -145,11 +145,11 @@ def load_seed(store: Store, path: Path, *, progress: Callable[[int], None] | Non
                 if any(abs(m.median_time_s - rec["median_time_s"]) < 1e-12 and dict(m.params) == rec["params"]
                        for m in existing):
                     continue
-                add_measurement(session, nest_id=nest_id, recipe_id=recipe_id, target_id=target_id,
-                                median_time_s=rec["median_time_s"], spread_s=rec["spread_s"],
-                                repetitions=rec["repetitions"], verified=rec["verified"], origin=rec["origin"],
-                                params=rec["params"], speedup=rec["speedup"],
-                                measured_at=datetime.fromisoformat(rec["measured_at"]))
+                add_measurement(session, MeasurementIn(
+                    nest_id=nest_id, recipe_id=recipe_id, target_id=target_id, median_time_s=rec["median_time_s"],
+                    spread_s=rec["spread_s"], repetitions=rec["repetitions"], verified=rec["verified"],
+                    origin=rec["origin"], params=rec["params"], speedup=rec["speedup"],
+                    measured_at=datetime.fromisoformat(rec["measured_at"])))
             else:
                 raise ParameterError(f"{path}: unknown record type {kind!r}")
             counts[kind] += 1

@@ -1,18 +1,19 @@
-"""The :class:`Store`: one database, its engine and sessions, and the worker job calls."""
+"""The :class:`Store`: one database, its engine and its sessions.
+
+The store opens transactions and nothing else: every operation on the data, the job and worker
+calls included, is a repository function run in ``store.session()`` (:mod:`database.repositories`).
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from database import schema
 from database.config import DatabaseSettings, get_database_settings
-from database.domain import TuningJob, Worker
 from database.errors import StorageError, ensure_data_dir
-from database.repositories import jobs, workers
 from database.session import (
     make_engine,
     make_sessionmaker,
@@ -28,12 +29,12 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
 
-
 class Store:
     """Access to one perfembed database.
 
     Thread-safe: share one store per process; every :meth:`session` is its own transaction,
-    and the job calls each commit at once (a claim must be visible to other workers). The
+    committed when its block ends (a job claim must be visible to other workers at once, so
+    each worker-side job call runs in a session of its own). The
     engine is created on first use. A pickled store carries only its URL, so it can be sent
     to worker processes, which open their own connections.
     """
@@ -99,85 +100,6 @@ class Store:
                 self._engine.dispose()
             self._engine = None
             self._sessionmaker = None
-
-    # --- the worker side of tuning jobs; each call is one committed transaction --------------
-
-    def claim_next_job(self, *, worker_id: str, lease_seconds: float, now: datetime | None = None,
-                       job_ids: Collection[int] | None = None) -> TuningJob | None:
-        with self.session() as session:
-            return jobs.claim_next_job(session, worker_id=worker_id, lease_seconds=lease_seconds, now=now,
-                                       job_ids=job_ids)
-
-    def heartbeat_job(
-        self, job_id: int, *, worker_id: str, lease_seconds: float, now: datetime | None = None
-    ) -> TuningJob:
-        with self.session() as session:
-            return jobs.heartbeat_job(session, job_id=job_id, worker_id=worker_id, lease_seconds=lease_seconds, now=now)
-
-    def update_job_progress(
-        self,
-        job_id: int,
-        *,
-        worker_id: str,
-        progress: int,
-        best_recipe_id: int | None = None,
-        best_speedup: float | None = None,
-        lease_seconds: float | None = None,
-        now: datetime | None = None,
-    ) -> TuningJob:
-        with self.session() as session:
-            return jobs.update_job_progress(
-                session,
-                job_id=job_id,
-                worker_id=worker_id,
-                progress=progress,
-                best_recipe_id=best_recipe_id,
-                best_speedup=best_speedup,
-                lease_seconds=lease_seconds,
-                now=now,
-            )
-
-    def finish_job(
-        self,
-        job_id: int,
-        *,
-        worker_id: str,
-        best_recipe_id: int | None = None,
-        best_speedup: float | None = None,
-        clear_best: bool = False,
-        now: datetime | None = None,
-    ) -> TuningJob:
-        with self.session() as session:
-            return jobs.finish_job(
-                session,
-                job_id=job_id,
-                worker_id=worker_id,
-                best_recipe_id=best_recipe_id,
-                best_speedup=best_speedup,
-                clear_best=clear_best,
-                now=now,
-            )
-
-    def fail_job(
-        self, job_id: int, *, worker_id: str, error: str, retry: bool = False, now: datetime | None = None
-    ) -> TuningJob:
-        with self.session() as session:
-            return jobs.fail_job(session, job_id=job_id, worker_id=worker_id, error=error, retry=retry, now=now)
-
-    def cancel_job(self, job_id: int, *, now: datetime | None = None) -> TuningJob:
-        with self.session() as session:
-            return jobs.cancel_job(session, job_id=job_id, now=now)
-
-    # --- worker heartbeats (see database.repositories.workers) -----------------------------------
-
-    def record_heartbeat(self, name: str, *, host: str, pid: int, cpus: str | None = None, job_id: int | None = None,
-                         now: datetime | None = None) -> Worker:
-        with self.session() as session:
-            return workers.record_heartbeat(session, name=name, host=host, pid=pid, cpus=cpus, job_id=job_id, now=now)
-
-    def remove_worker(self, name: str) -> None:
-        with self.session() as session:
-            workers.remove_worker(session, name=name)
 
 
 def get_store(url: str | None = None, *, settings: DatabaseSettings | None = None, create: bool = False) -> Store:

@@ -21,6 +21,8 @@ _MIN_POINTS_PER_LIST = 39
 
 
 def faiss_module() -> Any:
+    # Lazy: the index modules load at every `perfembed` start, which faiss would slow by 33 ms
+    # (python -X importtime); only building or searching an index needs it.
     import faiss
 
     return faiss

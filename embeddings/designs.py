@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from embeddings.errors import EmbeddingInputError
+from embeddings.features.static_schema import STATIC_SCHEMA
 
 DESIGNS = ("standard", "supervised", "nca")
 RECIPE_OPS = ("interchange", "tile", "parallelize", "vectorize", "unroll", "distribute", "fuse", "skew")
@@ -38,14 +39,13 @@ def feature_matrix(rows: Sequence[Mapping[str, float | None]], names: Sequence[s
 
 def static_names() -> tuple[str, ...]:
     """The static feature names, in schema order: what a stored nest's ``static_features`` hold."""
-    from embeddings.features.static_schema import STATIC_SCHEMA  # the schema only: no islpy
-
     return STATIC_SCHEMA.names
 
 
 def make_embedder(design: str, n_components: int, random_state: int = 0) -> Any:
     """An unfitted estimator of ``design`` (one of :data:`DESIGNS`) with ``n_components`` dimensions."""
-    from embeddings.model import NCAEmbedder, StandardEmbedder, SupervisedEmbedder  # scikit-learn: on use only
+    # Lazy: scikit-learn and pandas would add 414 ms (python -X importtime) to every `perfembed` start.
+    from embeddings.model import NCAEmbedder, StandardEmbedder, SupervisedEmbedder
 
     if design == "standard":
         return StandardEmbedder(n_components=n_components, log_transform=False)

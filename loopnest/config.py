@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Self, TypeVar
 
+from platformdirs import user_data_path
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -26,8 +27,6 @@ DATA_DIR_ENV = "PERFEMBED_DATA_DIR"
 def default_data_dir() -> Path:
     """The per-user data directory (``~/.local/share/perfembed`` on Linux, honouring ``XDG_DATA_HOME``):
     the same wherever a command starts, so a notebook in ``notebooks/`` opens the CLI's database."""
-    from platformdirs import user_data_path
-
     return user_data_path(APP_NAME, appauthor=False)
 
 

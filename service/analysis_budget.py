@@ -166,7 +166,9 @@ def runner(workers: int = 2) -> BudgetedRunner:
 def _main() -> None:
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything the analysis prints goes to stderr, never into the reply pipe
-    import embeddings.features  # noqa: F401  what every analysis needs, loaded before "ready"
+    # Here, not at the top: what every analysis needs, loaded in the worker process after its stdout
+    # is redirected and before it says "ready"; service.services imports this module (a cycle at the top).
+    import embeddings.features  # noqa: F401
     import service.services  # noqa: F401
 
     _send(replies, ("ready", None))

@@ -10,14 +10,37 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
+from database import get_store
+from database.config import get_database_settings
+from database.embedding_store import EmbeddingStore
+from database.errors import ensure_data_dir
+from embeddings.features import dynamic_features, load_or_measure, static_features
+from loopnest.analysis import describe_scop
+from loopnest.config import describe_data_dir, get_settings
+from loopnest.dropin import replace_regions
 from loopnest.errors import ParameterError, PerfembedError
+from loopnest.frontend.extract import extract_scops
+from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.frontend.program import program_from_file
+from loopnest.harness import Harness, Limits
+from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.program import ProgramSpec, defines_main
 from loopnest.parameters import missing_params
+from loopnest.transform.recipe import Recipe, apply_recipe
+from service.commands.bench import bench_app
+from service.commands.catalog import nests_app, search_command
+from service.commands.db import db_app
+from service.commands.features import target, target_cache_path
+from service.commands.jobs import jobs_app
+from service.commands.keys import keys_app
 from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_TRIALS,
@@ -41,12 +64,16 @@ from service.commands.options import (
     resolve_threads,
     sparse_choice,
 )
+from service.commands.remote import analyze_remote, suggest_remote
+from service.commands.seed import seed_app
+from service.commands.serve import serve_command
+from service.commands.suggest import evaluate_program, print_suggestions, run_fallback_jobs, write_best_file
+from service.commands.tune import tune_command, worker_command
 from service.commands.usage import CLICK_EXCEPTION, print_error, usage_error
+from service.core import SuggestOptions, TransferCore
 
 
 def _data_epilog() -> str:
-    from loopnest.config import describe_data_dir
-
     return f"Data (database, index, caches): {describe_data_dir()}. PERFEMBED_DATABASE_URL selects PostgreSQL instead."
 
 
@@ -59,8 +86,6 @@ ApiKeyOpt = typer.Option(None, "--api-key", envvar="PERFEMBED_API_KEY", help="AP
 
 def _print_version(value: bool) -> None:
     if value:
-        from importlib.metadata import PackageNotFoundError, version
-
         try:
             number = version("perfembed")  # the distribution's name in pyproject.toml
         except PackageNotFoundError:
@@ -76,9 +101,6 @@ def _root(_version: bool = typer.Option(False, "--version", is_eager=True, callb
 
 
 def load_program(file: Path, include: list[str], define: list[str], function: str | None) -> Any:
-    from loopnest.frontend.extract import extract_scops
-    from loopnest.frontend.preprocess import PreprocessOptions
-
     options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
     return extract_scops(file, options, function=function)
 
@@ -100,8 +122,6 @@ def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
 
     With --json each nest carries its static features (when every parameter has a value); with
     --profile also its dynamic features, measured against this machine's cached peaks."""
-    from loopnest.analysis import describe_scop
-
     params = parse_params(param)
     if server:
         _analyze_remote(server, api_key, file, include, define, params, function, json_out=json_out)
@@ -134,8 +154,6 @@ def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
 
 def _analyze_remote(server: str, api_key: str | None, file: Path, include: list[str], define: list[str],
                     params: dict[str, int], function: str | None, *, json_out: bool) -> None:
-    from service.commands.remote import analyze_remote
-
     data = analyze_remote(server, file, include=include, define=define, params=params, function=function,
                           api_key=api_key)
     if json_out:
@@ -149,15 +167,10 @@ def _analyze_remote(server: str, api_key: str | None, file: Path, include: list[
 
 
 def _add_features(scops: list[Any], nests: list[dict[str, Any]], params: dict[str, int], *, profile: bool) -> None:
-    from embeddings.features import dynamic_features, load_or_measure, static_features
-    from loopnest.config import get_settings
-
     settings = get_settings()
     peaks = None
     if profile:
         with console.status("measuring this machine's peaks (cached afterwards)"):
-            from service.commands.features import target_cache_path
-
             peaks = load_or_measure(target_cache_path(settings.data_dir), cc=settings.cc)
     for scop, nest in zip(scops, nests, strict=True):
         if missing_params(scop.params, params):
@@ -203,9 +216,6 @@ def apply(file: Path = FileArg, recipe: Path = typer.Option(..., "--recipe", hel
           include: list[str] = IncludeOpt, define: list[str] = DefineOpt, function: str | None = FunctionOpt,
           output: Path | None = typer.Option(None, "-o", "--output", help="Write here instead of stdout.")) -> None:
     """Write FILE with the recipe applied to its nest(s): a drop-in replacement."""
-    from loopnest.dropin import replace_regions
-    from loopnest.transform.recipe import Recipe, apply_recipe
-
     rec = Recipe.from_json(read_recipe_file(recipe))
     extraction = load_program(file, include, define, function)
     require_nests(file, len(extraction.scops), extraction.rejected)
@@ -230,11 +240,6 @@ def measure(file: Path = FileArg,
             sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
             json_out: bool = JsonOpt) -> None:
     """Compile and time the original nest and the recipe's variant; verify the variant's outputs."""
-    from loopnest.config import get_settings
-    from loopnest.harness import Harness, Limits
-    from loopnest.harness.compare import AcceptancePolicy
-    from loopnest.transform.recipe import Recipe
-
     settings = get_settings()
     rec = Recipe.from_json(read_recipe_file(recipe)) if recipe else Recipe()
     params = parse_params(param)
@@ -274,10 +279,6 @@ embeddings_app = typer.Typer(no_args_is_help=True, help="The embedding model and
 
 
 def _open_store() -> Any:
-    from database import get_store
-    from database.config import get_database_settings
-    from database.errors import ensure_data_dir
-
     settings = get_database_settings()
     ensure_data_dir(settings.data_dir)  # one line naming the directory (exit 2), not an OSError traceback
     return get_store(settings.resolved_database_url, create=True), settings
@@ -288,8 +289,6 @@ def embeddings_fit(design: str = typer.Option("standard", "--design", help="stan
                    components: int = typer.Option(16, "--components", min=2, max=256),
                    json_out: bool = JsonOpt) -> None:
     """Fit the embedding model on every stored nest, re-embed them all, and rebuild the index."""
-    from database.embedding_store import EmbeddingStore
-
     store, settings = _open_store()
     es = EmbeddingStore(store, data_dir=settings.data_dir)
     with console.status("fitting and re-embedding"):
@@ -331,19 +330,9 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
         if sparse is not None:
             raise ParameterError("--sparsity, --density and --matrix are not sent to a server yet: measure "
                                  "sparse nests locally (without --server)")
-        from service.commands.remote import suggest_remote
-
         suggest_remote(server, file, include=include, define=define, params=parse_params(param), function=function,
                        k=k, evaluate=evaluate, fallback=fallback, api_key=api_key, json_out=json_out)
         return
-    from rich.markup import escape
-
-    from loopnest.frontend.preprocess import PreprocessOptions
-    from loopnest.frontend.program import program_from_file
-    from loopnest.harness.program import ProgramSpec, defines_main
-    from service.commands.suggest import evaluate_program, print_suggestions, run_fallback_jobs, write_best_file
-    from service.core import SuggestOptions, TransferCore
-
     store, settings = _open_store()
     settings = settings.model_copy(update={"threads": resolve_threads(threads, settings.threads),
                                            "cc": cc or settings.cc, "cflags": cflags or settings.cflags})
@@ -372,16 +361,6 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
 
 
 def _mount_commands() -> None:
-    from service.commands.bench import bench_app
-    from service.commands.catalog import nests_app, search_command
-    from service.commands.db import db_app
-    from service.commands.features import target
-    from service.commands.jobs import jobs_app
-    from service.commands.keys import keys_app
-    from service.commands.seed import seed_app
-    from service.commands.serve import serve_command
-    from service.commands.tune import tune_command, worker_command
-
     app.add_typer(db_app, name="db")
     app.add_typer(embeddings_app, name="embeddings")
     app.add_typer(keys_app, name="keys")
@@ -391,9 +370,6 @@ def _mount_commands() -> None:
     app.add_typer(nests_app, name="nests")
     app.command("search")(search_command)
     app.command("serve")(serve_command)
-    app.add_typer(jobs_app, name="jobs")
-    app.add_typer(nests_app, name="nests")
-    app.command("search")(search_command)
     app.command("target")(target)
     app.command("tune")(tune_command)
     app.command("worker")(worker_command)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from database.errors import NotFoundError, StorageError
+from database.errors import NotFoundError, StorageError, public_dict
 from loopnest.errors import PerfembedError
 from loopnest.harness.progress import Progress, ProgressFn
 from service.errors import status_of
@@ -125,8 +125,6 @@ def _error_body(exc: PerfembedError) -> dict[str, Any]:
     """The body the request would have been answered with, and its status (as the app's handler does:
     a storage error shows its public part only, the whole goes to the log)."""
     if isinstance(exc, StorageError):
-        from database.errors import public_dict
-
         _logger.warning("database error in an evaluation job: %s", exc, exc_info=exc)
         return {**public_dict(exc), "status": status_of(exc)}
     return {**exc.to_dict(), "status": status_of(exc)}

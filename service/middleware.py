@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # Latency buckets (seconds): the API's targets are p50 <= 50 ms and p99 <= 200 ms.
@@ -142,8 +142,6 @@ def _content_length(scope: Scope) -> int | None:
 
 
 def metrics_text(metrics: Metrics) -> tuple[bytes, str]:
-    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-
     return generate_latest(metrics.registry), CONTENT_TYPE_LATEST
 
 

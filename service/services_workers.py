@@ -7,7 +7,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from database import live_workers as load
 from database.domain import JobStatus, TuningJob, Worker
+from database.repositories._common import utcnow
+from loopnest.config import get_settings
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -20,16 +23,11 @@ START_HINT = "start one with `perfembed worker`, or serve with `perfembed serve 
 def live_workers(session: Session, settings: Settings | None = None, *, now: datetime | None = None) -> list[Worker]:
     """Workers whose last heartbeat is younger than ``settings.worker_stale_after_s`` (default settings:
     :func:`~loopnest.config.get_settings`, for callers outside the app such as the notebook)."""
-    from database import live_workers as load
-    from loopnest.config import get_settings
-
     stale_after_s = (settings or get_settings()).worker_stale_after_s
     return load(session, stale_after_s=stale_after_s, now=now)
 
 
 def workers_public(workers: Sequence[Worker], *, now: datetime | None = None) -> dict[str, Any]:
-    from database.repositories._common import utcnow
-
     now = now or utcnow()
     data = [{"name": w.name, "host": w.host, "pid": w.pid, "cpus": w.cpus, "job_id": w.job_id,
              "last_seen_s": round(max(0.0, (now - w.last_seen_at).total_seconds()), 1)} for w in workers]

@@ -10,13 +10,13 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from corpus.generator import small_params
+from loopnest import Harness, extract_scops
+from loopnest.harness.driver import array_layouts
+
 
 def check_entry(out: str, entry: dict[str, Any], run: bool = True) -> dict[str, Any]:
     """Check one manifest entry; returns {"file", "family", "ok", "error", "ms"}."""
-    from corpus.generator import small_params
-    from loopnest import Harness, extract_scops
-    from loopnest.harness.driver import array_layouts
-
     result: dict[str, Any] = {"file": entry["file"], "family": entry["family"], "ok": False, "error": "", "ms": None}
     try:
         ex = extract_scops(Path(out) / entry["file"])

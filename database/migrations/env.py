@@ -14,6 +14,7 @@ from contextlib import nullcontext
 from alembic import context
 from sqlalchemy import Connection, text
 
+from database.config import get_database_settings
 from database.models import Base
 from database.schema import VERSION_TABLE
 from database.session import make_engine
@@ -28,8 +29,6 @@ target_metadata = Base.metadata
 def _url() -> str:
     url = config.attributes.get("url") or context.get_x_argument(as_dictionary=True).get("url")
     if not url:
-        from database.config import get_database_settings
-
         url = get_database_settings().resolved_database_url
     return str(url)
 

@@ -32,6 +32,7 @@ from database.repositories.jobs import (
     get_job,
     heartbeat_job,
     list_jobs,
+    note_job,
     queued_before,
     update_job_progress,
 )
@@ -104,6 +105,7 @@ __all__ = [
     "list_jobs",
     "list_measurements",
     "measured_nest_ids",
+    "note_job",
     "nest_loop_names",
     "nest_summaries",
     "queued_before",

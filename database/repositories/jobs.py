@@ -6,8 +6,16 @@ with :func:`heartbeat_job` (or :func:`update_job_progress`) and ends it with
 claimed again. Every worker-side call checks that the caller still holds the lease and raises
 :class:`LeaseLostError` if not (lease taken over, or job cancelled): the worker must stop.
 
-Each call should run in its own short transaction (``Store`` does that): a claim is only
-visible to other workers once committed. Times come from the caller's clock (``now``).
+Each worker-side call should run in its own short transaction, ``with store.session() as
+session:``: a claim is only visible to other workers once committed. Times come from the
+caller's clock (``now``).
+
+These functions are the one entry for job operations. ``Store`` once had a method per worker
+call as well, each wrapping one of these in a session; they went, and the functions stayed,
+because the service enqueues, lists and cancels jobs inside its own request transactions (which
+methods that commit on their own cannot join), and because every other concept of the database
+(programs, recipes, measurements, workers) is reached the same way: a repository function over
+a session, so there is one pattern to learn and one place to change.
 """
 
 from __future__ import annotations
@@ -250,6 +258,14 @@ def cancel_job(session: Session, *, job_id: int, now: datetime | None = None) ->
         .values(status=JobStatus.CANCELLED.value, lease_expires_at=None, finished_at=now, updated_at=now)
     )
     return _reload(session, job_id)
+
+
+def note_job(session: Session, *, job_id: int, worker_id: str, note: str) -> None:
+    """Write ``note`` (at most 4000 characters) into the job's free-form ``error`` field, shown by
+    ``GET /v1/tuning-jobs/{id}``, while ``worker_id`` holds the job (else nothing changes):
+    why a job that finishes stopped before its budget."""
+    session.execute(_update().where(TuningJobModel.id == job_id, TuningJobModel.lease_owner == worker_id)
+                    .values(error=note[:4000]))
 
 
 def _best(session: Session, recipe_id: int | None, speedup: float | None) -> dict[str, Any]:

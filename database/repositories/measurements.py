@@ -3,77 +3,52 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from database.domain import Measurement, MeasurementOrigin, RankedRecipe, canonical_json
+from database.domain import Measurement, MeasurementIn, MeasurementOrigin, RankedRecipe, canonical_json
 from database.models import MeasurementModel, NestModel, ProgramModel, RecipeModel, TargetModel
 from database.repositories._common import check_non_negative, check_positive, chunks, json_object
 
 
-# One keyword per column of a measurement (17). Grouping them into a value object changes every writer of
-# measurements (service/core/evaluate.py, autotune/records.py, database/seed.py, tests); issue 14's "one entry per
-# concept: writing measurements" (part B) rewrites those writers, and this signature with them.
-def add_measurement(  # noqa: PLR0913
-    session: Session,
-    *,
-    nest_id: int,
-    recipe_id: int,
-    target_id: int,
-    median_time_s: float,
-    spread_s: float,
-    repetitions: int,
-    verified: bool,
-    origin: MeasurementOrigin | str,
-    params: Mapping[str, Any] | None = None,
-    speedup: float | None = None,
-    measured_at: datetime | None = None,
-    interval: tuple[float, float] | None = None,
-    confidence: float | None = None,
-    threads: int | None = None,
-    cpu_pressure: float | None = None,
-    loaded: bool = False,
-) -> Measurement:
+def add_measurement(session: Session, measurement: MeasurementIn) -> Measurement:
     """Record one measurement (repeated measurements are kept, not merged).
 
-    ``params`` are the nest's parameter values (``{"N": 1024}``), ``speedup`` is over the
-    untransformed baseline, ``interval`` its confidence interval at ``confidence`` where it was
-    re-measured in paired runs; ``loaded`` flags a measurement taken on a busy machine. Raises
-    :class:`NotFoundError` for an unknown nest, recipe or target and :class:`InvalidRecordError` for an
-    impossible value.
+    Raises :class:`NotFoundError` for an unknown nest, recipe or target and
+    :class:`InvalidRecordError` for an impossible value.
     """
-    origin = MeasurementOrigin(origin)
-    check_non_negative(median_time_s, what="median time")
-    check_non_negative(spread_s, what="spread")
-    check_positive(repetitions, what="repetitions")
-    if speedup is not None:
-        check_positive(speedup, what="speedup")
-    NestModel.find_or_raise_by_id(session, nest_id)
-    RecipeModel.find_or_raise_by_id(session, recipe_id)
-    TargetModel.find_or_raise_by_id(session, target_id)
+    m = measurement
+    origin = MeasurementOrigin(m.origin)
+    check_non_negative(m.median_time_s, what="median time")
+    check_non_negative(m.spread_s, what="spread")
+    check_positive(m.repetitions, what="repetitions")
+    if m.speedup is not None:
+        check_positive(m.speedup, what="speedup")
+    NestModel.find_or_raise_by_id(session, m.nest_id)
+    RecipeModel.find_or_raise_by_id(session, m.recipe_id)
+    TargetModel.find_or_raise_by_id(session, m.target_id)
     row = MeasurementModel(
-        nest_id=nest_id,
-        recipe_id=recipe_id,
-        target_id=target_id,
-        params=json_object(params, what="parameter values"),
-        median_time_s=float(median_time_s),
-        spread_s=float(spread_s),
-        repetitions=int(repetitions),
-        speedup=None if speedup is None else float(speedup),
-        verified=bool(verified),
+        nest_id=m.nest_id,
+        recipe_id=m.recipe_id,
+        target_id=m.target_id,
+        params=json_object(m.params, what="parameter values"),
+        median_time_s=float(m.median_time_s),
+        spread_s=float(m.spread_s),
+        repetitions=int(m.repetitions),
+        speedup=None if m.speedup is None else float(m.speedup),
+        verified=bool(m.verified),
         origin=origin.value,
-        speedup_low=None if interval is None else float(interval[0]),
-        speedup_high=None if interval is None else float(interval[1]),
-        confidence=confidence,
-        threads=threads,
-        cpu_pressure=cpu_pressure,
-        loaded=bool(loaded),
+        speedup_low=None if m.interval is None else float(m.interval[0]),
+        speedup_high=None if m.interval is None else float(m.interval[1]),
+        confidence=m.confidence,
+        threads=m.threads,
+        cpu_pressure=m.cpu_pressure,
+        loaded=bool(m.loaded),
     )
-    if measured_at is not None:
-        row.measured_at = measured_at
+    if m.measured_at is not None:
+        row.measured_at = m.measured_at
     session.add(row)
     session.flush()
     return row.to_domain()

@@ -1,7 +1,7 @@
 """Names, units and order of the static features (:data:`STATIC_SCHEMA`), and the constants that size them.
 
-Kept apart from the analysis so that reading the schema (the embedding store reads its names to lay
-out its matrices) needs neither islpy nor the polyhedral code. What each group means is described in
+Kept apart from the analysis: the schema (the embedding store reads its names to lay out its
+matrices) reads without the polyhedral code around it. What each group means is described in
 :mod:`embeddings.features.static`.
 """
 

@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pycparser import c_ast
+
+from loopnest.frontend.extract import parse_file
+from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.harness.compare import AcceptancePolicy, PressureMeter, Speedup, interval
 from loopnest.harness.progress import StepFn, report_step
 from loopnest.harness.sandbox import Limits, RunResult, run_limited
@@ -161,11 +165,6 @@ def _failed(k: int, result: RunResult, policy: AcceptancePolicy) -> ProgramCompa
 
 def defines_main(path: Path, include: Sequence[str] = (), define: Sequence[str] = ()) -> bool:
     """Whether ``path`` itself defines ``main`` (so it can be run as a whole program)."""
-    from pycparser import c_ast
-
-    from loopnest.frontend.extract import parse_file
-    from loopnest.frontend.preprocess import PreprocessOptions
-
     options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
     ast = parse_file(Path(path), options)
     return any(isinstance(e, c_ast.FuncDef) and e.decl.name == "main" for e in ast.ext)

@@ -93,10 +93,14 @@ def _check_word(name: str, value: object, what: str) -> None:
 
 
 def _check_numbers(name: str, value: object, bounds: tuple[int, int], what: str) -> None:
-    """An integer, a list of them, or (``groups``) a list of lists of them, each within ``bounds``."""
-    if name == "groups":
-        if not isinstance(value, list) or len(value) > 64 or not all(isinstance(g, list) for g in value):
-            raise RecipeError(f"{what} must be a list of lists of statement indices")
+    """An integer, a list of them, or (``groups``; ``sizes`` of multi-level tiling) a list of lists of them,
+    each within ``bounds``."""
+    nested_sizes = name == "sizes" and isinstance(value, list) and any(isinstance(v, list) for v in value)
+    if name == "groups" or nested_sizes:
+        if not isinstance(value, list) or len(value) > 64 or not all(isinstance(g, list) and len(g) <= 64
+                                                                       for g in value):
+            items = "statement indices" if name == "groups" else "tile sizes (one list per level)"
+            raise RecipeError(f"{what} must be a list of lists of {items}")
         for group in value:
             for item in group:
                 _check_int(item, bounds, f"{what} item")

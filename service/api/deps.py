@@ -20,11 +20,14 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 
+from database import find_api_key
+from database import get_store as open_store
 from database.domain import ApiKey, api_key_hash
+from database.errors import DatabaseError
+from database.session import safe_url
 from database.store import Store
 from service.config import ServiceSettings
 from service.core import Core, TransferCore
-from service.core.answer_cache import AnswerCache
 from service.errors import AuthenticationError
 from service.evaluation import EvaluationPool
 from service.evaluation_jobs import EvaluationJobs
@@ -54,7 +57,6 @@ class AppState:
         self._own_store = store is None
         self._core_factory = core_factory
         self._core: Core | None = None
-        self._views_cache: AnswerCache | None = None
         self._lock = threading.Lock()
         self._keys: dict[str, tuple[ApiKey, float]] = {}
 
@@ -66,13 +68,9 @@ class AppState:
         """
         with self._lock:
             if self._store is None:
-                from database import get_store
-                from database.errors import DatabaseError
-                from database.session import safe_url
-
                 url = self.settings.resolved_database_url
                 try:
-                    self._store = get_store(url, create=True)
+                    self._store = open_store(url, create=True)
                 except OSError as exc:  # the file system failed under SQLite in a way get_store does not name
                     raise DatabaseError(f"cannot open the database {safe_url(url)}: {exc}",
                                         public=f"the database cannot be opened: {exc.strerror or exc}") from exc
@@ -86,15 +84,6 @@ class AppState:
                 self._core = self._core_factory(store, self.settings)
             return self._core
 
-    def views_cache(self) -> AnswerCache:
-        """The dashboard's cache of computed views (the embedding map) over :meth:`store`, keyed on
-        the database's stamp like the core's answers (made once, on first use)."""
-        store = self.store()
-        with self._lock:
-            if self._views_cache is None:
-                self._views_cache = AnswerCache(store)
-            return self._views_cache
-
     def close(self) -> None:
         self.pool.shutdown()
         with self._lock:
@@ -102,7 +91,6 @@ class AppState:
                 self._store.dispose()
                 self._store = None
             self._core = None
-            self._views_cache = None
 
     @property
     def opened(self) -> Store | None:
@@ -126,8 +114,6 @@ class AppState:
         cached = self._keys.get(digest)
         if cached is not None and cached[1] > now:
             return cached[0]
-        from database import find_api_key
-
         with self.store().session() as session:
             record = find_api_key(session, key=key)
         if record is None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from service.api.deps import READ_SCHEME
 from service.config import ServiceSettings
@@ -24,8 +25,6 @@ SWAGGER_UI_PARAMETERS = {"validatorUrl": None, "tryItOutEnabled": True, "display
 
 def make_app(**kwargs: Any) -> FastAPI:
     """A FastAPI app whose ``/docs`` and ``/redoc`` are served from local assets."""
-    from fastapi_offline import FastAPIOffline
-
     return FastAPIOffline(static_url=DOCS_ASSETS, swagger_ui_parameters=SWAGGER_UI_PARAMETERS, **kwargs)
 
 

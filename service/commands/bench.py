@@ -21,6 +21,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from loopnest.errors import InternalError, ParameterError, PerfembedError
 from service.commands.options import MAX_NEST, MAX_SEED, MAX_TRIALS, make_console
@@ -131,8 +133,6 @@ def _messages(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
 
 
 def _with_progress(args: list[str]) -> dict[str, Any]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[status]}"), console=err_console) as bar:
         task = bar.add_task("held-out nests", total=None, status="fitting the embedding model")
@@ -157,8 +157,6 @@ def _with_progress(args: list[str]) -> dict[str, Any]:
 
 
 def _render(report: dict[str, Any]) -> None:
-    from rich.table import Table
-
     table = Table(title=f"leave one family out: {report['summary']['nests']} nests")
     for col in ("method", "geomean speedup", "mean evaluations", "nests", "notes"):
         table.add_column(col)

@@ -1,12 +1,17 @@
 """``perfembed db``: create and migrate the database schema.
 
-SQLAlchemy and Alembic are imported inside the commands so that ``perfembed --help`` stays
-fast. Errors are :class:`~database.errors.StorageError`, left to the CLI's error handler.
+Errors are :class:`~database.errors.StorageError`, left to the CLI's error handler.
 """
 
 from __future__ import annotations
 
 import typer
+
+from database.config import get_database_settings
+from database.schema import UPGRADE_COMMAND, current_revision, head_revision
+from database.schema import upgrade as upgrade_schema
+from database.session import safe_url
+from service.commands.options import where_data_lives
 
 db_app = typer.Typer(help="Database schema management", no_args_is_help=True)
 
@@ -16,8 +21,6 @@ URL_HELP = "SQLAlchemy database URL (default: PERFEMBED_DATABASE_URL, else SQLit
 def _resolve(url: str | None) -> str:
     if url:
         return url
-    from database.config import get_database_settings
-
     return get_database_settings().resolved_database_url
 
 
@@ -27,17 +30,11 @@ def upgrade(
     revision: str = typer.Option("head", "--revision", help="Alembic revision to migrate to."),
 ) -> None:
     """Create the schema, or migrate it to the latest revision."""
-    from database.schema import current_revision
-    from database.schema import upgrade as upgrade_schema
-    from database.session import safe_url
-
     target = _resolve(url)
     before = current_revision(target)
     upgrade_schema(target, revision=revision)
     after = current_revision(target)
     if url is None:  # after the upgrade: a directory that cannot be used is one error line, naming it
-        from service.commands.options import where_data_lives
-
         typer.echo(where_data_lives(), err=True)
     if before == after:
         typer.echo(f"{safe_url(target)}: already at revision {after}")
@@ -45,15 +42,13 @@ def upgrade(
         typer.echo(f"{safe_url(target)}: upgraded from {before or 'an empty database'} to {after}")
     _optuna_tables(target)
     if url is None:  # after the upgrade: an error stays one line
-        from service.commands.options import where_data_lives
-
         typer.echo(where_data_lives(), err=True)
 
 
 def _optuna_tables(url: str) -> None:
     """Create Optuna's tables beside perfembed's now (workers would on their first job), so that
     ``optuna-dashboard URL``, which never creates them, opens a fresh database too."""
-    from autotune.tuner import open_storage
+    from autotune.tuner import open_storage  # lazy: Optuna adds 52 ms to every `perfembed` start (-X importtime)
 
     open_storage(url).remove_session()
 
@@ -61,9 +56,6 @@ def _optuna_tables(url: str) -> None:
 @db_app.command()
 def current(url: str | None = typer.Option(None, "--url", help=URL_HELP)) -> None:
     """Show the schema revision of the database and whether it is up to date."""
-    from database.schema import UPGRADE_COMMAND, current_revision, head_revision
-    from database.session import safe_url
-
     target = _resolve(url)
     revision = current_revision(target)
     head = head_revision()

@@ -13,8 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.table import Table
 
+from embeddings.features.machine import load_or_measure
+from loopnest.config import get_settings
 from loopnest.harness.sandbox import sandbox_status
+from service.commands.options import make_console, where_data_lives
 
 TARGET_CACHE_NAME = "target.json"
 
@@ -25,8 +29,6 @@ target_app = typer.Typer(help="Machine signature and measured peaks", no_args_is
 def target_cache_path(data_dir: Path | None = None) -> Path:
     """Where the measured peaks are cached: ``<data_dir>/target.json``."""
     if data_dir is None:
-        from loopnest.config import get_settings
-
         data_dir = get_settings().data_dir
     return Path(data_dir) / TARGET_CACHE_NAME
 
@@ -68,9 +70,6 @@ def target(
     quick: bool = typer.Option(False, "--quick", help="Shorter, noisier measurement (about a second)."),
 ) -> None:
     """Measure (or load from the data directory) this machine's signature and peak FLOP/s and GB/s."""
-    from embeddings.features.machine import load_or_measure
-    from loopnest.config import get_settings
-
     settings = get_settings()
     path = target_cache_path(settings.data_dir)
     peaks = load_or_measure(path, cc=settings.cc, quick=quick, refresh=refresh)
@@ -81,10 +80,6 @@ def target(
     if json_out:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
-    from rich.table import Table
-
-    from service.commands.options import make_console, where_data_lives
-
     table = Table("", "", title="perfembed target", show_header=False)
     for key, value in _rows(data):
         table.add_row(key, value)

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from loopnest.errors import PerfembedError
@@ -109,8 +110,6 @@ def wait_command(job_id: int = JobIdArg,
 
 def follow(catalog: Catalog, job_id: int, *, timeout: float | None, interval: float) -> dict[str, Any]:
     """Poll the job until it ends or ``timeout`` passes, showing a progress bar on stderr; the last look."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     deadline = None if timeout is None else time.monotonic() + timeout
     job = catalog.job(job_id)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[best]}"),

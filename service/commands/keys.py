@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from database import create_api_key, delete_api_key, get_store, list_api_keys
+from database.config import get_database_settings
 from loopnest.errors import ParameterError
 
 if TYPE_CHECKING:
@@ -23,9 +25,6 @@ URL_HELP = "SQLAlchemy database URL (default: PERFEMBED_DATABASE_URL, else SQLit
 
 
 def _store(url: str | None) -> Store:
-    from database import get_store
-    from database.config import get_database_settings
-
     return get_store(url or get_database_settings().resolved_database_url, create=True)
 
 
@@ -34,8 +33,6 @@ def create(name: str = typer.Argument(..., help="A name for the key (who or what
            url: str | None = typer.Option(None, "--url", help=URL_HELP),
            json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
     """Create an API key and print it (this is the only time it is shown)."""
-    from database import create_api_key
-
     if not name.strip():
         raise ParameterError("an API key needs a non-empty name")
     store = _store(url)
@@ -55,8 +52,6 @@ def create(name: str = typer.Argument(..., help="A name for the key (who or what
 @keys_app.command("list")
 def list_keys(url: str | None = typer.Option(None, "--url", help=URL_HELP)) -> None:
     """List the keys' names and creation times (never the keys)."""
-    from database import list_api_keys
-
     store = _store(url)
     try:
         with store.session() as session:
@@ -71,8 +66,6 @@ def list_keys(url: str | None = typer.Option(None, "--url", help=URL_HELP)) -> N
 def delete(name: str = typer.Argument(..., help="The key's name."),
            url: str | None = typer.Option(None, "--url", help=URL_HELP)) -> None:
     """Revoke a key by name (servers may trust a cached key for PERFEMBED_API_KEY_CACHE_S more seconds)."""
-    from database import delete_api_key
-
     store = _store(url)
     try:
         with store.session() as session:

@@ -11,6 +11,9 @@ from typing import TextIO
 import typer
 from rich.console import Console
 
+from database.config import get_database_settings
+from database.session import safe_url
+from loopnest.config import data_dir_in_use, describe_data_dir
 from loopnest.errors import ParameterError, RecipeError
 from loopnest.harness.index_data import SparseChoice
 
@@ -108,10 +111,6 @@ def emit_json(data: object) -> None:
 def where_data_lives() -> str:
     """One line: the data directory (and why it is that one) and the database it holds or names; and a
     note when ``./data`` holds a database that the default no longer opens."""
-    from database.config import get_database_settings
-    from database.session import safe_url
-    from loopnest.config import data_dir_in_use, describe_data_dir
-
     line = f"data directory: {describe_data_dir()}; database: {safe_url(get_database_settings().resolved_database_url)}"
     path, from_env = data_dir_in_use()
     old = Path("data").absolute()  # the default up to 0.1.0: ./data, wherever a command started

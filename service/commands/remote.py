@@ -16,6 +16,7 @@ from rich.markup import escape
 
 from service.commands.nests import rejected_dicts, require_nests
 from service.commands.options import emit_json, err_console
+from service.commands.suggest import print_suggestions
 
 ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
                          help="Ask the perfembed server at this URL instead of working locally.")
@@ -26,6 +27,7 @@ ApiKeyOpt = typer.Option(None, "--api-key", envvar="PERFEMBED_API_KEY",
 def analyze_remote(server: str, file: Path, *, include: list[str], define: list[str], params: dict[str, int],
                    function: str | None, api_key: str | None = None) -> dict[str, Any]:
     """``perfembed analyze --server``: the server's analysis of ``file``, in the local command's JSON shape."""
+    # The client (httpx) loads only for --server: it adds 25 ms (python -X importtime) to every CLI start.
     from service.client import Client, program_from_file
 
     program = program_from_file(file, include_dirs=include, defines=define, params=params, function=function)
@@ -64,8 +66,6 @@ def suggest_remote(server: str, file: Path, *, include: list[str], define: list[
     if json_out:
         emit_json(data)
         return data
-    from service.commands.suggest import print_suggestions
-
     print_suggestions({"nests": [local_shape(n, file) for n in data["nests"]], "program": data.get("program")},
                       None, database=server, here="the server's machine")
     return data

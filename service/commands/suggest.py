@@ -8,7 +8,10 @@ from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
+from sqlalchemy.engine import make_url
 
+from autotune.transfer import MIN_SPEEDUP
+from database import get_recipe
 from loopnest.transform.recipe_text import recipe_text
 from service import program_eval
 from service.commands.options import console, err_console, fmt_value
@@ -54,8 +57,6 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
         _print_program(result["program"], settings)
     if result["nests"] and not any(n["neighbours"] or n.get("tuned_before") for n in result["nests"]):
         if database is None and settings is not None:
-            from sqlalchemy.engine import make_url
-
             database = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
         console.print(f"no tuned nest in the database{f' at {database}' if database else ''}: "
                       "load the shipped seed with `perfembed seed load` (`make serve` does) or tune some first")
@@ -124,17 +125,17 @@ def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials:
     jobs = {n["tuning_job"]: n for n in result["nests"] if n.get("tuning_job")}
     if not jobs:
         return
+    # Lazy: Optuna and the worker add 52 ms (python -X importtime) to every `perfembed` start, and
+    # only --fallback needs them.
     import optuna
 
-    from autotune.transfer import MIN_SPEEDUP
-    from autotune.worker import default_worker_id, run_worker
-    from database import get_recipe
+    from autotune.worker import WorkerOptions, run_worker
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     with console.status(f"autotuning {len(jobs)} nest(s) no neighbour helped ({trials} trials each)"):
         # Only the jobs this run enqueued: older queued jobs are someone else's (their workers run them).
-        report = run_worker(store, worker_id=default_worker_id(), once=True, max_jobs=len(jobs), settings=settings,
-                            job_ids=set(jobs))
+        report = run_worker(store, WorkerOptions(once=True, max_jobs=len(jobs), job_ids=frozenset(jobs)),
+                            settings=settings)
     for outcome in report.jobs:
         nest = jobs.get(outcome.job_id)
         if nest is None:

@@ -17,9 +17,19 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from autotune._presence import claim_cpus, pin_to
+from database import get_store, ranked_recipes_for
+from database.config import get_database_settings
+from loopnest.dropin import replace_regions
 from loopnest.errors import ParameterError
+from loopnest.frontend.extract import extract_scops
+from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.harness import Limits
+from loopnest.transform.recipe import Recipe, apply_recipe
+from loopnest.transform.recipe_text import loop_names, recipe_text
 from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_SEED,
@@ -44,6 +54,7 @@ from service.commands.options import (
     resolve_threads,
     sparse_choice,
 )
+from service.supervisor import exit_with_parent
 
 if TYPE_CHECKING:
     from autotune import TuneProgress
@@ -76,18 +87,12 @@ def tune_command(
     matrix: Path | None = MatrixOpt,
 ) -> None:
     """Autotune the loop nests of FILE; every verified measurement is stored in the database."""
+    # Optuna and the tuner load here, not at the top: they add 52 ms (python -X importtime) to every
+    # `perfembed` start, and only `tune` and `worker` need them.
     import optuna
 
     from autotune import MeasurementRecorder, TuneConfig, ensure_local_target, register_nest, tune_nest, tuning_study
     from autotune.worker import confirm_best
-    from database import get_store, ranked_recipes_for
-    from database.config import get_database_settings
-    from loopnest.dropin import replace_regions
-    from loopnest.frontend.extract import extract_scops
-    from loopnest.frontend.preprocess import PreprocessOptions
-    from loopnest.harness import Limits
-    from loopnest.transform.recipe import Recipe, apply_recipe
-    from loopnest.transform.recipe_text import loop_names, recipe_text
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     settings = get_database_settings()
@@ -186,13 +191,9 @@ def worker_command(
     """Claim queued tuning jobs from the database and run them (Ctrl-C: finish the trial, requeue).
 
     PERFEMBED_WORKER_THREADS=T: pin to T CPUs no other worker holds, measure with T threads."""
-    import optuna
+    import optuna  # lazy, as in tune_command
 
-    from autotune import run_worker
-    from autotune._presence import claim_cpus, pin_to
-    from database import get_store
-    from database.config import get_database_settings
-    from service.supervisor import exit_with_parent
+    from autotune.worker import WorkerOptions, run_worker
 
     if exit_with is not None:
         exit_with_parent(exit_with)
@@ -209,10 +210,10 @@ def worker_command(
     try:
         with _progress(json_out or not progress_bars) as progress:
             shown = _WorkerDisplay(progress, log=not progress_bars and not json_out)
-            report = run_worker(store, worker_id=worker_id, once=once, max_jobs=max_jobs, lease_seconds=lease,
-                                poll_seconds=poll, settings=settings, stop=stop, on_job=shown.on_job,
-                                on_trial=shown.on_trial, on_outcome=shown.on_outcome,
-                                cpus=slot.describe() if slot else None)
+            options = WorkerOptions(worker_id=worker_id, once=once, max_jobs=max_jobs, lease_seconds=lease,
+                                    poll_seconds=poll, cpus=slot.describe() if slot else None)
+            report = run_worker(store, options, settings=settings, stop=stop, on_job=shown.on_job,
+                                on_trial=shown.on_trial, on_outcome=shown.on_outcome)
     finally:
         restore()
         if slot is not None:
@@ -265,8 +266,6 @@ def _print_report(report: Any, *, json_out: bool) -> None:
 
 
 def _progress(quiet: bool) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("best {task.fields[best]}"), TimeElapsedColumn(),
                     console=err_console, disable=quiet, transient=False)

@@ -7,7 +7,8 @@ package; :class:`TransferCore` wires them to one database and owns the answer ca
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from autotune.transfer import MIN_SPEEDUP
 from database.store import Store
@@ -20,6 +21,8 @@ from service.core.context import CoreContext, HarnessFactory
 from service.core.ingest import ingest_program
 from service.core.model import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
 from service.core.suggest import suggest
+
+T = TypeVar("T")
 
 
 class TransferCore:
@@ -81,6 +84,11 @@ class TransferCore:
             return None
         found = self.cache.get("suggestions", _key(program, options, self._min_speedup(options), stamp))
         return found[0] if found else None
+
+    def view(self, name: str, compute: Callable[[], T]) -> T:
+        """``compute()``, a view of the database alone (the dashboard's embedding map), remembered in this
+        core's answer cache under ``name`` until the database changes, like the cached suggestions."""
+        return self.cache.memoized(name, list(self.cache.stamp()), compute)
 
     def search(self, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,
                name: str | None = None) -> list[SearchHit]:

@@ -18,7 +18,7 @@ from service.core.context import CoreContext
 from service.core.model import AcceptedRecipe, MeasuredCandidate, Measurement
 
 
-def evaluate_nest(ctx: CoreContext, scop: Scop, params: dict[str, int], *, nest_id: int,  # noqa: PLR0913
+def evaluate_nest(ctx: CoreContext, scop: Scop, params: dict[str, int], *, nest_id: int,
                   neighbours: Sequence[Neighbour], tuner: TransferTuner, reps: int,
                   loop_names: Sequence[str], progress: ProgressFn | None = None,
                   sparse: SparseChoice | None = None) -> Measurement:

@@ -6,12 +6,14 @@ harness); the service layer depends on this protocol only, so a test may serve a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 from loopnest.config import Settings
 from loopnest.harness.progress import ProgressFn
 from service.core.model import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
+
+T = TypeVar("T")
 
 
 class Core(Protocol):
@@ -33,6 +35,11 @@ class Core(Protocol):
                           read_stamp: bool = False) -> Suggestions | None:
         """The database-only answer :meth:`suggest` would give, if it is cached (no analysis; no I/O
         unless ``read_stamp`` lets a stale database stamp be read again), else None."""
+        ...
+
+    def view(self, name: str, compute: Callable[[], T]) -> T:
+        """``compute()``, computed from the database alone, remembered under ``name`` until the database
+        changes (the core's one answer cache; the dashboard's views go through it)."""
         ...
 
     def search(self, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,

@@ -47,7 +47,7 @@ def suggest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *
     return Suggestions(nests, tuple(r.to_dict() for r in extraction.rejected))
 
 
-def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *,  # noqa: PLR0913
+def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *,
                  index: int, scop: Scop, min_speedup: float, label: str,
                  progress: ProgressFn | None = None) -> NestSuggestion:
     """One nest: neighbours, candidates and the gate; then evaluation and the fallback job, if asked."""

@@ -3,6 +3,7 @@ from the ``plotly`` package installed with perfembed, so that no page loads anyt
 
 from __future__ import annotations
 
+import importlib.util
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,8 +17,6 @@ _TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=ut
 @lru_cache(maxsize=1)
 def plotly_bundle() -> Path:
     """The ``plotly.min.js`` that ships in the ``plotly`` Python package."""
-    import importlib.util
-
     spec = importlib.util.find_spec("plotly")
     if spec is None or spec.origin is None:
         raise NotFoundError("the plotly package is not installed: reinstall perfembed (pip install .)")

@@ -20,10 +20,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
+import jinja2
 from fastapi import Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
+from markupsafe import Markup
 from starlette.responses import HTMLResponse
 
 from database.domain import ApiKey
@@ -39,8 +41,6 @@ _logger = logging.getLogger("perfembed.service.ui")
 @lru_cache(maxsize=1)
 def templates() -> Any:
     """The Jinja2 environment (autoescaped; a template that is missing or broken fails loudly)."""
-    import jinja2
-
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["speedup"] = fmt_speedup
@@ -58,8 +58,6 @@ def fmt_speedup(value: float | None, low: float | None = None, high: float | Non
 
 def json_for_script(value: Any) -> str:
     """JSON that is safe inside ``<script type="application/json">`` (no ``</script>`` can end it)."""
-    from markupsafe import Markup
-
     text = json.dumps(value, separators=(",", ":"), default=str)
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 

@@ -3,7 +3,7 @@ colours need; a program's nests highlighted with lines to their nearest neighbou
 
 The projection is PCA (the two leading principal axes of the newest model's vectors): linear, so
 distances along the map's axes mean what they mean in the embedding, and the same for every load.
-The answer is kept until the database changes (:class:`service.core.answer_cache.AnswerCache`, the app's).
+The answer is kept until the database changes, in the core's answer cache (:meth:`service.core.Core.view`).
 """
 
 from __future__ import annotations
@@ -12,12 +12,25 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from database import (
+    best_per_nest,
+    get_program,
+    list_embedding_models,
+    list_nests,
+    list_targets,
+    load_embeddings,
+    nest_loop_names,
+    nest_name,
+    recipe_steps,
+)
+from database.embedding_store import EmbeddingStore
+from loopnest.transform.recipe_text import recipe_text
 from service.ui.overview import family_of
 
 if TYPE_CHECKING:
     from database import Store
     from service.config import ServiceSettings
-    from service.core.answer_cache import AnswerCache
+    from service.core import Core
 
 NEIGHBOURS_DRAWN = 5
 
@@ -38,24 +51,14 @@ def project(vectors: np.ndarray) -> np.ndarray:
     return np.asarray(out * np.where(signs == 0, 1.0, signs), dtype=float)
 
 
-def map_points(store: Store, cache: AnswerCache) -> dict[str, Any]:
+def map_points(store: Store, core: Core) -> dict[str, Any]:
     """Columns, one entry per embedded nest (by id): id, name, family, x, y, best speedup, its target
     and recipe (in the nest's loop names); plus the family and target names and the model version.
-    Remembered in ``cache`` until the database changes."""
-    return dict(cache.memoized("ui-map", list(cache.stamp()), lambda: _map_points(store)))
+    Remembered by the core (on ``store``) until the database changes."""
+    return dict(core.view("ui-map", lambda: _map_points(store)))
 
 
 def _map_points(store: Store) -> dict[str, Any]:
-    from database import (
-        best_per_nest,
-        list_embedding_models,
-        list_targets,
-        load_embeddings,
-        nest_loop_names,
-        recipe_steps,
-    )
-    from loopnest.transform.recipe_text import recipe_text
-
     with store.session() as session:
         models = list_embedding_models(session)
         if not models:
@@ -85,9 +88,6 @@ def _map_points(store: Store) -> dict[str, Any]:
 def highlight(store: Store, settings: ServiceSettings, points: dict[str, Any], *, program_id: int) -> dict[str, Any]:
     """The program's embedded nests and, for each, its nearest other nests (as the service finds them):
     ``{"program": name, "nests": [{"id", "name", "neighbours": [{"id", "name", "distance"}]}]}``."""
-    from database import get_program, list_nests, load_embeddings, nest_name
-    from database.embedding_store import EmbeddingStore
-
     with store.session() as session:
         program = get_program(session, program_id=program_id)
         nests = list_nests(session, program_id=program_id)

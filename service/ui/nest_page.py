@@ -9,13 +9,28 @@ the stored statements instead.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import optuna
+from sqlalchemy import inspect
+
+from database import get_nest, get_program, list_measurements, list_targets, ranked_recipes_for
+from database.embedding_store import EmbeddingStore
+from database.errors import NotFoundError
+from loopnest.dropin import replace_regions
 from loopnest.errors import ParameterError, PerfembedError
+from loopnest.frontend.extract import extract_scops
+from loopnest.frontend.program import materialized
+from loopnest.transform.recipe import Recipe, apply_recipe
+from loopnest.transform.recipe_text import loop_names, recipe_text, stored_loop_names
+from service.core import ProgramSource
+from service.services_catalog import nest_detail
 
 if TYPE_CHECKING:
     from database import Nest, Store
@@ -41,10 +56,6 @@ def locate(source: str, nest: Nest) -> Iterator[Located]:
     """The stored program extracted again in a private directory; the nest is the one with its stored
     name (``program.c:FUNCTION#I``), else the one at its index. Raises a PerfembedError when the
     source no longer yields it (a program stored without its headers, for one)."""
-    from loopnest.frontend.extract import extract_scops
-    from loopnest.frontend.program import materialized
-    from service.core import ProgramSource
-
     function = nest.normalized.get("function") if isinstance(nest.normalized, dict) else None
     stored_name = nest.normalized.get("name") if isinstance(nest.normalized, dict) else None
     with materialized(ProgramSource(source=source)) as (path, options):
@@ -60,8 +71,6 @@ def locate(source: str, nest: Nest) -> Iterator[Located]:
 def source_region(source: str, nest: Nest) -> dict[str, Any]:
     """The program's lines with the nest's region marked and its loops by depth; or, when the source
     cannot be extracted again, the reason (``error``) and the stored statements."""
-    from loopnest.transform.recipe_text import loop_names
-
     lines = source.splitlines()
     try:
         with locate(source, nest) as found:
@@ -82,9 +91,6 @@ def source_region(source: str, nest: Nest) -> dict[str, Any]:
 
 def nest_page(store: Store, settings: ServiceSettings, core: Core, nest_id: int) -> dict[str, Any]:
     """Everything the nest page shows (404 for an unknown nest)."""
-    from database import get_nest, get_program
-    from service.services_catalog import nest_detail
-
     detail = nest_detail(core, nest_id)
     with store.session() as session:
         nest = get_nest(session, nest_id=nest_id)
@@ -99,11 +105,6 @@ def nest_page(store: Store, settings: ServiceSettings, core: Core, nest_id: int)
 def measured_recipes(store: Store, nest: Nest) -> list[dict[str, Any]]:
     """Every recipe measured on the nest, per target, best first: its text in the nest's loop names,
     its JSON, its best measurement (speedup, interval, verified, origin) and how often it was measured."""
-    from collections import Counter
-
-    from database import list_measurements, list_targets, ranked_recipes_for
-    from loopnest.transform.recipe_text import recipe_text, stored_loop_names
-
     names = stored_loop_names(nest.normalized)
     out = []
     with store.session() as session:
@@ -125,11 +126,6 @@ def measured_recipes(store: Store, nest: Nest) -> list[dict[str, Any]]:
 
 def neighbours(store: Store, settings: ServiceSettings, nest_id: int, detail: dict[str, Any]) -> list[dict[str, Any]]:
     """The nearest other stored nests, as the service's search finds them (empty before a model exists)."""
-    import numpy as np
-
-    from database.embedding_store import EmbeddingStore
-    from database.errors import NotFoundError
-
     embedding = detail.get("embedding") or {}
     vector = embedding.get("vector") if isinstance(embedding, dict) else None
     if not vector:
@@ -145,12 +141,8 @@ def neighbours(store: Store, settings: ServiceSettings, nest_id: int, detail: di
 def studies(store: Store, nest_id: int) -> list[dict[str, Any]]:
     """The nest's Optuna studies (one per target, parameter values and recipe space), each with its
     trials in order: number, state, speedup (complete trials), the best so far, and the recipe."""
-    from sqlalchemy import inspect
-
     if not inspect(store.engine).has_table("studies"):  # Optuna has not tuned anything here yet
         return []
-    import optuna
-
     storage = optuna.storages.RDBStorage(store.url, skip_compatibility_check=True, skip_table_creation=True)
     try:
         prefix = STUDY_PREFIX.format(nest_id)
@@ -180,11 +172,6 @@ def dropin(store: Store, settings: ServiceSettings, core: Core, nest_id: int,
            *, target_id: int | None = None) -> tuple[str, str]:
     """The program's file with the nest's best verified recipe applied (on ``target_id``, else on this
     machine's target when it has one, else the best anywhere): ``(file name, text)``."""
-    from database import get_nest, get_program
-    from loopnest.dropin import replace_regions
-    from loopnest.transform.recipe import Recipe, apply_recipe
-    from service.services_catalog import nest_detail
-
     best = nest_detail(core, nest_id).get("best_recipes") or []
     if target_id is not None:
         best = [b for b in best if b.get("target_id") == target_id]

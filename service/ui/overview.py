@@ -10,7 +10,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from database import (
+    best_per_nest,
+    jobs_by_status,
+    list_embedding_models,
+    list_programs,
+    nest_name,
+    nest_summaries,
+    recent_jobs,
+    recent_measurements,
+    table_counts,
+)
 from database.domain import JobStatus
+from service.services_catalog import isolation
+from service.services_jobs import job_public
+from service.services_workers import live_workers
 
 if TYPE_CHECKING:
     from database import NestBest, Store
@@ -57,18 +71,6 @@ def families(rows: Sequence[NestBest], *, min_speedup: float) -> list[FamilyRow]
 
 def overview(store: Store, settings: ServiceSettings) -> dict[str, Any]:
     """Everything the overview page shows (a few queries, none per nest)."""
-    from database import (
-        best_per_nest,
-        jobs_by_status,
-        list_embedding_models,
-        list_programs,
-        recent_jobs,
-        recent_measurements,
-        table_counts,
-    )
-    from service.services_catalog import isolation
-    from service.services_workers import live_workers
-
     with store.session() as session:
         counts = table_counts(session)
         best = best_per_nest(session)
@@ -88,10 +90,6 @@ def overview(store: Store, settings: ServiceSettings) -> dict[str, Any]:
 def jobs_page(store: Store, settings: ServiceSettings, *, status: JobStatus | None) -> dict[str, Any]:
     """Queued and running jobs (all of them), then the newest finished ones, each as the API shows it
     plus its lease expiry; ``status``: only jobs in that state."""
-    from database import nest_name, nest_summaries, recent_jobs
-    from service.services_jobs import job_public
-    from service.services_workers import live_workers
-
     open_states = [JobStatus.QUEUED, JobStatus.RUNNING]
     with store.session() as session:
         workers = live_workers(session, settings)

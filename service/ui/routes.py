@@ -14,12 +14,19 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.responses import HTMLResponse
 
+from database import best_per_nest
 from database.domain import JobStatus
-from loopnest.errors import ParameterError
+from loopnest.errors import ParameterError, PerfembedError
 from service.api.deps import CoreDep, EvaluationsDep, SettingsDep, StateDep, StoreDep
+from service.errors import AuthenticationError, status_of
 from service.schemas import MAX_ID
 from service.ui import assets
 from service.ui.deps import KEY_COOKIE, PageKeyDep, PageRoute, render
+from service.ui.embedding_map import highlight, map_points
+from service.ui.nest_page import dropin, nest_page
+from service.ui.overview import jobs_page
+from service.ui.overview import overview as data
+from service.ui.suggest_page import SuggestForm, read_form, suggestions, tuned_file
 
 router = APIRouter(prefix="/ui", route_class=PageRoute, include_in_schema=False)
 NestId = Annotated[int, Path(ge=1, le=MAX_ID)]
@@ -28,18 +35,14 @@ NESTS_PER_PAGE = 100
 
 @router.get("", response_class=HTMLResponse)
 def overview(request: Request, db: StoreDep, settings: SettingsDep, _: PageKeyDep) -> HTMLResponse:
-    from service.ui.overview import overview as data
-
     return render(request, "overview.html", title="Overview", **data(db, settings))
 
 
 @router.get("/map", response_class=HTMLResponse)
-def embedding_map(request: Request, db: StoreDep, settings: SettingsDep, state: StateDep, _: PageKeyDep,
+def embedding_map(request: Request, db: StoreDep, settings: SettingsDep, core: CoreDep, _: PageKeyDep,
                   color: Literal["family", "speedup", "target"] = "family",
                   program: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None) -> HTMLResponse:
-    from service.ui.embedding_map import highlight, map_points
-
-    points = map_points(db, state.views_cache())
+    points = map_points(db, core)
     marked = highlight(db, settings, points, program_id=program) if program is not None else None
     return render(request, "map.html", title="Embedding map", points=points, marked=marked, color=color,
                   min_speedup=settings.min_speedup)
@@ -48,8 +51,6 @@ def embedding_map(request: Request, db: StoreDep, settings: SettingsDep, state: 
 @router.get("/nests", response_class=HTMLResponse)
 def nests(request: Request, db: StoreDep, _: PageKeyDep,
           offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0) -> HTMLResponse:
-    from database import best_per_nest
-
     with db.session() as session:
         rows = best_per_nest(session)
     page = rows[offset:offset + NESTS_PER_PAGE]
@@ -60,8 +61,6 @@ def nests(request: Request, db: StoreDep, _: PageKeyDep,
 @router.get("/nests/{nest_id}", response_class=HTMLResponse)
 def nest(request: Request, nest_id: NestId, db: StoreDep, settings: SettingsDep, core: CoreDep,
          _: PageKeyDep) -> HTMLResponse:
-    from service.ui.nest_page import nest_page
-
     data = nest_page(db, settings, core, nest_id)
     return render(request, "nest.html", title=data["detail"].get("name") or f"Nest {nest_id}", **data,
                   min_speedup=settings.min_speedup)
@@ -70,8 +69,6 @@ def nest(request: Request, nest_id: NestId, db: StoreDep, settings: SettingsDep,
 @router.get("/nests/{nest_id}/dropin.c", response_class=PlainTextResponse)
 def nest_dropin(nest_id: NestId, db: StoreDep, settings: SettingsDep, core: CoreDep, _: PageKeyDep,
                 target_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None, download: bool = False) -> Response:
-    from service.ui.nest_page import dropin
-
     name, text = dropin(db, settings, core, nest_id, target_id=target_id)
     return _c_file(name, text, download=download)
 
@@ -79,25 +76,17 @@ def nest_dropin(nest_id: NestId, db: StoreDep, settings: SettingsDep, core: Core
 @router.get("/jobs", response_class=HTMLResponse)
 def jobs(request: Request, db: StoreDep, settings: SettingsDep, _: PageKeyDep,
          status: JobStatus | None = None) -> HTMLResponse:
-    from service.ui.overview import jobs_page
-
     return render(request, "jobs.html", title="Tuning jobs", **jobs_page(db, settings, status=status))
 
 
 @router.get("/suggest", response_class=HTMLResponse)
 def suggest_form(request: Request, _: PageKeyDep) -> HTMLResponse:
-    from service.ui.suggest_page import SuggestForm
-
     return render(request, "suggest.html", title="Suggest", form=SuggestForm(), answer=None, error=None)
 
 
 @router.post("/suggest", response_class=HTMLResponse)
 async def suggest(request: Request, db: StoreDep, settings: SettingsDep, core: CoreDep,
                   _: PageKeyDep) -> HTMLResponse:
-    from loopnest.errors import PerfembedError
-    from service.errors import status_of
-    from service.ui.suggest_page import SuggestForm, read_form, suggestions
-
     form, answer, error, status = SuggestForm(), None, None, 200
     try:
         form = await read_form(await request.form())
@@ -111,8 +100,6 @@ async def suggest(request: Request, db: StoreDep, settings: SettingsDep, core: C
 @router.post("/suggest/tuned", response_class=PlainTextResponse)
 def suggest_tuned(evaluations: EvaluationsDep, _: PageKeyDep, program: Annotated[str, Form()],
                   job: Annotated[str, Form(pattern=r"^[0-9a-f]{32}$")]) -> Response:
-    from service.ui.suggest_page import tuned_file
-
     try:
         request_body = json.loads(program)
     except json.JSONDecodeError as exc:
@@ -136,8 +123,6 @@ def key_form(request: Request) -> HTMLResponse:
 async def key_set(request: Request, state: StateDep, key: Annotated[str, Form()] = "",
                   forget: Annotated[str, Form()] = "") -> Response:
     """Check the key and keep it in an HttpOnly cookie for this browser's page loads (or forget it)."""
-    from service.errors import AuthenticationError
-
     response = RedirectResponse("/ui", status_code=303)
     if forget:
         response.delete_cookie(KEY_COOKIE, path="/ui")

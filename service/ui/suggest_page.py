@@ -17,12 +17,18 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from loopnest.errors import ParameterError
+from loopnest.frontend.extract import extract_scops
+from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.frontend.program import materialized
+from service.mappers import program_source
+from service.program_eval import tuned_source
+from service.schemas import ProgramIn, SuggestionsIn
+from service.services import suggest
 
 if TYPE_CHECKING:
     from service.config import ServiceSettings
     from service.core import Core
     from service.evaluation_jobs import EvaluationJobs
-    from service.schemas import SuggestionsIn
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(-?[0-9]+)$")
 
@@ -82,8 +88,6 @@ def parse_params(text: str) -> dict[str, int]:
 
 def parse_defines(text: str) -> dict[str, str | None]:
     """``N=64 USE_DOUBLE`` (as ``cc -D``) as ``{"N": "64", "USE_DOUBLE": None}``."""
-    from loopnest.frontend.preprocess import PreprocessOptions
-
     out: dict[str, str | None] = {}
     for item in re.split(r"[\s,]+", text.strip()):
         if item:
@@ -94,8 +98,6 @@ def parse_defines(text: str) -> dict[str, str | None]:
 
 def request_of(form: SuggestForm) -> SuggestionsIn:
     """The database-only suggestions request for the form; a ParameterError names what is wrong."""
-    from service.schemas import SuggestionsIn
-
     if not form.source.strip():
         raise ParameterError("paste a C program or choose a .c file")
     try:
@@ -117,8 +119,6 @@ def _validation_text(exc: ValueError) -> str:
 def suggestions(form: SuggestForm, *, settings: ServiceSettings, core: Core) -> dict[str, Any]:
     """The suggestions for the form's program (:func:`service.services.suggest`), plus the request as
     the page sends it to the API to evaluate (``request``)."""
-    from service.services import suggest
-
     body = request_of(form)
     result = suggest(body, settings=settings, core=core)
     request = body.model_dump(exclude={"evaluate", "fallback", "run", "check"}, exclude_none=True)
@@ -128,12 +128,6 @@ def suggestions(form: SuggestForm, *, settings: ServiceSettings, core: Core) -> 
 def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs) -> tuple[str, str]:
     """The program of ``request`` with the recipes that evaluation job ``job_id`` accepted applied
     (:func:`service.program_eval.tuned_source`): ``(file name, text)``."""
-    from loopnest.frontend.extract import extract_scops
-    from loopnest.frontend.program import materialized
-    from service.mappers import program_source
-    from service.program_eval import tuned_source
-    from service.schemas import ProgramIn
-
     job = jobs.get(job_id)
     if job.result is None:
         raise ParameterError(f"evaluation job {job_id} has no result ({job.status})")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import optuna
 
-from autotune import run_worker
+from autotune import WorkerOptions, run_worker
 from database import get_store
 from loopnest.config import Settings
 
@@ -28,7 +28,8 @@ def main(argv: list[str]) -> int:
         (barrier / f"ready-{worker_id}").touch()
         while not (barrier / "go").exists():
             time.sleep(0.02)
-    report = run_worker(store, worker_id=worker_id, once=True, lease_seconds=lease, settings=Settings(threads=1))
+    report = run_worker(store, WorkerOptions(worker_id=worker_id, once=True, lease_seconds=lease),
+                        settings=Settings(threads=1))
     for outcome in report.jobs:
         sys.stdout.write(f"{outcome.job_id} {outcome.status} {outcome.evaluated} {outcome.error or ''}\n")
     return 0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune import run_worker
+from autotune import WorkerOptions, run_worker
 from autotune._presence import claim_cpus
 from database import Store, list_workers
 from loopnest.config import Settings, format_cpu_list
@@ -31,9 +31,8 @@ def _names(store: Store) -> list[str]:
 def test_a_running_worker_keeps_its_row_fresh_and_removes_it_when_it_stops(store: Store) -> None:
     settings = Settings(threads=1, worker_heartbeat_s=0.05, worker_stale_after_s=1.0)
     stop = threading.Event()
-    thread = threading.Thread(target=run_worker, args=(store,),
-                              kwargs={"worker_id": "test:1:a", "poll_seconds": 0.05, "settings": settings,
-                                      "stop": stop, "cpus": "0"})
+    options = WorkerOptions(worker_id="test:1:a", poll_seconds=0.05, cpus="0")
+    thread = threading.Thread(target=run_worker, args=(store, options), kwargs={"settings": settings, "stop": stop})
     thread.start()
     try:
         wait_for(lambda: _names(store) == ["test:1:a"], timeout=30)

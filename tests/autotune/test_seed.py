@@ -5,10 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import optuna
+
+from autotune.records import ensure_local_target, register_nest, study_name_for
 from autotune.seed import build_seed, read_manifest
+from autotune.space import RecipeSpace
+from autotune.tuner import open_storage
 from database import get_store, list_nests
 from database.config import DatabaseSettings
 from database.seed import export_seed, load_seed
+from loopnest.frontend.extract import extract_scops
+from loopnest.polyhedral import compute_dependences
+from tests.security.cli import run_perfembed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,12 +45,6 @@ def test_build_skips_finished_nests_and_exports(tmp_path: Path) -> None:
 def test_a_study_left_by_another_recipe_space_does_not_stop_the_build(tmp_path: Path) -> None:
     # A build interrupted under an older perfembed leaves a study whose trials belong to another recipe
     # space; resuming under this version must tune the nest in a study of its own space, not fail.
-    import optuna
-
-    from autotune.records import ensure_local_target, register_nest, study_name_for
-    from autotune.tuner import open_storage
-    from loopnest.frontend.extract import extract_scops
-
     entry = {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}}
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps([entry]))
@@ -64,14 +66,6 @@ def test_a_study_left_by_another_recipe_space_does_not_stop_the_build(tmp_path: 
 
 
 def test_a_study_named_before_names_carried_the_space_is_resumed_when_its_space_is_the_same(tmp_path: Path) -> None:
-    import optuna
-
-    from autotune.records import ensure_local_target, register_nest, study_name_for
-    from autotune.space import RecipeSpace
-    from autotune.tuner import open_storage
-    from loopnest.frontend.extract import extract_scops
-    from loopnest.polyhedral import compute_dependences
-
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps([{"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1",
                                      "params": {"n": 4096}}]))
@@ -95,8 +89,6 @@ def test_a_study_named_before_names_carried_the_space_is_resumed_when_its_space_
 
 def test_seed_build_off_a_terminal_prints_a_line_per_nest(tmp_path: Path) -> None:
     """A build runs for hours, usually logged to a file: it printed nothing there until it ended."""
-    from tests.security.cli import run_perfembed
-
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps([
         {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}},

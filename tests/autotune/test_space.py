@@ -11,7 +11,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autotune import RecipeSpace
-from loopnest import IllegalTransformError, Recipe, RecipeError, apply_recipe, compute_dependences
+from autotune.records import resolve_study_name, tuning_study
+from loopnest import (
+    IllegalTransformError,
+    PreprocessOptions,
+    Recipe,
+    RecipeError,
+    apply_recipe,
+    compute_dependences,
+    extract_scops,
+)
 from tests.autotune.conftest import GEMM_PARAMS, KERNELS, load
 
 IKJ = [{"op": "interchange", "order": [0, 2, 1]}]
@@ -105,8 +114,6 @@ def test_a_loop_carrying_only_a_scalar_reduction_is_a_parallel_candidate():
 
 
 def test_a_changed_space_gets_a_new_study_name(db_url, gemm):
-    from autotune.records import resolve_study_name, tuning_study
-
     name, space = tuning_study(db_url, 1, 1, gemm, GEMM_PARAMS)
     assert space.signature in name
     old = {k: v for k, v in space.choices.items() if not k.startswith("pack_")}  # the space before packing
@@ -222,8 +229,6 @@ def test_the_autoschedule_candidate_is_a_point_of_the_space_and_maps_back(gemm_s
 def test_a_scalar_accumulator_is_expanded_so_its_loops_can_be_interchanged_and_tiled() -> None:
     """examples/matmul.c: `sum` pinned j and k, so the space offered no order and no tile of k (issue
     #12). Every recipe of the space now starts by expanding it; then every order is legal."""
-    from loopnest import PreprocessOptions, extract_scops
-
     matmul = extract_scops(KERNELS.parents[1] / "examples" / "matmul.c", PreprocessOptions(),
                            function="matmul").scops[0]
     space = RecipeSpace(matmul, params={"n": 400})

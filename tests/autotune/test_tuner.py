@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
+import optuna
 import pytest
 from optuna.trial import TrialState
 
@@ -17,9 +19,12 @@ from autotune import (
     register_nest,
     tune_nest,
 )
+from autotune.tuner import PROBE_AFTER_FREE, _counts, _enqueue_probes, _needs_probes
 from database import best_recipe_for, list_measurements
 from loopnest import Harness, Recipe
+from loopnest.frontend.extract import extract_scops
 from tests.autotune.conftest import FAST, GEMM, GEMM_PARAMS, GEMV_PARAMS, corrupt_variants
+from tests.service.fake_harness import FakeHarness
 
 IKJ = {"steps": [{"op": "interchange", "order": [0, 2, 1]}]}
 SIMD_ON_REDUCTION = {"steps": [{"op": "vectorize", "loop": 2}]}  # k carries C's reduction: illegal
@@ -34,8 +39,6 @@ def gemm_db(store, gemm):
 
 
 def load_study(url: str, name: str):
-    import optuna
-
     return optuna.load_study(study_name=name, storage=open_storage(url))
 
 
@@ -96,8 +99,6 @@ def test_a_study_resumes_and_never_exceeds_its_budget(db_url, gemm):
 
 @pytest.mark.filterwarnings("ignore:Heartbeat of storage is supposed to be used")
 def test_a_dead_workers_trials_are_failed_and_do_not_block_the_budget(db_url, gemm):
-    import optuna
-
     tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=0, **FAST))  # creates the study
     storage = open_storage(db_url, heartbeat_interval=1, grace_period=1)
     study = optuna.load_study(study_name="gemm", storage=storage)
@@ -154,10 +155,6 @@ def test_should_stop_is_asked_between_trials(db_url, gemm):
 def test_a_nest_where_most_samples_are_illegal_still_gets_evaluated_recipes(db_url):
     # avgpool keeps a loop-local accumulator across an imperfect nest: almost every tile band is
     # refused, so TPE alone spent its whole free-trial cap on pruned samples and evaluated nothing.
-    from pathlib import Path
-
-    from loopnest.frontend.extract import extract_scops
-
     path = Path(__file__).resolve().parents[2] / "corpus/generated/conv/avgpool_f32.c"
     scop = extract_scops(path).scops[0]
     params = {"nc": 22, "ho": 63, "wo": 82, "kr": 4, "ks": 4}  # the seed build's sizes
@@ -166,13 +163,26 @@ def test_a_nest_where_most_samples_are_illegal_still_gets_evaluated_recipes(db_u
     assert any(r.verified for r in result.evaluations if r.evaluated)
 
 
+@pytest.mark.parametrize("seed", [3, 7])
+def test_a_sampler_that_repeats_its_best_recipe_does_not_end_the_study_as_if_the_space_ran_out(
+        db_url, gemm, monkeypatch, seed):
+    # Reproduction: TPE proposed its best recipe over and over, each repeat told that recipe's result
+    # (which made the next repeat likelier); two workers sharing a study, which repeat while the other
+    # evaluates, filled the free-sample cap before the budget: "the recipe space ran out: 7 distinct
+    # legal recipes evaluated of 8 asked". Deterministic here: one worker, the fake harness's figures,
+    # these seeds (before the fix: "exhausted" at 3 and 4 evaluated) and a free cap of twice the budget
+    # (after it, 12 seeds needed at most 9 free samples for 8 evaluations).
+    monkeypatch.setattr(TuneConfig, "harness", lambda self, scop, params: FakeHarness(scop, params, reps=1))
+    result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="repeats", n_trials=8, seed=seed,
+                                                     max_free_trials=16))
+    assert (result.stopped, result.evaluated) == ("budget", 8), result.stop_reason
+    repeats = [r for r in result.evaluations if r.status == "duplicate"]
+    assert len(repeats) <= 8
+
+
 def test_a_study_that_wastes_its_free_trials_gets_probes_once(gemm):
     # Whether the avgpool study above needs the probes depends on the sampler's path through the
     # space; the rule itself: PROBE_AFTER_FREE free trials with almost nothing evaluated, once.
-    import optuna
-
-    from autotune.tuner import PROBE_AFTER_FREE, _counts, _enqueue_probes, _needs_probes
-
     study = optuna.create_study(direction="maximize")
     for _ in range(PROBE_AFTER_FREE - 1):
         study.tell(study.ask(), state=TrialState.PRUNED)

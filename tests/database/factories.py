@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from database import Store
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 GEMM = """
 void gemm(int n, double A[n][n], double B[n][n], double C[n][n]) {
@@ -32,3 +41,10 @@ class Seed:
     nest_id: int
     target_id: int
     recipe_id: int
+
+
+def committed(store: Store, operation: Callable[Concatenate[Session, P], T], /, *args: P.args,
+              **kwargs: P.kwargs) -> T:
+    """Run one repository function in a transaction of its own, as a worker runs its job calls."""
+    with store.session() as session:
+        return operation(session, *args, **kwargs)

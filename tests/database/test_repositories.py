@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from database import (
     Measurement,
+    MeasurementIn,
     MeasurementOrigin,
     Store,
     add_api_key,
@@ -110,15 +111,15 @@ def test_bad_arguments_raise_value_error(store: Store, seed: Seed) -> None:
         with pytest.raises(ValueError):
             get_or_create_program(session, source="   ", name="blank")
         with pytest.raises(ValueError, match="repetitions"):
-            add_measurement(
-                session, nest_id=seed.nest_id, recipe_id=seed.recipe_id, target_id=seed.target_id,
+            add_measurement(session, MeasurementIn(
+                nest_id=seed.nest_id, recipe_id=seed.recipe_id, target_id=seed.target_id,
                 median_time_s=1.0, spread_s=0.1, repetitions=0, verified=True, origin="manual",
-            )  # fmt: skip
+            ))  # fmt: skip
         with pytest.raises(ValueError):
-            add_measurement(
-                session, nest_id=seed.nest_id, recipe_id=seed.recipe_id, target_id=seed.target_id,
+            add_measurement(session, MeasurementIn(
+                nest_id=seed.nest_id, recipe_id=seed.recipe_id, target_id=seed.target_id,
                 median_time_s=1.0, spread_s=0.1, repetitions=3, verified=True, origin="guess",
-            )  # fmt: skip
+            ))  # fmt: skip
 
 
 def test_finders_raise_not_found(store: Store) -> None:
@@ -178,7 +179,7 @@ def _measure(session: Session, seed: Seed, recipe_id: int, **overrides: Any) -> 
         "params": {"n": 1024},
         **overrides,
     }
-    return add_measurement(session, **values)
+    return add_measurement(session, MeasurementIn(**values))
 
 
 def test_measurements_and_best_recipe(store: Store, seed: Seed) -> None:

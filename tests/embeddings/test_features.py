@@ -9,7 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+import embeddings.features.machine as machine
+import service.commands.features as features_command
 from embeddings.features import (
     DYNAMIC_SCHEMA,
     MAX_DEPTH,
@@ -26,8 +29,12 @@ from embeddings.features import (
     stack,
     static_features,
 )
+from embeddings.features.dynamic import _parse_cachegrind, _parse_perf
+from embeddings.features.signature import isa_level
 from loopnest import ParameterError, PreprocessOptions, extract_scops
+from loopnest.config import get_settings
 from loopnest.transform import interchange, tile
+from service.commands.features import target_app
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = json.loads((ROOT / "corpus" / "expected.json").read_text())
@@ -307,8 +314,6 @@ def test_dynamic_features_on_a_tiny_kernel(tmp_path: Path) -> None:
 
 
 def test_counter_output_parsers() -> None:
-    from embeddings.features.dynamic import _parse_cachegrind, _parse_perf
-
     perf = ("1000,,L1-dcache-loads,100,100.00,,\n50,,L1-dcache-load-misses,100,100.00,,\n"
             "<not supported>,,LLC-loads,0,100.00,,\n<not supported>,,LLC-load-misses,0,100.00,,\n")
     assert _parse_perf(perf) == (0.05, None)
@@ -322,8 +327,6 @@ def test_counter_output_parsers() -> None:
 
 
 def test_isa_level_from_cpu_flags() -> None:
-    from embeddings.features.signature import isa_level
-
     v2 = {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"}
     v3 = v2 | {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"}
     assert isa_level(set(), "x86_64") == "x86-64"
@@ -369,8 +372,6 @@ def test_machine_signature_and_quick_peaks(quick_peaks: MachinePeaks) -> None:
 
 
 def test_load_or_measure_caches_by_signature(tmp_path: Path, quick_peaks: MachinePeaks, monkeypatch) -> None:
-    import embeddings.features.machine as machine
-
     calls = []
 
     def fake_measure(*, cc: str = "gcc", quick: bool = False, signature=None) -> MachinePeaks:
@@ -392,19 +393,13 @@ def test_load_or_measure_caches_by_signature(tmp_path: Path, quick_peaks: Machin
 
 
 def test_target_command(tmp_path: Path, quick_peaks: MachinePeaks, monkeypatch) -> None:
-    from typer.testing import CliRunner
-
-    import embeddings.features.machine as machine
-    from loopnest.config import get_settings
-    from service.commands.features import target_app
-
     seen = []
 
     def fake_load(path: Path, *, cc: str = "gcc", quick: bool = False, refresh: bool = False) -> MachinePeaks:
         seen.append((path, refresh))
         return quick_peaks
 
-    monkeypatch.setattr(machine, "load_or_measure", fake_load)
+    monkeypatch.setattr(features_command, "load_or_measure", fake_load)
     monkeypatch.setenv("PERFEMBED_DATA_DIR", str(tmp_path))
     get_settings.cache_clear()
     try:

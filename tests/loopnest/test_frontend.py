@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import loopnest.frontend.extract as extract
 from loopnest import Harness, ParameterError, PreprocessOptions, SourceError, extract_scops
 from tests.loopnest.conftest import CORPUS
 
@@ -42,8 +43,6 @@ def test_deep_nesting_is_a_parse_error_naming_the_file(tmp_path: Path) -> None:
 def test_a_parser_bug_is_not_reported_as_the_users_mistake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Before: any exception of the parser became "C parse error: ..." (exit 2, HTTP 422), so a bug in
     # pycparser or in our use of it looked like bad C. Only ParseError (and running out of stack) may.
-    import loopnest.frontend.extract as extract
-
     def broken(self: object, text: str, filename: str = "") -> None:
         raise AttributeError("'NoneType' object has no attribute 'coord'")
 

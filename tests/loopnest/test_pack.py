@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from loopnest import IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, generate_c
+from tests.loopnest.test_expand import MATMUL
 from tests.loopnest.test_legality import REDUCTION, nest
 
 TILE = {"op": "tile", "loops": [0, 1, 2], "sizes": [8, 16, 4]}
@@ -117,7 +118,5 @@ def test_malformed_or_inapplicable_pack_steps_are_recipe_errors(tmp_path: Path, 
 
 
 def test_pack_before_expand_is_refused(tmp_path: Path) -> None:
-    from tests.loopnest.test_expand import MATMUL
-
     with pytest.raises(RecipeError, match="expand must come before every other step"):
         _pack(nest(tmp_path, MATMUL), {"op": "pack", "array": "A", "loop": 2}, {"op": "expand", "scalar": "s"})

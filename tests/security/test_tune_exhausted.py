@@ -12,7 +12,7 @@ from pathlib import Path
 import optuna
 import pytest
 
-from autotune import TuneConfig, register_nest, run_worker, tune_nest
+from autotune import TuneConfig, WorkerOptions, register_nest, run_worker, tune_nest
 from database import JobStatus, enqueue_job, get_job, get_store
 from loopnest import PreprocessOptions, extract_scops
 from loopnest.config import Settings
@@ -70,7 +70,8 @@ def test_a_job_whose_space_ran_out_is_done_with_the_reason_in_its_status(tmp_pat
         nest = register_nest(store, source=SCAN, name="scan.c", index=0, scop=scop, params=PARAMS)
         with store.session() as session:
             job = enqueue_job(session, nest_id=nest.id, budget=40, options={"params": PARAMS, "reps": 1, "seed": 0})
-        report = run_worker(store, worker_id="w", once=True, lease_seconds=30, settings=Settings(threads=1))
+        report = run_worker(store, WorkerOptions(worker_id="w", once=True, lease_seconds=30),
+                            settings=Settings(threads=1))
         (outcome,) = report.jobs
         assert outcome.status == "done" and outcome.error is not None
         assert outcome.error.startswith("the recipe space ran out")

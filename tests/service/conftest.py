@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from database import create_api_key
+from service.commands.options import console, err_console
 from service.config import ServiceSettings
 from tests.service.factories import make_app, service_settings
 
@@ -50,7 +51,5 @@ def auth(api_key: str) -> dict[str, str]:
 def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI's consoles 300 columns wide, whatever the terminal (or COLUMNS) of the test run, so that
     table cells and lines the tests read are not wrapped."""
-    from service.commands.options import console, err_console
-
     for target in (console, err_console):
         monkeypatch.setattr(target, "width", 300)

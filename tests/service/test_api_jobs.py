@@ -7,8 +7,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 import database
+from database import claim_next_job, fail_job, update_job_progress
 from service import services_jobs
 from service.app import create_app
+from tests.database.factories import committed
 from tests.service.factories import GEMM_PARAMS, gemm_program, gemv_program
 
 
@@ -43,13 +45,14 @@ def test_progress_best_so_far_and_error_are_reported(api: TestClient, app, auth,
         recipe = database.get_or_create_recipe(session, steps=[{"op": "parallelize", "loop": 0}])
     claimed = None
     while claimed is None or claimed.id != job_id:  # earlier tests left queued jobs: take them all
-        claimed = store.claim_next_job(worker_id="w", lease_seconds=60)
+        claimed = committed(store, claim_next_job, worker_id="w", lease_seconds=60)
         assert claimed is not None
-    store.update_job_progress(job_id, worker_id="w", progress=3, best_recipe_id=recipe.id, best_speedup=2.5)
+    committed(store, update_job_progress, job_id=job_id, worker_id="w", progress=3, best_recipe_id=recipe.id,
+              best_speedup=2.5)
     job = api.get(f"/v1/tuning-jobs/{job_id}").json()
     assert (job["status"], job["trials_done"], job["budget"], job["best_speedup"]) == ("running", 3, 5, 2.5)
     assert job["best_recipe"] == {"steps": [{"op": "parallelize", "loop": 0}]} and job["worker"] == "w"
-    store.fail_job(job_id, worker_id="w", error="program.c:3: no value for n")
+    committed(store, fail_job, job_id=job_id, worker_id="w", error="program.c:3: no value for n")
     job = api.get(f"/v1/tuning-jobs/{job_id}").json()
     assert job["status"] == "failed" and "program.c:3" in job["error"]
     r = api.delete(f"/v1/tuning-jobs/{job_id}", headers=auth)

@@ -12,9 +12,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
-from database import Store
+from database import Store, claim_next_job, record_heartbeat
 from database.models import WorkerModel
 from service.app import create_app
+from tests.database.factories import committed
 from tests.service.factories import GEMM_PARAMS, gemm_program, service_settings
 
 
@@ -30,7 +31,7 @@ def store(app: FastAPI) -> Iterator[Store]:
 
 
 def beat(store: Store, name: str, *, ago_s: float = 0.0, job_id: int | None = None) -> None:
-    store.record_heartbeat(name, host="h", pid=1, cpus="0-1", job_id=job_id,
+    committed(store, record_heartbeat, name=name, host="h", pid=1, cpus="0-1", job_id=job_id,
                            now=datetime.now(UTC) - timedelta(seconds=ago_s))
 
 
@@ -70,7 +71,7 @@ def test_a_running_job_whose_worker_went_silent_waits_for_another(api: TestClien
     job_id = enqueue(api, auth)
     claimed = None
     while claimed is None or claimed.id != job_id:  # earlier tests left queued jobs: take them all
-        claimed = store.claim_next_job(worker_id="h:3:busy", lease_seconds=60)
+        claimed = committed(store, claim_next_job, worker_id="h:3:busy", lease_seconds=60)
         assert claimed is not None
     beat(store, "h:3:busy", job_id=job_id)
     assert api.get(f"/v1/tuning-jobs/{job_id}").json()["status_text"] == "running on worker h:3:busy: 0 of 5 trials"

@@ -12,12 +12,22 @@ import pytest
 from typer.testing import CliRunner
 
 from autotune.records import register_nest
-from database import Store, create_api_key, enqueue_job, get_or_create_recipe, get_store
+from database import (
+    Store,
+    claim_next_job,
+    create_api_key,
+    enqueue_job,
+    finish_job,
+    get_or_create_recipe,
+    get_store,
+    update_job_progress,
+)
 from loopnest import extract_scops
 from loopnest.config import get_settings
 from service.cli import app
 from service.commands.jobs import JobEndedError
 from service.errors import ConflictError
+from tests.database.factories import committed
 from tests.security.cli import run_perfembed
 from tests.service.factories import GEMM, GEMM_PARAMS
 from tests.service.servers import api_server
@@ -32,14 +42,14 @@ class Data:
         self.nest = register_nest(self.store, source=GEMM.read_text(), name="gemm_ijk.c", index=0, scop=scop,
                                   params=GEMM_PARAMS).id
         self.done = self.job(budget=4)
-        claimed = self.store.claim_next_job(worker_id="w", lease_seconds=60)
+        claimed = committed(self.store, claim_next_job, worker_id="w", lease_seconds=60)
         assert claimed is not None and claimed.id == self.done
         with self.store.session() as session:
             self.recipe = get_or_create_recipe(session, steps=[{"op": "tile", "loops": [2], "sizes": [64]},
                                                                {"op": "parallelize", "loop": 0}]).id
-        self.store.update_job_progress(self.done, worker_id="w", progress=4, best_recipe_id=self.recipe,
-                                       best_speedup=1.7)
-        self.store.finish_job(self.done, worker_id="w", best_recipe_id=self.recipe, best_speedup=1.7)
+        committed(self.store, update_job_progress, job_id=self.done, worker_id="w", progress=4,
+                  best_recipe_id=self.recipe, best_speedup=1.7)
+        committed(self.store, finish_job, job_id=self.done, worker_id="w", best_recipe_id=self.recipe, best_speedup=1.7)
 
     def job(self, budget: int = 3) -> int:
         with self.store.session() as session:
@@ -100,13 +110,14 @@ def test_jobs_wait_follows_a_job_until_a_worker_finishes_it(local: Data) -> None
     job = local.job(budget=2)
 
     def worker() -> None:  # a worker's steps on the database, while `jobs wait` polls it
-        while (claimed := local.store.claim_next_job(worker_id="w2", lease_seconds=60)) is not None:
+        while (claimed := committed(local.store, claim_next_job, worker_id="w2", lease_seconds=60)) is not None:
             if claimed.id != job:
-                local.store.finish_job(claimed.id, worker_id="w2")
+                committed(local.store, finish_job, job_id=claimed.id, worker_id="w2")
                 continue
-            local.store.update_job_progress(job, worker_id="w2", progress=1, best_recipe_id=local.recipe,
-                                            best_speedup=1.2)
-            local.store.finish_job(job, worker_id="w2", best_recipe_id=local.recipe, best_speedup=1.3)
+            committed(local.store, update_job_progress, job_id=job, worker_id="w2", progress=1,
+                      best_recipe_id=local.recipe, best_speedup=1.2)
+            committed(local.store, finish_job, job_id=job, worker_id="w2", best_recipe_id=local.recipe,
+                      best_speedup=1.3)
             return
 
     thread = threading.Timer(0.3, worker)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,8 +66,6 @@ def test_measure_verifies_and_times_a_variant(tmp_path: Path) -> None:
 def test_suggest_fallback_autotunes_and_writes_the_autotuned_recipe(tmp_path: Path) -> None:
     # An empty database: no neighbour, so --fallback autotunes here, and --write-best must use that
     # result when it is verified and >= 1.1x (and leave the nest as it was otherwise).
-    import os
-
     kernel = CORPUS / "kernels/blas3/gemm_ijk.c"
     env = {**os.environ, "PERFEMBED_DATA_DIR": str(tmp_path / "data"), "PERFEMBED_THREADS": "1"}
     env.pop("PERFEMBED_DATABASE_URL", None)
@@ -88,8 +87,6 @@ def test_suggest_fallback_autotunes_and_writes_the_autotuned_recipe(tmp_path: Pa
 
 
 def test_suggest_on_an_empty_database_names_the_file_and_says_how_to_load_the_seed(tmp_path: Path) -> None:
-    import os
-
     env = {**os.environ, "PERFEMBED_DATA_DIR": str(tmp_path / "data"), "COLUMNS": "300"}
     env.pop("PERFEMBED_DATABASE_URL", None)
     proc = subprocess.run([sys.executable, "-m", "service.cli", "suggest", str(CORPUS / "kernels/blas3/gemm_ijk.c"),

@@ -13,15 +13,26 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
 from autotune.records import MeasurementRecorder
-from database import get_nest, get_or_create_target, get_store
+from database import cancel_job, create_api_key, get_nest, get_or_create_target, get_store, list_nests
 from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
+from database.seed import count_records, export_seed, is_empty, load_seed
+from embeddings import make_index
 from loopnest import Recipe, extract_scops
+from loopnest.config import get_settings
+from loopnest.errors import ParameterError
 from loopnest.frontend.program import program_from_file
 from loopnest.harness.index_data import SparseChoice
 from loopnest.harness.progress import Progress
+from service.app import create_app
+from service.cli import app
+from service.commands.remote import local_shape
+from service.commands.suggest import print_suggestions
+from service.config import ServiceSettings
 from service.core import ProgramSource, SuggestOptions, TransferCore, answer_cache
 from service.core.context import CoreContext
 from service.core.ingest import ingest_scop
@@ -90,8 +101,6 @@ def test_index_round_trips_through_the_database_and_is_rebuilt_when_stale(
     fresh = EmbeddingStore(core.store, data_dir=core.settings.data_dir)
     assert sorted(fresh.index().ids().tolist()) == sorted(ids.values())
     # A stale file (another row count) is rebuilt from the database, not trusted.
-    from embeddings import make_index
-
     stale = make_index(fresh.index().dim, n_expected=1, model_version=version)
     stale.save(path)
     rebuilt = EmbeddingStore(core.store, data_dir=core.settings.data_dir).index()
@@ -152,8 +161,6 @@ def test_a_repeated_default_request_is_answered_from_the_cache_until_its_job_end
         populated: Populated) -> None:
     """With fallback (the API's default) the answer is cached too, keyed on the database's state: a
     nest whose job is open needs no recomputation; once the job ends, the next request enqueues another."""
-    from database import cancel_job
-
     core, _ = populated
     program = program_from_file(ROOT / "corpus/kernels/blas3/gemm_jki.c",
                                 params={"n_rows": 64, "n_cols": 64, "n_inner": 64})
@@ -175,6 +182,25 @@ def test_a_repeated_default_request_is_answered_from_the_cache_until_its_job_end
     assert third["nests"][0]["tuning_job"] not in (None, job_id)
 
 
+def test_a_view_is_computed_once_until_the_database_changes_through_the_core(tmp_path: Path) -> None:
+    """The dashboard's views (the embedding map) live in the core's one answer cache: computed once while the
+    database stays as it was, again after a write through the core."""
+    settings = DatabaseSettings(data_dir=tmp_path)
+    core = TransferCore(get_store(settings.resolved_database_url, create=True), settings, harness=FakeHarness)
+    computed: list[int] = []
+
+    def count_nests() -> int:
+        computed.append(1)
+        with core.store.session() as session:
+            return len(list_nests(session))
+
+    assert core.view("nests", count_nests) == core.view("nests", count_nests) == 0
+    assert len(computed) == 1
+    core.ingest(program_from_file(ROOT / "corpus/kernels/blas2/gemv.c", params=EXPECTED[
+        "corpus/kernels/blas2/gemv.c"]["params"]), name="gemv.c")
+    assert core.view("nests", count_nests) == 1 and len(computed) == 2
+
+
 def test_dataframe_and_map(populated: Populated, tmp_path: Path) -> None:
     core, ids = populated
     frame = core.context.embeddings.to_dataframe()
@@ -184,8 +210,6 @@ def test_dataframe_and_map(populated: Populated, tmp_path: Path) -> None:
 
 
 def test_seed_export_and_load_round_trip(populated: Populated, tmp_path: Path) -> None:
-    from database.seed import count_records, export_seed, is_empty, load_seed
-
     core, ids = populated
     seed = tmp_path / "seed.jsonl.gz"
     counts = export_seed(core.store, seed)
@@ -248,8 +272,6 @@ def test_an_exact_match_is_tuned_before_and_never_its_own_neighbour(populated: P
 
 def test_every_recorded_speedup_names_its_target(populated: Populated,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    from database import get_or_create_target
-
     core, _ = populated
     program = program_from_file(ROOT / "corpus/kernels/blas3/gemm_jki.c",
                                 params={"n_rows": 64, "n_cols": 64, "n_inner": 64})
@@ -269,14 +291,6 @@ def test_every_recorded_speedup_names_its_target(populated: Populated,
 
 def test_the_api_and_suggest_server_answer_with_tuned_before_targets_and_recipe_texts(
         populated: Populated, capsys: pytest.CaptureFixture[str], wide_console: None) -> None:
-    from fastapi.testclient import TestClient
-
-    from database import create_api_key
-    from service.app import create_app
-    from service.commands.remote import local_shape
-    from service.commands.suggest import print_suggestions
-    from service.config import ServiceSettings
-
     core, ids = populated
     own = ids["blas3/gemm_ijk.c"]
     params = {k: 4 * v for k, v in EXPECTED["corpus/kernels/blas3/gemm_ijk.c"]["params"].items()}
@@ -313,12 +327,6 @@ def test_the_api_and_suggest_server_answer_with_tuned_before_targets_and_recipe_
 
 def test_perfembed_search_finds_the_nearest_stored_nests(populated: Populated,
                                                          monkeypatch: pytest.MonkeyPatch, wide_console: None) -> None:
-    from typer.testing import CliRunner
-
-    from loopnest.config import get_settings
-    from loopnest.errors import ParameterError
-    from service.cli import app
-
     core, ids = populated
     monkeypatch.setenv("PERFEMBED_DATA_DIR", str(core.settings.data_dir))
     monkeypatch.delenv("PERFEMBED_DATABASE_URL", raising=False)

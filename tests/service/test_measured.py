@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from autotune.records import register_nest
-from database import Store, add_measurement, get_or_create_recipe, get_or_create_target, get_store
+from database import MeasurementIn, Store, add_measurement, get_or_create_recipe, get_or_create_target, get_store
 from loopnest import extract_scops
 from service.core.measured import find_stored_nest, target_view, tuned_before
 from tests.service.factories import GEMM, GEMM_PARAMS, GEMV
@@ -25,9 +25,10 @@ def _measure(store: Store, nest_id: int, target_id: int, speedup: float | None, 
     params = extra.pop("params", GEMM_PARAMS)
     with store.session() as session:
         recipe = get_or_create_recipe(session, steps=extra.pop("steps", [{"op": "parallelize", "loop": 0}]))
-        add_measurement(session, nest_id=nest_id, recipe_id=recipe.id, target_id=target_id, median_time_s=0.01,
-                        spread_s=0.0, repetitions=int(extra.pop("repetitions", 3)), verified=speedup is not None,
-                        origin="transfer", params=params, speedup=speedup, **extra)  # type: ignore[arg-type]
+        add_measurement(session, MeasurementIn(
+            nest_id=nest_id, recipe_id=recipe.id, target_id=target_id, median_time_s=0.01, spread_s=0.0,
+            repetitions=int(extra.pop("repetitions", 3)), verified=speedup is not None, origin="transfer",
+            params=params, speedup=speedup, **extra))  # type: ignore[arg-type]
 
 
 def test_tuned_before_is_this_nest_at_these_sizes_here_preferring_a_re_measured_figure(store: Store) -> None:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import nbformat
 import pytest
+from nbclient import NotebookClient
 
 from tests.service.factories import ROOT
 
@@ -15,9 +17,6 @@ NOTEBOOK = ROOT / "notebooks" / "explore.ipynb"
 
 
 def test_the_notebook_runs_on_a_fresh_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import nbformat
-    from nbclient import NotebookClient
-
     monkeypatch.setenv("PERFEMBED_DATABASE_URL", f"sqlite:///{tmp_path / 'perfembed.db'}")
     monkeypatch.setenv("PERFEMBED_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("PERFEMBED_THREADS", "1")

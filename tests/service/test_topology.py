@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.pool import NullPool
 
 from service.client import Client
 from tests.service.factories import ROOT, gemm_program
@@ -34,9 +36,6 @@ def perfembed(*args: str, env: dict[str, str], timeout: float = 120) -> subproce
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
     """A fresh schema in the test database, selected through ``search_path``; dropped afterwards."""
-    from sqlalchemy import create_engine, make_url, text
-    from sqlalchemy.pool import NullPool
-
     assert POSTGRES_URL is not None
     schema = f"topology_{uuid.uuid4().hex[:12]}"
     admin = create_engine(POSTGRES_URL, poolclass=NullPool, isolation_level="AUTOCOMMIT")

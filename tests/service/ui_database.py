@@ -10,6 +10,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import optuna
+from optuna.distributions import CategoricalDistribution
+from optuna.trial import TrialState, create_trial
+
+from autotune.records import ensure_local_target, study_name_for
+from autotune.tuner import open_storage
+from database import (
+    MeasurementIn,
+    add_measurement,
+    claim_next_job,
+    create_api_key,
+    enqueue_job,
+    fail_job,
+    get_nest,
+    get_or_create_recipe,
+    get_store,
+)
+from database.embedding_store import EmbeddingStore
+from service.config import ServiceSettings
+from service.core import ProgramSource, TransferCore
 from tests.service.factories import CORPUS
 
 # Stored under seed-style names (FAMILY/FILE.c) so that the overview groups them by family.
@@ -37,12 +57,6 @@ class UiDatabase:
 
 
 def build(directory: Path) -> UiDatabase:
-    from autotune.records import ensure_local_target
-    from database import add_measurement, create_api_key, get_nest, get_or_create_recipe, get_store
-    from database.embedding_store import EmbeddingStore
-    from service.config import ServiceSettings
-    from service.core import ProgramSource, TransferCore
-
     url = f"sqlite:///{directory / 'perfembed.db'}"
     settings = ServiceSettings(database_url=url, data_dir=directory, threads=1)
     store = get_store(url, create=True)
@@ -58,13 +72,15 @@ def build(directory: Path) -> UiDatabase:
         parallel = get_or_create_recipe(session, steps=PARALLEL)
         tiled = get_or_create_recipe(session, steps=TILED)
         for i, nest_id in enumerate(nests.values()):
-            add_measurement(session, nest_id=nest_id, recipe_id=parallel.id, target_id=target.id, median_time_s=0.01,
-                            spread_s=0.0, repetitions=5, verified=True, origin="transfer", speedup=1.2 + 0.3 * i,
-                            interval=(1.1 + 0.3 * i, 1.3 + 0.3 * i), confidence=0.95, threads=2)
+            add_measurement(session, MeasurementIn(
+                nest_id=nest_id, recipe_id=parallel.id, target_id=target.id, median_time_s=0.01, spread_s=0.0,
+                repetitions=5, verified=True, origin="transfer", speedup=1.2 + 0.3 * i,
+                interval=(1.1 + 0.3 * i, 1.3 + 0.3 * i), confidence=0.95, threads=2))
         gemm = nests["blas3/gemm_ijk.c"]
-        add_measurement(session, nest_id=gemm, recipe_id=tiled.id, target_id=target.id, median_time_s=0.004,
-                        spread_s=0.0, repetitions=5, verified=True, origin="autotune", speedup=3.25,
-                        interval=(3.0, 3.5), confidence=0.95, threads=2)
+        add_measurement(session, MeasurementIn(
+            nest_id=gemm, recipe_id=tiled.id, target_id=target.id, median_time_s=0.004, spread_s=0.0,
+            repetitions=5, verified=True, origin="autotune", speedup=3.25, interval=(3.0, 3.5), confidence=0.95,
+            threads=2))
         program_ids = {name: get_nest(session, nest_id=i).program_id for name, i in nests.items()}
         _, key = create_api_key(session, name="ui-tests")
     EmbeddingStore(store, data_dir=directory).fit(n_components=4)
@@ -76,13 +92,6 @@ def build(directory: Path) -> UiDatabase:
 
 def _study(url: str, nest_id: int, target_id: int) -> str:
     """An Optuna study under the tuner's name for the nest, with complete and failed trials."""
-    import optuna
-    from optuna.distributions import CategoricalDistribution
-    from optuna.trial import TrialState, create_trial
-
-    from autotune.records import study_name_for
-    from autotune.tuner import open_storage
-
     name = study_name_for(nest_id, target_id, {"ni": 64})
     storage = open_storage(url, heartbeat_interval=None)
     study = optuna.create_study(storage=storage, study_name=name, direction="maximize")
@@ -98,8 +107,6 @@ def _study(url: str, nest_id: int, target_id: int) -> str:
 
 
 def _jobs(store: Any, nests: dict[str, int], target_id: int) -> dict[str, int]:
-    from database import claim_next_job, enqueue_job, fail_job
-
     with store.session() as session:
         running = enqueue_job(session, nest_id=nests["blas2/gemv.c"], budget=20, target_id=target_id)
         failed = enqueue_job(session, nest_id=nests["conv/conv2d.c"], budget=10, target_id=target_id)
