@@ -53,6 +53,18 @@ def test_transfer_evaluates_verifies_and_gates() -> None:
         assert not refused.accepted and refused.candidates[0].verified
 
 
+def test_a_recipe_that_leaves_the_code_as_it_is_is_never_measured_or_accepted() -> None:
+    """Reproduction (sparse benchmark): a neighbour's ``fuse`` of loops already fused generates the
+    original code; it was screened, passed the 1.1x gate on noise, and was then measured at 0.67x."""
+    source = target = nest("gemm_ijk.c")
+    no_op = Neighbour(1, "gemm_ijk", 0.0, Recipe.from_dict({"steps": [{"op": "fuse", "loop": 1}]}),
+                      loop_roles(source, SIZES), 3.0)
+    with Harness(target, SIZES, reps=1) as harness:
+        result = TransferTuner(min_speedup=0.0).evaluate(harness, [no_op])
+    (cand,) = result.candidates
+    assert cand.status == "no-op" and cand.speedup is None and not cand.verified and not result.accepted
+
+
 def test_a_shallower_neighbours_recipe_keeps_its_inner_loops_and_our_extra_loop_goes_outside() -> None:
     # ger (2 loops: i parallel, j unit-stride) tuned as "parallel i, simd j"; gemm has a third loop,
     # the k reduction, which plays no role of ger's: it moves outermost, so j stays the simd loop.
