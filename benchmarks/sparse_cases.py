@@ -68,7 +68,7 @@ MATRICES: tuple[Matrix, ...] = (
     Matrix("powerlaw", "powerlaw", "Zipf row lengths (a few full rows)"),
     Matrix("poisson2d", None, f"5-point 2-D Laplacian, Matrix Market file {MATRIX_FILE} (--matrix)"),
 )
-FULL = Sizes(n=40_000, per_row=50, grid=250)
+FULL = Sizes(n=20_000, per_row=50, grid=250)
 QUICK = Sizes(n=1_000, per_row=20, grid=30)
 
 
