@@ -87,17 +87,19 @@ def candidates(tuning: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def recipe_variant(run: KernelRun, scop: Scop, source: str, recipe: dict[str, Any]) -> Variant:
-    """perfembed's recipe applied to the nest (legality checked again at these sizes) and compiled by gcc."""
+    """perfembed's recipe applied to the nest (legality checked again at these sizes) and compiled by gcc;
+    ``same_code`` in its info when the recipe leaves the nest's code as it is."""
     name = f"perfembed:{source}"
     try:
         transformed = apply_recipe(scop, Recipe.from_dict(recipe), compute_dependences(scop))
     except PerfembedError as exc:
-        variant = Variant(name)
+        variant = Variant(name, info={"source": source, "recipe": recipe})
         variant.fail("refused", str(exc))
         return variant
-    variant = run.build(name, generate_c(transformed))
+    text = generate_c(transformed)
+    variant = run.build(name, text)
     variant.reorders = reorders_reduction(transformed)
-    variant.info.update(source=source, recipe=recipe)
+    variant.info.update(source=source, recipe=recipe, same_code=text == generate_c(scop))
     return variant
 
 

@@ -95,7 +95,7 @@ def _recipe(fig: dict[str, Any] | None) -> str:
         return str((fig or {}).get("status", "-"))
     if not fig.get("recipe"):
         return str(fig.get("source") or "original kept")
-    return recipe_text(fig["recipe"])
+    return recipe_text(fig["recipe"]) + (" (same code as the original)" if fig.get("same_code") else "")
 
 
 def tables(report: dict[str, Any]) -> list[Section]:

@@ -19,9 +19,11 @@ from typing import Any
 import pytest
 import scipy.io
 
+from benchmarks.peak_measure import Variant
 from benchmarks.peak_tuning import TuneConfig, cache_key
-from benchmarks.sparse_cases import KERNELS, MATRICES
-from benchmarks.sparse_report import complete, summarize
+from benchmarks.sparse import case_row
+from benchmarks.sparse_cases import KERNELS, MATRICES, QUICK, make_cases
+from benchmarks.sparse_report import complete, summarize, tables
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL_NAMES, MATRIX_NAMES = ["spmv", "spmm16"], ["powerlaw", "poisson2d"]
@@ -103,6 +105,30 @@ def test_a_wrong_or_missing_figure_makes_the_run_incomplete(quick: tuple) -> Non
     failed["cases"][1]["autotune"] = {"status": "failed", "message": "perfembed tune exited 1", "rate": None}
     for bad in (wrong, failed):
         assert not complete(bad) and summarize(bad)["complete"] is False
+
+
+def test_a_recipe_that_changes_nothing_gets_the_originals_figure_and_a_refused_one_none(tmp_path: Path) -> None:
+    # Transfer accepted a recipe whose code is the original's (a timing fluke under load): its figure is
+    # the baseline's, not a second noisy measurement of the same code. A recipe refused at the
+    # benchmark's sizes has no figure, and the run is incomplete.
+    case = make_cases(KERNELS[1:2], MATRICES[:1], QUICK, tmp_path)[0]
+    gcc, twin = Variant("gcc", times=[0.010, 0.012]), Variant("scipy", times=[0.02, 0.03])
+    recipe = {"steps": [{"op": "fuse", "loop": 1}]}
+    same = Variant("perfembed:transfer", info={"source": "transfer", "recipe": recipe, "same_code": True})
+    tuning: dict[str, Any] = {"transfer": {"status": "accepted", "recipe": recipe},
+                              "autotune": {"status": "not kept", "recipe": None}}
+    row = case_row(case, 20000, tuning, gcc=gcc, found=[same], twin=twin, threads=2)
+    report: dict[str, Any] = {"config": {"rounds": 2, "reps": 1, "threads": 2, "placement": "unpinned"}, "cases": [row]}
+    report["summary"] = summarize(report)
+    assert row["transfer"]["times_s"] == row["gcc"]["times_s"] and row["transfer"]["recipe"] == recipe
+    assert report["summary"]["ratios"][case.name]["transfer/autotune"] == pytest.approx(1.0)
+    ((_title, _header, rows),) = tables(report)
+    assert complete(report) and rows[0][-2] == "fuse loop=1 (same code as the original)"
+    refused = Variant("perfembed:transfer", info={"source": "transfer", "recipe": recipe})
+    refused.fail("refused", "tile: loop 1 has bounds read from data")
+    row = case_row(case, 20000, tuning, gcc=gcc, found=[refused], twin=twin, threads=2)
+    assert row["transfer"]["status"] == "refused" and "rate" not in row["transfer"]
+    assert not complete({"cases": [row]})
 
 
 def test_the_matrix_file_counts_by_its_contents_in_the_tuning_cache(tmp_path: Path) -> None:
