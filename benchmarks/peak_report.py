@@ -98,7 +98,7 @@ def _sizes(row: dict[str, Any]) -> str:
 
 def recipe_text(recipe: dict[str, Any]) -> str:
     """A recipe's steps on one line: ``tile loops=[0] sizes=[64]; parallelize loop=0``."""
-    return "; ".join(" ".join(f"{v}" if k == "op" else f"{k}={json.dumps(v)}" for k, v in step.items())
+    return "; ".join(" ".join([str(step.get("op")), *(f"{k}={json.dumps(v)}" for k, v in step.items() if k != "op")])
                      for step in recipe.get("steps", []))
 
 

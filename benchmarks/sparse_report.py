@@ -121,6 +121,12 @@ def _footer(report: dict[str, Any]) -> list[str]:
         lines.append(f"target: {name}: {t['status']} (geomean {t['ratio']} {_x(t['geomean'])}"
                      + (f"; missed by {', '.join(t['missed_by'])}" if t["missed_by"] else "")
                      + (f"; per case: {per_case}" if per_case else "") + ")")
+    cases = report["cases"]
+    parts = {part: [r["tuning"].get(part, {}).get("status") for r in cases] for part in ("transfer", "autotune")}
+    lines.append(f"perfembed: transfer accepted a recipe in {parts['transfer'].count('accepted')} of {len(cases)} "
+                 f"cases; autotuning's winner held up when re-measured in {parts['autotune'].count('confirmed')} "
+                 f"of {len(cases)}; recipes of {sum(bool(r['tuning'].get('cached')) for r in cases)} cases came "
+                 "from the tuning cache (OUT/tuning.json: same kernel, sizes, matrix, budget, code and seed)")
     families = s["transfer_neighbours"]
     if families:
         sparse = families.get("sparse", 0)
