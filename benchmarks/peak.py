@@ -55,7 +55,7 @@ from benchmarks.peak_measure import (
 )
 from benchmarks.peak_report import complete, render_markdown, render_text, summarize
 from benchmarks.peak_stream import measure_stream
-from benchmarks.peak_tuning import ROOT, TuneConfig, TuningCache, code_fingerprint, tune_kernel
+from benchmarks.peak_tuning import ROOT, Nest, TuneConfig, TuningCache, code_fingerprint, tune_kernel
 from loopnest.codegen import generate_c
 from loopnest.config import Settings, get_settings
 from loopnest.errors import PerfembedError
@@ -67,7 +67,7 @@ from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
 
-def kernel_scop(kernel: Kernel) -> Scop:
+def kernel_scop(kernel: Nest) -> Scop:
     """The first nest of the kernel's function."""
     scops = [s for s in extract_scops(ROOT / kernel.file).scops if s.region.function == kernel.function]
     if not scops:
@@ -87,17 +87,19 @@ def candidates(tuning: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def recipe_variant(run: KernelRun, scop: Scop, source: str, recipe: dict[str, Any]) -> Variant:
-    """perfembed's recipe applied to the nest (legality checked again at these sizes) and compiled by gcc."""
+    """perfembed's recipe applied to the nest (legality checked again at these sizes) and compiled by gcc;
+    ``same_code`` in its info when the recipe leaves the nest's code as it is."""
     name = f"perfembed:{source}"
     try:
         transformed = apply_recipe(scop, Recipe.from_dict(recipe), compute_dependences(scop))
     except PerfembedError as exc:
-        variant = Variant(name)
+        variant = Variant(name, info={"source": source, "recipe": recipe})
         variant.fail("refused", str(exc))
         return variant
-    variant = run.build(name, generate_c(transformed))
+    text = generate_c(transformed)
+    variant = run.build(name, text)
     variant.reorders = reorders_reduction(transformed)
-    variant.info.update(source=source, recipe=recipe)
+    variant.info.update(source=source, recipe=recipe, same_code=text == generate_c(scop))
     return variant
 
 
@@ -171,7 +173,7 @@ def machine() -> dict[str, Any]:
     return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()}
 
 
-class _Parser(argparse.ArgumentParser):
+class UsageParser(argparse.ArgumentParser):
     """Usage errors as one line naming the problem, exit status 2."""
 
     def error(self, message: str) -> NoReturn:
@@ -179,7 +181,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = _Parser(prog="benchmarks/peak.py", description=__doc__,
+    parser = UsageParser(prog="benchmarks/peak.py", description=__doc__,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, 2 trials, 2 rounds, no transfer: a smoke run")

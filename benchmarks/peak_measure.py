@@ -1,4 +1,4 @@
-"""How the peak benchmark times one kernel: every variant on the same inputs, interleaved, verified.
+"""How the peak and sparse benchmarks time one kernel: every variant on the same inputs, interleaved, verified.
 
 Every C variant is perfembed's measurement driver (:func:`loopnest.harness.synthesize_driver`) around
 one kernel text, so all of them allocate the same arrays and fill them with the same pseudo-random
@@ -7,9 +7,10 @@ program with clang-16; perfembed's recipes are the baseline's nest transformed. 
 process on the very same input values (dumped by the driver) under the same thread count.
 
 A round runs each variant once, each C variant in a fresh sandboxed process (one untimed warm-up call,
-then one timed call from freshly initialized inputs); the order rotates every round. Outputs of the
-first round are checked against the gcc baseline's with perfembed's own tolerances, and a variant
-whose outputs differ keeps its timings but is marked wrong.
+then one timed call from freshly initialized inputs, or the median of ``KernelRun.reps`` of them); the
+order rotates every round. A sparse nest's index arrays come from the run's inputs file, the same for
+every variant. Outputs of the first round are checked against the gcc baseline's with perfembed's own
+tolerances, and a variant whose outputs differ keeps its timings but is marked wrong.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from threadpoolctl import threadpool_limits
 
 from loopnest.harness import ArrayLayout, Limits, Verification, run_limited, synthesize_driver, verify_outputs
 from loopnest.harness.driver import numpy_dtype
+from loopnest.harness.index_data import write_inputs
 from loopnest.ir import Scop
 
 POLLY_CC = "clang-16"
@@ -75,7 +77,11 @@ class Variant:
 
 @dataclass
 class KernelRun:
-    """One kernel at fixed sizes in a private working folder."""
+    """One kernel at fixed sizes in a private working folder.
+
+    ``contents`` are the index arrays of a sparse nest (:func:`loopnest.harness.index_data.index_contents`):
+    written to the folder's inputs file, which every driver of this run reads them from. ``reps`` timed
+    calls per process (after the warm-up call): the round's time is their median."""
 
     scop: Scop
     params: Mapping[str, int]
@@ -85,6 +91,12 @@ class KernelRun:
     threads: int
     cc: str = "gcc"
     cflags: str = "-O3 -march=native -fopenmp"
+    contents: Mapping[str, np.ndarray] = field(default_factory=dict)
+    reps: int = 1
+
+    def __post_init__(self) -> None:
+        if self.contents:
+            write_inputs(self.workdir, self.layouts, self.contents)
 
     def args(self, exe: Path, reps: int, out: Path) -> list[str]:
         return [str(exe), *(str(self.params[p]) for p in self.scop.params), str(reps), str(out)]
@@ -96,7 +108,8 @@ class KernelRun:
         """The driver around ``kernel_text`` written to NAME.c; (source, executable path)."""
         slug = _slug(name)
         src, exe = self.workdir / f"{slug}.c", self.workdir / slug
-        src.write_text(synthesize_driver(self.scop, kernel_text, self.params, layouts or self.layouts))
+        src.write_text(synthesize_driver(self.scop, kernel_text, self.params, layouts or self.layouts,
+                                         inputs=tuple(self.contents)))
         return src, exe
 
     def compile(self, variant: Variant, command: list[str]) -> bool:
@@ -114,17 +127,21 @@ class KernelRun:
         return variant
 
     def run_once(self, variant: Variant) -> None:
-        """One fresh process: a warm-up call, then one timed call; its time is appended."""
+        """One fresh process: a warm-up call, then ``reps`` timed calls; their median is appended."""
         assert variant.exe is not None
-        done = run_limited(self.args(variant.exe, 1, self.out(variant.name)), cwd=self.workdir, limits=self.limits,
-                           env={"OMP_NUM_THREADS": str(self.threads)}, threads=self.threads)
+        done = run_limited(self.args(variant.exe, self.reps, self.out(variant.name)), cwd=self.workdir,
+                           limits=self.limits, env={"OMP_NUM_THREADS": str(self.threads)}, threads=self.threads)
         if not done.ok:
             variant.fail(done.status, done.describe())
             return
         try:
-            variant.times.append(float(done.stdout.split()[0]))
-        except (IndexError, ValueError):
-            variant.fail("failed", f"the driver printed no time: {done.stdout[:200]!r}")
+            times = [float(t) for t in done.stdout.split()[: self.reps]]
+        except ValueError:
+            times = []
+        if len(times) < self.reps:
+            variant.fail("failed", f"the driver printed {len(times)} of {self.reps} times: {done.stdout[:200]!r}")
+            return
+        variant.times.append(statistics.median(times))
 
 
 def _slug(name: str) -> str:
@@ -184,28 +201,29 @@ def polly_codegen(ir: str) -> dict[str, Any]:
     return {"polly_code": "polly." in ir, "packed": "Packed_" in ir, "parallel": "_polly_subfn" in ir}
 
 
-def numpy_variant(impl: Callable[[Arrays], None], inputs: Arrays, run: KernelRun) -> tuple[Variant, Callable[[], None]]:
-    """numpy on ``inputs``: one untimed call whose outputs are dumped for verification, then a timed
-    call per round (each on a fresh copy, the copy not timed), under ``run.threads`` BLAS threads."""
-    variant = Variant("numpy", reorders=True)
+def numpy_variant(impl: Callable[[Arrays], None], inputs: Arrays, run: KernelRun, *, name: str = "numpy",
+                  threads: int | None = None) -> tuple[Variant, Callable[[], None]]:
+    """numpy (or scipy) on ``inputs``: one untimed call whose outputs are dumped for verification, then per
+    round the median of ``run.reps`` timed calls (each on a fresh copy, the copy not timed), under
+    ``threads`` BLAS threads (default ``run.threads``)."""
+    variant = Variant(name, reorders=True)
+    limit = run.threads if threads is None else threads
 
-    def call() -> Arrays:
+    def call() -> tuple[Arrays, float]:
         arrays = {k: v.copy() for k, v in inputs.items()}
-        with threadpool_limits(limits=run.threads, user_api="blas"):
+        with threadpool_limits(limits=limit, user_api="blas"):
             start = time.perf_counter()
             impl(arrays)
-            variant.times.append(time.perf_counter() - start)
-        return arrays
+            return arrays, time.perf_counter() - start
 
     try:
-        dump_outputs(call(), run.layouts, run.out("numpy"))
-    except Exception as exc:  # a broken numpy twin is reported in its row, not fatal to the benchmark
+        dump_outputs(call()[0], run.layouts, run.out(name))
+    except Exception as exc:  # a broken twin is reported in its row, not fatal to the benchmark
         variant.fail("failed", f"{type(exc).__name__}: {exc}")
-    variant.times.clear()
 
     def timed() -> None:
         try:
-            call()
+            variant.times.append(statistics.median(call()[1] for _ in range(run.reps)))
         except Exception as exc:
             variant.fail("failed", f"{type(exc).__name__}: {exc}")
 

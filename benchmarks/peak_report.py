@@ -9,6 +9,7 @@ from typing import Any
 
 VARIANTS = ("gcc", "polly", "perfembed", "numpy")
 TITLES = {"gcc": "gcc", "polly": "Polly", "perfembed": "perfembed", "numpy": "numpy (OpenBLAS)"}
+Section = tuple[str, list[str], list[list[str]]]  # (title, header, rows)
 
 
 def rate(figure: dict[str, Any] | None) -> float | None:
@@ -95,12 +96,17 @@ def _sizes(row: dict[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in row["params"].items())
 
 
+def recipe_text(recipe: dict[str, Any]) -> str:
+    """A recipe's steps on one line: ``tile loops=[0] sizes=[64]; parallelize loop=0``."""
+    return "; ".join(" ".join([str(step.get("op")), *(f"{k}={json.dumps(v)}" for k, v in step.items() if k != "op")])
+                     for step in recipe.get("steps", []))
+
+
 def _recipe(row: dict[str, Any]) -> str:
     pe = row["perfembed"]
     if not pe.get("recipe"):
         return "original kept" if pe.get("role") == "original" else str(pe.get("status"))
-    steps = "; ".join(" ".join(f"{v}" if k == "op" else f"{k}={json.dumps(v)}" for k, v in step.items())
-                      for step in pe["recipe"].get("steps", []))
+    steps = recipe_text(pe["recipe"])
     others = [c for c in row.get("candidates", []) if c.get("name") != pe.get("name") and c.get("verified") is False]
     return f"{pe.get('source')}: {steps}" + (f" ({len(others)} other candidate(s) WRONG)" if others else "")
 
@@ -113,7 +119,7 @@ def _polly_note(row: dict[str, Any]) -> str:
     return ", ".join(flags) if flags else ("own code" if code.get("polly_code") else "untouched")
 
 
-def tables(report: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
+def tables(report: dict[str, Any]) -> list[Section]:
     """(title, header, rows) per section."""
     out = []
     cfg = report["config"]
@@ -159,21 +165,31 @@ def _footer(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_text(report: dict[str, Any]) -> str:
+def text_tables(sections: list[Section], footer: list[str]) -> str:
+    """``sections`` as aligned plain-text tables, then the footer lines."""
     parts = []
-    for title, header, rows in tables(report):
+    for title, header, rows in sections:
         widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=False)]
         parts.append(title)
         parts += ["  ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=False)).rstrip()
                   for line in [header, *rows]]
         parts.append("")
-    return "\n".join([*parts, *_footer(report)]) + "\n"
+    return "\n".join([*parts, *footer]) + "\n"
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    parts = [f"# Peak benchmark ({report['started']})", ""]
-    for title, header, rows in tables(report):
+def markdown_tables(heading: str, sections: list[Section], footer: list[str]) -> str:
+    """``sections`` as markdown tables under ``heading``, then the footer lines as a list."""
+    parts = [f"# {heading}", ""]
+    for title, header, rows in sections:
         parts += [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
         parts += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
         parts.append("")
-    return "\n".join([*parts, *(f"- {line}" for line in _footer(report))]) + "\n"
+    return "\n".join([*parts, *(f"- {line}" for line in footer)]) + "\n"
+
+
+def render_text(report: dict[str, Any]) -> str:
+    return text_tables(tables(report), _footer(report))
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    return markdown_tables(f"Peak benchmark ({report['started']})", tables(report), _footer(report))

@@ -7,8 +7,9 @@ steps and search-space changes are picked up as soon as perfembed has them.
 
 A recipe counts only where perfembed itself would apply it: transfer's accepted candidate, and the
 autotuning winner that its re-measurement confirmed. Results are cached in a JSON file keyed by the
-kernel's source, sizes, budget, threads and a fingerprint of perfembed's code and seed, so a rerun
-retunes nothing unless one of those changed (or ``--retune``).
+kernel's source, sizes, budget, threads, extra perfembed arguments (such as the sparse benchmark's
+``--sparsity banded --density 0.001`` or ``--matrix F.mtx``, a file by its contents) and a fingerprint
+of perfembed's code and seed, so a rerun retunes nothing unless one of those changed (or ``--retune``).
 """
 
 from __future__ import annotations
@@ -20,16 +21,16 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import autotune
 import database
 import embeddings
 import loopnest
 import service
-from benchmarks.peak_kernels import Kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "seed"
@@ -44,6 +45,20 @@ class TuneConfig:
     k: int = 5
     reps: int = 3
     timeout_s: float = 3600.0  # per perfembed command
+
+
+class Nest(Protocol):
+    """What perfembed is pointed at: the first nest of ``function`` in ``file`` (relative to the repository);
+    ``name`` names its data folder and cache entry."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def file(self) -> str: ...
+
+    @property
+    def function(self) -> str: ...
 
 
 class TuningError(RuntimeError):
@@ -61,10 +76,19 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def cache_key(kernel: Kernel, params: dict[str, int], config: TuneConfig, fingerprint: str) -> str:
-    source = hashlib.sha256((ROOT / kernel.file).read_bytes()).hexdigest()
-    text = json.dumps({"kernel": kernel.name, "source": source, "function": kernel.function, "params": params,
-                       "config": asdict(config), "code": fingerprint}, sort_keys=True)
+def _file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def cache_key(kernel: Nest, params: dict[str, int], config: TuneConfig, fingerprint: str,
+              extra: Sequence[str] = ()) -> str:
+    """The key of ``kernel``'s tuning; an argument of ``extra`` that names a file counts by its contents."""
+    fields: dict[str, Any] = {"kernel": kernel.name, "source": _file_hash(ROOT / kernel.file),
+                              "function": kernel.function, "params": params, "config": asdict(config),
+                              "code": fingerprint}
+    if extra:  # absent otherwise, so that the keys of earlier runs still hold
+        fields["extra"] = [_file_hash(Path(a)) if Path(a).is_file() else a for a in extra]
+    text = json.dumps(fields, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
@@ -115,29 +139,31 @@ def seeded_template(out_dir: Path, fingerprint: str, timeout_s: float) -> Path:
     return template
 
 
-def _nest_args(kernel: Kernel, params: dict[str, int]) -> list[str]:
+def _nest_args(kernel: Nest, params: dict[str, int], extra: Sequence[str]) -> list[str]:
     return [str(ROOT / kernel.file), "--function", kernel.function,
-            *(a for name, value in params.items() for a in ("--param", f"{name}={value}"))]
+            *(a for name, value in params.items() for a in ("--param", f"{name}={value}")), *extra]
 
 
-def run_transfer(kernel: Kernel, params: dict[str, int], data_dir: Path, config: TuneConfig) -> dict[str, Any]:
+def run_transfer(kernel: Nest, params: dict[str, int], data_dir: Path, config: TuneConfig,
+                 extra: Sequence[str] = ()) -> dict[str, Any]:
     """``perfembed suggest --evaluate``: the k neighbours' adapted recipes, screened and re-measured."""
     start = time.perf_counter()
-    report = perfembed(["suggest", *_nest_args(kernel, params), "--k", str(config.k), "--evaluate",
+    report = perfembed(["suggest", *_nest_args(kernel, params, extra), "--k", str(config.k), "--evaluate",
                         "--threads", str(config.threads), "--json"], data_dir, config.timeout_s)
     nest = report["nests"][0]
     best = nest.get("best") or {}
     return {"status": "accepted" if nest.get("accepted") else "nothing accepted",
             "recipe": best.get("recipe") if nest.get("accepted") else None, "from": best.get("from"),
             "speedup": best.get("text"), "evaluations": nest.get("evaluations"),
+            "neighbours": [n.get("name") for n in nest.get("neighbours", [])],
             "seconds": round(time.perf_counter() - start, 1)}
 
 
-def run_autotune(kernel: Kernel, params: dict[str, int], data_dir: Path, config: TuneConfig,
-                 warm: dict[str, Any] | None) -> dict[str, Any]:
+def run_autotune(kernel: Nest, params: dict[str, int], data_dir: Path, config: TuneConfig,
+                 warm: dict[str, Any] | None, extra: Sequence[str] = ()) -> dict[str, Any]:
     """``perfembed tune`` (warm-started with ``warm``): its winner, kept only if its re-measurement holds up."""
     start = time.perf_counter()
-    args = ["tune", *_nest_args(kernel, params), "--trials", str(config.trials), "--reps", str(config.reps),
+    args = ["tune", *_nest_args(kernel, params, extra), "--trials", str(config.trials), "--reps", str(config.reps),
             "--threads", str(config.threads), "--json"]
     if warm is not None:
         path = data_dir / "warm-start.json"
@@ -153,17 +179,20 @@ def run_autotune(kernel: Kernel, params: dict[str, int], data_dir: Path, config:
             "seconds": round(time.perf_counter() - start, 1)}
 
 
-def tune_kernel(kernel: Kernel, params: dict[str, int], config: TuneConfig, *, out_dir: Path, cache: TuningCache,
-                retune: bool, fingerprint: str) -> dict[str, Any]:
-    """perfembed's recipes for ``kernel`` at ``params`` (from the cache unless ``retune``); a failed
-    perfembed command is recorded in its part (``status`` "failed"), never raised."""
-    key = cache_key(kernel, params, config, fingerprint)
+def tune_kernel(kernel: Nest, params: dict[str, int], config: TuneConfig, *, out_dir: Path, cache: TuningCache,
+                retune: bool, fingerprint: str, extra: Sequence[str] = ()) -> dict[str, Any]:
+    """perfembed's recipes for ``kernel`` at ``params`` (from the cache unless ``retune``), with ``extra``
+    arguments to both perfembed commands; a failed perfembed command is recorded in its part
+    (``status`` "failed"), never raised."""
+    key = cache_key(kernel, params, config, fingerprint, extra)
     cached = None if retune else cache.get(key)
     if cached is not None:
         return {**cached, "cached": True}
     data_dir = out_dir / "perfembed-data" / kernel.name
     shutil.rmtree(data_dir, ignore_errors=True)
     entry: dict[str, Any] = {"key": key, "params": params, "config": asdict(config), "code": fingerprint[:16]}
+    if extra:
+        entry["extra"] = list(extra)
     try:
         if config.transfer:
             shutil.copytree(seeded_template(out_dir, fingerprint, config.timeout_s), data_dir)
@@ -172,11 +201,11 @@ def tune_kernel(kernel: Kernel, params: dict[str, int], config: TuneConfig, *, o
     except TuningError as exc:
         entry["transfer"] = entry["autotune"] = {"status": "failed", "message": str(exc), "recipe": None}
         return {**entry, "cached": False}  # not cached: a seed that failed to load is retried next time
-    entry["transfer"] = _attempt(lambda: run_transfer(kernel, params, data_dir, config)) if config.transfer \
+    entry["transfer"] = _attempt(lambda: run_transfer(kernel, params, data_dir, config, extra)) if config.transfer \
         else {"status": "skipped", "message": "transfer needs the seed (off with --quick or --no-transfer)",
               "recipe": None}
     warm = entry["transfer"].get("recipe")
-    entry["autotune"] = _attempt(lambda: run_autotune(kernel, params, data_dir, config, warm))
+    entry["autotune"] = _attempt(lambda: run_autotune(kernel, params, data_dir, config, warm, extra))
     if all(entry[part]["status"] != "failed" for part in ("transfer", "autotune")):
         cache.put(key, entry)
     return {**entry, "cached": False}

@@ -1,11 +1,12 @@
-"""``perfembed bench``: the paper's evaluation (leave one family out) and the peak benchmark.
+"""``perfembed bench``: the paper's evaluation (leave one family out), the peak and the sparse benchmarks.
 
 Register with ``app.add_typer(bench_app, name="bench")``. The benchmark is ``python -m benchmarks.paper``
 (see its docstring for the method), run in a child process: the packages never import ``benchmarks``
 (the layers contract in pyproject.toml). The child reads the same ``PERFEMBED_*`` settings (database
 URL, data folder, compiler, limits) and reports on stdout in JSON lines (``--events``): progress
-events, shown here on stderr, then the report or the user error that ended it. ``bench peak`` runs
-``benchmarks/peak.py`` the same way, passing its options through.
+events, shown here on stderr, then the report or the user error that ended it. ``bench peak`` and
+``bench sparse`` run ``benchmarks/peak.py`` and ``benchmarks/sparse.py`` the same way, passing their
+options through.
 """
 
 from __future__ import annotations
@@ -179,11 +180,25 @@ def _render(report: dict[str, Any]) -> None:
         console.print(f"wrote {report['report']['markdown']} and {report['report']['plot']}")
 
 
-@bench_app.command("peak", add_help_option=False,
-                   context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def _pass_through(module: str, ctx: typer.Context) -> None:
+    """``python -m MODULE ARGS`` with this command's arguments; its exit status is this command's."""
+    done = subprocess.run([sys.executable, "-m", module, *ctx.args], env=benchmark_environment(), check=False)
+    raise typer.Exit(done.returncode)
+
+
+_PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}  # --help included
+
+
+@bench_app.command("peak", add_help_option=False, context_settings=_PASS_THROUGH)
 def peak_command(ctx: typer.Context) -> None:
     """GFLOP/s and GB/s of dense kernels and stencils: gcc, Polly, perfembed, numpy (benchmarks/peak.py;
     its options pass through: --quick, --json, --kernels, --retune, --help, ...)."""
-    done = subprocess.run([sys.executable, "-m", "benchmarks.peak", *ctx.args], env=benchmark_environment(),
-                          check=False)
-    raise typer.Exit(done.returncode)
+    _pass_through("benchmarks.peak", ctx)
+
+
+@bench_app.command("sparse", add_help_option=False, context_settings=_PASS_THROUGH)
+def sparse_command(ctx: typer.Context) -> None:
+    """GFLOP/s of SpMV and SpMM on generated and Matrix Market matrices: gcc, perfembed's transferred and
+    autotuned recipes, scipy.sparse (benchmarks/sparse.py; its options pass through: --quick, --json,
+    --kernels, --matrices, --retune, --help, ...)."""
+    _pass_through("benchmarks.sparse", ctx)

@@ -1,0 +1,211 @@
+"""Sparse kernels in GFLOP/s: gcc, perfembed's transferred and autotuned recipes, and scipy.sparse.
+
+    python -m benchmarks.sparse [--json] [--quick] [--retune] [--kernels spmv,spmm16] [--matrices banded]
+                                [--threads N] [--rounds R] [--reps N] [--trials N] [--no-transfer] [--out DIR]
+
+Cases (``benchmarks/sparse_cases.py``): SpMV and SpMM with 16 and 64 dense columns (CSR, double;
+``benchmarks/sparse_kernels.c``) on generated uniform, banded and powerlaw matrices and on the 2-D
+Poisson matrix, written as a Matrix Market file into the output folder and run through ``--matrix``.
+Per case:
+
+- gcc: perfembed's baseline (its measurement driver, ``gcc -O3 -march=native -fopenmp``);
+- transfer: ``perfembed suggest --evaluate --k 5`` from the shipped seed, loaded into the benchmark's
+  data folder (its accepted recipe, or the original when it accepted none);
+- autotune: ``perfembed tune --trials N`` warm-started with transfer's recipe (its confirmed winner, or
+  the original); both at the benchmark's sizes on the same matrix (``benchmarks/peak_tuning.py``,
+  cached in ``OUT/tuning.json``);
+- scipy: ``A @ x`` / ``C += A @ B`` with scipy.sparse on the driver's very matrix and input values (A
+  built outside the timed call). scipy.sparse is single-threaded: its figure is one thread's.
+
+Every variant runs once per round in a rotating order (``benchmarks/peak_measure.py``), each round's time
+the median of ``--reps`` calls; figures are medians over the rounds with the range beside them, and every
+output is checked against gcc's. The report goes to stdout (a table, or with ``--json`` one JSON object)
+and to ``OUT/sparse.md`` and ``OUT/sparse.json``; progress goes to stderr. Exit status: 0 when every
+figure was measured and verified, 1 otherwise, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import scipy
+
+from benchmarks.peak import UsageParser, candidates, kernel_scop, machine, recipe_variant
+from benchmarks.peak_measure import (
+    KernelRun,
+    Variant,
+    interleave,
+    load_inputs,
+    machine_load,
+    numpy_variant,
+    working_limits,
+)
+from benchmarks.peak_tuning import TuneConfig, TuningCache, code_fingerprint, tune_kernel
+from benchmarks.sparse_cases import FULL, KERNELS, MATRICES, QUICK, Case, make_cases, scipy_twin, select
+from benchmarks.sparse_report import complete, render_markdown, render_text, summarize
+from loopnest.codegen import generate_c
+from loopnest.config import Settings, get_settings
+from loopnest.harness import Limits, array_layouts
+from loopnest.harness.index_data import index_contents
+
+
+def measure_case(case: Case, tuning: dict[str, Any], *, rounds: int, reps: int, threads: int,
+                 settings: Settings) -> dict[str, Any]:
+    """Build every variant of ``case`` on its matrix, time them interleaved over ``rounds`` rounds, verify,
+    summarize."""
+    scop = kernel_scop(case)
+    layouts = array_layouts(scop, case.params)
+    contents = index_contents(scop, case.params, layouts, case.sparse)
+    nnz = int(contents[scop.index_structures[0].pointers][case.params["n"]])
+    memory_mb = int(sum(lay.nbytes for lay in layouts) / 2**20 * 3) + 256  # the scipy twin copies its inputs
+    limits = working_limits(Limits.from_settings(settings), memory_mb)
+    with tempfile.TemporaryDirectory(prefix="perfembed-sparse-") as tmp:
+        run = KernelRun(scop, case.params, layouts, Path(tmp), limits, threads, settings.cc, settings.cflags,
+                        contents=contents, reps=reps)
+        gcc = run.build("gcc", generate_c(scop))
+        found = [recipe_variant(run, scop, source, recipe) for source, recipe in candidates(tuning)]
+        try:
+            inputs = load_inputs(run)
+            twin, twin_call = numpy_variant(scipy_twin(case, inputs), inputs, run, name="scipy", threads=1)
+        except RuntimeError as exc:  # the input dump did not build or run: scipy has no inputs
+            twin, twin_call = Variant("scipy"), None
+            twin.fail("failed", str(exc))
+        # A recipe that leaves the code as it is gets the original's figure rather than a second noisy one.
+        interleave(run, [gcc, *(v for v in found if v.ok and not v.info.get("same_code"))], rounds, twin_call, twin)
+    return case_row(case, nnz, tuning, gcc=gcc, found=found, twin=twin, threads=threads)
+
+
+def case_row(case: Case, nnz: int, tuning: dict[str, Any], *, gcc: Variant, found: list[Variant], twin: Variant,
+             threads: int) -> dict[str, Any]:
+    """The JSON of one case: each figure's times and rates; transfer's and autotuning's figure is their
+    recipe's, or the original's where perfembed kept it; perfembed's is its fastest recipe."""
+    work = case.work(nnz)
+    row: dict[str, Any] = {"case": case.name, "kernel": case.kernel.name, "matrix": case.matrix.name,
+                           "file": case.file, "function": case.function, "note": case.kernel.note,
+                           "matrix_note": case.matrix.note, "params": case.params, "nnz": nnz,
+                           "structure": case.sparse.key(), "perfembed_args": list(case.args), "work": work,
+                           "unit": "GFLOP/s", "threads": threads, "tuning": tuning}
+    row["gcc"] = {**gcc.summary(work, 1e9), "verified": gcc.ok, "role": "reference"}
+    row["candidates"] = [({**row["gcc"], **v.info, "role": "same code as the original"} if v.info.get("same_code")
+                          else v.summary(work, 1e9)) | {"name": v.name} for v in found]
+    original = {**row["gcc"], "role": "original", "recipe": None}
+    for part in ("transfer", "autotune"):
+        row[part] = _part_figure(row["candidates"], tuning.get(part) or {}, part, original)
+    measured = [c for c in row["candidates"] if c.get("rate")]
+    row["perfembed"] = max(measured, key=lambda c: c["rate"]) if measured else \
+        {**row["candidates"][0], "rate": None} if found else {**original, "source": "original kept"}
+    row["scipy"] = twin.summary(work, 1e9) | {"threads": 1, "note": "scipy.sparse is single-threaded",
+                                              "version": scipy.__version__}
+    return row
+
+
+def _part_figure(found: list[dict[str, Any]], part: dict[str, Any], name: str,
+                 original: dict[str, Any]) -> dict[str, Any]:
+    status = part.get("status", "failed")
+    if status == "skipped":
+        return {"status": "skipped", "message": part.get("message", "")}
+    if status == "failed":
+        return {"status": "failed", "message": part.get("message", ""), "rate": None}
+    mine = [c for c in found if name in str(c.get("source", "")).split("+")]
+    if mine:
+        return mine[0]
+    return {**original, "source": f"original kept ({status})"}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = UsageParser(prog="benchmarks/sparse.py", description=__doc__,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes, 2 trials, 2 rounds of 1 call, no transfer: a smoke run")
+    parser.add_argument("--retune", action="store_true", help="ignore the tuning cache")
+
+    def names(text: str) -> list[str]:
+        return [k for k in text.split(",") if k]
+
+    parser.add_argument("--kernels", type=names, default=None,
+                        help=f"comma-separated, from {','.join(k.name for k in KERNELS)} (default: all)")
+    parser.add_argument("--matrices", type=names, default=None,
+                        help=f"comma-separated, from {','.join(m.name for m in MATRICES)} (default: all)")
+    parser.add_argument("--threads", type=int, default=0, help="threads of gcc and perfembed (default: every core)")
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 7, --quick 2)")
+    parser.add_argument("--reps", type=int, default=None, help="timed calls per round (default 5, --quick 1)")
+    parser.add_argument("--trials", type=int, default=None, help="autotuning trials (default 40, --quick 2)")
+    parser.add_argument("--no-transfer", action="store_true", help="autotuning only (no seed load)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="report, matrix file, tuning cache and perfembed data (default: DATA_DIR/sparse, "
+                             "or sparse-quick)")
+    args = parser.parse_args(argv)
+    try:
+        args.kernels = select(args.kernels, KERNELS, "kernel(s)")
+        args.matrices = select(args.matrices, MATRICES, "matrix(es)")
+    except ValueError as exc:
+        parser.error(str(exc))
+    for name, low in (("threads", 0), ("rounds", 1), ("reps", 1), ("trials", 1)):
+        value = getattr(args, name)
+        if value is not None and value < low:
+            parser.error(f"--{name} must be at least {low}")
+    return args
+
+
+def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    threads = args.threads or os.cpu_count() or 1
+    rounds, reps = args.rounds or (2 if args.quick else 7), args.reps or (1 if args.quick else 5)
+    config = TuneConfig(trials=args.trials or (2 if args.quick else 40), threads=threads,
+                        transfer=not (args.quick or args.no_transfer), reps=1 if args.quick else 3)
+    out_dir = (args.out or settings.data_dir / ("sparse-quick" if args.quick else "sparse")).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cache, fingerprint = TuningCache(out_dir / "tuning.json"), code_fingerprint()
+    cases = make_cases(args.kernels, args.matrices, QUICK if args.quick else FULL, out_dir)
+    report: dict[str, Any] = {
+        "benchmark": "sparse", "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "machine": machine(), "load_before": machine_load(),
+        "config": {"quick": args.quick, "threads": threads, "placement": "unpinned", "rounds": rounds, "reps": reps,
+                   "gcc": f"{settings.cc} {settings.cflags}", "scipy": scipy.__version__,
+                   "tuning": asdict(config), "code": fingerprint[:16], "out": str(out_dir)},
+        "cases": []}
+    start = time.perf_counter()
+    for case in cases:
+        _progress(f"{case.name}: perfembed's recipes (transfer: {config.transfer}, {config.trials} trials; "
+                  f"{' '.join(case.args)})")
+        tuning = tune_kernel(case, case.params, config, out_dir=out_dir, cache=cache, retune=args.retune,
+                             fingerprint=fingerprint, extra=case.args)
+        _progress(f"{case.name}: " + ("from the cache" if tuning["cached"] else "tuned") + "; " + ", ".join(
+            f"{part} {tuning[part]['status']}" for part in ("transfer", "autotune")))
+        _progress(f"{case.name}: measuring ({rounds} interleaved rounds of {reps} calls)")
+        report["cases"].append(measure_case(case, tuning, rounds=rounds, reps=reps, threads=threads,
+                                            settings=settings))
+    report["seconds"] = round(time.perf_counter() - start, 1)
+    report["load_after"] = machine_load()
+    report["summary"] = summarize(report)
+    (out_dir / "sparse.json").write_text(json.dumps(report, indent=1, default=str))
+    (out_dir / "sparse.md").write_text(render_markdown(report))
+    return report
+
+
+def _progress(text: str) -> None:
+    sys.stderr.write(f"[sparse] {text}\n")
+    sys.stderr.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    report = run_benchmark(args, get_settings())
+    if args.json:
+        sys.stdout.write(json.dumps(report, default=str) + "\n")
+    else:
+        sys.stdout.write(render_text(report))
+    return 0 if complete(report) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

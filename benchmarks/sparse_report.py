@@ -1,0 +1,156 @@
+"""The sparse benchmark's summary, targets and tables (plain text for the terminal, markdown for the file).
+
+Issue 15's targets: SpMM ahead of scipy.sparse (perfembed's figure against scipy's, every SpMM case),
+and transfer within 10% of autotuning (transfer's figure at least 0.9 of autotuning's, per case and in
+geometric mean). Where perfembed kept the original nest (transfer accepted nothing, or autotuning's
+winner did not hold up), its figure is the gcc baseline's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from benchmarks.peak_report import Section, geomean, markdown_tables, rate, ratio, recipe_text, text_tables
+
+FIGURES = ("gcc", "transfer", "autotune", "perfembed", "scipy")
+RATIOS = (("autotune", "gcc"), ("transfer", "gcc"), ("transfer", "autotune"), ("perfembed", "scipy"),
+          ("gcc", "scipy"))
+TRANSFER_WITHIN = 0.9  # transfer at least 90% of autotuning
+
+
+def figures(report: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(case, name, figure) for every figure the report should hold: transfer only where it ran, and
+    every candidate (a wrong candidate is a wrong result even when another one is faster)."""
+    for row in report.get("cases", []):
+        for name in FIGURES:
+            fig = row.get(name)
+            if fig is not None and fig.get("status") != "skipped":
+                yield row["case"], name, fig
+        for candidate in row.get("candidates", []):
+            yield row["case"], candidate["name"], candidate
+
+
+def complete(report: dict[str, Any]) -> bool:
+    """Every figure measured and verified."""
+    return bool(report.get("cases")) and all(rate(fig) is not None for _, _, fig in figures(report))
+
+
+def summarize(report: dict[str, Any]) -> dict[str, Any]:
+    """Ratios per case, their geometric means, and the issue's targets."""
+    ratios = {r["case"]: {f"{a}/{b}": ratio(r, a, b) for a, b in RATIOS} for r in report["cases"]}
+    summary: dict[str, Any] = {"ratios": ratios, "complete": complete(report)}
+    for a, b in RATIOS:
+        summary[f"geomean {a}/{b}"] = geomean([v for r in ratios.values() if (v := r[f"{a}/{b}"])])
+    spmm = [r["case"] for r in report["cases"] if r["kernel"].startswith("spmm")]
+    summary["targets"] = {
+        "SpMM ahead of scipy.sparse": _target(ratios, spmm, "perfembed/scipy", above=1.0, strict=True),
+        "transfer within 10% of autotuning": _target(ratios, list(ratios), "transfer/autotune",
+                                                     above=TRANSFER_WITHIN, strict=False),
+    }
+    summary["transfer_neighbours"] = neighbour_families(report)
+    return summary
+
+
+def _target(ratios: dict[str, dict[str, float | None]], cases: list[str], key: str, *, above: float,
+            strict: bool) -> dict[str, Any]:
+    """Met when every measured case's ratio and their geomean are above the bar (at it, when not ``strict``)."""
+    values = {c: ratios[c][key] for c in cases if ratios[c][key] is not None}
+
+    def passes(v: float) -> bool:
+        return v > above if strict else v >= above
+
+    mean = geomean([v for v in values.values() if v is not None])
+    misses = [c for c, v in values.items() if v is not None and not passes(v)]
+    status = "not measured" if mean is None else ("met" if not misses and passes(mean) else "missed")
+    return {"status": status, "ratio": key, "bar": above, "geomean": mean, "cases": values, "missed_by": misses,
+            "not_measured": [c for c in cases if c not in values]}
+
+
+def neighbour_families(report: dict[str, Any]) -> dict[str, int]:
+    """How many of transfer's neighbours (over every case) came from each corpus family of the seed."""
+    counts: dict[str, int] = {}
+    for row in report.get("cases", []):
+        for name in (row["tuning"].get("transfer") or {}).get("neighbours") or []:
+            family = str(name).split("/", 1)[0]
+            counts[family] = counts.get(family, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def _cell(fig: dict[str, Any] | None) -> str:
+    if not fig:
+        return "-"
+    if not fig.get("rate"):
+        return str(fig.get("status", "-"))
+    text = f"{fig['rate']:.2f} [{fig['rate_low']:.2f}-{fig['rate_high']:.2f}]"
+    return text + (" WRONG" if fig.get("verified") is False else "")
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _recipe(fig: dict[str, Any] | None) -> str:
+    if not fig or fig.get("status") in ("skipped", "failed"):
+        return str((fig or {}).get("status", "-"))
+    if not fig.get("recipe"):
+        return str(fig.get("source") or "original kept")
+    return recipe_text(fig["recipe"]) + (" (same code as the original)" if fig.get("same_code") else "")
+
+
+def tables(report: dict[str, Any]) -> list[Section]:
+    cfg = report["config"]
+    title = (f"GFLOP/s (2 nnz k flops per call), median [min-max] of {cfg['rounds']} interleaved rounds of "
+             f"{cfg['reps']} calls each; gcc and perfembed with {cfg['threads']} threads ({cfg['placement']}), "
+             "scipy.sparse single-threaded (1 thread)")
+    header = ["kernel", "matrix", "n", "nnz", "gcc", "transfer", "autotune", "scipy (1 thr)", "autotune/gcc",
+              "transfer/autotune", "perfembed/scipy", "transfer recipe", "autotune recipe"]
+    ratios = report["summary"]["ratios"]
+    rows = [[r["kernel"], r["matrix"], str(r["params"]["n"]), str(r["nnz"]),
+             *(_cell(r.get(v)) for v in ("gcc", "transfer", "autotune", "scipy")),
+             *(_x(ratios[r["case"]][k]) for k in ("autotune/gcc", "transfer/autotune", "perfembed/scipy")),
+             _recipe(r.get("transfer")), _recipe(r.get("autotune"))] for r in report["cases"]]
+    return [(title, header, rows)]
+
+
+def _footer(report: dict[str, Any]) -> list[str]:
+    s, cfg = report["summary"], report["config"]
+    lines = [f"geomean {k.removeprefix('geomean ')}: {_x(v)}" for k, v in s.items() if k.startswith("geomean")]
+    for name, t in s["targets"].items():
+        per_case = ", ".join(f"{c} {_x(v)}" for c, v in t["cases"].items())
+        lines.append(f"target: {name}: {t['status']} (geomean {t['ratio']} {_x(t['geomean'])}"
+                     + (f"; missed by {', '.join(t['missed_by'])}" if t["missed_by"] else "")
+                     + (f"; per case: {per_case}" if per_case else "") + ")")
+    cases = report["cases"]
+    parts = {part: [r["tuning"].get(part, {}).get("status") for r in cases] for part in ("transfer", "autotune")}
+    lines.append(f"perfembed: transfer accepted a recipe in {parts['transfer'].count('accepted')} of {len(cases)} "
+                 f"cases; autotuning's winner held up when re-measured in {parts['autotune'].count('confirmed')} "
+                 f"of {len(cases)}; recipes of {sum(bool(r['tuning'].get('cached')) for r in cases)} cases came "
+                 "from the tuning cache (OUT/tuning.json: same kernel, sizes, matrix, budget, code and seed)")
+    families = s["transfer_neighbours"]
+    if families:
+        sparse = families.get("sparse", 0)
+        lines.append(f"transfer's neighbours from the shipped seed: {sum(families.values())}, by family "
+                     + ", ".join(f"{f} {c}" for f, c in families.items())
+                     + ("; none is a sparse nest: the seed holds no sparse nest yet, so transfer comes from dense "
+                        "neighbours" if not sparse else f"; {sparse} from the sparse family"))
+    before, after = report["load_before"], report["load_after"]
+    lines.append(f"machine: {report['machine']['cpu']}, {report['machine']['cores']} cores; load average "
+                 f"{before['loadavg'][0]:.1f} before, {after['loadavg'][0]:.1f} after"
+                 + (f" (CPU pressure {before['cpu_pressure_avg10']:.0%} before)" if "cpu_pressure_avg10" in before
+                    else "") + f"; {report['seconds']} s")
+    lines.append(f"gcc: {cfg['gcc']}; scipy {cfg['scipy']} (scipy.sparse is single-threaded); perfembed: transfer="
+                 f"{cfg['tuning']['transfer']} (k={cfg['tuning']['k']}), {cfg['tuning']['trials']} autotuning "
+                 f"trials warm-started with transfer's recipe, at the benchmark's sizes and matrices, "
+                 f"code {cfg['code']}")
+    if not s["complete"]:
+        lines.append("INCOMPLETE: some figure was not measured or not verified (see the JSON)")
+    return lines
+
+
+def render_text(report: dict[str, Any]) -> str:
+    return text_tables(tables(report), _footer(report))
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    return markdown_tables(f"Sparse benchmark ({report['started']})", tables(report), _footer(report))
