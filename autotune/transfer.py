@@ -185,7 +185,8 @@ def _pack_attempts(step: dict, source: LoopRoles, mapping: Sequence[int], ours: 
 def _replay(attempts: list[dict], current: Scop,
             deps: list[Dependence]) -> tuple[dict, Scop, list[Dependence]] | None:
     """The first of ``attempts`` (one step each) that applies to ``current``, the result, and the
-    dependences the next step is checked against (a pack adds its copies' and buffer's)."""
+    dependences the next step is checked against (a pack adds its copies' and buffer's; an expand
+    changes the statements, so they are recomputed, as apply_recipe does)."""
     for step in attempts:
         try:
             candidate = apply_recipe(current, Recipe.from_dict({"steps": [step]}), deps)
@@ -193,6 +194,8 @@ def _replay(attempts: list[dict], current: Scop,
             continue
         if step["op"] == "pack":
             deps = pack_dependences(candidate, deps, step["array"])
+        elif step["op"] == "expand":
+            deps = compute_dependences(candidate)
         return step, candidate, deps
     return None
 

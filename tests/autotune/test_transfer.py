@@ -65,6 +65,21 @@ def test_a_recipe_that_leaves_the_code_as_it_is_is_never_measured_or_accepted() 
     assert cand.status == "no-op" and cand.speedup is None and not cand.verified and not result.accepted
 
 
+def test_a_neighbours_recipe_starting_with_expand_is_replayed_against_the_expanded_nest() -> None:
+    """Reproduction: a recipe of the rebuilt seed starting with ``expand`` (spmv_csr_acc's ``expand s;
+    parallelize``) crashed transfer to another SpMV with an IndexError: the steps after the expansion
+    were checked against the dependences of the nest before it, which had more statements."""
+    spmv = extract_scops(BLAS3.parents[2] / "tests/loopnest/sparse_kernels/spmv_csr.c").scops[0]
+    params = {"n": 40, "m": 30, "nnz": 200}
+    tuned = Recipe.from_dict({"steps": [{"op": "expand", "scalar": "s"},
+                                        {"op": "parallelize", "loop": 0, "schedule": "dynamic", "chunk": 8}]})
+    roles = loop_roles(spmv, params)
+    adapted = adapt_recipe(tuned, roles, spmv, roles)
+    assert [s["op"] for s in adapted.to_dict()["steps"]] == ["expand", "parallelize"]
+    with Harness(spmv, params, reps=1) as harness:
+        assert harness.evaluate(adapted).verified
+
+
 def test_a_shallower_neighbours_recipe_keeps_its_inner_loops_and_our_extra_loop_goes_outside() -> None:
     # ger (2 loops: i parallel, j unit-stride) tuned as "parallel i, simd j"; gemm has a third loop,
     # the k reduction, which plays no role of ger's: it moves outermost, so j stays the simd loop.
