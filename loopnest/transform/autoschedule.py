@@ -158,9 +158,8 @@ def autoschedule(scop: Scop, *, space: ScheduleSpace, tile: int | None = None, s
     has two loops or more, and its outermost parallel loop parallelized.
 
     ``sizes`` give slabs rather than cubes: a stencil's time loop and rows tiled, its rows left
-    whole (``[16, 128, 1]``). Cubes of 16-64 leave innermost loops of that many points, whose
-    bounds and vector prologues cost more than the reuse saves (jacobi2d, 2000^2, 20 steps, loaded
-    machine: tile 32 ran 0.26x of the untiled original, slabs 32x256xrow 1.08-1.72x)."""
+    whole (``[16, 128, 1]``), other tile shapes for the search to try (jacobi2d 2000^2 x 20 steps,
+    idle, 2 threads: cube 32 3.47x, slabs 16x128 3.76x and 32x256 2.91x over the original)."""
     if any(scop.schedule.marks.values()):
         raise RecipeError("autoschedule: must come before every step that marks loops")
     if tile is not None and sizes is not None:
@@ -205,8 +204,9 @@ def _distribute_innermost(scop: Scop, space: ScheduleSpace) -> Scop:
     """The statements of the innermost loop each in a loop of its own, in the first order that is
     legal. isl fuses them, and may shift them against each other (a Jacobi stencil's copy of the
     previous row beside the update of this one): gcc then finds a dependence of distance one between
-    them in the loop and vectorizes nothing (measured: jacobi2d time-tiled by 32 ran 0.31x of the
-    untiled original). Distributed, each loop vectorizes; the tiles keep their reuse."""
+    them in the loop and vectorizes nothing. Distributed, each loop vectorizes and the tiles keep
+    their reuse: jacobi2d 2000^2 x 20 steps time-tiled by 32, idle, 2 threads, 3.47x [3.28, 3.70]
+    over the original against 1.63x [1.37, 1.79] fused."""
     level = scop.schedule.n_levels - 1
     rows = scop.schedule.rows
     inner = scop.schedule.statements_at(level) if level >= 0 else []
