@@ -34,6 +34,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NoReturn
@@ -235,12 +236,27 @@ def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any
         _progress(f"{kernel.name}: measuring ({rounds} interleaved rounds)")
         report["kernels"].append(measure_kernel(kernel, tuning, quick=args.quick, rounds=rounds, threads=threads,
                                                 settings=settings))
+    return finish_report(report, out_dir, start, summarize, render_markdown)
+
+
+def finish_report(report: dict[str, Any], out_dir: Path, start: float, summarize: Callable[[dict[str, Any]], Any],
+                  render_markdown: Callable[[dict[str, Any]], str]) -> dict[str, Any]:
+    """``report`` with its duration, the load after it and its summary, written to OUT/NAME.json and
+    OUT/NAME.md (NAME: the report's ``benchmark``)."""
     report["seconds"] = round(time.perf_counter() - start, 1)
     report["load_after"] = machine_load()
     report["summary"] = summarize(report)
-    (out_dir / "peak.json").write_text(json.dumps(report, indent=1, default=str))
-    (out_dir / "peak.md").write_text(render_markdown(report))
+    name = report["benchmark"]
+    (out_dir / f"{name}.json").write_text(json.dumps(report, indent=1, default=str))
+    (out_dir / f"{name}.md").write_text(render_markdown(report))
     return report
+
+
+def print_report(report: dict[str, Any], as_json: bool, render_text: Callable[[dict[str, Any]], str],
+                 complete: Callable[[dict[str, Any]], bool]) -> int:
+    """One JSON object or the text tables on stdout; the exit status (0 when every figure is in)."""
+    sys.stdout.write(json.dumps(report, default=str) + "\n" if as_json else render_text(report))
+    return 0 if complete(report) else 1
 
 
 def _progress(text: str) -> None:
@@ -250,12 +266,7 @@ def _progress(text: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    report = run_benchmark(args, get_settings())
-    if args.json:
-        sys.stdout.write(json.dumps(report, default=str) + "\n")
-    else:
-        sys.stdout.write(render_text(report))
-    return 0 if complete(report) else 1
+    return print_report(run_benchmark(args, get_settings()), args.json, render_text, complete)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ sizes for a smoke run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -122,12 +123,25 @@ KERNELS: tuple[Kernel, ...] = (
 )
 
 
-def select(names: list[str] | None) -> list[Kernel]:
-    """The kernels named (all when ``names`` is empty or None); an unknown name raises ValueError."""
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_N = TypeVar("_N", bound=_Named)
+
+
+def select_named(names: Sequence[str] | None, known: Sequence[_N], what: str) -> list[_N]:
+    """The items named (all when ``names`` is empty or None); an unknown name raises ValueError."""
     if not names:
-        return list(KERNELS)
-    known = {k.name: k for k in KERNELS}
-    unknown = [n for n in names if n not in known]
+        return list(known)
+    by_name = {k.name: k for k in known}
+    unknown = [n for n in names if n not in by_name]
     if unknown:
-        raise ValueError(f"unknown kernel(s) {', '.join(unknown)}; choose from {', '.join(known)}")
-    return [known[n] for n in names]
+        raise ValueError(f"unknown {what} {', '.join(unknown)}; choose from {', '.join(by_name)}")
+    return [by_name[n] for n in names]
+
+
+def select(names: list[str] | None) -> list[Kernel]:
+    """The peak kernels named (all when ``names`` is empty or None)."""
+    return select_named(names, KERNELS, "kernel(s)")

@@ -79,16 +79,18 @@ def targets(dense: list[dict[str, Any]], ratios: dict[str, dict[str, float | Non
     return out
 
 
-def _cell(fig: dict[str, Any] | None) -> str:
+def cell(fig: dict[str, Any] | None, digits: int = 1) -> str:
+    """A figure's table cell: its rate with its range (``digits`` decimals), or why it has none."""
     if not fig:
         return "-"
     if not fig.get("rate"):
         return str(fig.get("status", "-"))
-    text = f"{fig['rate']:.1f} [{fig['rate_low']:.1f}-{fig['rate_high']:.1f}]"
+    text = f"{fig['rate']:.{digits}f} [{fig['rate_low']:.{digits}f}-{fig['rate_high']:.{digits}f}]"
     return text + (" WRONG" if fig.get("verified") is False else "")
 
 
-def _x(value: float | None) -> str:
+def times(value: float | None) -> str:
+    """A ratio as ``1.23x``, or "-" when it was not measured."""
     return "-" if value is None else f"{value:.2f}x"
 
 
@@ -128,8 +130,9 @@ def tables(report: dict[str, Any]) -> list[Section]:
     if dense:
         header = ["kernel", "sizes", "gcc", "Polly", "perfembed", "numpy", "pe/gcc", "pe/Polly", "pe/numpy",
                   "Polly did", "perfembed recipe"]
-        rows = [[r["kernel"], _sizes(r), *(_cell(r.get(v)) for v in VARIANTS),
-                 *(_x(report["summary"]["ratios"][r["kernel"]][f"perfembed/{b}"]) for b in ("gcc", "polly", "numpy")),
+        rows = [[r["kernel"], _sizes(r), *(cell(r.get(v)) for v in VARIANTS),
+                 *(times(report["summary"]["ratios"][r["kernel"]][f"perfembed/{b}"])
+                   for b in ("gcc", "polly", "numpy")),
                  _polly_note(r), _recipe(r)] for r in dense]
         out.append((f"Dense kernels, GFLOP/s, {spread}", header, rows))
     stencils = [r for r in report["kernels"] if r["kind"] == "stencil"]
@@ -142,8 +145,8 @@ def tables(report: dict[str, Any]) -> list[Section]:
         of = report["summary"].get("of_stream_copy", {})
         header = ["kernel", "sizes", "gcc", "Polly", "perfembed", "pe/gcc", "pe/Polly", "of STREAM copy (gcc/Polly/pe)",
                   "Polly did", "perfembed recipe"]
-        rows = [[r["kernel"], _sizes(r), *(_cell(r.get(v)) for v in VARIANTS[:3]),
-                 *(_x(report["summary"]["ratios"][r["kernel"]][f"perfembed/{b}"]) for b in ("gcc", "polly")),
+        rows = [[r["kernel"], _sizes(r), *(cell(r.get(v)) for v in VARIANTS[:3]),
+                 *(times(report["summary"]["ratios"][r["kernel"]][f"perfembed/{b}"]) for b in ("gcc", "polly")),
                  " / ".join(f"{of.get(r['kernel'], {}).get(v, 0):.0%}" for v in VARIANTS[:3]),
                  _polly_note(r), _recipe(r)] for r in stencils]
         out.append((title, header, rows))
@@ -152,8 +155,8 @@ def tables(report: dict[str, Any]) -> list[Section]:
 
 def _footer(report: dict[str, Any]) -> list[str]:
     s, cfg = report["summary"], report["config"]
-    lines = [f"{k}: {_x(v)}" for k, v in s.items() if k.startswith("dense geomean")]
-    lines += [f"target: {name}: {t['status']}" + (f" ({_x(t['value'])})" if t.get("value") else "")
+    lines = [f"{k}: {times(v)}" for k, v in s.items() if k.startswith("dense geomean")]
+    lines += [f"target: {name}: {t['status']}" + (f" ({times(t['value'])})" if t.get("value") else "")
               + (f" (behind: {', '.join(t['behind'])})" if t.get("behind") else "") for name, t in s["targets"].items()]
     before, after = report["load_before"], report["load_after"]
     lines.append(f"machine: {report['machine']['cpu']}, {report['machine']['cores']} cores; load average "

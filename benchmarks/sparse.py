@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import sys
 import tempfile
@@ -39,7 +38,8 @@ from typing import Any
 
 import scipy
 
-from benchmarks.peak import UsageParser, candidates, kernel_scop, machine, recipe_variant
+from benchmarks.peak import UsageParser, candidates, finish_report, kernel_scop, machine, print_report, recipe_variant
+from benchmarks.peak_kernels import select_named
 from benchmarks.peak_measure import (
     KernelRun,
     Variant,
@@ -50,7 +50,7 @@ from benchmarks.peak_measure import (
     working_limits,
 )
 from benchmarks.peak_tuning import TuneConfig, TuningCache, code_fingerprint, tune_kernel
-from benchmarks.sparse_cases import FULL, KERNELS, MATRICES, QUICK, Case, make_cases, scipy_twin, select
+from benchmarks.sparse_cases import FULL, KERNELS, MATRICES, QUICK, Case, make_cases, scipy_twin
 from benchmarks.sparse_report import complete, render_markdown, render_text, summarize
 from loopnest.codegen import generate_c
 from loopnest.config import Settings, get_settings
@@ -146,8 +146,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "or sparse-quick)")
     args = parser.parse_args(argv)
     try:
-        args.kernels = select(args.kernels, KERNELS, "kernel(s)")
-        args.matrices = select(args.matrices, MATRICES, "matrix(es)")
+        args.kernels = select_named(args.kernels, KERNELS, "kernel(s)")
+        args.matrices = select_named(args.matrices, MATRICES, "matrix(es)")
     except ValueError as exc:
         parser.error(str(exc))
     for name, low in (("threads", 0), ("rounds", 1), ("reps", 1), ("trials", 1)):
@@ -184,12 +184,7 @@ def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any
         _progress(f"{case.name}: measuring ({rounds} interleaved rounds of {reps} calls)")
         report["cases"].append(measure_case(case, tuning, rounds=rounds, reps=reps, threads=threads,
                                             settings=settings))
-    report["seconds"] = round(time.perf_counter() - start, 1)
-    report["load_after"] = machine_load()
-    report["summary"] = summarize(report)
-    (out_dir / "sparse.json").write_text(json.dumps(report, indent=1, default=str))
-    (out_dir / "sparse.md").write_text(render_markdown(report))
-    return report
+    return finish_report(report, out_dir, start, summarize, render_markdown)
 
 
 def _progress(text: str) -> None:
@@ -199,12 +194,7 @@ def _progress(text: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    report = run_benchmark(args, get_settings())
-    if args.json:
-        sys.stdout.write(json.dumps(report, default=str) + "\n")
-    else:
-        sys.stdout.write(render_text(report))
-    return 0 if complete(report) else 1
+    return print_report(run_benchmark(args, get_settings()), args.json, render_text, complete)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
 import scipy.io
@@ -94,20 +93,6 @@ class Case:
     def work(self, nnz: int) -> float:
         """Flops of one call: a multiply-add per entry and dense column."""
         return 2.0 * nnz * self.kernel.dense_cols
-
-
-_Named = TypeVar("_Named", SparseKernel, Matrix)
-
-
-def select(names: Sequence[str] | None, known: Sequence[_Named], what: str) -> list[_Named]:
-    """The items named (all when ``names`` is empty or None); an unknown name raises ValueError."""
-    if not names:
-        return list(known)
-    by_name = {k.name: k for k in known}
-    unknown = [n for n in names if n not in by_name]
-    if unknown:
-        raise ValueError(f"unknown {what} {', '.join(unknown)}; choose from {', '.join(by_name)}")
-    return [by_name[n] for n in names]
 
 
 def poisson2d(grid: int) -> scipy.sparse.csr_array:

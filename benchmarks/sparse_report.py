@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from benchmarks.peak_report import Section, geomean, markdown_tables, rate, ratio, recipe_text, text_tables
+from benchmarks.peak_report import (
+    Section,
+    cell,
+    geomean,
+    markdown_tables,
+    rate,
+    ratio,
+    recipe_text,
+    text_tables,
+    times,
+)
 
 FIGURES = ("gcc", "transfer", "autotune", "perfembed", "scipy")
 RATIOS = (("autotune", "gcc"), ("transfer", "gcc"), ("transfer", "autotune"), ("perfembed", "scipy"),
@@ -77,19 +87,6 @@ def neighbour_families(report: dict[str, Any]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
-def _cell(fig: dict[str, Any] | None) -> str:
-    if not fig:
-        return "-"
-    if not fig.get("rate"):
-        return str(fig.get("status", "-"))
-    text = f"{fig['rate']:.2f} [{fig['rate_low']:.2f}-{fig['rate_high']:.2f}]"
-    return text + (" WRONG" if fig.get("verified") is False else "")
-
-
-def _x(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}x"
-
-
 def _recipe(fig: dict[str, Any] | None) -> str:
     if not fig or fig.get("status") in ("skipped", "failed"):
         return str((fig or {}).get("status", "-"))
@@ -107,18 +104,18 @@ def tables(report: dict[str, Any]) -> list[Section]:
               "transfer/autotune", "perfembed/scipy", "transfer recipe", "autotune recipe"]
     ratios = report["summary"]["ratios"]
     rows = [[r["kernel"], r["matrix"], str(r["params"]["n"]), str(r["nnz"]),
-             *(_cell(r.get(v)) for v in ("gcc", "transfer", "autotune", "scipy")),
-             *(_x(ratios[r["case"]][k]) for k in ("autotune/gcc", "transfer/autotune", "perfembed/scipy")),
+             *(cell(r.get(v), digits=2) for v in ("gcc", "transfer", "autotune", "scipy")),
+             *(times(ratios[r["case"]][k]) for k in ("autotune/gcc", "transfer/autotune", "perfembed/scipy")),
              _recipe(r.get("transfer")), _recipe(r.get("autotune"))] for r in report["cases"]]
     return [(title, header, rows)]
 
 
 def _footer(report: dict[str, Any]) -> list[str]:
     s, cfg = report["summary"], report["config"]
-    lines = [f"geomean {k.removeprefix('geomean ')}: {_x(v)}" for k, v in s.items() if k.startswith("geomean")]
+    lines = [f"geomean {k.removeprefix('geomean ')}: {times(v)}" for k, v in s.items() if k.startswith("geomean")]
     for name, t in s["targets"].items():
-        per_case = ", ".join(f"{c} {_x(v)}" for c, v in t["cases"].items())
-        lines.append(f"target: {name}: {t['status']} (geomean {t['ratio']} {_x(t['geomean'])}"
+        per_case = ", ".join(f"{c} {times(v)}" for c, v in t["cases"].items())
+        lines.append(f"target: {name}: {t['status']} (geomean {t['ratio']} {times(t['geomean'])}"
                      + (f"; missed by {', '.join(t['missed_by'])}" if t["missed_by"] else "")
                      + (f"; per case: {per_case}" if per_case else "") + ")")
     cases = report["cases"]
