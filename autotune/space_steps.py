@@ -28,7 +28,6 @@ from loopnest.analysis import trip_counts
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
-from loopnest.transform.autoschedule import compute_isl_schedule
 from loopnest.transform.expand import expand
 from loopnest.transform.parallel import SCHEDULE_KINDS, classify
 from loopnest.transform.recipe import Recipe, apply_recipe
@@ -224,12 +223,14 @@ def autoschedule_choices(scop: Scop, deps: list[Dependence], tile_sizes: Sequenc
     (a tile size the trip counts leave out, or a band too shallow to tile, repeats the untiled one)."""
     out: list[str] = ["none"]
     seen: set[tuple[object, ...]] = set()
-    slabs = [f"isl_s{t}x{r}" for t, r in AUTOSCHEDULE_SLABS if t in tile_sizes] if _skewed(scop, deps) else []
-    for value in ("isl", *(f"isl_t{t}" for t in AUTOSCHEDULE_TILES if t in tile_sizes), *slabs):
+    values = ["isl", *(f"isl_t{t}" for t in AUTOSCHEDULE_TILES if t in tile_sizes)]
+    for value in values:  # grows by the slabs once the untiled schedule shows a skew
         try:
             result = apply_recipe(scop, Recipe.from_dict({"steps": [autoschedule_step(value)]}), deps)
         except (IllegalTransformError, RecipeError):
             continue
+        if value == "isl" and _skewed(result.schedule.rows):
+            values += [f"isl_s{t}x{r}" for t, r in AUTOSCHEDULE_SLABS if t in tile_sizes]
         key = (result.schedule.rows, tuple(sorted(result.schedule.marks.items())))
         if key not in seen:
             seen.add(key)
@@ -237,12 +238,8 @@ def autoschedule_choices(scop: Scop, deps: list[Dependence], tile_sizes: Sequenc
     return tuple(out) if len(out) > 1 else ()
 
 
-def _skewed(scop: Scop, deps: list[Dependence]) -> bool:
-    """Whether isl's schedule skews a loop (``2*i0 + i1``: a stencil's time loop), where slabs are tried."""
-    try:
-        rows = compute_isl_schedule(scop, ScheduleSpace(scop, deps)).schedule.rows
-    except RecipeError:
-        return False
+def _skewed(rows: Sequence[Sequence[object]]) -> bool:
+    """Whether a schedule skews a loop (``2*i0 + i1``: a stencil's time loop), where slabs are tried."""
     return any(isinstance(e, str) and len(set(re.findall(r"\bi\d+\b", e))) > 1 for row in rows for e in row[1::2])
 
 
