@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,16 @@ def test_downgrade_to_base_and_back(store: Store) -> None:
     assert current_revision(store.url) is None
     upgrade(store.url)
     assert _tables(store.url) == TABLES | {VERSION_TABLE}
+
+
+@pytest.mark.parametrize("migrate", [upgrade, downgrade], ids=["upgrade", "downgrade"])
+def test_an_unknown_revision_is_one_storage_error_naming_the_step(store: Store, migrate: Callable[..., None]) -> None:
+    store.dispose()
+    with pytest.raises(StorageError) as info:
+        migrate(store.url, revision="v9.9.9.z")
+    assert str(info.value).startswith(f"cannot {migrate.__name__} the schema of ")
+    assert "v9.9.9.z" in str(info.value)
+    assert current_revision(store.url) == head_revision()
 
 
 def test_old_schema_is_refused_with_the_fix(empty_url: str) -> None:
