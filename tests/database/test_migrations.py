@@ -163,6 +163,17 @@ def test_store_pickles_without_its_engine(store: Store) -> None:
     copy.dispose()
 
 
+def test_a_store_in_a_with_block_closes_its_connections_and_stays_usable(empty_url: str) -> None:
+    with get_store(empty_url, create=True) as store:
+        engine = store.engine
+        with store.session() as session:
+            get_or_create_program(session, source=GEMM, name="gemm")
+    assert engine.pool.checkedin() == 0 and store.engine is not engine  # disposed; a new engine on use
+    with store.session() as session:
+        assert len(list_programs(session)) == 1
+    store.dispose()
+
+
 def test_cli_upgrade_and_current(empty_url: str) -> None:
     runner = CliRunner()
     result = runner.invoke(db_app, ["current", "--url", empty_url])
