@@ -30,6 +30,7 @@ from database.config import DatabaseSettings
 from loopnest.harness import Limits
 from loopnest.harness.index_data import SparseChoice
 from loopnest.ir import Scop
+from loopnest.parameters import missing_params
 from loopnest.transform.recipe import Recipe, apply_recipe
 from loopnest.transform.recipe_text import loop_names, recipe_text
 
@@ -56,14 +57,10 @@ class NestStudy:
     index: int  # among every nest of the file
     scop: Scop
     values: dict[str, int]  # the parameter values that apply to this nest
+    complete: bool  # every parameter has a value: only then is the winner re-measured
     nest_id: int
     recorder: MeasurementRecorder
     result: TuneResult
-
-    @property
-    def complete(self) -> bool:
-        """Whether every parameter of the nest has a value (only then is the winner re-measured)."""
-        return all(p in self.values for p in self.scop.params)
 
 
 @dataclass(frozen=True)
@@ -92,7 +89,7 @@ class NestTuner:
               on_trial: Callable[[TuneProgress], None]) -> NestStudy:
         """Register the nest and run (or resume) its study up to the trial budget."""
         values = {p: params[p] for p in scop.params if p in params}
-        complete = all(p in values for p in scop.params)
+        complete = not missing_params(scop.params, values)
         db_nest = register_nest(self.store, source=self.source, name=self.file.name, index=index, scop=scop,
                                 params=values if complete else None, data_dir=self.settings.data_dir)
         with self.store.session() as session:
@@ -109,7 +106,7 @@ class NestTuner:
             reps=opts.reps, threads=opts.threads, limits=Limits.from_settings(self.settings),
             cc=self.settings.cc, cflags=self.settings.cflags, sparse=opts.sparse), recorder=recorder,
             on_trial=on_trial)
-        return NestStudy(index, scop, values, db_nest.id, recorder, result)
+        return NestStudy(index, scop, values, complete, db_nest.id, recorder, result)
 
     def confirm(self, study: NestStudy) -> TunedNest:
         """Re-measure the study's winner against the original (when every parameter has a value)
