@@ -37,7 +37,7 @@ serve: install
 	$(BIN)/perfembed serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
 bench: install
-	$(BIN)/python benchmarks/engine.py
+	$(BIN)/python -m benchmarks.engine
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from autotune._repeat import Repeating
 from database.errors import ensure_data_dir
 from database.repositories.workers import record_heartbeat, remove_worker
 from loopnest.config import format_cpu_list, parse_cpu_list
@@ -50,24 +51,19 @@ class Heartbeat:
     def __init__(self, store: Store, name: str, *, interval_s: float, cpus: str | None = None) -> None:
         self._store = store
         self.name = name
-        self._interval = interval_s
         self._cpus = cpus
         self._job_id: int | None = None
         self._lock = threading.Lock()
-        self._halt = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._repeat = Repeating(f"heartbeat-{name}", interval_s, self._beat_or_log)
 
     def __enter__(self) -> Heartbeat:
         self.beat()
-        self._thread = threading.Thread(target=self._run, name=f"heartbeat-{self.name}", daemon=True)
-        self._thread.start()
+        self._repeat.start()
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        self._halt.set()
-        if self._thread is not None:
-            self._thread.join()
+        self._repeat.stop()
         try:
             with self._store.session() as session:
                 remove_worker(session, name=self.name)
@@ -87,12 +83,11 @@ class Heartbeat:
                 record_heartbeat(session, name=self.name, host=socket.gethostname(), pid=os.getpid(),
                                  cpus=self._cpus, job_id=self._job_id)
 
-    def _run(self) -> None:
-        while not self._halt.wait(self._interval):
-            try:
-                self.beat()
-            except Exception:  # retried at the next beat; the row stays alive for a few of them
-                _logger.warning("worker %s missed a heartbeat", self.name, exc_info=True)
+    def _beat_or_log(self) -> None:
+        try:
+            self.beat()
+        except Exception:  # retried at the next beat; the row stays alive for a few of them
+            _logger.warning("worker %s missed a heartbeat", self.name, exc_info=True)
 
 
 @dataclass

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import logging
 import random
-import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -44,6 +43,7 @@ from optuna.trial import TrialState
 from sqlalchemy import event
 
 from autotune._locks import study_lock
+from autotune._repeat import Repeating
 from autotune._sweep import distinct_points, needs_sweep, stop_reason, sweep_unseen
 from autotune.space import RecipeSpace
 from loopnest.errors import IllegalTransformError, ParameterError, PerfembedError, RecipeError
@@ -642,24 +642,14 @@ class _Heartbeat:
     def __init__(self, storage: RDBStorage, trial_id: int, interval: int) -> None:
         self._storage = storage
         self._trial_id = trial_id
-        self._interval = interval
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._repeat = Repeating(f"heartbeat-{trial_id}", interval, self._beat)
 
     def start(self) -> None:
         self._beat()
-        self._thread = threading.Thread(target=self._run, name=f"heartbeat-{self._trial_id}", daemon=True)
-        self._thread.start()
+        self._repeat.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._interval):
-            self._beat()
+        self._repeat.stop()
 
     def _beat(self) -> None:
         try:

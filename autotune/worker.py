@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autotune._presence import Heartbeat
+from autotune._repeat import Repeating
 from autotune.job_options import JobOptions
 from autotune.records import MeasurementRecorder, ensure_local_target, stored_param_values, tuning_study
 from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneConfig, TuneProgress, TuneResult, tune_nest
@@ -345,30 +346,25 @@ class _Lease:
         self._job_id = job_id
         self._worker_id = worker_id
         self._seconds = lease_seconds
-        self._halt = threading.Event()
         self.lost = threading.Event()
         self.error: str | None = None
-        self._thread: threading.Thread | None = None
+        self._repeat = Repeating(f"lease-{job_id}", max(lease_seconds / 3, 0.05), self._renew)
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=f"lease-{self._job_id}", daemon=True)
-        self._thread.start()
+        self._repeat.start()
 
     def stop(self) -> None:
-        self._halt.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        self._repeat.stop()
 
-    def _run(self) -> None:
-        while not self._halt.wait(max(self._seconds / 3, 0.05)):
-            try:
-                with self._store.session() as session:
-                    heartbeat_job(session, job_id=self._job_id, worker_id=self._worker_id,
-                                  lease_seconds=self._seconds)
-            except LeaseLostError as exc:
-                self.error = str(exc)
-                self.lost.set()
-                return
-            except Exception:  # a missed renewal is retried; the lease has two more thirds to go
-                _logger.warning("could not renew the lease of job %d", self._job_id, exc_info=True)
+    def _renew(self) -> bool:
+        """Renew the lease; False (stop renewing) once it is lost."""
+        try:
+            with self._store.session() as session:
+                heartbeat_job(session, job_id=self._job_id, worker_id=self._worker_id, lease_seconds=self._seconds)
+        except LeaseLostError as exc:
+            self.error = str(exc)
+            self.lost.set()
+            return False
+        except Exception:  # a missed renewal is retried; the lease has two more thirds to go
+            _logger.warning("could not renew the lease of job %d", self._job_id, exc_info=True)
+        return True

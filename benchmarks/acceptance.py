@@ -2,7 +2,7 @@
 then every verified candidate re-measured in 10 fresh processes, on an idle machine and with a CPU
 hog on one core.
 
-    python benchmarks/acceptance.py [--per-family 1] [--families a,b] [--fresh 10] [--hog] [--json]
+    python -m benchmarks.acceptance [--per-family 1] [--families a,b] [--fresh 10] [--hog] [--json]
 
 Reported, per condition (idle, hog):
 - slower: the share of accepted recipes that the re-measurement finds slower than the baseline (target 0);
@@ -162,7 +162,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-programs", action="store_true", help="skip the examples/ programs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(ROOT))  # run as a script: the project's packages
     settings = get_database_settings()
     store = get_store(settings.resolved_database_url)
     report: dict[str, Any] = {"threads": settings.threads or os.cpu_count(), "fresh": args.fresh, "conditions": {}}

@@ -23,15 +23,12 @@ from typing import Any
 from embeddings.features import static_features
 from loopnest.analysis import describe_scop
 from loopnest.frontend.extract import extract_scops
+from tests.security.programs import deep_nest, many_statements  # run from the repository root, as python -m
 
-ROOT = Path(__file__).resolve().parents[1]
 CASES = ("s50", "s200", "s500", "d10", "d20", "d40")
 
 
 def _source(case: str) -> str:
-    sys.path.insert(0, str(ROOT))  # tests/ is importable only from the repository root
-    from tests.security.programs import deep_nest, many_statements
-
     size = int(case[1:])
     return many_statements(size) if case[0] == "s" else deep_nest(size)
 

@@ -1,6 +1,6 @@
 """Which embedding design transfers best? Leave-one-family-out over a tuned database.
 
-    python benchmarks/embedding_designs.py [--url URL] [--json] [--designs standard,supervised,nca]
+    python -m benchmarks.embedding_designs [--url URL] [--json] [--designs standard,supervised,nca]
                                            [--per-family N]
 
 For every design, a model is fitted without the held-out family; each held-out nest takes its
@@ -14,30 +14,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from autotune.transfer import LoopRoles, adapt_recipe, loop_roles  # noqa: E402
-from benchmarks.harness_cache import RecipeCache  # noqa: E402
-from database import get_program, get_store, list_nests  # noqa: E402
-from database.config import get_database_settings  # noqa: E402
-from database.embedding_store import best_recipes  # noqa: E402
-from embeddings.designs import (  # noqa: E402
+from autotune.transfer import LoopRoles, adapt_recipe, loop_roles
+from benchmarks.harness_cache import RecipeCache
+from database import get_program, get_store, list_nests
+from database.config import get_database_settings
+from database.embedding_store import best_recipes
+from embeddings.designs import (
     feature_matrix,
     make_embedder,
     recipe_family,
     static_names,
     tuning_targets,
 )
-from loopnest import Harness, Recipe, extract_scops  # noqa: E402
+from loopnest import Harness, Recipe, extract_scops
 
 
 def load_rows(url: str) -> list[dict[str, Any]]:

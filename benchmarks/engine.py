@@ -1,7 +1,7 @@
 """Engine benchmark: analysis time per corpus kernel, compile+run overhead per variant, and the
 speedup of a tiled, interchanged, parallel gemm at 1000^3 over ``gcc -O3 -march=native``.
 
-    python benchmarks/engine.py [--json] [--skip-gemm] [--gemm-n 1000]
+    python -m benchmarks.engine [--json] [--skip-gemm] [--gemm-n 1000]
 
 Targets: analysis < 200 ms for a ~100-line kernel; a variant compiled in < 0.5 s.
 """
@@ -11,14 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from loopnest import (  # noqa: E402
+from loopnest import (
     Harness,
     PreprocessOptions,
     Recipe,
@@ -26,6 +22,8 @@ from loopnest import (  # noqa: E402
     describe_scop,
     extract_scops,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 GEMM_RECIPE = {"steps": [{"op": "interchange", "order": [0, 2, 1]},
                          {"op": "tile", "loops": [0, 1, 2], "sizes": [32, 64, 256]},

@@ -2,7 +2,7 @@
 interleaved in one driver (ABC BCA CAB ...: each from fresh inputs, so all three see the same
 process, caches and load), in several fresh processes.
 
-    python benchmarks/pack.py [--n 1000] [--threads 2] [--reps 6] [--runs 3] [--sizes 32,64,256] [--jam F] [--json]
+    python -m benchmarks.pack [--n 1000] [--threads 2] [--reps 6] [--runs 3] [--sizes 32,64,256] [--jam F] [--json]
 
 Reported: each kernel's median time and GFLOP/s, and the speedups (geometric mean of the per-
 repetition ratios, with a 95% bootstrap interval) of tile over the original, tile+pack over the
@@ -20,13 +20,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
+from loopnest.harness.compare import interval
+from loopnest.harness.driver import synthesize_driver
+from loopnest.harness.sandbox import run_limited
 
-from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs  # noqa: E402
-from loopnest.harness.compare import interval  # noqa: E402
-from loopnest.harness.driver import synthesize_driver  # noqa: E402
-from loopnest.harness.sandbox import run_limited  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 GEMM = ROOT / "corpus" / "kernels" / "blas3" / "gemm_ijk.c"
 NAMES = ("original", "tile", "tile+pack")

@@ -26,18 +26,12 @@ verified, 1 otherwise, 2 on a usage error.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
-import platform
 import shutil
-import sys
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from threadpoolctl import threadpool_info
 
@@ -50,15 +44,15 @@ from benchmarks.peak_measure import (
     build_polly,
     interleave,
     load_inputs,
-    machine_load,
     numpy_variant,
     working_limits,
 )
 from benchmarks.peak_report import complete, render_markdown, render_text, summarize
 from benchmarks.peak_stream import measure_stream
-from benchmarks.peak_tuning import ROOT, Nest, TuneConfig, TuningCache, code_fingerprint, tune_kernel
+from benchmarks.peak_tuning import ROOT, Nest
+from benchmarks.tuned_run import TunedRun, UsageParser, check_at_least, finish_report, run_main
 from loopnest.codegen import generate_c
-from loopnest.config import Settings, get_settings
+from loopnest.config import Settings
 from loopnest.errors import PerfembedError
 from loopnest.frontend.extract import extract_scops
 from loopnest.harness import Limits, array_layouts
@@ -165,22 +159,6 @@ def _blas_info() -> list[dict[str, Any]]:
             for lib in threadpool_info() if lib.get("user_api") == "blas"]
 
 
-def machine() -> dict[str, Any]:
-    cpu = "unknown"
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        cpu = next((line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
-                    if line.startswith("model name")), cpu)
-    return {"cpu": cpu, "cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()}
-
-
-class UsageParser(argparse.ArgumentParser):
-    """Usage errors as one line naming the problem, exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message}\n")
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = UsageParser(prog="benchmarks/peak.py", description=__doc__,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -200,73 +178,31 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.kernels = select(args.kernels)
     except ValueError as exc:
         parser.error(str(exc))
-    for name, low in (("threads", 0), ("rounds", 1), ("trials", 1)):
-        value = getattr(args, name)
-        if value is not None and value < low:
-            parser.error(f"--{name} must be at least {low}")
+    check_at_least(parser, args, ("threads", 0), ("rounds", 1), ("trials", 1))
     return args
 
 
 def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    threads = args.threads or os.cpu_count() or 1
+    bench = TunedRun.from_args("peak", args, settings)
     rounds = args.rounds or (2 if args.quick else 5)
-    config = TuneConfig(trials=args.trials or (2 if args.quick else 40), threads=threads,
-                        transfer=not (args.quick or args.no_transfer), reps=1 if args.quick else 3)
-    out_dir = (args.out or settings.data_dir / ("peak-quick" if args.quick else "peak")).resolve()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    cache, fingerprint = TuningCache(out_dir / "tuning.json"), code_fingerprint()
-    report: dict[str, Any] = {
-        "benchmark": "peak", "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-        "machine": machine(), "load_before": machine_load(),
-        "config": {"quick": args.quick, "threads": threads, "placement": "unpinned", "rounds": rounds,
-                   "gcc": f"{settings.cc} {settings.cflags}", "polly": f"{POLLY_CC} {POLLY_FLAGS}",
-                   "tuning": asdict(config), "code": fingerprint[:16], "out": str(out_dir)}}
+    report = bench.new_report(rounds, gcc=f"{settings.cc} {settings.cflags}", polly=f"{POLLY_CC} {POLLY_FLAGS}")
     start = time.perf_counter()
     if any(k.kind == "stencil" for k in args.kernels):
-        _progress("STREAM bandwidth")
-        report["stream"] = measure_stream(threads=threads, quick=args.quick, limits=Limits.from_settings(settings),
-                                          cc=settings.cc, cflags=settings.cflags)
+        bench.progress("STREAM bandwidth")
+        report["stream"] = measure_stream(threads=bench.threads, quick=args.quick,
+                                          limits=Limits.from_settings(settings), cc=settings.cc,
+                                          cflags=settings.cflags)
     report["kernels"] = []
     for kernel in args.kernels:
-        _progress(f"{kernel.name}: perfembed's recipes (transfer: {config.transfer}, {config.trials} trials)")
-        tuning = tune_kernel(kernel, kernel.tune_params(args.quick), config, out_dir=out_dir, cache=cache,
-                             retune=args.retune, fingerprint=fingerprint)
-        _progress(f"{kernel.name}: " + ("from the cache" if tuning["cached"] else "tuned") + "; " + ", ".join(
-            f"{part} {tuning[part]['status']}" for part in ("transfer", "autotune")))
-        _progress(f"{kernel.name}: measuring ({rounds} interleaved rounds)")
-        report["kernels"].append(measure_kernel(kernel, tuning, quick=args.quick, rounds=rounds, threads=threads,
-                                                settings=settings))
-    return finish_report(report, out_dir, start, summarize, render_markdown)
-
-
-def finish_report(report: dict[str, Any], out_dir: Path, start: float, summarize: Callable[[dict[str, Any]], Any],
-                  render_markdown: Callable[[dict[str, Any]], str]) -> dict[str, Any]:
-    """``report`` with its duration, the load after it and its summary, written to OUT/NAME.json and
-    OUT/NAME.md (NAME: the report's ``benchmark``)."""
-    report["seconds"] = round(time.perf_counter() - start, 1)
-    report["load_after"] = machine_load()
-    report["summary"] = summarize(report)
-    name = report["benchmark"]
-    (out_dir / f"{name}.json").write_text(json.dumps(report, indent=1, default=str))
-    (out_dir / f"{name}.md").write_text(render_markdown(report))
-    return report
-
-
-def print_report(report: dict[str, Any], as_json: bool, render_text: Callable[[dict[str, Any]], str],
-                 complete: Callable[[dict[str, Any]], bool]) -> int:
-    """One JSON object or the text tables on stdout; the exit status (0 when every figure is in)."""
-    sys.stdout.write(json.dumps(report, default=str) + "\n" if as_json else render_text(report))
-    return 0 if complete(report) else 1
-
-
-def _progress(text: str) -> None:
-    sys.stderr.write(f"[peak] {text}\n")
-    sys.stderr.flush()
+        tuning = bench.tune(kernel, kernel.tune_params(args.quick), retune=args.retune)
+        bench.progress(f"{kernel.name}: measuring ({rounds} interleaved rounds)")
+        report["kernels"].append(measure_kernel(kernel, tuning, quick=args.quick, rounds=rounds,
+                                                threads=bench.threads, settings=settings))
+    return finish_report(report, bench.out_dir, start, summarize, render_markdown)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    return print_report(run_benchmark(args, get_settings()), args.json, render_text, complete)
+    return run_main(argv, parse_args, run_benchmark, render_text, complete)
 
 
 if __name__ == "__main__":

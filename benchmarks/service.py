@@ -1,6 +1,6 @@
 """REST API load benchmark: latency and throughput of suggestions and search, and the API's memory.
 
-    python benchmarks/service.py [--json] [--nests 10000] [--rss-nests 100000] [--seconds 10]
+    python -m benchmarks.service [--json] [--nests 10000] [--rss-nests 100000] [--seconds 10]
                                  [--requests 2000] [--clients 1,8,32]
 
 The benchmark starts the API itself (uvicorn, one process, on a free loopback port) on a temporary
@@ -58,18 +58,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+from sqlalchemy import insert
+
+from autotune.records import ensure_local_target
+from database import MeasurementIn, add_measurement, create_api_key, get_or_create_recipe, get_store, list_nests
+from database.embedding_store import EmbeddingStore
+from database.models import MeasurementModel, NestModel, ProgramModel
+from service.config import ServiceSettings
+from service.core import ProgramSource, TransferCore
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import httpx  # noqa: E402
-from sqlalchemy import insert  # noqa: E402
-
-from autotune.records import ensure_local_target  # noqa: E402
-from database import MeasurementIn, add_measurement, create_api_key, get_or_create_recipe, get_store, list_nests  # noqa: E402
-from database.embedding_store import EmbeddingStore  # noqa: E402
-from database.models import MeasurementModel, NestModel, ProgramModel  # noqa: E402
-from service.config import ServiceSettings  # noqa: E402
-from service.core import ProgramSource, TransferCore  # noqa: E402
 
 P50_TARGET_MS = 50.0
 P99_TARGET_MS = 200.0

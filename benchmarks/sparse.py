@@ -27,33 +27,28 @@ figure was measured and verified, 1 otherwise, 2 on a usage error.
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import sys
 import tempfile
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import scipy
 
-from benchmarks.peak import UsageParser, candidates, finish_report, kernel_scop, machine, print_report, recipe_variant
+from benchmarks.peak import candidates, kernel_scop, recipe_variant
 from benchmarks.peak_kernels import select_named
 from benchmarks.peak_measure import (
     KernelRun,
     Variant,
     interleave,
     load_inputs,
-    machine_load,
     numpy_variant,
     working_limits,
 )
-from benchmarks.peak_tuning import TuneConfig, TuningCache, code_fingerprint, tune_kernel
 from benchmarks.sparse_cases import FULL, KERNELS, MATRICES, QUICK, Case, make_cases, scipy_twin
 from benchmarks.sparse_report import complete, render_markdown, render_text, summarize
+from benchmarks.tuned_run import TunedRun, UsageParser, check_at_least, finish_report, run_main
 from loopnest.codegen import generate_c
-from loopnest.config import Settings, get_settings
+from loopnest.config import Settings
 from loopnest.harness import Limits, array_layouts
 from loopnest.harness.index_data import index_contents
 
@@ -150,51 +145,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.matrices = select_named(args.matrices, MATRICES, "matrix(es)")
     except ValueError as exc:
         parser.error(str(exc))
-    for name, low in (("threads", 0), ("rounds", 1), ("reps", 1), ("trials", 1)):
-        value = getattr(args, name)
-        if value is not None and value < low:
-            parser.error(f"--{name} must be at least {low}")
+    check_at_least(parser, args, ("threads", 0), ("rounds", 1), ("reps", 1), ("trials", 1))
     return args
 
 
 def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    threads = args.threads or os.cpu_count() or 1
+    bench = TunedRun.from_args("sparse", args, settings)
     rounds, reps = args.rounds or (2 if args.quick else 7), args.reps or (1 if args.quick else 5)
-    config = TuneConfig(trials=args.trials or (2 if args.quick else 40), threads=threads,
-                        transfer=not (args.quick or args.no_transfer), reps=1 if args.quick else 3)
-    out_dir = (args.out or settings.data_dir / ("sparse-quick" if args.quick else "sparse")).resolve()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    cache, fingerprint = TuningCache(out_dir / "tuning.json"), code_fingerprint()
-    cases = make_cases(args.kernels, args.matrices, QUICK if args.quick else FULL, out_dir)
-    report: dict[str, Any] = {
-        "benchmark": "sparse", "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-        "machine": machine(), "load_before": machine_load(),
-        "config": {"quick": args.quick, "threads": threads, "placement": "unpinned", "rounds": rounds, "reps": reps,
-                   "gcc": f"{settings.cc} {settings.cflags}", "scipy": scipy.__version__,
-                   "tuning": asdict(config), "code": fingerprint[:16], "out": str(out_dir)},
-        "cases": []}
+    cases = make_cases(args.kernels, args.matrices, QUICK if args.quick else FULL, bench.out_dir)
+    report = bench.new_report(rounds, reps=reps, gcc=f"{settings.cc} {settings.cflags}", scipy=scipy.__version__)
+    report["cases"] = []
     start = time.perf_counter()
     for case in cases:
-        _progress(f"{case.name}: perfembed's recipes (transfer: {config.transfer}, {config.trials} trials; "
-                  f"{' '.join(case.args)})")
-        tuning = tune_kernel(case, case.params, config, out_dir=out_dir, cache=cache, retune=args.retune,
-                             fingerprint=fingerprint, extra=case.args)
-        _progress(f"{case.name}: " + ("from the cache" if tuning["cached"] else "tuned") + "; " + ", ".join(
-            f"{part} {tuning[part]['status']}" for part in ("transfer", "autotune")))
-        _progress(f"{case.name}: measuring ({rounds} interleaved rounds of {reps} calls)")
-        report["cases"].append(measure_case(case, tuning, rounds=rounds, reps=reps, threads=threads,
+        tuning = bench.tune(case, case.params, retune=args.retune, extra=case.args)
+        bench.progress(f"{case.name}: measuring ({rounds} interleaved rounds of {reps} calls)")
+        report["cases"].append(measure_case(case, tuning, rounds=rounds, reps=reps, threads=bench.threads,
                                             settings=settings))
-    return finish_report(report, out_dir, start, summarize, render_markdown)
-
-
-def _progress(text: str) -> None:
-    sys.stderr.write(f"[sparse] {text}\n")
-    sys.stderr.flush()
+    return finish_report(report, bench.out_dir, start, summarize, render_markdown)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    return print_report(run_benchmark(args, get_settings()), args.json, render_text, complete)
+    return run_main(argv, parse_args, run_benchmark, render_text, complete)
 
 
 if __name__ == "__main__":

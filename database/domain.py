@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 JsonValue = Any
 """A value made of dicts, lists, strings, numbers, booleans and None."""
@@ -63,28 +63,23 @@ def recipe_hash(steps: JsonValue) -> str:
     return sha256_hex(canonical_json(steps))
 
 
-def target_signature(
-    *,
-    cpu_model: str,
-    cores: int,
-    isa_level: str,
-    cache_sizes: Mapping[str, int],
-    compiler: str,
-    compiler_version: str,
-) -> str:
-    """Identity of a machine. Measured peaks are left out: they vary from run to run."""
-    return sha256_hex(
-        canonical_json(
-            {
-                "cpu_model": cpu_model,
-                "cores": cores,
-                "isa_level": isa_level,
-                "cache_sizes": dict(cache_sizes),
-                "compiler": compiler,
-                "compiler_version": compiler_version,
-            }
-        )
-    )
+class TargetIdentity(TypedDict):
+    """What identifies a machine (:func:`target_signature`, ``get_or_create_target``). The measured
+    peaks are left out: they vary from run to run."""
+
+    cpu_model: str
+    cores: int
+    isa_level: str
+    cache_sizes: Mapping[str, int]
+    compiler: str
+    compiler_version: str
+
+
+def target_signature(**identity: Unpack[TargetIdentity]) -> str:
+    """Identity of a machine: the SHA-256 of its :class:`TargetIdentity` (those fields only) as canonical JSON."""
+    given: Mapping[str, JsonValue] = identity
+    fields = {name: given[name] for name in TargetIdentity.__annotations__}
+    return sha256_hex(canonical_json({**fields, "cache_sizes": dict(identity["cache_sizes"])}))
 
 
 def api_key_hash(key: str) -> str:

@@ -286,6 +286,8 @@ class EmbeddingStore:
 
     def plot_map(self, path: str | Path, *, method: str = "pca") -> Path:
         """A 2-D map of the embedding space (PCA or t-SNE), coloured by best speedup, saved as PNG."""
+        # matplotlib and the projections load only for a map: matplotlib alone takes longer to import
+        # than the rest of the store, and no command or route draws one.
         import matplotlib
 
         matplotlib.use("Agg")

@@ -8,6 +8,7 @@ whose schema is not at this code's head; the error names the fix, ``perfembed db
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 
@@ -80,24 +81,24 @@ def upgrade(url: str, *, revision: str = "head") -> None:
     path = sqlite_path(parse_url(url))
     if path is not None:
         ensure_data_dir(path.parent, what="the database directory")
-    try:
-        with _ALEMBIC_LOCK:
-            command.upgrade(alembic_config(url), revision)
-    except CommandError as e:
-        raise StorageError(f"cannot upgrade the schema of {safe_url(url)}: {e}") from e
-    except SQLAlchemyError as e:
-        raise database_error(e, url, doing="cannot upgrade the schema of") from e
+    _migrate(url, "upgrade", lambda config: command.upgrade(config, revision))
 
 
 def downgrade(url: str, *, revision: str) -> None:
     """Migrate the database at ``url`` back to ``revision`` (``"base"`` drops every table)."""
+    _migrate(url, "downgrade", lambda config: command.downgrade(config, revision))
+
+
+def _migrate(url: str, verb: str, step: Callable[[Config], None]) -> None:
+    """Run one Alembic command on the database at ``url``, one at a time in this process; its failures
+    are :class:`StorageError` ("cannot VERB the schema of URL: ...")."""
     try:
         with _ALEMBIC_LOCK:
-            command.downgrade(alembic_config(url), revision)
+            step(alembic_config(url))
     except CommandError as e:
-        raise StorageError(f"cannot downgrade the schema of {safe_url(url)}: {e}") from e
+        raise StorageError(f"cannot {verb} the schema of {safe_url(url)}: {e}") from e
     except SQLAlchemyError as e:
-        raise database_error(e, url, doing="cannot downgrade the schema of") from e
+        raise database_error(e, url, doing=f"cannot {verb} the schema of") from e
 
 
 def _current(connection: Connection) -> str | None:

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from database.domain import MeasurementIn
+from database.domain import MeasurementIn, TargetIdentity
 from database.repositories import (
     add_measurement,
     get_or_create_nest,
@@ -133,8 +133,7 @@ def load_seed(store: Store, path: Path, *, progress: Callable[[int], None] | Non
                     set_nest_features(session, nest_id=nest.id, dynamic_features=rec["dynamic_features"])
                 ids[kind][rec["id"]] = nest.id
             elif kind == "target":
-                fields = {k: rec[k] for k in ("cpu_model", "cores", "isa_level", "cache_sizes", "compiler",
-                                              "compiler_version", "peak_gflops", "memory_bandwidth_gbs")}
+                fields = {k: rec[k] for k in (*TargetIdentity.__annotations__, "peak_gflops", "memory_bandwidth_gbs")}
                 ids[kind][rec["id"]] = get_or_create_target(session, **fields).id
             elif kind == "recipe":
                 ids[kind][rec["id"]] = get_or_create_recipe(session, steps=rec["steps"]).id

@@ -36,7 +36,8 @@ class Store:
     committed when its block ends (a job claim must be visible to other workers at once, so
     each worker-side job call runs in a session of its own). The
     engine is created on first use. A pickled store carries only its URL, so it can be sent
-    to worker processes, which open their own connections.
+    to worker processes, which open their own connections. ``with get_store(url) as store:``
+    disposes of its connections when the block ends.
     """
 
     def __init__(self, url: str, *, echo: bool = False) -> None:
@@ -49,6 +50,12 @@ class Store:
 
     def __repr__(self) -> str:
         return f"Store({safe_url(self._url)!r})"
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.dispose()
 
     def __getstate__(self) -> dict[str, Any]:
         return {"url": self._url, "echo": self._echo}

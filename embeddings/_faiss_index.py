@@ -317,9 +317,13 @@ class FaissIndex(VectorIndex):
                 f"{path}: holds vectors of dimension {loaded.d} but its metadata says {metadata.dim}; "
                 "the files are from different saves, rebuild the index"
             )
-        if metadata.kind == "ivf" and loaded.ntotal == 0 and fs.structure_of(loaded) == "flat":
+        structure = fs.structure_of(loaded)
+        if structure is None:
+            raise IndexFileError(f"{path}: a faiss {type(loaded).__name__}, which perfembed does not write; "
+                                 "rebuild the index")
+        if metadata.kind == "ivf" and loaded.ntotal == 0 and structure == "flat":
             return index  # an IVF index saved before its first add
-        index._structure = fs.structure_of(loaded)
+        index._structure = structure
         index._index = loaded
         if index._structure == "ivf":
             index._ivf_ids = fs.ivf_contents(loaded, metadata.dim, with_vectors=False)[0]

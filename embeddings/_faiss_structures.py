@@ -101,8 +101,8 @@ def ivf_contents(index: Any, dim: int, *, with_vectors: bool) -> tuple[IdArray, 
     return all_ids, np.concatenate(vectors) if vectors else np.empty((0, dim), dtype=np.float32)
 
 
-def structure_of(index: Any) -> str:
-    """``"ivf"``, ``"hnsw"`` or ``"flat"`` for an index built by this module (ValueError otherwise)."""
+def structure_of(index: Any) -> str | None:
+    """``"ivf"``, ``"hnsw"`` or ``"flat"`` for an index built by this module, None for any other."""
     faiss = faiss_module()
     if isinstance(index, faiss.IndexIVFFlat):
         return "ivf"
@@ -112,4 +112,4 @@ def structure_of(index: Any) -> str:
             return "hnsw"
         if isinstance(inner, faiss.IndexFlatL2):
             return "flat"
-    raise ValueError(f"unsupported faiss index type {type(index).__name__}")
+    return None

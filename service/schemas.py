@@ -1,9 +1,10 @@
 """Request and response models of the REST API (kept apart from the ORM models).
 
 Families follow the template: ``XIn`` is what a client sends, ``XPublic`` what it gets back and
-``XsPublic`` a page of them (``data`` plus ``count``). Response models whose content comes from
-the application core (suggestions, search, nest details) are filled by explicit mappers
-(:mod:`service.mappers`) and forbid any other key, so nothing internal reaches a client.
+``XsPublic`` a page of them (``data`` plus ``count``). Every response model forbids keys it does not
+declare (``ErrorPublic`` excepted: errors carry their own details): what comes from the application core
+(suggestions, search, nest details) is filled by explicit mappers (:mod:`service.mappers`), the rest by
+the services, and a key that none of them names is a bug caught at once, never sent to a client.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ ParamValue = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
 ProgramName = Annotated[str, StringConstraints(pattern=r"^[^\x00-\x1f\x7f]+$", min_length=1, max_length=200)]
 MAX_ID = 2**31 - 1  # ids are 32-bit integers in the database
 FLOAT32_MAX = 3.4028234663852886e38  # larger embedding values become inf in the index's float32
+Forbid = ConfigDict(extra="forbid")  # response models: a key no mapper names is a bug, never sent
 
 JsonObject = dict[str, Any]
 
@@ -86,12 +88,16 @@ class ProgramIn(BaseModel):
 
 
 class AnalysisPublic(BaseModel):
+    model_config = Forbid
+
     nests: list[dict[str, Any]]
     rejected: list[dict[str, Any]] = Field(
         description="Regions outside the supported subset, with construct and location")
 
 
 class ProgramStoredPublic(BaseModel):
+    model_config = Forbid
+
     nest_ids: list[int] = Field(description="Database ids of the program's nests, in source order")
 
 
@@ -111,7 +117,6 @@ class SuggestionsIn(ProgramIn):
     fallback: bool = Field(True, description="Enqueue a tuning job when no neighbour is good enough")
 
 
-Forbid = ConfigDict(extra="forbid")
 
 
 class _NeighbourBase(BaseModel):
@@ -200,6 +205,8 @@ class SuggestionsPublic(BaseModel):
 class ProgressPublic(BaseModel):
     """Where a running evaluation is: ``text`` says it in words (``nest 1/2: candidate 3/5 (from
     gemm.c#0): timing``); the other fields are its parts."""
+    model_config = Forbid
+
 
     stage: str = Field(description='"baseline", "candidate", "re-measuring", "storing results" or "whole program"')
     step: str = Field(description='What happens now: "compiling", "timing", "verifying", "timing run 2", ...')
@@ -215,6 +222,8 @@ class EvaluationJobPublic(BaseModel):
     """An evaluating suggestions request, run in the background: poll it at ``/v1/evaluation-jobs/{id}``
     until ``status`` is ``done`` (``result`` is the answer) or ``failed`` (``error`` is the error body,
     with the HTTP ``status`` the request would have got)."""
+    model_config = Forbid
+
 
     id: str = Field(description="Random job id (answers are kept for PERFEMBED_EVALUATION_JOB_KEEP_S after the end)")
     status: Literal["queued", "running", "done", "failed"]
@@ -287,6 +296,8 @@ class JobIn(BaseModel):
 
 
 class JobPublic(BaseModel):
+    model_config = Forbid
+
     id: int
     nest_id: int
     target_id: int | None
@@ -309,6 +320,8 @@ class JobPublic(BaseModel):
 
 
 class JobsPublic(BaseModel):
+    model_config = Forbid
+
     data: list[JobPublic]
     count: int
 
@@ -317,6 +330,8 @@ class JobsPublic(BaseModel):
 
 
 class NestSummaryPublic(BaseModel):
+    model_config = Forbid
+
     id: int
     program_id: int
     index: int
@@ -325,6 +340,8 @@ class NestSummaryPublic(BaseModel):
 
 
 class NestsPublic(BaseModel):
+    model_config = Forbid
+
     data: list[NestSummaryPublic]
     count: int
     limit: int
@@ -345,6 +362,8 @@ class NestDetailPublic(BaseModel):
 
 
 class TargetPublic(BaseModel):
+    model_config = Forbid
+
     id: int
     signature_hash: str
     cpu_model: str
@@ -359,6 +378,8 @@ class TargetPublic(BaseModel):
 
 
 class TargetsPublic(BaseModel):
+    model_config = Forbid
+
     data: list[TargetPublic]
     count: int
 
@@ -367,10 +388,14 @@ class TargetsPublic(BaseModel):
 
 
 class HealthPublic(BaseModel):
+    model_config = Forbid
+
     status: Literal["ok"]
 
 
 class WorkerPublic(BaseModel):
+    model_config = Forbid
+
     name: str = Field(description="host:pid:random, as in a running job's `worker`")
     host: str
     pid: int
@@ -380,12 +405,16 @@ class WorkerPublic(BaseModel):
 
 
 class WorkersPublic(BaseModel):
+    model_config = Forbid
+
     alive: int = Field(description="Workers whose last heartbeat is recent (PERFEMBED_WORKER_STALE_AFTER_S)")
     busy: int = Field(description="Live workers running a job")
     data: list[WorkerPublic]
 
 
 class ReadyPublic(BaseModel):
+    model_config = Forbid
+
     status: Literal["ready", "not ready"]
     checks: dict[str, str]
     isolation: str = Field(description="The sandbox that compiles and runs code from requests, "

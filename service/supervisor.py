@@ -102,7 +102,7 @@ class WorkerPool:
                 try:
                     process.wait(timeout=max(0.0, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:
-                    pass
+                    pass  # past the grace period: killed below
         except KeyboardInterrupt:
             self.log("killing the workers")
         for process in running:
@@ -148,4 +148,4 @@ def _signal(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
     try:
         process.send_signal(sig)
     except ProcessLookupError:
-        pass
+        pass  # it has already exited

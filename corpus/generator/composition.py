@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from corpus.generator.core import Add, Kernel, Scaled, fn, lit, loop
+from corpus.generator.core import FP, Add, Kernel, Scaled, family_of, fn, kernel_adder, lit, loop
 
 
 def _zero(t: str) -> str:
@@ -20,18 +20,6 @@ def _typed(t: str, arrays: list) -> list:
     """``arrays`` with their element type None replaced by ``t``."""
     return [(t if a is None else a, n, d) for a, n, d in arrays]
 
-TAG = {"float": "f32", "double": "f64"}
-FP = ("float", "double")
-
-
-def _mk(fam: str, out: list[Kernel]):
-    def add(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict | None = None,
-            **kw) -> None:
-        sizes = sizes or {p: Scaled() for p in ints}
-        out.append(Kernel(fam, f"{name}_{TAG[t]}", f"{desc} ({t}).", t, ints, arrays, body, sizes, **kw))
-    return add
-
-
 def _means(t: str, X: str = "X", mu: str = "mean", n: str = "n", m: str = "m") -> list:
     return loop([("j", 0, m)], [f"{mu}[j] = {lit(0.0, t)}", *loop([("i", 0, n)], f"{mu}[j] += {X}[i][j]"),
                                 f"{mu}[j] = {mu}[j] / {n}"])
@@ -40,7 +28,7 @@ def _means(t: str, X: str = "X", mu: str = "mean", n: str = "n", m: str = "m") -
 # -- datamining --------------------------------------------------------------------------------------------
 def datamining(rng: random.Random) -> list[Kernel]:
     out: list[Kernel] = []
-    add = _mk("datamining", out)
+    add = kernel_adder("datamining", out)
     nm = {"n": Scaled(1.0, 4), "m": Scaled(0.6, 4)}
     t = rng.choice(FP)
     add("covariance_sym", "covariance: column means, centring in place, then the upper triangle of X^T X / (n - 1) "
@@ -172,13 +160,7 @@ def datamining(rng: random.Random) -> list[Kernel]:
 
 # -- composition -------------------------------------------------------------------------------------------
 def composition(rng: random.Random) -> list[Kernel]:
-    out: list[Kernel] = []
-    add = _mk("composition", out)
-
-    _multi_gemm(rng, add)
-    _layers(rng, add)
-    _chains(rng, add)
-    return out
+    return family_of("composition", rng, _multi_gemm, _layers, _chains)
 
 
 def _multi_gemm(rng: random.Random, add: Add) -> None:

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import random
 
-from corpus.generator.core import Add, If, Kernel, Scaled, Stmt, fn, lit, loop
-
-TAG = {"float": "f32", "double": "f64"}
+from corpus.generator.core import Add, If, Kernel, Scaled, Stmt, family_of, fn, lit, loop
 
 
 def _t(rng: random.Random) -> str:
@@ -19,16 +17,7 @@ def _ksize(rng: random.Random) -> int:
 
 
 def conv(rng: random.Random) -> list[Kernel]:
-    fam = "conv"
-    out: list[Kernel] = []
-
-    def add(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict) -> None:
-        out.append(Kernel(fam, f"{name}_{TAG[t]}", f"{desc} ({t}).", t, ints, arrays, body, sizes))
-
-    _conv_1d(rng, add)
-    _conv_2d(rng, add)
-    _cnn_layers(rng, add)
-    return out
+    return family_of("conv", rng, _conv_1d, _conv_2d, _cnn_layers)
 
 
 def _conv_1d(rng: random.Random, add: Add) -> None:

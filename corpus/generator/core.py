@@ -83,6 +83,8 @@ def _stmts(items: list) -> list:
 
 # What a family's generator registers a kernel with: ``add(name, description, type, ints, arrays, body, sizes)``.
 Add = Callable[..., None]
+TAG = {"float": "f32", "double": "f64", "int": "i32", "long": "i64"}  # a nest name's suffix per element type
+FP = ("float", "double")
 
 
 # -- kernels --------------------------------------------------------------------------------------------
@@ -112,6 +114,28 @@ class Kernel:
     pragma: bool = False
     cost: float = 1.0  # multiplier on the estimated work (memory behaviour)
     iter_types: dict[str, str] = field(default_factory=dict)
+
+
+def kernel_adder(family: str, out: list[Kernel]) -> Add:
+    """``add(name, desc, t, ints, arrays, body, sizes=None, **kw)``: appends to ``out`` the :class:`Kernel`
+    of ``family`` named NAME_TAG (``TAG[t]``) and described "DESC (t).", one ``Scaled()`` per int
+    parameter when ``sizes`` is not given."""
+
+    def add(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict | None = None,
+            **kw: object) -> None:
+        sizes = sizes or {p: Scaled() for p in ints}
+        out.append(Kernel(family, f"{name}_{TAG[t]}", f"{desc} ({t}).", t, ints, arrays, body, sizes, **kw))
+
+    return add
+
+
+def family_of(family: str, rng: random.Random, *parts: Callable[[random.Random, Add], None]) -> list[Kernel]:
+    """The kernels of ``family``, added by each part in turn (one shared ``rng``, in that order)."""
+    out: list[Kernel] = []
+    add = kernel_adder(family, out)
+    for part in parts:
+        part(rng, add)
+    return out
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,10 @@ from __future__ import annotations
 import itertools
 import random
 
-from corpus.generator.core import Add, For, Kernel, Scaled, Stmt, lit, loop
+from corpus.generator.core import FP, TAG, Add, For, Kernel, Scaled, Stmt, family_of, lit, loop
 
 SQ = {"n": Scaled()}  # the size of a square-matrix kernel
 
-FP = ("float", "double")
-TAG = {"float": "f32", "double": "f64", "int": "i32", "long": "i64"}
 
 
 def _fp(rng: random.Random) -> str:
@@ -209,19 +207,7 @@ def gemv_like(rng: random.Random) -> list[Kernel]:
 
 # -- triangular -------------------------------------------------------------------------------------------
 def triangular(rng: random.Random) -> list[Kernel]:
-    fam = "triangular"
-    out: list[Kernel] = []
-
-    def add(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict,
-            scalars: list | None = None, pragma: bool = False) -> None:
-        out.append(Kernel(fam, f"{name}_{TAG[t]}", desc + f" ({t}).", t, ints, arrays, body, sizes,
-                          scalars=scalars or [], pragma=pragma))
-
-    _trmm_trmv(rng, add)
-    _trsv_trsm(rng, add)
-    _syrk(rng, add)
-    _symm_lu(rng, add)
-    return out
+    return family_of("triangular", rng, _trmm_trmv, _trsv_trsm, _syrk, _symm_lu)
 
 
 def _trmm_trmv(rng: random.Random, add: Add) -> None:

@@ -11,17 +11,9 @@ from __future__ import annotations
 
 import random
 
-from corpus.generator.core import Add, If, Kernel, Scaled, Stmt, fn, lit, loop
+from corpus.generator.core import FP, Add, If, Kernel, Scaled, Stmt, family_of, fn, lit, loop
 
-TAG = {"float": "f32", "double": "f64", "int": "i32", "long": "i64"}
-FP = ("float", "double")
 ROW_LENGTHS = (4, 8, 16, 32, 64)  # average entries per row: graph-like to FEM-like
-
-
-def _mk(out: list[Kernel]) -> Add:
-    def add(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict, **kw) -> None:
-        out.append(Kernel("sparse", f"{name}_{TAG[t]}", f"{desc} ({t}).", t, ints, arrays, body, sizes, **kw))
-    return add
 
 
 def _rows(ptr: str = "rowptr", it: str = "i", var: str = "j", outer: str = "n") -> tuple:
@@ -45,13 +37,7 @@ def _without_columns(sizes: dict) -> dict:
 
 
 def sparse(rng: random.Random) -> list[Kernel]:
-    out: list[Kernel] = []
-    add = _mk(out)
-    _spmv(rng, add)
-    _spmm(rng, add)
-    _gather_scatter(rng, add)
-    _masked(rng, add)
-    return out
+    return family_of("sparse", rng, _spmv, _spmm, _gather_scatter, _masked)
 
 
 def _spmv(rng: random.Random, add: Add) -> None:

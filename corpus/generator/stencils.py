@@ -7,9 +7,8 @@ import itertools
 import random
 from dataclasses import dataclass
 
-from corpus.generator.core import Kernel, Scaled, lit, loop
+from corpus.generator.core import TAG, Kernel, Scaled, lit, loop
 
-TAG = {"float": "f32", "double": "f64"}
 IDX = ("i", "j", "k")
 Offset = tuple[int, ...]
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import random
 
-from corpus.generator.core import Kernel, Scaled, lit, loop
-
-TAG = {"float": "f32", "double": "f64"}
+from corpus.generator.core import TAG, Kernel, Scaled, lit, loop
 
 
 def _ref(name: str, idx: str) -> str:

@@ -5,22 +5,10 @@ from __future__ import annotations
 import itertools
 import random
 
-from corpus.generator.core import Add, Kernel, Scaled, fn, lit, loop
+from corpus.generator.core import FP, Add, Kernel, Scaled, family_of, fn, kernel_adder, lit, loop
 
 V1 = [("i", 0, "n")]  # the loop of a vector kernel
 M2 = [("i", 0, "n"), ("j", 0, "m")]  # the loops of a matrix kernel, rows outside
-
-TAG = {"float": "f32", "double": "f64", "int": "i32", "long": "i64"}
-FP = ("float", "double")
-
-
-def _mk(fam: str, out: list[Kernel]):
-    def add(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict | None = None,
-            **kw) -> None:
-        sizes = sizes or {p: Scaled() for p in ints}
-        out.append(Kernel(fam, f"{name}_{TAG[t]}", f"{desc} ({t}).", t, ints, arrays, body, sizes, **kw))
-    return add
-
 
 def _acc(t: str, name: str = "s", init: float = 0.0) -> dict:
     acc = "long" if t == "int" else t
@@ -29,13 +17,7 @@ def _acc(t: str, name: str = "s", init: float = 0.0) -> dict:
 
 # -- reduction ---------------------------------------------------------------------------------------------
 def reduction(rng: random.Random) -> list[Kernel]:
-    out: list[Kernel] = []
-    add = _mk("reduction", out)
-
-    _sums(rng, add)
-    _norms_extrema(rng, add)
-    _dots_and_more(rng, add)
-    return out
+    return family_of("reduction", rng, _sums, _norms_extrema, _dots_and_more)
 
 
 def _sums(rng: random.Random, add: Add) -> None:
@@ -157,13 +139,7 @@ def _dots_and_more(rng: random.Random, add: Add) -> None:
 
 # -- elementwise -------------------------------------------------------------------------------------------
 def elementwise(rng: random.Random) -> list[Kernel]:
-    out: list[Kernel] = []
-    add = _mk("elementwise", out)
-
-    _blas_like(rng, add)
-    _activations(rng, add)
-    _transcendental(rng, add)
-    return out
+    return family_of("elementwise", rng, _blas_like, _activations, _transcendental)
 
 
 def _blas_like(rng: random.Random, add: Add) -> None:
@@ -293,7 +269,7 @@ def _transcendental(rng: random.Random, add: Add) -> None:
 # -- copy_transpose ----------------------------------------------------------------------------------------
 def copy_transpose(rng: random.Random) -> list[Kernel]:
     out: list[Kernel] = []
-    add = _mk("copy_transpose", out)
+    add = kernel_adder("copy_transpose", out)
     for t in ("int", "float", "double"):
         add("copy1d", "vector copy", t, ["n"], [(t, "x", ("n",)), (t, "y", ("n",))], loop(V1, "y[i] = x[i]"))
     for t in ("double", "int"):

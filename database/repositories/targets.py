@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import Unpack
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from database.domain import Target, target_signature
+from database.domain import Target, TargetIdentity, target_signature
 from database.models import TargetModel
 from database.repositories._common import check_positive, get_or_create
 
@@ -15,46 +15,28 @@ from database.repositories._common import check_positive, get_or_create
 def get_or_create_target(
     session: Session,
     *,
-    cpu_model: str,
-    cores: int,
-    isa_level: str,
-    cache_sizes: Mapping[str, int],
-    compiler: str,
-    compiler_version: str,
     peak_gflops: float | None = None,
     memory_bandwidth_gbs: float | None = None,
+    **identity: Unpack[TargetIdentity],
 ) -> Target:
-    """The target with this signature, created if new.
+    """The target with this identity (:class:`~database.domain.TargetIdentity`: CPU model, cores, ISA
+    level, cache sizes, compiler and its version), created if new.
 
     The measured peaks are not part of the identity; when given for an existing target they
     replace the stored ones (the latest measurement wins).
     """
-    check_positive(cores, what="cores")
-    caches = {str(level): int(size) for level, size in cache_sizes.items()}
+    check_positive(identity["cores"], what="cores")
+    caches = {str(level): int(size) for level, size in identity["cache_sizes"].items()}
     for value, what in ((peak_gflops, "peak GFLOP/s"), (memory_bandwidth_gbs, "memory bandwidth")):
         if value is not None:
             check_positive(value, what=what)
-    digest = target_signature(
-        cpu_model=cpu_model,
-        cores=cores,
-        isa_level=isa_level,
-        cache_sizes=caches,
-        compiler=compiler,
-        compiler_version=compiler_version,
-    )
+    fields: TargetIdentity = {**identity, "cache_sizes": caches}
+    digest = target_signature(**fields)
     row, created = get_or_create(
         session,
         lambda: TargetModel.find_by_hash(session, digest),
         lambda: TargetModel(
-            signature_hash=digest,
-            cpu_model=cpu_model,
-            cores=cores,
-            isa_level=isa_level,
-            cache_sizes=caches,
-            compiler=compiler,
-            compiler_version=compiler_version,
-            peak_gflops=peak_gflops,
-            memory_bandwidth_gbs=memory_bandwidth_gbs,
+            signature_hash=digest, peak_gflops=peak_gflops, memory_bandwidth_gbs=memory_bandwidth_gbs, **fields
         ),
     )
     if not created:

@@ -14,6 +14,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from database.domain import Worker
+from database.errors import InvalidRecordError
 from database.models import WorkerModel
 from database.repositories._common import check_positive, get_or_create, utcnow
 
@@ -34,7 +35,7 @@ def record_heartbeat(
 ) -> Worker:
     """Create or refresh the row of worker ``name``, with the job it runs now (None: idle)."""
     if not name:
-        raise ValueError("a worker needs a non-empty name")
+        raise InvalidRecordError("a worker needs a non-empty name")
     now = now or utcnow()
     row, created = get_or_create(
         session,

@@ -121,7 +121,7 @@ def cache_sizes() -> dict[str, int | None]:
                 value = int(proc.stdout.strip() or 0)
                 out[key] = value or None
             except (OSError, ValueError, subprocess.TimeoutExpired):
-                pass
+                pass  # no getconf, or no answer: the cache size stays unknown (None)
     return out
 
 

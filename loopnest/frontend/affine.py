@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from loopnest.errors import SourceLocation, UnsupportedConstructError
+from loopnest.frontend.symbols import c_text
 
 # What a non-affine expression is called, by where it occurs.
 _ROLE_CONSTRUCT = {
@@ -155,6 +156,4 @@ class AffineConverter:
 
 
 def c_text_key(node: c_ast.Node) -> str:
-    from loopnest.frontend.symbols import c_text
-
     return c_text(node).replace(" ", "").strip("()")

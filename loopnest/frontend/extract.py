@@ -9,6 +9,7 @@ from pathlib import Path
 from pycparser import CParser, c_ast
 from pycparser.c_parser import ParseError
 
+from loopnest.config import get_settings
 from loopnest.errors import (
     LocatedError,
     SourceError,
@@ -118,8 +119,6 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
 
 
 def _default_limits() -> AnalysisLimits:
-    from loopnest.config import get_settings
-
     return AnalysisLimits.from_settings(get_settings())
 
 

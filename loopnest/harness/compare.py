@@ -103,7 +103,7 @@ class PressureMeter:
                 if line.startswith("procs_running"):
                     return max(0, int(line.split()[1]) - 1)  # less this process
         except OSError:
-            pass
+            pass  # no /proc (not Linux): nothing is known to compete, as on an idle machine
         return 0
 
     def stop(self, cores: int) -> float:

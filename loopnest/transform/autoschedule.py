@@ -259,7 +259,7 @@ def _parallelize_outermost(scop: Scop, space: ScheduleSpace, tile_band: tuple[in
         try:
             return parallelize(scop, loop=level, space=ScheduleSpace(scop, space.deps))
         except (IllegalTransformError, RecipeError):
-            pass
+            pass  # this loop cannot run in parallel: try a wavefront here, then the next level
         if tile_band and level == tile_band[0]:
             front = _wavefront(scop, space, level)
             if front is not None:

@@ -13,7 +13,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from service.commands.catalog_source import open_catalog
+from service.commands.catalog_source import open_catalog, show_record
 from service.commands.options import (
     DefineOpt,
     FileArg,
@@ -60,12 +60,7 @@ def list_command(limit: int = typer.Option(100, "--limit", min=1, max=1000),
 def show_command(nest_id: int = typer.Argument(..., min=1, max=MAX_ID, metavar="NEST", help="Nest id."),
                  json_out: bool = JsonOpt, server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
     """One nest: its statements, parameter values, embedding, and its best recipe on each target."""
-    with open_catalog(server, api_key) as catalog:
-        nest = catalog.nest(nest_id)
-    if json_out:
-        emit_json(nest)
-        return
-    print_nest(nest)
+    show_record(server, api_key, lambda catalog: catalog.nest(nest_id), json_out=json_out, render=print_nest)
 
 
 def print_nest(nest: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ routes do, the remote side the :class:`service.client.Client`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -16,6 +16,7 @@ from database import get_store
 from database.config import get_database_settings
 from database.domain import JobStatus
 from database.session import safe_url
+from service.commands.options import emit_json
 from service.core import Core, TransferCore
 
 if TYPE_CHECKING:
@@ -139,3 +140,15 @@ def open_catalog(server: str | None, api_key: str | None = None) -> Iterator[Cat
         yield catalog
     finally:
         catalog.close()
+
+
+def show_record(server: str | None, api_key: str | None, read: Callable[[Catalog], dict[str, Any]], *,
+                json_out: bool, render: Callable[[dict[str, Any]], None]) -> None:
+    """Read one record (a job, a nest) from the catalogue and print it: its JSON with ``--json``, else
+    ``render(record)``."""
+    with open_catalog(server, api_key) as catalog:
+        record = read(catalog)
+    if json_out:
+        emit_json(record)
+    else:
+        render(record)

@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from loopnest.errors import PerfembedError
-from service.commands.catalog_source import Catalog, open_catalog
+from service.commands.catalog_source import Catalog, open_catalog, show_record
 from service.commands.options import JsonOpt, console, emit_json, err_console, fmt_value
 from service.commands.remote import ApiKeyOpt, ServerOpt
 
@@ -63,12 +63,7 @@ def list_command(status: str | None = typer.Option(None, "--status", help=f"Only
 def show_command(job_id: int = JobIdArg, json_out: bool = JsonOpt, server: str | None = ServerOpt,
                  api_key: str | None = ApiKeyOpt) -> None:
     """One job: status, trials done of its budget, best recipe and speedup so far, error."""
-    with open_catalog(server, api_key) as catalog:
-        job = catalog.job(job_id)
-    if json_out:
-        emit_json(job)
-        return
-    print_job(job)
+    show_record(server, api_key, lambda catalog: catalog.job(job_id), json_out=json_out, render=print_job)
 
 
 @jobs_app.command("cancel")
@@ -76,12 +71,9 @@ def cancel_command(job_id: int = JobIdArg, json_out: bool = JsonOpt, server: str
                    api_key: str | None = ApiKeyOpt) -> None:
     """Cancel a queued or running job (its worker stops after the current trial); a job that already
     ended is an error (exit 2), cancelling a cancelled one is not."""
-    with open_catalog(server, api_key) as catalog:
-        job = catalog.cancel_job(job_id)
-    if json_out:
-        emit_json(job)
-        return
-    console.print(f"tuning job {job['id']} is {job['status']} ({job['trials_done']}/{job['budget']} trials done)")
+    show_record(server, api_key, lambda catalog: catalog.cancel_job(job_id), json_out=json_out,
+                render=lambda job: console.print(f"tuning job {job['id']} is {job['status']} "
+                                                 f"({job['trials_done']}/{job['budget']} trials done)"))
 
 
 @jobs_app.command("wait")

@@ -35,12 +35,8 @@ def create(name: str = typer.Argument(..., help="A name for the key (who or what
     """Create an API key and print it (this is the only time it is shown)."""
     if not name.strip():
         raise ParameterError("an API key needs a non-empty name")
-    store = _store(url)
-    try:
-        with store.session(integrity_as_duplicate=True) as session:
-            record, key = create_api_key(session, name=name)
-    finally:
-        store.dispose()
+    with _store(url) as store, store.session(integrity_as_duplicate=True) as session:
+        record, key = create_api_key(session, name=name)
     if json_out:
         sys.stdout.write(json.dumps({"id": record.id, "name": record.name, "key": key}) + "\n")
         return
@@ -52,12 +48,8 @@ def create(name: str = typer.Argument(..., help="A name for the key (who or what
 @keys_app.command("list")
 def list_keys(url: str | None = typer.Option(None, "--url", help=URL_HELP)) -> None:
     """List the keys' names and creation times (never the keys)."""
-    store = _store(url)
-    try:
-        with store.session() as session:
-            records = list_api_keys(session)
-    finally:
-        store.dispose()
+    with _store(url) as store, store.session() as session:
+        records = list_api_keys(session)
     for record in records:
         typer.echo(f"{record.id}\t{record.name}\t{record.created_at.isoformat()}")
 
@@ -66,10 +58,6 @@ def list_keys(url: str | None = typer.Option(None, "--url", help=URL_HELP)) -> N
 def delete(name: str = typer.Argument(..., help="The key's name."),
            url: str | None = typer.Option(None, "--url", help=URL_HELP)) -> None:
     """Revoke a key by name (servers may trust a cached key for PERFEMBED_API_KEY_CACHE_S more seconds)."""
-    store = _store(url)
-    try:
-        with store.session() as session:
-            delete_api_key(session, name=name)
-    finally:
-        store.dispose()
+    with _store(url) as store, store.session() as session:
+        delete_api_key(session, name=name)
     typer.echo(f"API key {name!r} deleted")

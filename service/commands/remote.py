@@ -52,7 +52,7 @@ def suggest_remote(server: str, file: Path, *, include: list[str], define: list[
                    function: str | None, k: int, evaluate: bool, fallback: bool, api_key: str | None = None,
                    json_out: bool = False) -> dict[str, Any]:
     """``perfembed suggest --server``: the server's suggestions for ``file``, printed; returns them."""
-    from service.client import Client, program_from_file
+    from service.client import Client, program_from_file  # lazily, as in analyze_remote (25 ms)
 
     program = program_from_file(file, include_dirs=include, defines=define, params=params, function=function)
     with Client(server, api_key=api_key) as api:

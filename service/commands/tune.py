@@ -2,8 +2,9 @@
 
 Register with ``app.command("tune")(tune_command)`` and ``app.command("worker")(worker_command)``.
 Both read :func:`database.config.get_database_settings` and open the database at
-``settings.resolved_database_url`` (created on first use). Optuna and SQLAlchemy are imported
-inside the commands so that ``perfembed --help`` stays fast. User errors are
+``settings.resolved_database_url`` (created on first use). Optuna and the tuner are imported inside
+the commands (``tune``'s studies run in :mod:`service.commands.tuning`) so that ``perfembed --help``
+stays fast. User errors are
 :class:`~loopnest.errors.PerfembedError`, left to the CLI's handler (exit code 2).
 """
 
@@ -21,15 +22,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from autotune._presence import claim_cpus, pin_to
-from database import get_store, ranked_recipes_for
+from database import get_store
 from database.config import get_database_settings
 from loopnest.dropin import replace_regions
 from loopnest.errors import ParameterError
 from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.preprocess import PreprocessOptions
-from loopnest.harness import Limits
-from loopnest.transform.recipe import Recipe, apply_recipe
-from loopnest.transform.recipe_text import loop_names, recipe_text
+from loopnest.transform.recipe import Recipe
 from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_SEED,
@@ -58,9 +57,10 @@ from service.supervisor import exit_with_parent
 
 if TYPE_CHECKING:
     from autotune import TuneProgress
+    from loopnest.ir import Scop
+    from service.commands.tuning import NestTuner, TunedNest
 
 MAX_SECONDS = 7 * 24 * 3600  # --timeout and --lease: a week at most
-
 
 
 def tune_command(
@@ -89,20 +89,38 @@ def tune_command(
     """Autotune the loop nests of FILE; every verified measurement is stored in the database."""
     # Optuna and the tuner load here, not at the top: they add 52 ms (python -X importtime) to every
     # `perfembed` start, and only `tune` and `worker` need them.
-    import optuna
+    from service.commands.tuning import NestTuner, TuneOptions
 
-    from autotune import MeasurementRecorder, TuneConfig, ensure_local_target, register_nest, tune_nest, tuning_study
-    from autotune.worker import confirm_best
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
     settings = get_database_settings()
     params = parse_params(param)
     sparse = sparse_choice(sparsity, density, matrix)
-    seeds = [Recipe.from_json(read_recipe_file(path)) for path in warm_start]
+    options = TuneOptions(trials=trials, timeout=timeout, reps=reps, threads=resolve_threads(threads, settings.threads),
+                          seed=seed, warm_start=tuple(Recipe.from_json(read_recipe_file(p)) for p in warm_start),
+                          sparse=sparse)
+    scops, chosen = _nests_to_tune(file, include, define, function=function, nest=nest, quiet=json_out)
+    tuner = NestTuner(file, settings, options)
+    with _progress(json_out) as progress:
+        tuned = [_tune_with_bar(tuner, progress, i, scops[i], params) for i in chosen]
+    best = {t.index: t.transformed for t in tuned if t.transformed is not None}
+    if write_best is not None:
+        write_best.write_text(replace_regions(file, best, scops))
+    rows = [t.row for t in tuned]
+    if json_out:
+        emit_json({"file": str(file), "results": rows, "written": str(write_best) if write_best else None})
+        return
+    _print_tune_report(rows)
+    if write_best is not None:
+        err_console.print(f"wrote {write_best} ({len(best)} nest(s) transformed)")
+
+
+def _nests_to_tune(file: Path, include: list[str], define: list[str], *, function: str | None, nest: int | None,
+                   quiet: bool) -> tuple[list[Scop], list[int]]:
+    """Every supported nest of FILE, and the indices of those to tune (``--function``, ``--nest``).
+
+    Nest indices count every nest of the file, so that they match with or without --function."""
     options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
-    # Nest indices count every nest of the file, so that they match with or without --function.
     extraction = extract_scops(file, options)
-    require_nests(file, len(extraction.scops), extraction.rejected, quiet=json_out)
+    require_nests(file, len(extraction.scops), extraction.rejected, quiet=quiet)
     scops = extraction.scops
     chosen = [i for i, s in enumerate(scops) if function is None or s.region.function == function]
     if nest is not None:
@@ -113,67 +131,37 @@ def tune_command(
     if not chosen:
         raise ParameterError(f"{file}: no supported loop nest to tune"
                              + (f" in function {function!r}" if function else ""))
-    store = get_store(settings.resolved_database_url, create=True)
-    source = file.read_text()
-    target = ensure_local_target(store, cc=settings.cc)
-    results: list[dict[str, Any]] = []
-    best: dict[int, Any] = {}
-    with _progress(json_out) as progress:
-        for i in chosen:
-            scop = scops[i]
-            values = {p: params[p] for p in scop.params if p in params}
-            complete = all(p in values for p in scop.params)
-            db_nest = register_nest(store, source=source, name=file.name, index=i, scop=scop,
-                                    params=values if complete else None, data_dir=settings.data_dir)
-            with store.session() as session:
-                known = ranked_recipes_for(session, nest_id=db_nest.id, target_id=target.id, limit=3)
-            task = progress.add_task(scop.name, total=trials, best="-")
+    return scops, chosen
 
-            def on_trial(update: TuneProgress, task: Any = task) -> None:
-                shown = "-" if update.best_speedup is None else f"{update.best_speedup:.2f}x"
-                progress.update(task, completed=update.evaluated, best=shown)
 
-            # The same study name as the seed build and the workers (it carries the recipe space's signature).
-            study_name, space = tuning_study(store.url, db_nest.id, target.id, scop, values, sparse)
-            recorder = MeasurementRecorder(store, nest_id=db_nest.id, target_id=target.id, params=values)
-            nest_threads = resolve_threads(threads, settings.threads)
-            result = tune_nest(scop, values, TuneConfig(
-                storage=store.url, study_name=study_name, space=space,
-                n_trials=trials, timeout=timeout, seed=seed,
-                warm_start=[*seeds, *(Recipe.from_dict(r.recipe.steps) for r in known)],
-                reps=reps, threads=nest_threads, limits=Limits.from_settings(settings),
-                cc=settings.cc, cflags=settings.cflags, sparse=sparse), recorder=recorder, on_trial=on_trial)
-            progress.update(task, completed=result.evaluated)
-            progress.update(task, best="re-measuring")
-            confirmed, doubt = confirm_best(scop, values, result, recorder, settings, reps=reps, threads=nest_threads,
-                                            sparse=sparse) \
-                if complete and result.best_recipe is not None else (None, None)
-            if confirmed is not None and result.best_recipe is not None:
-                best[i] = apply_recipe(scop, result.best_recipe)
-            results.append({"nest": i, "name": scop.name, "nest_id": db_nest.id, "target_id": target.id,
-                            "params": values, "budget": trials, **result.to_dict(),
-                            "best_recipe_text": None if result.best_recipe is None
-                            else recipe_text(result.best_recipe, loop_names(scop)),
-                            "confirmed": None if confirmed is None else confirmed.to_dict(), "doubt": doubt})
-    if write_best is not None:
-        write_best.write_text(replace_regions(file, best, scops))
-    if json_out:
-        emit_json({"file": str(file), "results": results, "written": str(write_best) if write_best else None})
-        return
+def _tune_with_bar(tuner: NestTuner, progress: Progress, index: int, scop: Scop, params: dict[str, int]) -> TunedNest:
+    """One nest's study and re-measurement, shown as a progress bar with the best speedup so far."""
+    task = progress.add_task(scop.name, total=tuner.options.trials, best="-")
+
+    def on_trial(update: TuneProgress) -> None:
+        shown = "-" if update.best_speedup is None else f"{update.best_speedup:.2f}x"
+        progress.update(task, completed=update.evaluated, best=shown)
+
+    study = tuner.study(index, scop, params, on_trial=on_trial)
+    progress.update(task, completed=study.result.evaluated)
+    progress.update(task, best="re-measuring")
+    return tuner.confirm(study)
+
+
+def _print_tune_report(rows: list[dict[str, Any]]) -> None:
+    """The table of tuned nests on stdout, then a note on stderr for each nest that stopped early."""
     table = Table("nest", "evaluated", "baseline s", "best trial", "re-measured (interleaved, interval)",
                   "best recipe", "stopped")
-    for r in results:
+    for r in rows:
         baseline = (r["baseline"] or {}).get("median")
         remeasured = r["confirmed"]["text"] if r["confirmed"] else (r["doubt"] or "- (below the margin: not kept)")
         table.add_row(r["name"], f"{r['evaluated']}/{r['budget']}", fmt_value(baseline, "{:.4g}"),
                       fmt_value(r["best_speedup"], "{:.2f}x"), remeasured,
                       r["best_recipe_text"] or "-", r["stopped"])
     console.print(table)
-    for r in results:
+    for r in rows:
         if r.get("stop_reason"):
             err_console.print(f"[yellow]note[/] {escape(r['name'])}: {escape(r['stop_reason'])}", highlight=False)
-    if write_best is not None:
-        err_console.print(f"wrote {write_best} ({len(best)} nest(s) transformed)")
 
 
 def worker_command(
@@ -191,7 +179,7 @@ def worker_command(
     """Claim queued tuning jobs from the database and run them (Ctrl-C: finish the trial, requeue).
 
     PERFEMBED_WORKER_THREADS=T: pin to T CPUs no other worker holds, measure with T threads."""
-    import optuna  # lazy, as in tune_command
+    import optuna  # lazy, as the tuner in tune_command (52 ms at every start)
 
     from autotune.worker import WorkerOptions, run_worker
 
@@ -262,7 +250,6 @@ def _print_report(report: Any, *, json_out: bool) -> None:
 
 
 # -- helpers -----------------------------------------------------------------------------------
-
 
 
 def _progress(quiet: bool) -> Any:

@@ -61,8 +61,5 @@ def db_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def store(db_url: str) -> Iterator[Store]:
-    opened = get_store(db_url, create=True)
-    try:
+    with get_store(db_url, create=True) as opened:
         yield opened
-    finally:
-        opened.dispose()

@@ -66,6 +66,36 @@ def test_tune_without_parameter_values_is_a_user_error(settings_db):
     assert isinstance(result.exception, ParameterError) and "ni" in str(result.exception)
 
 
+TWO_FUNCTIONS = """\
+void scale(int n, double a[n]) {
+  for (int i = 0; i < n; i++)
+    a[i] = 2.0 * a[i];
+}
+
+void shift(int n, double b[n]) {
+  for (int i = 0; i < n; i++)
+    b[i] = b[i] + 1.0;
+}
+"""
+
+
+def test_tune_selects_nests_by_function_and_file_wide_index(settings_db, tmp_path):
+    kernel = tmp_path / "two.c"
+    kernel.write_text(TWO_FUNCTIONS)
+    runner = CliRunner()
+    # --function keeps the file's nest numbers: shift's nest is nest 1, with or without --function.
+    only = runner.invoke(app, ["tune", str(kernel), "--param", "n=64", "--function", "shift", "--trials", "0",
+                               "--json"])
+    assert only.exit_code == 0, only.output
+    assert [(r["nest"], r["name"]) for r in json.loads(only.stdout)["results"]] == [(1, "two.c:shift#1")]
+    wrong = runner.invoke(app, ["tune", str(kernel), "--function", "shift", "--nest", "0"])
+    assert isinstance(wrong.exception, ParameterError)
+    assert str(wrong.exception) == "--nest 0: the file has 2 supported nest(s), 1 in shift"
+    absent = runner.invoke(app, ["tune", str(kernel), "--function", "scal"])
+    assert isinstance(absent.exception, ParameterError)
+    assert str(absent.exception) == f"{kernel}: no supported loop nest to tune in function 'scal'"
+
+
 def test_worker_once_runs_the_queue_and_exits(settings_db):
     tune = CliRunner().invoke(app, ["tune", *GEMM_ARGS, "--trials", "0", "--json"])  # registers the nest
     nest_id = json.loads(tune.stdout)["results"][0]["nest_id"]

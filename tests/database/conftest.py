@@ -67,11 +67,8 @@ def empty_url(backend: str, tmp_path: Path, postgres_admin: Engine | None) -> It
 @pytest.fixture
 def store(empty_url: str) -> Iterator[Store]:
     """A store on a fresh database migrated to head."""
-    opened = get_store(empty_url, create=True)
-    try:
+    with get_store(empty_url, create=True) as opened:
         yield opened
-    finally:
-        opened.dispose()
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,16 @@ def test_downgrade_to_base_and_back(store: Store) -> None:
     assert _tables(store.url) == TABLES | {VERSION_TABLE}
 
 
+@pytest.mark.parametrize("migrate", [upgrade, downgrade], ids=["upgrade", "downgrade"])
+def test_an_unknown_revision_is_one_storage_error_naming_the_step(store: Store, migrate: Callable[..., None]) -> None:
+    store.dispose()
+    with pytest.raises(StorageError) as info:
+        migrate(store.url, revision="v9.9.9.z")
+    assert str(info.value).startswith(f"cannot {migrate.__name__} the schema of ")
+    assert "v9.9.9.z" in str(info.value)
+    assert current_revision(store.url) == head_revision()
+
+
 def test_old_schema_is_refused_with_the_fix(empty_url: str) -> None:
     upgrade(empty_url, revision=FIRST)
     with pytest.raises(StorageError, match="perfembed db upgrade") as info:
@@ -150,6 +161,17 @@ def test_store_pickles_without_its_engine(store: Store) -> None:
     with copy.session() as session:
         assert len(list_programs(session)) == 1
     copy.dispose()
+
+
+def test_a_store_in_a_with_block_closes_its_connections_and_stays_usable(empty_url: str) -> None:
+    with get_store(empty_url, create=True) as store:
+        engine = store.engine
+        with store.session() as session:
+            get_or_create_program(session, source=GEMM, name="gemm")
+    assert engine.pool.checkedin() == 0 and store.engine is not engine  # disposed; a new engine on use
+    with store.session() as session:
+        assert len(list_programs(session)) == 1
+    store.dispose()
 
 
 def test_cli_upgrade_and_current(empty_url: str) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import faiss
 import numpy as np
 import pytest
 from vector_index_contract import DIM, VectorIndexContract, brute_force, random_vectors
 
 from embeddings import _faiss_index
 from embeddings._faiss_structures import choose_nlist
+from embeddings.errors import IndexFileError
 from embeddings.index import FaissIndex, NumpyIndex, VectorIndex, make_index
 
 
@@ -135,6 +137,13 @@ def test_unknown_format_version_is_refused(tmp_path: Path) -> None:
     meta_file.write_text(json.dumps(raw))
     with pytest.raises(ValueError, match="format version 99 is not supported"):
         VectorIndex.load(tmp_path / "n")
+
+
+def test_a_faiss_payload_of_a_structure_perfembed_does_not_write_is_an_index_file_error(tmp_path: Path) -> None:
+    FaissIndex(DIM, kind="flat").save(tmp_path / "f")
+    faiss.write_index(faiss.IndexFlatIP(DIM), str(tmp_path / "f"))  # right dimension, foreign structure
+    with pytest.raises(IndexFileError, match="IndexFlatIP, which perfembed does not write; rebuild the index"):
+        FaissIndex.load(tmp_path / "f")
 
 
 # ---- make_index ------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from service.app import create_app
 from service.config import ServiceSettings
 from service.schemas import ProgramIn
 from service.services import analyze_program_budgeted
+from tests.security.cli import one_line_error
 from tests.security.programs import deep_nest, long_sum, many_statements
 
 ENTRY = Path(sys.executable).with_name("perfembed")
@@ -67,9 +68,7 @@ def test_the_cli_exits_2_with_one_line(tmp_path: Path, source: str) -> None:
     env.pop("PERFEMBED_SERVER", None)
     proc = subprocess.run([str(ENTRY), "analyze", str(_write(tmp_path, source)), "--param", "n=100"],
                           capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path, env=env)
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 2 and len(lines) == 1, proc.stdout + proc.stderr
-    assert "Traceback" not in proc.stdout + proc.stderr and "PERFEMBED_MAX_" in lines[0]
+    assert "PERFEMBED_MAX_" in one_line_error(proc)
 
 
 def test_limits_are_settings(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.security.cli import COPY_KERNEL, run_perfembed
+from tests.security.cli import COPY_KERNEL, one_line_error, run_perfembed
 
 KERNEL = COPY_KERNEL
 
@@ -27,17 +27,6 @@ def kernel(tmp_path: Path) -> Path:
     path = tmp_path / "copy.c"
     path.write_text(KERNEL)
     return path
-
-
-def one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
-    output = proc.stdout + proc.stderr
-    assert proc.returncode == 2, output
-    assert "Traceback" not in output, output
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, output
-    for needle in needles:
-        assert needle.lower() in lines[0].lower(), lines[0]
-    return lines[0]
 
 
 @pytest.mark.parametrize(("args", "needles"), [

@@ -5,31 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from loopnest.harness.progress import Progress
+from service.api.examples import WHOLE_PROGRAM
 from service.config import ServiceSettings
 from service.schemas import SuggestionsIn
 from service.services import evaluate_whole_program
 
-SOURCE = """#include <stdio.h>
-#include "sizes.h"
-static double a[N][N], b[N][N];
-static void kernel(void) {
-  for (int i = 0; i < N; i++)
-    for (int j = 0; j < N; j++)
-      a[j][i] = b[j][i] * 2.0 + 1.0;
-}
-int main(void) {
-  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) b[i][j] = i - j;
-  kernel();
-  double s = 0; for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) s += a[i][j];
-  printf("%f\\n", s);
-  return 0;
-}
-"""
+# The API's whole-program example, with its size N from a header that the request carries.
+SOURCE = WHOLE_PROGRAM.replace("#define N 600\n", '#include "sizes.h"\n')
 INTERCHANGED = {"nests": [{"index": 0, "accepted": True,
                            "best": {"recipe": {"steps": [{"op": "interchange", "order": [1, 0]}]}, "speedup": 2.0}}]}
 
 
 def test_a_whole_program_is_built_with_its_headers_run_and_compared(tmp_path: Path) -> None:
+    assert '#include "sizes.h"' in SOURCE and "#define N" not in SOURCE
     body = SuggestionsIn(source=SOURCE, headers={"sizes.h": "#define N 300\n"}, function="kernel",
                          evaluate="program")
     raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}

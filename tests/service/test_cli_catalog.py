@@ -98,6 +98,8 @@ def test_jobs_cancel_and_wait(local: Data) -> None:
     job = local.job()
     assert as_json("jobs", "cancel", str(job))["status"] == "cancelled"
     assert as_json("jobs", "cancel", str(job))["status"] == "cancelled"  # again: no error
+    said = perfembed("jobs", "cancel", str(job)).stdout  # and in words, without --json
+    assert said.strip() == f"tuning job {job} is cancelled (0/3 trials done)"
     ended = perfembed("jobs", "wait", str(job))
     assert isinstance(ended.exception, JobEndedError) and "cancelled" in str(ended.exception)
     refused = perfembed("jobs", "cancel", str(local.done))
