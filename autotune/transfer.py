@@ -226,7 +226,9 @@ def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRole
     Our loops are permuted into the neighbour's order; loops of ours that play no role of the
     neighbour's (a deeper nest: gemm's k against a gemv neighbour, a stencil's time loop) go
     outermost, so the loop nest the neighbour tuned (its innermost, vectorized loops above all)
-    stays innermost here, and its steps are replayed shifted inwards by their number.
+    stays innermost here, and its steps are replayed shifted inwards by their number. The exception
+    is our innermost loop when it is parallel with unit-stride accesses (SpMM's dense loop against
+    an SpMV neighbour): it stays innermost, inside the neighbour's loops (:func:`_vector_loop`).
     """
     deps = compute_dependences(scop) if deps is None else deps
     if any(step.op == "autoschedule" for step in recipe.steps):
@@ -272,13 +274,14 @@ class Expansion:
         deps = compute_dependences(expanded)
         return cls(tuple(steps), expanded, deps, loop_roles(expanded, params, deps))
 
-    def better(self, adapted: Recipe, nb: Neighbour) -> Recipe:
-        """``adapted`` (the neighbour's recipe replayed on our nest as it is), or the expansion followed
-        by the recipe replayed on the expanded nest when that keeps more of the neighbour's steps."""
-        steps = nb.recipe.to_dict()["steps"]
+    def better(self, adapted: Recipe, lent: Recipe, roles: LoopRoles) -> Recipe:
+        """``adapted`` (the neighbour's recipe ``lent`` replayed on our nest as it is; ``roles``: the
+        neighbour's loops), or the expansion followed by ``lent`` replayed on the expanded nest when that
+        keeps more of the neighbour's steps."""
+        steps = lent.to_dict()["steps"]
         # The neighbour's own expand steps name its scalars: ours replace them.
         own = [s for s in steps if s["op"] != "expand"]
-        expanded = adapt_recipe(Recipe.from_dict({"steps": own}), nb.roles, self.scop, self.roles, self.deps)
+        expanded = adapt_recipe(Recipe.from_dict({"steps": own}), roles, self.scop, self.roles, self.deps)
         if len(expanded.steps) < len(adapted.steps) or (len(expanded.steps) == len(adapted.steps)
                                                          and len(own) == len(steps)):
             return adapted  # a tie goes to the expansion only when the neighbour expanded too
@@ -300,9 +303,11 @@ def _neighbour_order(scop: Scop, target: LoopRoles, mapping: Sequence[int], deps
     depth = scop.depth
     matched = [m for m in mapping if m >= 0]
     extra = [level for level in range(depth) if level not in matched]
-    order = extra + matched
+    inner = [level for level in extra if _vector_loop(target, level, depth)]
+    outer = [level for level in extra if level not in inner]
+    order = outer + matched + inner
     if order == list(range(depth)):
-        return _Start([], scop, [target.trips[level] for level in order], len(extra))
+        return _Start([], scop, [target.trips[level] for level in order], len(outer))
     kept: list[dict[str, Any]] = [{"op": "interchange", "order": order}]
     try:
         current = apply_recipe(scop, Recipe.from_dict({"steps": kept}), deps)
@@ -311,7 +316,19 @@ def _neighbour_order(scop: Scop, target: LoopRoles, mapping: Sequence[int], deps
         # address our loops from the outermost, unshifted.
         return _Start([], scop, list(target.trips), 0)
     # Trip count at each level after the permutation (tile steps are replayed on this view).
-    return _Start(kept, current, [target.trips[level] for level in order], len(extra))
+    return _Start(kept, current, [target.trips[level] for level in order], len(outer))
+
+
+def _vector_loop(roles: LoopRoles, level: int, depth: int) -> bool:
+    """Whether our loop at ``level`` is an innermost, parallel loop with unit-stride accesses: SpMM's
+    dense loop ``p``, which a shallower neighbour (SpMV: rows and entries) does not have. It stays
+    innermost, where it vectorizes, instead of going outside the neighbour's loops: outermost it would
+    run the whole sparse product once per column (measured with cachegrind on the sparse benchmark's
+    SpMM, k = 16: 2.3x the instructions and 9x the L1 misses of the original)."""
+    if level != depth - 1 or level >= len(roles.vectors):
+        return False
+    row = dict(zip(ROLE_NAMES, roles.vectors[level], strict=True))
+    return row["parallel"] == 1.0 and row["carries"] == 0.0 and row["stride1"] > 0.0
 
 
 def _prepared_step(step: dict[str, Any], current: Scop, deps: list[Dependence], trips: Sequence[float],
@@ -342,8 +359,46 @@ def _trips_after(step: Mapping[str, Any], trips: list[float]) -> list[float]:
 
 
 @dataclass(frozen=True)
+class Lent:
+    """A recipe a neighbour lends, with the speedup recorded for it on the neighbour's own nest."""
+
+    recipe: Recipe
+    speedup: float | None
+
+
+def recipe_family(recipe: Recipe) -> tuple[Any, ...]:
+    """What sets a recipe's loop structure apart: isl's own schedule, or the loop orders its
+    interchanges give and whether it runs a loop in parallel. Tile sizes, unroll factors, OpenMP
+    schedules and the other steps are details within one family."""
+    steps = recipe.to_dict()["steps"]
+    if any(step["op"] == "autoschedule" for step in steps):
+        return ("autoschedule",)
+    orders = tuple(tuple(step["order"]) for step in steps if step["op"] == "interchange")
+    return ("loops", orders, any(step["op"] == "parallelize" for step in steps))
+
+
+def best_of_families(ranked: Sequence[Lent], *, families: int, min_speedup: float) -> list[Lent]:
+    """The best recipe of each of the first ``families`` families in ``ranked`` (best first) that
+    reached ``min_speedup``. A neighbour's runner-up families are what its best recipe cannot carry: the
+    seed's SpMM nests were tuned at 4-8 dense columns, where moving the dense loop outward won; at 16
+    or 64 columns the family that keeps it innermost and runs the rows in parallel wins, and it is
+    only the third family of spmm_csr_ijk_w4."""
+    out: list[Lent] = []
+    seen: set[tuple[Any, ...]] = set()
+    for lent in ranked:
+        if len(out) == families or (lent.speedup or 0.0) < min_speedup:
+            break
+        family = recipe_family(lent.recipe)
+        if family not in seen:
+            seen.add(family)
+            out.append(lent)
+    return out
+
+
+@dataclass(frozen=True)
 class Neighbour:
-    """A tuned nest from the database: its best recipe and the roles of its loops."""
+    """A tuned nest from the database: its best recipe, the best of its other recipe families
+    (:func:`best_of_families`), and the roles of its loops."""
 
     nest_id: int
     name: str
@@ -353,6 +408,12 @@ class Neighbour:
     recorded_speedup: float | None = None
     target_id: int | None = None  # where ``recorded_speedup`` was measured
     loop_names: tuple[str, ...] | None = None  # the neighbour's own loop names, for its recipe's text
+    others: tuple[Lent, ...] = ()  # its best recipe of each other family, best first
+
+    @property
+    def lent(self) -> tuple[Lent, ...]:
+        """Every recipe it lends: its best, then the others."""
+        return (Lent(self.recipe, self.recorded_speedup), *self.others)
 
 
 @dataclass(frozen=True)
@@ -367,6 +428,7 @@ class Candidate:
     message: str = ""  # why it was not evaluated, failed or was wrong
     # The winner's figure: re-measured in fresh, interleaved runs, never the screening figure above.
     confirmed: Speedup | None = None
+    lent: Lent | None = None  # the neighbour's recipe it was adapted from (None: its best)
 
 
 @dataclass(frozen=True)
@@ -403,19 +465,25 @@ class TransferTuner:
 
     def candidates(self, scop: Scop, params: Mapping[str, int], neighbours: Sequence[Neighbour],
                    deps: list[Dependence] | None = None) -> list[Candidate]:
+        """Every neighbour's best recipe adapted to ``scop``, then their second families, and so on;
+        recipes that adapt to nothing or to one already offered are left out."""
         deps = compute_dependences(scop) if deps is None else deps
         roles = loop_roles(scop, params, deps)
         expansion = Expansion.of(scop, params)
         seen: set[str] = set()
         out = []
-        for nb in neighbours:
-            recipe = adapt_recipe(nb.recipe, nb.roles, scop, roles, deps)
-            if expansion is not None:
-                recipe = expansion.better(recipe, nb)
-            if recipe.is_identity or recipe.hash in seen:
-                continue
-            seen.add(recipe.hash)
-            out.append(Candidate(nb, recipe))
+        for rank in range(max((len(nb.lent) for nb in neighbours), default=0)):
+            for nb in neighbours:
+                if rank >= len(nb.lent):
+                    continue
+                lent = nb.lent[rank]
+                recipe = adapt_recipe(lent.recipe, nb.roles, scop, roles, deps)
+                if expansion is not None:
+                    recipe = expansion.better(recipe, lent.recipe, nb.roles)
+                if recipe.is_identity or recipe.hash in seen:
+                    continue
+                seen.add(recipe.hash)
+                out.append(Candidate(nb, recipe, lent=lent))
         return out
 
     def evaluate(self, harness: object, neighbours: Sequence[Neighbour], *,
@@ -458,7 +526,8 @@ class TransferTuner:
         status = ev.variant.status
         if status == "wall-time limit":
             status = f"stopped at {self.policy.timeout_factor:g}x the baseline"
-        return Candidate(cand.neighbour, cand.recipe, ev.speedup, ev.verified, status, ev.variant.message)
+        return dataclasses.replace(cand, speedup=ev.speedup, verified=ev.verified, status=status,
+                                   message=ev.variant.message)
 
 
 
