@@ -194,6 +194,13 @@ def _check(filler: _Filler, role: IndexArray) -> None:
                              f"holds for loop {', '.join(role.targets)} must not decrease")
 
 
+def input_names(scop: Scop, choice: SparseChoice | None = None) -> frozenset[str]:
+    """The arrays :func:`index_contents` fills, known before it runs: every index array, and a
+    structure's value arrays when a matrix file brings values."""
+    values = {v for s in scop.index_structures for v in s.values} if choice is not None and choice.matrix else set()
+    return frozenset({r.name for r in scop.index_arrays} | values)
+
+
 def index_contents(scop: Scop, params: Mapping[str, int], layouts: list[ArrayLayout],
                    choice: SparseChoice | None = None) -> dict[str, np.ndarray]:
     """The contents of every index array of ``scop`` (all its elements, in its element type), checked."""

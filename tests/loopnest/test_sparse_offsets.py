@@ -1,6 +1,7 @@
-"""Index arrays that subscript through a constant scale or offset (``x[col[j] + 1]``, ``x[2 * idx[i]]``)
-get a range that keeps those accesses in bounds; one used in a form no range keeps in bounds is a
-one-line user error naming file:line, never a crash of the baseline."""
+"""Index arrays in the measurement driver: those that subscript through a constant scale or offset
+(``x[col[j] + 1]``, ``x[2 * idx[i]]``) get a range that keeps those accesses in bounds; one used in a form
+no range keeps in bounds is a one-line user error naming file:line, never a crash of the baseline; and
+the driver's copies of them count in its static-size limit."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from loopnest import extract_scops
 from loopnest.errors import ParameterError
-from loopnest.harness import Harness, array_layouts
+from loopnest.harness import Harness, array_layouts, synthesize_driver
 from loopnest.harness.index_data import SparseChoice, index_contents
 from loopnest.ir import Scop
 from tests.security.cli import run_perfembed
@@ -90,3 +91,15 @@ def test_an_index_in_a_form_no_range_keeps_in_bounds_is_a_user_error_naming_file
     assert proc.returncode == 2, proc.stderr
     (line,) = proc.stderr.strip().splitlines()
     assert "skewed.c:4:" in line and "idx" in line and "Traceback" not in proc.stderr
+
+
+def test_the_drivers_copies_of_the_index_arrays_count_in_its_static_size_limit() -> None:
+    """Reproduction: the driver holds a static copy of every index array it reads in, which the 2 GiB
+    check left out; 1.6 GiB of arrays and 0.5 GiB of copies passed it and could not link."""
+    (scop,) = extract_scops(Path(__file__).parent / "sparse_kernels/spmv_csr.c").scops
+    params = {"n": 1000, "m": 1000, "nnz": 140_000_000}  # col 534 MiB, val 1068 MiB, a copy of col
+    layouts = array_layouts(scop, params)  # the arrays alone fit
+    with pytest.raises(ParameterError, match=r"need 2136 MiB \(534 MiB of them copies of the index arrays"):
+        Harness(scop, params, reps=1)  # refused before 140 million indices are generated
+    with pytest.raises(ParameterError, match="copies of the index arrays"):
+        synthesize_driver(scop, "", params, layouts, inputs=("rowptr", "col"))
