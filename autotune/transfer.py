@@ -132,18 +132,16 @@ class TransferTuner:
 
     def candidates(self, scop: Scop, params: Mapping[str, int], neighbours: Sequence[Neighbour],
                    deps: list[Dependence] | None = None) -> list[Candidate]:
-        """Every neighbour's best recipe adapted to ``scop``, then their second families, and so on;
-        recipes that adapt to nothing or to one already offered are left out."""
+        """Each neighbour's recipes (its best, then its other families) adapted to ``scop``, nearest
+        neighbour first, so more neighbours only add candidates; recipes that adapt to nothing or to
+        one already offered are left out."""
         deps = compute_dependences(scop) if deps is None else deps
         roles = loop_roles(scop, params, deps)
         expansion = Expansion.of(scop, params)
         seen: set[str] = set()
         out = []
-        for rank in range(max((len(nb.lent) for nb in neighbours), default=0)):
-            for nb in neighbours:
-                if rank >= len(nb.lent):
-                    continue
-                lent = nb.lent[rank]
+        for nb in neighbours:
+            for lent in nb.lent:
                 recipe = adapt_recipe(lent.recipe, nb.roles, scop, roles, deps)
                 if expansion is not None:
                     recipe = expansion.better(recipe, lent.recipe, nb.roles)

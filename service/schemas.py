@@ -194,9 +194,9 @@ class SuggestedNestPublic(BaseModel):
     neighbours: list[SuggestedNeighbourPublic] = Field(default_factory=list,
                                                        description="Other stored nests, nearest first")
     recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest "
-                                      "(each neighbour's best first, then its best of other recipe families), each "
-                                      "with recipe_text in this nest's loop names, and from_recipe_text and "
-                                      "from_speedup: the neighbour's recipe it came from")
+                                      "(per neighbour, nearest first: its best, then its best of other recipe "
+                                      "families), each with recipe_text in this nest's loop names, and "
+                                      "from_recipe_text and from_speedup: the neighbour's recipe it came from")
     results: list[JsonObject] = Field(default_factory=list,
                                       description="This nest's own results: measured now (evaluate), or else "
                                       "its tuned_before result; never a neighbour's")

@@ -246,7 +246,7 @@ def test_a_neighbour_lends_its_best_recipe_of_each_family() -> None:
     assert best_of_families(ranked[5:], families=3, min_speedup=1.1) == []
 
 
-def test_every_neighbours_best_recipe_comes_before_any_runner_up() -> None:
+def test_a_neighbours_other_families_follow_its_best_and_more_neighbours_only_add_candidates() -> None:
     source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")
     roles = loop_roles(source, SIZES)
     second = Lent(_recipe({"op": "parallelize", "loop": 0}), 1.5)
@@ -254,5 +254,6 @@ def test_every_neighbours_best_recipe_comes_before_any_runner_up() -> None:
     other = Neighbour(2, "gemm_ikj", 0.1, _recipe({"op": "tile", "loops": [0], "sizes": [16]}), roles, 2.0)
     cands = TransferTuner().candidates(target, SIZES, [first, other])
     # The duplicate (TUNED again, from first's third family) is offered once.
-    assert [(c.neighbour.nest_id, c.lent.speedup if c.lent else None) for c in cands] == [(1, 3.0), (2, 2.0), (1, 1.5)]
-    assert cands[2].lent == second and [s.op for s in cands[2].recipe.steps] == ["interchange", "parallelize"]
+    assert [(c.neighbour.nest_id, c.lent.speedup if c.lent else None) for c in cands] == [(1, 3.0), (1, 1.5), (2, 2.0)]
+    assert cands[1].lent == second and [s.op for s in cands[1].recipe.steps] == ["interchange", "parallelize"]
+    assert TransferTuner().candidates(target, SIZES, [first]) == cands[:2]
