@@ -19,7 +19,7 @@ import optuna
 
 from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, tuning_study
 from autotune.tuner import TuneConfig, tune_nest
-from database import get_store, list_measurements
+from database import get_store
 from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.extract import extract_scops
@@ -88,10 +88,8 @@ def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: 
         nest = register_nest(store, source=entry.file.read_text(), name=entry.name, index=0, scop=scop,
                              params=entry.params)
         target = ensure_local_target(store, cc=settings.cc)
-        with store.session() as session:
-            done = len(list_measurements(session, nest_id=nest.id, target_id=target.id, origin="autotune"))
-        if done >= trials:
-            return SeedOutcome(entry.name, "skipped", done)
+        # Resumes by the study of the nest's current recipe space, not by the measurements stored: a
+        # nest tuned over an older space (before a new step applied to it) is tuned again over the new.
         study_name, space = tuning_study(store.url, nest.id, target.id, scop, entry.params)
         config = TuneConfig(storage=store.url, space=space, study_name=study_name, n_trials=trials, seed=seed,
                             reps=reps, threads=settings.threads or None, limits=Limits.from_settings(settings),
@@ -99,6 +97,8 @@ def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: 
         result = tune_nest(scop, entry.params, config,
                            recorder=MeasurementRecorder(store, nest_id=nest.id, target_id=target.id,
                                                         params=entry.params))
+        if not result.evaluations and result.stopped == "budget":
+            return SeedOutcome(entry.name, "skipped", result.evaluated)
         return SeedOutcome(entry.name, "tuned", result.evaluated, result.best_speedup)
     except PerfembedError as exc:
         return SeedOutcome(entry.name, "failed", message=str(exc))

@@ -6,11 +6,21 @@ Legal when, per iteration of the ``d`` loops around the scalar's lifetime, the s
 statement ``s = e`` (``e`` free of ``s``), only used by statements inside those loops between it and
 one store ``X[f(i)] = s`` whose element ``f`` is injective in the outer iterators, and the
 destination array is touched by nothing else in the nest. The store is dropped (statements after it
-move down by one index). The general form (a new temporary array) is not implemented: such cases
-are refused naming why.
+move down by one index).
+
+The store may also be linear in ``s``: ``X[f] = g + h*s`` (or ``g - h*s``, ``h*s``, ``g + s``), as
+in BLAS's ``C[i][j] = beta*C[i][j] + alpha*acc``. Then the initialization becomes ``X[f] = g + h*e``
+(``X[f] = g`` when ``e`` is 0) and every update ``s += r`` becomes ``X[f] += h*r``, which is the same
+sum with ``h`` distributed over it (equal up to rounding, checked by verification like every
+variant). This needs ``h`` to read only constants and scalars the nest never writes, ``g`` to read
+only ``X[f]`` itself and data the nest never writes (it is evaluated earlier than before), and every
+other statement on ``s`` to be such an update. The general form (a new temporary array) is not
+implemented: other cases are refused naming why.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import islpy as isl
 
@@ -21,6 +31,7 @@ from loopnest.ir import (
     Binary,
     Call,
     Cast,
+    Const,
     Expr,
     Scop,
     Statement,
@@ -57,8 +68,52 @@ def _substitute(expr: Expr, name: str, ref: ArrayRef) -> Expr:
     return expr
 
 
-def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int]:
-    """(init, users in between, store) statement indices of ``scalar``'s lifetime, or refuse."""
+@dataclass(frozen=True)
+class _LinearStore:
+    """The closing store ``X[f] = g (+|-) h*s``: ``g`` (None: absent), ``h`` (None: 1), the sign."""
+
+    g: Expr | None = None
+    h: Expr | None = None
+    negate: bool = False
+
+    @property
+    def plain(self) -> bool:
+        return self.g is None and self.h is None and not self.negate
+
+
+def _names(expr: Expr) -> set[str]:
+    return {e.name for e in expr.walk() if isinstance(e, (Var, ArrayRef))}
+
+
+def _factor(expr: Expr, scalar: str) -> tuple[bool, Expr | None]:
+    """(True, h) when ``expr`` is ``s``, ``h*s`` or ``s*h`` with ``h`` free of ``s``."""
+    if expr == Var(scalar):
+        return True, None
+    if isinstance(expr, Binary) and expr.op == "*":
+        if expr.left == Var(scalar) and scalar not in _names(expr.right):
+            return True, expr.right
+        if expr.right == Var(scalar) and scalar not in _names(expr.left):
+            return True, expr.left
+    return False, None
+
+
+def _linear_store(value: Expr, scalar: str) -> _LinearStore | None:
+    """``value`` as ``g (+|-) h*s``, or None when it is not linear in ``s`` that way."""
+    ok, h = _factor(value, scalar)
+    if ok:
+        return _LinearStore(h=h)
+    if isinstance(value, Binary) and value.op in ("+", "-"):
+        ok, h = _factor(value.right, scalar)
+        if ok and scalar not in _names(value.left):
+            return _LinearStore(g=value.left, h=h, negate=value.op == "-")
+        ok, h = _factor(value.left, scalar)
+        if ok and value.op == "+" and scalar not in _names(value.right):
+            return _LinearStore(g=value.right, h=h)
+    return None
+
+
+def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int, _LinearStore]:
+    """(init, users in between, store, the store's form) of ``scalar``'s lifetime, or refuse."""
     info = scop.arrays.get(scalar)
     if info is None or not info.is_scalar or not info.written:
         raise RecipeError(f"expand: {scalar!r} is not a scalar the nest writes")
@@ -71,11 +126,36 @@ def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int]:
     if first.op != "=" or first.target != Var(scalar) or _reads(first, scalar):
         raise RecipeError(f"expand: the first statement on {scalar} (S{init}) is not an initialization "
                           f"'{scalar} = e' with e free of {scalar}")
-    if not (isinstance(last.target, ArrayRef) and last.op == "=" and last.value == Var(scalar)):
+    form = _linear_store(last.value, scalar) if isinstance(last.target, ArrayRef) and last.op == "=" else None
+    if form is None or (last.guard is not None and scalar in _names(last.guard)):
         raise RecipeError(f"expand: {scalar} is read by S{store} in another way than a store "
-                          f"'X[...] = {scalar}' closing its lifetime; the general form (a temporary array) "
-                          "is not implemented")
-    return init, users[1:-1], store
+                          f"'X[...] = {scalar}' (or 'X[...] = g + h*{scalar}') closing its lifetime; the general "
+                          "form (a temporary array) is not implemented")
+    if not form.plain:
+        _check_linear(scop, scalar, users[1:-1], last, form)
+    return init, users[1:-1], store, form
+
+
+def _check_linear(scop: Scop, scalar: str, middle: list[int], last: Statement, form: _LinearStore) -> None:
+    """``h`` is loop-invariant, ``g`` can move to the initialization, and every other use is an update."""
+    written = {name for name, info in scop.arrays.items() if info.written}
+    if form.h is not None and (_names(form.h) & written
+                               or any(isinstance(e, ArrayRef) for e in form.h.walk())):
+        raise RecipeError(f"expand: the factor of {scalar} in S{last.index} reads more than constants and "
+                          "scalars the nest never writes")
+    dest = last.target
+    assert isinstance(dest, ArrayRef)
+    if form.g is not None:
+        moved = [e for e in form.g.walk() if isinstance(e, (Var, ArrayRef)) and e.name in written and e != dest]
+        if moved:
+            raise RecipeError(f"expand: S{last.index} reads {moved[0].name}, which the nest writes, besides "
+                              f"{scalar}: it cannot be evaluated where {scalar} is initialized")
+    for index in middle:
+        stmt = scop.statements[index]
+        if (stmt.target != Var(scalar) or stmt.op not in ("+=", "-=") or scalar in _names(stmt.value)
+                or (stmt.guard is not None and scalar in _names(stmt.guard))):
+            raise RecipeError(f"expand: S{index} uses {scalar} in another way than '{scalar} += r' "
+                              f"or '{scalar} -= r', so the factor of S{last.index} cannot be distributed")
 
 
 def _check_shape(scop: Scop, scalar: str, init: int, middle: list[int], store: int) -> None:
@@ -137,9 +217,44 @@ def _renumber(stmt: Statement, index: int) -> Statement:
     return stmt.replace(index=index, domain=domain, accesses=accesses)
 
 
+def _is_zero(expr: Expr) -> bool:
+    if not isinstance(expr, Const):
+        return False
+    try:
+        return float(expr.text.rstrip("fFlLuU")) == 0.0
+    except ValueError:
+        return False
+
+
+def _scaled(form: _LinearStore, expr: Expr) -> Expr:
+    return expr if form.h is None else Binary("*", form.h, expr)
+
+
+def _linear_init(stmt: Statement, store: Statement, form: _LinearStore) -> Statement:
+    """The rewritten initialization ``X[f] = e`` as ``X[f] = g + h*e``, with ``g``'s reads moved in."""
+    term = None if _is_zero(stmt.value) else _scaled(form, stmt.value)
+    if form.g is None:
+        value = stmt.value if term is None else (Unary("-", term) if form.negate else term)
+    else:
+        value = form.g if term is None else Binary("-" if form.negate else "+", form.g, term)
+    read_by_g = _names(form.g) if form.g is not None else set()
+    moved = tuple(Access(acc.array, acc.subscripts, False,
+                         str(isl.Map(acc.relation).set_tuple_name(isl.dim_type.in_, stmt.name)),
+                         acc.approximated, acc.reason)
+                  for acc in store.accesses if not acc.is_write and acc.array in read_by_g)
+    # The read of g comes before the write of X[f], as in the store it replaces.
+    return stmt.replace(value=value, accesses=(*moved, *stmt.accesses))
+
+
+def _linear_update(stmt: Statement, form: _LinearStore) -> Statement:
+    """``X[f] += r`` as ``X[f] += h*r`` (``-=`` when the store subtracts)."""
+    op = {"+=": "-=", "-=": "+="}[stmt.op] if form.negate else stmt.op
+    return stmt.replace(op=op, value=_scaled(form, stmt.value))
+
+
 def expand(scop: Scop, *, scalar: str) -> Scop:
     """``scop`` with ``scalar`` accumulated directly into the element its lifetime ends storing to."""
-    init, middle, store = _lifetime(scop, scalar)
+    init, middle, store, form = _lifetime(scop, scalar)
     _check_shape(scop, scalar, init, middle, store)
     last = scop.statements[store]
     dest = last.target
@@ -152,6 +267,8 @@ def expand(scop: Scop, *, scalar: str) -> Scop:
             continue
         if stmt.index == init or stmt.index in middle:
             stmt = _rewrite(stmt, scalar, dest, subscripts, params)
+            if not form.plain:
+                stmt = _linear_init(stmt, last, form) if stmt.index == init else _linear_update(stmt, form)
         statements.append(_renumber(stmt, len(statements)))
     rows = tuple(r for k, r in enumerate(scop.schedule.rows) if k != store)
     arrays = {k: v for k, v in scop.arrays.items() if k != scalar}

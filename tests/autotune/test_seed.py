@@ -109,3 +109,22 @@ def test_scale_shrinks_the_problem_but_keeps_fixed_widths() -> None:
     assert half.params["n"] == round(spmm.params["n"] * 0.5) and half.params["nnz"] == round(spmm.params["nnz"] * 0.5)
     conv = next(e for e in entries.values() if e.fixed == {"kr", "ks"})
     assert {k: scaled(conv, 0.25).params[k] for k in ("kr", "ks")} == {k: conv.params[k] for k in ("kr", "ks")}
+
+
+def test_a_nest_tuned_over_an_older_recipe_space_is_tuned_again(tmp_path: Path, monkeypatch) -> None:
+    """The build skipped every nest with enough stored measurements, so a nest whose space grew (the
+    gemm accumulators once expand learned linear stores) kept only its old-space trials."""
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps([{"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1",
+                                     "params": {"n": 4096}}]))
+    settings = DatabaseSettings(data_dir=tmp_path)
+    url = settings.resolved_database_url
+    get_store(url, create=True)
+    entries = read_manifest(manifest)
+    assert [o.status for o in build_seed(url, entries, trials=2, jobs=1, reps=1, settings=settings)] == ["tuned"]
+    assert [o.status for o in build_seed(url, entries, trials=2, jobs=1, reps=1, settings=settings)] == ["skipped"]
+    old = RecipeSpace.signature.fget
+    monkeypatch.setattr(RecipeSpace, "signature", property(lambda self: "new-" + old(self)))  # a newer space
+    (outcome,) = build_seed(url, entries, trials=2, jobs=1, reps=1, settings=settings)
+    assert outcome.status == "tuned" and outcome.evaluated == 2, outcome
+    assert len(optuna.get_all_study_summaries(open_storage(url))) == 2

@@ -52,6 +52,17 @@ void f(int n, double C[n][n], double A[n][n], double B[n][n], double D[n][n]) {
     }
 }
 """,
+    "blas": """
+void f(int n, double alpha, double beta, double C[n][n], double A[n][n], double B[n][n]) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double s = 0.0;
+      for (int k = 0; k < n; k++)
+        s += A[i][k] * B[k][j];
+      C[i][j] = beta * C[i][j] + alpha * s;
+    }
+}
+""",
     "batched": """
 void f(int n, double C[4][n][n], double A[4][n][n], double B[4][n][n]) {
   for (int b = 0; b < 4; b++)
@@ -92,6 +103,43 @@ def test_examples_matmul_expands_sum() -> None:
                                                    {"op": "interchange", "order": [0, 2, 1]}]}))
 
 
+BLAS = KERNELS["blas"]
+# Linear stores: (source, the initialization and the update they become).
+LINEAR = [
+    (BLAS, "C[c1][c3] = (beta * C[c1][c3]);", "C[c1][c3] += (alpha * (A[c1][c5] * B[c5][c3]));"),
+    (MATMUL.replace("C[i][j] = s;", "C[i][j] = C[i][j] - s;"), "C[c1][c3] = C[c1][c3];",
+     "C[c1][c3] -= (A[c1][c5] * B[c5][c3]);"),
+    (MATMUL.replace("C[i][j] = s;", "C[i][j] = s * 2.0;").replace("double s = 0.0;", "double s = A[i][j];"),
+     "C[c1][c3] = (2.0 * A[c1][c3]);", "C[c1][c3] += (2.0 * (A[c1][c5] * B[c5][c3]));"),
+]
+
+
+@pytest.mark.parametrize("source, init, update", LINEAR)
+def test_a_store_linear_in_the_scalar_distributes_its_factor_into_the_updates(
+        tmp_path: Path, source: str, init: str, update: str) -> None:
+    """gemm's ``C = beta*C + alpha*s`` (as BLAS writes it) expands too: before, its loops were pinned."""
+    scop = nest(tmp_path, source)
+    with pytest.raises(IllegalTransformError, match="on s"):
+        apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "interchange", "order": [0, 2, 1]}]}))
+    code = generate_c(_expand(scop))
+    assert init in code and update in code, code
+    assert not re.search(r"\bs\b", code)
+    _expand(scop, {"op": "interchange", "order": [0, 2, 1]}, {"op": "tile", "loops": [0, 1, 2], "sizes": [8, 8, 8]})
+
+
+def test_the_corpus_gemm_with_an_accumulator_expands_and_verifies(tmp_path: Path) -> None:
+    path = ROOT / "corpus" / "generated" / "gemm_orders" / "gemm_ijk_acc_nn_f32.c"
+    harness = Harness(extract_scops(path).scops[0], {"ni": 17, "nj": 13, "nk": 11}, reps=1, threads=2)
+    try:
+        recipe = Recipe.from_dict({"steps": [{"op": "expand", "scalar": "acc"},
+                                             {"op": "interchange", "order": [0, 2, 1]},
+                                             {"op": "tile", "loops": [0, 1, 2], "sizes": [4, 4, 8]},
+                                             {"op": "parallelize", "loop": 0}, {"op": "vectorize", "loop": 5}]})
+        assert apply_and_verify(harness, recipe)
+    finally:
+        harness.close()
+
+
 READ_AFTER = MATMUL.replace("C[i][j] = s;", "C[i][j] = s;\n      D[i] = s * 2.0;").replace(
     "double B[n][n])", "double B[n][n], double D[n])")
 OUTLIVES = """
@@ -109,13 +157,21 @@ double f(int n, double C[n][n], double A[n][n], double B[n][n]) {
 """
 SHARED_ELEMENT = MATMUL.replace("C[i][j] = s;", "C[i][0] = s;")
 DEST_READ = MATMUL.replace("s += A[i][k] * B[k][j];", "s += A[i][k] * C[k][j];")
+FACTOR_READS_ARRAY = MATMUL.replace("C[i][j] = s;", "C[i][j] = A[i][j] * s;")
+G_READS_WRITTEN = MATMUL.replace("C[i][j] = s;", "D[i] = 1.0;\n      C[i][j] = D[i] + s;").replace(
+    "double B[n][n])", "double B[n][n], double D[n])")
+NOT_AN_UPDATE = MATMUL.replace("C[i][j] = s;", "C[i][j] = 2.0 * s;").replace(
+    "s += A[i][k] * B[k][j];", "s = s * 0.5 + A[i][k];")
 
 
 @pytest.mark.parametrize("source, message", [
-    (READ_AFTER, "s is read by S3 in another way than a store 'X[...] = s'"),
+    (READ_AFTER, "S2 uses s in another way than 's += r' or 's -= r', so the factor of S3"),
     (OUTLIVES, "s outlives the nest (storage local)"),
     (SHARED_ELEMENT, "writes one element in several iterations"),
     (DEST_READ, "the destination C is also accessed by S1"),
+    (FACTOR_READS_ARRAY, "the factor of s in S2 reads more than constants and scalars the nest never writes"),
+    (G_READS_WRITTEN, "S3 reads D, which the nest writes, besides s"),
+    (NOT_AN_UPDATE, "S1 uses s in another way than 's += r' or 's -= r'"),
 ])
 def test_expand_is_refused_naming_why(tmp_path: Path, source: str, message: str) -> None:
     with pytest.raises(RecipeError, match=re.escape(message)) as info:
