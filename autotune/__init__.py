@@ -9,8 +9,9 @@
 * :class:`MeasurementRecorder`, :func:`register_nest`, :func:`ensure_local_target`,
   :func:`study_name_for`, :func:`tuning_study`: what tuning writes to the database;
 * :func:`run_worker` / :func:`run_job`: the worker that claims queued tuning jobs;
-* :class:`TransferTuner`, :func:`adapt_recipe` and friends (``autotune.transfer``): the
-  neighbours' recipes mapped onto a new nest, which :func:`tune_nest` takes as ``warm_start``.
+* :class:`TransferTuner` (``autotune.transfer``), :func:`adapt_recipe` and friends
+  (``autotune.transfer_adapt``): the neighbours' recipes mapped onto a new nest, which
+  :func:`tune_nest` takes as ``warm_start``.
 
 Names load on first access, so ``import autotune`` does not import Optuna: every ``perfembed`` start
 imports this package (the records), and Optuna would add 52 ms to it (python -X importtime).
@@ -33,16 +34,8 @@ if TYPE_CHECKING:
         tuning_study,
     )
     from autotune.space import TILE_SIZES, UNROLL_FACTORS, RecipeSpace
-    from autotune.transfer import (
-        Candidate,
-        LoopRoles,
-        Neighbour,
-        TransferResult,
-        TransferTuner,
-        adapt_recipe,
-        loop_roles,
-        map_loops,
-    )
+    from autotune.transfer import Candidate, Neighbour, TransferResult, TransferTuner
+    from autotune.transfer_adapt import LoopRoles, adapt_recipe, loop_roles, map_loops
     from autotune.tuner import (
         StudyMismatchError,
         TrialRecord,
@@ -76,13 +69,13 @@ _MODULE_OF = {
     "open_storage": "autotune.tuner",
     "tune_nest": "autotune.tuner",
     "Candidate": "autotune.transfer",
-    "LoopRoles": "autotune.transfer",
+    "LoopRoles": "autotune.transfer_adapt",
     "Neighbour": "autotune.transfer",
     "TransferResult": "autotune.transfer",
     "TransferTuner": "autotune.transfer",
-    "adapt_recipe": "autotune.transfer",
-    "loop_roles": "autotune.transfer",
-    "map_loops": "autotune.transfer",
+    "adapt_recipe": "autotune.transfer_adapt",
+    "loop_roles": "autotune.transfer_adapt",
+    "map_loops": "autotune.transfer_adapt",
     "JobOutcome": "autotune.worker",
     "WorkerOptions": "autotune.worker",
     "WorkerReport": "autotune.worker",

@@ -13,7 +13,9 @@ a study: a study created by one worker can be resumed by another, on another day
     index into the permutations of the outermost ``min(levels, max_permuted)`` levels, in
     lexicographic order (0 is the original order); an ``interchange`` step.
 ``tile_l{k}`` (int in ``tile_sizes``, 1 = not tiled), one per loop level ``k`` *after* the interchange
-    one ``tile`` step over the band from the first to the last tiled level.
+    one ``tile`` step over the band from the first to the last tiled level. A loop whose bounds are
+    read from data (CSR's row loop over ``rowptr``) is never tiled: a level it holds in every order
+    has no ``tile_l{k}``, and in an order that puts it at a tiled level its size counts as 1.
 ``parallel`` (-1 = none, else a loop ``l`` of the original nest)
     ``parallelize`` loop ``l`` wherever the interchange put it: its tile loop if it is tiled, else
     its point loop. Naming the loop rather than the position keeps most choices legal in every
@@ -51,6 +53,7 @@ from autotune.space_steps import (
     autoschedule_step,
     autoschedule_value,
     band_of,
+    dynamic_levels,
     expansion_steps,
     imbalanced,
     jam_choices,
@@ -160,6 +163,7 @@ class RecipeSpace:
         if self.n_levels >= 2 and (auto := autoschedule_choices(scop, work_deps, self.tile_sizes)):
             self.choices["autoschedule"] = auto
         self.reductions = reduction_loops(scop, work_deps)
+        self.dynamic = dynamic_levels(scop)
         if prune:
             self.prune(work_deps)
 
@@ -197,6 +201,10 @@ class RecipeSpace:
                     del self.choices[name]
         if "parallel" not in self.choices:
             self.choices.pop("schedule", None)
+        orders = [self._order(index) for index in self.choices.get("order", (0,))]
+        for k in range(self.n_levels):  # a level that holds a loop with bounds on data in every order
+            if all(order[k] in self.dynamic for order in orders):
+                self.choices.pop(f"tile_l{k}", None)
 
     @property
     def signature(self) -> str:
@@ -237,7 +245,8 @@ class RecipeSpace:
         probes = [{**default, name: value} for name in ("parallel", "inner", "distribute", "fuse", "order")
                   for value in self.choices.get(name, ())[1:]]
         middle = self.tile_sizes[len(self.tile_sizes) // 2]
-        probes += [{**default, f"tile_l{k}": middle} for k in range(self.n_levels) if middle > 1]
+        probes += [{**default, f"tile_l{k}": middle} for k in range(self.n_levels)
+                   if middle > 1 and f"tile_l{k}" in self.choices and k not in self.dynamic]
         return probes
 
     def sample(self, trial: optuna.trial.BaseTrial) -> dict[str, Any]:
@@ -268,10 +277,10 @@ class RecipeSpace:
             steps.append({"op": "distribute", "loop": 0})
         if p.get("fuse"):
             steps.append({"op": "fuse", "loop": self.fuse_depth})
-        order = list(self.permutations[p.get("order", 0)]) + list(range(self.n_permuted, n))
+        order = self._order(p.get("order", 0))
         if order != sorted(order):
             steps.append({"op": "interchange", "order": order[:self.n_permuted]})
-        sizes = [p.get(f"tile_l{k}", 1) for k in range(n)]
+        sizes = [1 if order[k] in self.dynamic else p.get(f"tile_l{k}", 1) for k in range(n)]
         band = tiled_band(sizes)
         if band is not None:
             a, b = band
@@ -291,6 +300,10 @@ class RecipeSpace:
         if jam is not None:
             steps.append({"op": "unroll_jam", "loop": point_depth(order.index(jam[0]), band), "factor": jam[1]})
         return steps
+
+    def _order(self, index: int) -> list[int]:
+        """The loop order of ``order`` choice ``index``: original level at each level."""
+        return list(self.permutations[index]) + list(range(self.n_permuted, self.n_levels))
 
     def _complete(self, params: Mapping[str, Any]) -> dict[str, Any]:
         unknown = set(params) - set(self.choices)
@@ -409,8 +422,12 @@ class RecipeSpace:
         exact = True
         for k, size in zip(range(band[0], band[1] + 1), raw, strict=True):
             snapped = snap(size, self.tile_sizes)
+            if f"tile_l{k}" not in self.choices:  # a level never tiled (bounds on data)
+                exact, snapped = exact and size == 1, 1
+            else:
+                params[f"tile_l{k}"] = snapped
             exact = exact and snapped == size
-            state.sizes[k] = params[f"tile_l{k}"] = snapped
+            state.sizes[k] = snapped
         state.band = band
         return exact and tiled_band(state.sizes) == band
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from autotune.arrays import ArrayRole, pack_depth, transposes
 from loopnest.analysis import trip_counts
+from loopnest.codegen_dynamic import bound_at
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
@@ -117,6 +118,13 @@ def read_jam(args: Mapping[str, Any], order: Sequence[int], band: tuple[int, int
         return False
     params["jam"] = value
     return snapped == factor
+
+
+def dynamic_levels(scop: Scop) -> frozenset[int]:
+    """The loop levels whose bounds are read from data (CSR's ``rowptr[i] <= j < rowptr[i+1]``): kept
+    whole by every transformation, so never tiled."""
+    return frozenset(level for s, stmt in enumerate(scop.statements)
+                     for level in range(scop.schedule.n_levels) if bound_at(scop, s, level) is not None)
 
 
 def longest_trip(scop: Scop, params: Mapping[str, int]) -> float | None:

@@ -306,7 +306,8 @@ class _PaperRun:
             "config": {
                 "k_values": list(cfg.k_values), "tune_trials": list(cfg.tune_trials), "per_family": cfg.per_family,
                 "families": sel.chosen_families, "reps": cfg.reps, "threads": self.threads, "seed": cfg.seed,
-                "min_speedup": cfg.min_speedup, "cc": settings.cc, "cflags": settings.cflags,
+                "min_speedup": cfg.min_speedup, "transfer_families": settings.transfer_families,
+                "cc": settings.cc, "cflags": settings.cflags,
                 "polly": {"requested": cfg.polly, "available": self.use_polly, "cc": cfg.polly_cc,
                           "flags": cfg.polly_flags, "note": polly_note},
                 "model_version": self.model_version, "target_id": self.target_id,

@@ -180,7 +180,8 @@ def describe_scop(scop: Scop, params: Mapping[str, int] | None = None,
                     "written": a.written} for a in scop.arrays.values()],
         "approximations": approximations(scop),
         "index_arrays": [{"name": r.name, "role": r.role, "extents": list(r.extents), "targets": list(r.targets)}
-                         for r in scop.index_arrays],
+                         | ({"forms": [list(f) for f in r.forms]} if r.forms else {})
+                         | ({"unbounded": list(r.unbounded)} if r.unbounded else {}) for r in scop.index_arrays],
         "index_structures": [{"pointers": s.pointers, "indices": list(s.indices), "values": list(s.values)}
                              for s in scop.index_structures],
         "trip_counts": trip_counts(scop, params),

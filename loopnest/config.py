@@ -106,6 +106,11 @@ class Settings(BaseSettings):
     confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
     timeout_factor: float = Field(default=3.0, ge=1.0, le=100.0)
     load_threshold: float = Field(default=0.25, ge=0.0, le=1.0)
+    # Transfer: each neighbour lends its best recipe of this many recipe families (isl's schedule, or a
+    # loop order with or without a parallel loop; autotune.transfer.recipe_family), each at least
+    # min_speedup on its own nest.
+    transfer_families: int = Field(default=3, ge=1, le=20,
+                                   description="Recipe families each neighbour lends to transfer.")
 
     # Analysis limits (corpus/ maxima: 11 statements in a nest, depth 7, 767 AST nodes and nesting
     # 38 in one function); a program over one is rejected with an error naming the setting.

@@ -243,12 +243,20 @@ class IndexArray:
     subscripts arrays: non-decreasing, in [0, E]. ``role`` "bounds": each value is one bound of such
     a loop (``j < len[i]``): in [0, E]. E is the smallest of ``extents`` (C texts of
     declared extents, evaluated with the parameter values); ``targets`` says what it indexes
-    (``x[0]``: dimension 0 of x; for pointers, the loop iterator)."""
+    (``x[0]``: dimension 0 of x; for pointers, the loop iterator).
+
+    An index array may also subscript through a constant scale and offset (``x[col[j] + 1]``,
+    ``x[2 * idx[i]]``): each such use is in ``forms`` as (extent, a, c), the value v must keep
+    ``0 <= a*v + c < extent``. A use in a form no range of values keeps in bounds (``x[idx[i] + i]``,
+    ``x[idx[i] * k]``) is in ``unbounded`` with where it is (``k.c:4: x[(idx[i0] + i0)]``): a measurement
+    driver cannot fill the array, and says so."""
 
     name: str
     role: str  # "indices" | "pointers" | "bounds"
     extents: tuple[str, ...]
     targets: tuple[str, ...]
+    forms: tuple[tuple[str, int, int], ...] = ()
+    unbounded: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,8 @@ def create_app(settings: ServiceSettings | None = None, *, store: Store | None =
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _internal_error)
-    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes,
+                       larger={"/v1/matrices": (settings.max_matrix_bytes, "PERFEMBED_MAX_MATRIX_BYTES")})
     app.add_middleware(MetricsMiddleware, metrics=state.metrics)
     return app
 

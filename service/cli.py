@@ -327,11 +327,8 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     With --server the server answers (--fallback there enqueues the job for its workers)."""
     sparse = sparse_choice(sparsity, density, matrix)
     if server:
-        if sparse is not None:
-            raise ParameterError("--sparsity, --density and --matrix are not sent to a server yet: measure "
-                                 "sparse nests locally (without --server)")
         suggest_remote(server, file, include=include, define=define, params=parse_params(param), function=function,
-                       k=k, evaluate=evaluate, fallback=fallback, api_key=api_key, json_out=json_out)
+                       k=k, evaluate=evaluate, fallback=fallback, api_key=api_key, json_out=json_out, sparse=sparse)
         return
     store, settings = _open_store()
     settings = settings.model_copy(update={"threads": resolve_threads(threads, settings.threads),

@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from loopnest.errors import PerfembedError
+from loopnest.errors import InputError, PerfembedError
 from loopnest.frontend.program import collect_quoted_includes as collect_quoted_includes  # part of the client's API
 from loopnest.frontend.program import program_from_file as local_program
 
@@ -146,6 +146,15 @@ class Client:
             return answer
         return self.wait_for_evaluation(answer["id"], timeout=timeout, interval=interval, on_update=on_progress)
 
+    def send_matrix(self, path: str | Path) -> dict[str, Any]:
+        """Send a Matrix Market file (plain or ``.gz``) to the server; its description, whose ``id`` is
+        the ``matrix`` of a program whose sparse nests should run on it."""
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise InputError(f"{Path(path).name}: cannot read the matrix file: {exc.strerror or exc}") from None
+        return self._call("POST", "/v1/matrices", content=data, headers={"Content-Type": "text/plain"})
+
     def evaluation(self, job_id: str) -> dict[str, Any]:
         """An evaluation job: status, progress, and once it ended its answer or error."""
         return self._call("GET", f"/v1/evaluation-jobs/{job_id}")
@@ -244,8 +253,9 @@ class Client:
 
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """The server's answer; a connection that fails is one error naming the URL, never httpx's."""
+        headers = {**self._headers, **kwargs.pop("headers", {})}
         try:
-            return self._http.request(method, self._path(path), headers=self._headers, **kwargs)
+            return self._http.request(method, self._path(path), headers=headers, **kwargs)
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise ServerUnreachableError(self.url, _reason(exc)) from None
         except httpx.TransportError as exc:  # connected, then no (complete) answer: the server's fault

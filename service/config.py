@@ -24,6 +24,9 @@ class ServiceSettings(DatabaseSettings):
 
     # Size of what a client may send. Larger bodies get 413 before they are read into memory.
     max_request_bytes: int = Field(default=2 * 1024 * 1024, ge=1024, description="Largest request body in bytes.")
+    max_matrix_bytes: int = Field(default=256 * 1024 * 1024, ge=1024,
+                                  description="Largest Matrix Market file POST /v1/matrices takes, in bytes "
+                                  "(uncompressed: a gzip body is measured once decompressed).")
     max_nests_per_request: int = Field(default=32, ge=1, description="Loop nests one program may bring.")
     max_k: int = Field(default=50, ge=1, description="Most neighbours one request may ask for.")
     max_job_budget: int = Field(default=1000, ge=1, description="Most trials one tuning job may ask for.")

@@ -10,14 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from loopnest.harness.index_data import SparseChoice
+from service.config import ServiceSettings
 from service.core import NestDetail, NestSuggestion, ProgramSource, SearchHit, Suggestions
 from service.schemas import ProgramIn
+from service.services_matrices import matrix_path
 
 
-def program_source(program: ProgramIn) -> ProgramSource:
-    """The program part of any request (a :class:`ProgramIn` or a subclass such as ``SuggestionsIn``)."""
-    sparse = None if program.sparsity is None and program.density is None else \
-        SparseChoice(sparsity=program.sparsity or "uniform", density=program.density)
+def program_source(program: ProgramIn, *, settings: ServiceSettings | None = None) -> ProgramSource:
+    """The program part of any request (a :class:`ProgramIn` or a subclass such as ``SuggestionsIn``);
+    its ``matrix`` (an id from ``POST /v1/matrices``) is resolved to the stored file with ``settings``
+    (404 for an unknown id), and left out without them (an analysis does not need it)."""
+    matrix = str(matrix_path(program.matrix, settings=settings)) if program.matrix and settings else None
+    sparse = None if program.sparsity is None and program.density is None and matrix is None else \
+        SparseChoice(sparsity=program.sparsity or "uniform", density=program.density, matrix=matrix)
     return ProgramSource(source=program.source, headers=dict(program.headers), defines=dict(program.defines),
                          params=dict(program.params), function=program.function, name=program.name, sparse=sparse)
 

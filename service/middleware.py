@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -79,24 +80,27 @@ class MetricsMiddleware:
 
 
 class BodyLimitMiddleware:
-    """Answer 413 to a body larger than ``max_bytes``, before the app reads it.
+    """Answer 413 to a body larger than ``max_bytes``, before the app reads it; the paths in ``larger``
+    (a file upload: ``/v1/matrices``) have their own limit, with the setting that raises it.
 
     A declared ``Content-Length`` over the limit is refused at once. A body without one
     (chunked) is read up to the limit, then either refused or handed on.
     """
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, *, max_bytes: int, larger: Mapping[str, tuple[int, str]] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.larger = dict(larger or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") in ("GET", "HEAD", "OPTIONS", "DELETE"):
             await self.app(scope, receive, send)
             return
+        limit = self.larger.get(scope.get("path", ""), (self.max_bytes, "PERFEMBED_MAX_REQUEST_BYTES"))
         declared = _content_length(scope)
         if declared is not None:
-            if declared > self.max_bytes:
-                await self._refuse(send, f"the request body of {declared} bytes is over the limit")
+            if declared > limit[0]:
+                await _refuse(send, f"the request body of {declared} bytes is over the limit", limit)
                 return
             await self.app(scope, receive, send)
             return
@@ -108,8 +112,8 @@ class BodyLimitMiddleware:
             if message["type"] != "http.request":
                 break
             size += len(message.get("body", b""))
-            if size > self.max_bytes:
-                await self._refuse(send, "the request body is over the limit")
+            if size > limit[0]:
+                await _refuse(send, "the request body is over the limit", limit)
                 return
             if not message.get("more_body", False):
                 break
@@ -119,16 +123,17 @@ class BodyLimitMiddleware:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, send: Send, what: str) -> None:
-        body = json.dumps({
-            "error": "PayloadTooLargeError",
-            "message": f"{what} of {self.max_bytes} bytes; send less (or raise PERFEMBED_MAX_REQUEST_BYTES "
-                       "on the server)",
-        }).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": body})
+
+
+async def _refuse(send: Send, what: str, limit: tuple[int, str]) -> None:
+    body = json.dumps({
+        "error": "PayloadTooLargeError",
+        "message": f"{what} of {limit[0]} bytes; send less (or raise {limit[1]} on the server)",
+    }).encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -26,6 +26,7 @@ Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$
 HeaderName = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 ParamValue = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
 ProgramName = Annotated[str, StringConstraints(pattern=r"^[^\x00-\x1f\x7f]+$", min_length=1, max_length=200)]
+MatrixId = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
 MAX_ID = 2**31 - 1  # ids are 32-bit integers in the database
 FLOAT32_MAX = 3.4028234663852886e38  # larger embedding values become inf in the index's float32
 Forbid = ConfigDict(extra="forbid")  # response models: a key no mapper names is a bug, never sent
@@ -64,6 +65,15 @@ class ProgramIn(BaseModel):
                           "(default uniform)")
     density: float | None = Field(None, gt=0, le=1, description="Fraction of entries of those matrices (default "
                                   "0.01, or less where the nest's index arrays hold less)")
+    matrix: MatrixId | None = Field(None, description="Run sparse nests on this matrix instead: the id POST "
+                                    "/v1/matrices answered for a Matrix Market file (its shape must match the "
+                                    "parameters)")
+
+    @model_validator(mode="after")
+    def _one_structure(self) -> ProgramIn:
+        if self.matrix is not None and (self.sparsity is not None or self.density is not None):
+            raise ValueError("give either matrix or sparsity/density: a matrix file has its own pattern")
+        return self
 
     @field_validator("source")
     @classmethod
@@ -85,6 +95,19 @@ class ProgramIn(BaseModel):
             if text is not None:
                 _check_utf8(text, f"macro {name}")
         return value
+
+
+class MatrixPublic(BaseModel):
+    """A Matrix Market file the server holds, by the id requests name it with (``"matrix": ID``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: MatrixId = Field(description="The first 16 hex digits of the SHA-256 of the (uncompressed) file")
+    rows: int
+    cols: int
+    nnz: int = Field(description="Entries, symmetric ones expanded")
+    values: bool = Field(description="Whether it has values (false: a pattern matrix; the values are then random)")
+    bytes: int = Field(description="Size of the uncompressed file")
 
 
 class AnalysisPublic(BaseModel):
@@ -175,8 +198,10 @@ class SuggestedNestPublic(BaseModel):
     loop_names: list[str] = Field(default_factory=list, description="Its loops' names, outermost first")
     neighbours: list[SuggestedNeighbourPublic] = Field(default_factory=list,
                                                        description="Other stored nests, nearest first")
-    recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest, "
-                                      "each with recipe_text in this nest's loop names")
+    recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest "
+                                      "(per neighbour, nearest first: its best, then its best of other recipe "
+                                      "families), each with recipe_text in this nest's loop names, and "
+                                      "from_recipe_text and from_speedup: the neighbour's recipe it came from")
     results: list[JsonObject] = Field(default_factory=list,
                                       description="This nest's own results: measured now (evaluate), or else "
                                       "its tuned_before result; never a neighbour's")

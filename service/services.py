@@ -64,7 +64,7 @@ def admit_program(program: ProgramSource, settings: ServiceSettings) -> None:
 
 def store_program(program: ProgramIn, *, settings: ServiceSettings, core: Core) -> list[int]:
     """Store the program and its nests (one transaction each, in the core); returns the nest ids."""
-    source = program_source(program)
+    source = program_source(program, settings=settings)
     admit_program(source, settings)
     return core.ingest(source)
 
@@ -81,7 +81,7 @@ def suggest(body: SuggestionsIn, *, settings: ServiceSettings, core: Core) -> di
     cached = cached_suggestions(body, settings=settings, core=core, read_stamp=True)
     if cached is not None:
         return cached
-    program = program_source(body)
+    program = program_source(body, settings=settings)
     admit_program(program, settings)
     return suggestions_public(core.suggest(program, _options(body, evaluate=False)), evaluated=False)
 
@@ -92,7 +92,7 @@ def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Co
     the pool is full). The job's answer is what :func:`suggest` answers, with measured results.
     ``check_writable()`` raises when the database refuses writes."""
     _check_k(body.k, settings)
-    program = program_source(body)
+    program = program_source(body, settings=settings)
     admit_program(program, settings)
     # Measuring costs seconds of compiling and running, and every result is stored: a database that
     # refuses writes (read-only file or role) is reported now, before anything is compiled.
@@ -114,7 +114,7 @@ def evaluate_whole_program(body: SuggestionsIn, result: dict[str, Any], settings
     """``evaluate: "program"``: the request's program built and timed as a whole, original against tuned
     (``result``: the core's answer in its dict form, :meth:`Suggestions.to_dict`); the nests' accepted
     recipes stand only if it is faster with the same output. None when no nest was accepted."""
-    with materialized(program_source(body)) as (source, options):
+    with materialized(program_source(body, settings=settings)) as (source, options):
         extraction = extract_scops(source, options, function=body.function)
         spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=options.include_dirs,
                            defines=options.defines, run=body.run or "{program}", check=body.check,
@@ -129,13 +129,14 @@ def cached_suggestions(body: SuggestionsIn, *, settings: ServiceSettings, core: 
     _check_k(body.k, settings)
     if body.evaluate:
         return None
-    answer = core.cached_suggestion(program_source(body), _options(body, evaluate=False), read_stamp=read_stamp)
+    answer = core.cached_suggestion(program_source(body, settings=settings), _options(body, evaluate=False),
+                                    read_stamp=read_stamp)
     return None if answer is None else suggestions_public(answer, evaluated=False)
 
 
 def search(body: SearchIn, *, settings: ServiceSettings, core: Core) -> dict[str, Any]:
     _check_k(body.k, settings)
-    program = None if body.program is None else program_source(body.program)
+    program = None if body.program is None else program_source(body.program, settings=settings)
     if program is not None:
         admit_program(program, settings)
     neighbours = [search_hit_public(h) for h in core.search(vector=body.vector, program=program, k=body.k)]

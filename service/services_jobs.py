@@ -44,7 +44,7 @@ def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, core: Co
     options = _options(body)
     if body.program is not None:
         nest_id = _store_program_nest(body.program, body.nest, settings=settings, core=core, params=options.params)
-        options = options.with_program(program_source(body.program), body.nest, with_source=False)
+        options = options.with_program(program_source(body.program, settings=settings), body.nest, with_source=False)
     else:
         assert body.nest_id is not None
         nest_id = body.nest_id

@@ -62,8 +62,11 @@ def generate(seed: int = 0, families: list[str] | None = None) -> tuple[list[Nes
 
 
 def manifest_entry(nest: Nest) -> dict:
+    """A nest's manifest record; ``fixed`` (when any) names the sizes that ``perfembed seed build --scale``
+    keeps: SpMM's 16 dense columns stay 16 at half size."""
     return {"file": nest.file, "family": nest.family, "function": nest.name, "params": nest.params,
-            "element_type": nest.element_type, "description": nest.description}
+            "element_type": nest.element_type, "description": nest.description} | \
+        ({"fixed": list(nest.fixed)} if nest.fixed else {})
 
 
 def write(out: Path, seed: int = 0) -> tuple[list[Nest], list[str]]:

@@ -148,6 +148,7 @@ class Nest:
     code: str
     digest: str
     estimate_ms: float
+    fixed: tuple[str, ...] = ()  # sizes that do not grow with the problem (a dense width, a filter size)
 
     @property
     def file(self) -> str:
@@ -418,7 +419,8 @@ def finalize(k: Kernel, rng: random.Random, factor: float = 1.0) -> Nest:
     style = Style(decl_in_for=rng.random() < 0.7, pre_increment=rng.random() < 0.2,
                   brace_single=rng.random() < 0.25)
     code = render(k, style)
-    return Nest(k.family, k.name, k.description, k.element_type, params, code, digest(k), estimate_ms(k, params))
+    return Nest(k.family, k.name, k.description, k.element_type, params, code, digest(k), estimate_ms(k, params),
+                tuple(p for p in k.ints if not isinstance(k.sizes[p], Scaled)))
 
 
 # -- calibration ------------------------------------------------------------------------------------------

@@ -138,11 +138,26 @@ def array_layouts(scop: Scop, params: Mapping[str, int]) -> list[ArrayLayout]:
                 raise ParameterError(f"{name}: with {fixed} dimension {k} has extent {dim} = {declared}")
             extents.append(declared if declared is not None else (hi + 1 if hi is not None else 1))
         out.append(ArrayLayout(info, tuple(extents)))
-    total = sum(lay.nbytes for lay in out if lay.info.storage != "region")
-    if total > MAX_STATIC_BYTES:
-        raise ParameterError(f"{scop.name}: with {fixed} the arrays need {total / 2**20:.0f} MiB; the "
-                             f"measurement driver holds at most {MAX_STATIC_BYTES // 2**20} MiB")
+    check_static_size(scop, params, out)
     return out
+
+
+def static_bytes(layouts: list[ArrayLayout], inputs: Collection[str] = ()) -> tuple[int, int]:
+    """What the driver declares static: the nest's arrays, and the copies of those read from the inputs
+    file (index arrays: each has a buffer the driver copies in at every initialization)."""
+    arrays = [lay for lay in layouts if lay.info.storage != "region"]
+    return sum(lay.nbytes for lay in arrays), sum(lay.nbytes for lay in arrays if lay.info.name in inputs)
+
+
+def check_static_size(scop: Scop, params: Mapping[str, int], layouts: list[ArrayLayout],
+                      inputs: Collection[str] = ()) -> None:
+    """Refuse a driver whose static data would pass ``MAX_STATIC_BYTES`` (it would not link)."""
+    arrays, copies = static_bytes(layouts, inputs)
+    if arrays + copies > MAX_STATIC_BYTES:
+        fixed, _ = parameter_context(scop, params)
+        of_which = f" ({copies / 2**20:.0f} MiB of them copies of the index arrays it reads in)" if copies else ""
+        raise ParameterError(f"{scop.name}: with {fixed} the arrays need {(arrays + copies) / 2**20:.0f} MiB"
+                             f"{of_which}; the measurement driver holds at most {MAX_STATIC_BYTES // 2**20} MiB")
 
 
 def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[str, int],
@@ -158,6 +173,7 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
     from freshly initialized inputs, and every line is ``KERNEL TIME``; each kernel's outputs are
     dumped from a run of its own after the timed ones.
     """
+    check_static_size(scop, params, layouts, inputs)
     kernels = [kernel] if isinstance(kernel, str) else list(kernel)
     loaded = [lay for lay in layouts if lay.info.name in inputs and lay.info.storage != "region"]
     lines = [*_declarations(scop, layouts), *_input_copies(loaded), *_initializer(layouts, inputs)]

@@ -88,6 +88,23 @@ class _Filler:
                                  f"bound the index array {role.name}")
         return min(int(v) for v in values if v is not None)
 
+    def value_range(self, role: IndexArray) -> tuple[int, int]:
+        """The values ``[low, high)`` of an "indices" array that keep every access through it in bounds:
+        ``[0, E)`` for a plain subscript, ``0 <= a*v + c < E`` for each scaled or offset one."""
+        low, high = 0, self.extent(role) if role.extents else None
+        for text, scale, offset in role.forms:
+            extent = eval_extent(text, self.params)
+            if extent is None:
+                raise ParameterError(f"{self.scop.name}: cannot evaluate the extent {text} that bounds the index "
+                                     f"array {role.name}")
+            low = max(low, -(offset // scale))  # ceil(-offset / scale)
+            top = (extent - 1 - offset) // scale + 1
+            high = top if high is None else min(high, top)
+        if high is None or high <= low:
+            raise ParameterError(f"{self.scop.name}: no value of the index array {role.name} keeps "
+                                 f"{', '.join(role.targets)} in bounds at these parameter values")
+        return low, high
+
     def put(self, name: str, values: np.ndarray) -> None:
         """``values`` (the first elements; the rest 0) as ``name``'s contents, in its element type."""
         lay = self.layouts[name]
@@ -108,7 +125,7 @@ def _pattern(filler: _Filler, structure: IndexStructure, choice: SparseChoice) -
     rows = filler.layouts[structure.pointers].count - 1
     capacity = filler.extent(pointer)
     inner = [filler.roles[(n, "indices")] for n in structure.indices]
-    cols = min((filler.extent(r) for r in inner), default=max(capacity, 1))
+    cols = min((high - low for low, high in map(filler.value_range, inner)), default=max(capacity, 1))
     written = {info.name for info in filler.scop.arrays.values() if info.written}
     transposed = any(t.split("[")[0] in written for r in inner for t in r.targets)
     if choice.matrix is not None:
@@ -143,8 +160,8 @@ def _fill_structure(filler: _Filler, structure: IndexStructure, choice: SparseCh
         raise ParameterError(f"{filler.scop.name}: the pointer array {structure.pointers} has no element")
     pattern = _pattern(filler, structure, choice)
     filler.put(structure.pointers, pattern.pointers)
-    for name in structure.indices:
-        filler.put(name, pattern.indices)
+    for name in structure.indices:  # shifted where the array subscripts with an offset (x[col[j] - 1])
+        filler.put(name, pattern.indices + filler.value_range(filler.roles[(name, "indices")])[0])
         filler.read[name] = pattern.nnz
     if pattern.values is not None:
         for name in structure.values:
@@ -154,14 +171,17 @@ def _fill_structure(filler: _Filler, structure: IndexStructure, choice: SparseCh
 def _check(filler: _Filler, role: IndexArray) -> None:
     """Refuse contents that would make the nest access out of bounds, naming where."""
     values = filler.out[role.name][: filler.read.get(role.name)]
-    extent = filler.extent(role)
     where = f"{filler.scop.name}: index array {role.name}"
     if role.role == "indices":
-        bad = index_violation(values, 0, extent)
+        low, high = filler.value_range(role)
+        bad = index_violation(values, low, high)
         if bad is not None:
-            raise ParameterError(f"{where}: element {bad[0]} is {bad[1]}, outside [0, {extent}) (it subscripts "
-                                 f"{', '.join(role.targets)}, of extent {' = '.join([*role.extents, str(extent)])})")
+            texts = dict.fromkeys([*role.extents, *(form[0] for form in role.forms)])
+            extents = ", ".join(f"{text} = {eval_extent(text, filler.params)}" for text in texts)
+            raise ParameterError(f"{where}: element {bad[0]} is {bad[1]}, outside [{low}, {high}) (it subscripts "
+                                 f"{', '.join(role.targets)}, of extent {extents})")
         return
+    extent = filler.extent(role)
     bad = index_violation(values, 0, extent + 1)
     if bad is not None:
         raise ParameterError(f"{where}: element {bad[0]} is {bad[1]}, outside [0, {extent}] (it bounds loop "
@@ -174,20 +194,32 @@ def _check(filler: _Filler, role: IndexArray) -> None:
                              f"holds for loop {', '.join(role.targets)} must not decrease")
 
 
+def input_names(scop: Scop, choice: SparseChoice | None = None) -> frozenset[str]:
+    """The arrays :func:`index_contents` fills, known before it runs: every index array, and a
+    structure's value arrays when a matrix file brings values."""
+    values = {v for s in scop.index_structures for v in s.values} if choice is not None and choice.matrix else set()
+    return frozenset({r.name for r in scop.index_arrays} | values)
+
+
 def index_contents(scop: Scop, params: Mapping[str, int], layouts: list[ArrayLayout],
                    choice: SparseChoice | None = None) -> dict[str, np.ndarray]:
     """The contents of every index array of ``scop`` (all its elements, in its element type), checked."""
     if not scop.index_arrays:
         return {}
     choice = choice or SparseChoice()
+    unbounded = next((r for r in scop.index_arrays if r.unbounded), None)
+    if unbounded is not None:
+        raise ParameterError(f"{unbounded.unbounded[0]}: the index array {unbounded.name} subscripts in a form no "
+                             f"range of its values keeps in bounds, so the driver cannot fill it (it can for "
+                             f"{unbounded.name}[...] and a*{unbounded.name}[...] + c, a and c integer constants)")
     filler = _Filler(scop, params, layouts)
     for structure in scop.index_structures:
         _fill_structure(filler, structure, choice)
     rng = np.random.default_rng(choice.seed)
     for role in scop.index_arrays:
         if role.name not in filler.out:  # a gather's, scatter's or histogram's indices; loop bounds
-            high = filler.extent(role) + (role.role != "indices")
-            draws = rng.integers(0, high, filler.layouts[role.name].count) if high > 0 else np.zeros(0)
+            low, high = filler.value_range(role) if role.role == "indices" else (0, filler.extent(role) + 1)
+            draws = rng.integers(low, high, filler.layouts[role.name].count) if high > low else np.zeros(0)
             filler.put(role.name, draws)
     for role in scop.index_arrays:
         _check(filler, role)

@@ -22,10 +22,12 @@ from loopnest.harness.driver import (
     ArrayLayout,
     array_layouts,
     check_parameters,
+    check_static_size,
     numpy_dtype,
+    static_bytes,
     synthesize_driver,
 )
-from loopnest.harness.index_data import SparseChoice, index_contents, write_inputs
+from loopnest.harness.index_data import SparseChoice, index_contents, input_names, write_inputs
 from loopnest.harness.progress import StepFn, report_step
 from loopnest.harness.sandbox import Limits, run_limited
 from loopnest.ir import Scop
@@ -132,7 +134,10 @@ class Harness:
         self.params = require_params(self.scop.params, self.params, what=self.scop.name, hint="give --param {name}=N")
         check_parameters(self.scop, self.params)
         self.layouts: list[ArrayLayout] = array_layouts(self.scop, self.params)
-        total = sum(lay.nbytes for lay in self.layouts)
+        # Before the index arrays are generated: their copies in the driver count as well.
+        names = input_names(self.scop, self.sparse)
+        check_static_size(self.scop, self.params, self.layouts, names)
+        total = sum(static_bytes(self.layouts, names))
         if total > self.limits.memory_mb * 1024 * 1024 * 0.8:
             raise ParameterError(f"{self.scop.name}: the arrays need {total / 2**20:.0f} MiB at these parameter "
                                  f"values, over the {self.limits.memory_mb} MiB limit")

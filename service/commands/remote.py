@@ -9,7 +9,7 @@ and :func:`suggest_remote` when ``--server`` (or ``PERFEMBED_SERVER``) is given.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -17,6 +17,9 @@ from rich.markup import escape
 from service.commands.nests import rejected_dicts, require_nests
 from service.commands.options import emit_json, err_console
 from service.commands.suggest import print_suggestions
+
+if TYPE_CHECKING:
+    from loopnest.harness.index_data import SparseChoice
 
 ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
                          help="Ask the perfembed server at this URL instead of working locally.")
@@ -50,12 +53,17 @@ def job_line(job: dict[str, Any]) -> str:
 
 def suggest_remote(server: str, file: Path, *, include: list[str], define: list[str], params: dict[str, int],
                    function: str | None, k: int, evaluate: bool, fallback: bool, api_key: str | None = None,
-                   json_out: bool = False) -> dict[str, Any]:
-    """``perfembed suggest --server``: the server's suggestions for ``file``, printed; returns them."""
+                   json_out: bool = False, sparse: SparseChoice | None = None) -> dict[str, Any]:
+    """``perfembed suggest --server``: the server's suggestions for ``file``, printed; returns them. A
+    ``--matrix`` file is sent first (``POST /v1/matrices``) and named by the id the server answers."""
     from service.client import Client, program_from_file  # lazily, as in analyze_remote (25 ms)
 
     program = program_from_file(file, include_dirs=include, defines=define, params=params, function=function)
     with Client(server, api_key=api_key) as api:
+        if sparse is not None and sparse.matrix is not None:
+            program["matrix"] = api.send_matrix(sparse.matrix)["id"]
+        elif sparse is not None:
+            program.update({"sparsity": sparse.sparsity, **({"density": sparse.density} if sparse.density else {})})
         if evaluate:  # a job on the server: polled, its progress on the status line
             with err_console.status(f"{file.name}: evaluation queued on {server}") as status:
                 data = api.suggest(program, k=k, evaluate=True, fallback=fallback,

@@ -64,15 +64,27 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
 
 def neighbour_table(neighbours: list[dict[str, Any]], candidates: list[dict[str, Any]],
                     here: str = "this machine") -> Table:
-    """Neighbours (other nests) with their recorded speedup, where it was measured, and the recipe
-    adapted from each to this nest, in this nest's loop names."""
+    """Neighbours (other nests) with their recorded speedup, where it was measured, and the recipes
+    adapted from each to this nest (its best first, then its other families), in this nest's loop names."""
     table = Table("neighbour", "distance", "recorded speedup", "measured on", "adapted recipe")
-    adapted = {c.get("from_nest_id", c.get("from")): c for c in candidates}
+    adapted: dict[Any, list[dict[str, Any]]] = {}
+    for c in candidates:
+        adapted.setdefault(c.get("from_nest_id", c.get("from")), []).append(c)
     for nb in neighbours:
-        cand = adapted.get(nb["nest_id"], adapted.get(nb["name"]))
+        cands = adapted.get(nb["nest_id"], adapted.get(nb["name"], []))
         table.add_row(nb["name"], f"{nb['distance']:.3g}", fmt_value(nb["recorded_speedup"], "{:.2f}x"),
-                      _where(nb.get("target"), here), _text(cand) if cand else "- (does not apply)")
+                      _where(nb.get("target"), here),
+                      "\n".join(_adapted_text(c, nb) for c in cands) if cands else "- (does not apply)")
     return table
+
+
+def _adapted_text(cand: dict[str, Any], neighbour: dict[str, Any]) -> str:
+    """An adapted recipe; one from another of the neighbour's recipes than its best says that one's speedup
+    (the JSON's ``from_recipe_text`` has the recipe)."""
+    speedup = cand.get("from_speedup")
+    if speedup is None or speedup == neighbour["recorded_speedup"]:
+        return _text(cand)
+    return f"{_text(cand)} (from its {fmt_value(speedup, '{:.2f}x')} recipe)"
 
 
 def _where(target: dict[str, Any] | None, here: str) -> str:

@@ -42,10 +42,13 @@ class Candidate:
     source_nest_id: int
     recipe: JsonDict
     recipe_text: str | None
+    source_recipe_text: str | None = None  # the neighbour's recipe it came from, in the neighbour's loop names
+    source_speedup: float | None = None  # that recipe's recorded speedup on the neighbour
 
     def to_dict(self) -> JsonDict:
         return {"from": self.source, "from_nest_id": self.source_nest_id, "recipe": self.recipe,
-                "recipe_text": self.recipe_text}
+                "recipe_text": self.recipe_text, "from_recipe_text": self.source_recipe_text,
+                "from_speedup": self.source_speedup}
 
 
 @dataclass(frozen=True)

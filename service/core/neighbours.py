@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from autotune.transfer import MIN_SPEEDUP, LoopRoles, Neighbour
-from database import best_recipe_for, get_nest, list_targets
+from autotune.transfer import MIN_SPEEDUP, Lent, LoopRoles, Neighbour, best_of_families
+from database import RankedRecipe, get_nest, list_targets, ranked_recipes_for
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import stored_loop_names
 from service.core.context import CoreContext
@@ -26,10 +27,11 @@ def neighbours_for(ctx: CoreContext, features: Mapping[str, float | None], *, k:
     # Not filtered by target: a nest tuned only elsewhere still lends its recipe (see above).
     hits = ctx.embeddings.search(dict(features), k=k * 3, exclude=exclude)
     out: list[Neighbour] = []
+    lends = Lends(ctx.settings.transfer_families, min_speedup)
     with ctx.store.session() as session:
         targets = targets_by_preference(session, target_id)
         for hit in hits:
-            found = _neighbour(session, hit.nest_id, hit.name, hit.distance, targets, min_speedup)
+            found = _neighbour(session, hit.nest_id, hit.name, hit.distance, targets, lends)
             if found is not None:
                 out.append(found)
             if len(out) == k:
@@ -37,26 +39,40 @@ def neighbours_for(ctx: CoreContext, features: Mapping[str, float | None], *, k:
     return out
 
 
+@dataclass(frozen=True)
+class Lends:
+    """What a neighbour lends: its best recipe of up to ``families`` families, each at least ``min_speedup``."""
+
+    families: int
+    min_speedup: float
+
+
+# Distinct recipes read per neighbour to find its families (a seed nest has 20-75).
+RANKED_RECIPES = 200
+
+
 def _neighbour(session: Session, nest_id: int, name: str, distance: float, targets: list[int],
-               min_speedup: float) -> Neighbour | None:
-    """The nest as a neighbour: its best recipe on the first target in ``targets`` that has one."""
-    best = None
+               lends: Lends) -> Neighbour | None:
+    """The nest as a neighbour: its recipes on the first target in ``targets`` that has one."""
+    ranked: list[RankedRecipe] = []
     for candidate in targets:
-        best = best_recipe_for(session, nest_id=nest_id, target_id=candidate)
-        if best is not None:
+        ranked = ranked_recipes_for(session, nest_id=nest_id, target_id=candidate, limit=RANKED_RECIPES)
+        if ranked:
             break
     # A neighbour whose best recipe never beat its own baseline by the acceptance margin has
     # nothing to transfer: its candidate would be a wasted (or harmful) evaluation.
-    if best is None or (best.measurement.speedup or 0.0) < min_speedup:
+    lent = best_of_families([Lent(Recipe.from_dict(r.recipe.steps), r.measurement.speedup) for r in ranked],
+                            families=lends.families, min_speedup=lends.min_speedup)
+    if not lent:
         return None
     normalized = get_nest(session, nest_id=nest_id).normalized
     roles = normalized.get("loop_roles") if isinstance(normalized, dict) else None
     if roles is None:
         return None
     names = stored_loop_names(normalized)
-    return Neighbour(nest_id, name, distance, Recipe.from_dict(best.recipe.steps), LoopRoles.from_dict(roles),
-                     best.measurement.speedup, target_id=best.measurement.target_id,
-                     loop_names=tuple(names) if names is not None else None)
+    return Neighbour(nest_id, name, distance, lent[0].recipe, LoopRoles.from_dict(roles), lent[0].speedup,
+                     target_id=ranked[0].measurement.target_id,
+                     loop_names=tuple(names) if names is not None else None, others=tuple(lent[1:]))
 
 
 def targets_by_preference(session: Session, target_id: int) -> list[int]:

@@ -7,6 +7,7 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
+from autotune.transfer import Candidate as TransferCandidate
 from autotune.transfer import Neighbour, TransferTuner
 from database import nest_name
 from database.errors import NotFoundError
@@ -68,8 +69,7 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
     neighbours, gate = _neighbours_and_gate(ctx, features, k=options.k, own=own, min_speedup=min_speedup)
     tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(ctx.settings), margin=min_speedup))
     adapted = tuner.candidates(scop, params, neighbours, deps)
-    candidates = tuple(Candidate(c.neighbour.name, c.neighbour.nest_id, c.recipe.to_dict(),
-                                 recipe_text(c.recipe, names)) for c in adapted)
+    candidates = tuple(_candidate(c, names) for c in adapted)
     entry = NestSuggestion(
         index=index, name=nest_name(name, index), function=scop.region.function, nest_id=nest_id, params=params,
         loop_names=tuple(names), tuned_before=before, neighbours=tuple(neighbour_view(n, targets) for n in neighbours),
@@ -84,6 +84,12 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
                            options=job_options(program, index, params, candidates))
         entry = dataclasses.replace(entry, tuning_job=job)
     return entry
+
+
+def _candidate(c: TransferCandidate, names: Sequence[str]) -> Candidate:
+    lent = c.lent or c.neighbour.lent[0]
+    return Candidate(c.neighbour.name, c.neighbour.nest_id, c.recipe.to_dict(), recipe_text(c.recipe, names),
+                     recipe_text(lent.recipe, c.neighbour.loop_names), lent.speedup)
 
 
 def _neighbours_and_gate(ctx: CoreContext, features: Mapping[str, float | None], *, k: int, own: int | None,

@@ -8,7 +8,7 @@ from pathlib import Path
 import optuna
 
 from autotune.records import ensure_local_target, register_nest, study_name_for
-from autotune.seed import build_seed, read_manifest
+from autotune.seed import build_seed, read_manifest, scaled
 from autotune.space import RecipeSpace
 from autotune.tuner import open_storage
 from database import get_store, list_nests
@@ -97,6 +97,18 @@ def test_seed_build_off_a_terminal_prints_a_line_per_nest(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("seed build: ")]
     assert len(lines) == 1 and lines[0].startswith("seed build: 1/1 ") and "axpy" in lines[0], done.stderr
+
+
+def test_scale_shrinks_the_problem_but_keeps_fixed_widths() -> None:
+    """Reproduction (sparse benchmark): ``seed build --scale 0.5`` tuned spmm_csr_ijk_w16 at 8 dense
+    columns and w64 at 32; their best recipes (the dense loop moved outward) did not carry to 16 and 64."""
+    entries = {e.name: e for e in read_manifest(ROOT / "corpus/generated/manifest.json")}
+    spmm = entries["sparse/spmm_csr_ijk_w16_f64.c"]
+    half = scaled(spmm, 0.5)
+    assert spmm.fixed == {"k"} and half.params["k"] == spmm.params["k"] == 16
+    assert half.params["n"] == round(spmm.params["n"] * 0.5) and half.params["nnz"] == round(spmm.params["nnz"] * 0.5)
+    conv = next(e for e in entries.values() if e.fixed == {"kr", "ks"})
+    assert {k: scaled(conv, 0.25).params[k] for k in ("kr", "ks")} == {k: conv.params[k] for k in ("kr", "ks")}
 
 
 def test_a_nest_tuned_over_an_older_recipe_space_is_tuned_again(tmp_path: Path, monkeypatch) -> None:

@@ -243,3 +243,28 @@ def test_a_scalar_accumulator_is_expanded_so_its_loops_can_be_interchanged_and_t
     assert space.params_for(recipe, strict=True) == {**space.default_params(), **point}
     # A recipe without the expansion is not one this space gives exactly.
     assert space.params_for(Recipe.from_dict({"steps": [{"op": "parallelize", "loop": 0}]}), strict=True) is None
+
+
+SPARSE = KERNELS.parents[1] / "tests/loopnest/sparse_kernels"
+
+
+def test_a_loop_with_bounds_on_data_is_never_tiled_by_the_space() -> None:
+    """The space offered tile sizes for CSR's entry loop (bounds read from rowptr), which every tile step
+    refuses: those samples were pruned trials. A level that holds such a loop in every order has no tile
+    choice; in an order that moves it to a tiled level, its size counts as 1, so every point applies."""
+    spmv = extract_scops(SPARSE / "spmv_csr.c").scops[0]
+    space = RecipeSpace(spmv, params={"n": 4000, "m": 3000, "nnz": 40000})
+    assert "tile_l0" in space.choices and "tile_l1" not in space.choices  # j stays inside i
+    assert space.params_for({"steps": [{"op": "tile", "loops": [0, 1], "sizes": [32, 8]}]}, strict=True) is None
+    spmm = extract_scops(SPARSE / "spmm_csr.c").scops[0]
+    deps = compute_dependences(spmm)
+    space = RecipeSpace(spmm, deps, params={"n": 4000, "m": 3000, "nnz": 40000, "K": 64})
+    orders = space.choices["order"]
+    assert len(orders) == 3  # i j k, i k j, k i j: j stays inside i
+    for order in orders:
+        recipe = space.recipe_for({"order": order, **{name: 32 for name in space.choices if name.startswith("tile_")}})
+        applied = apply_recipe(spmm, recipe, deps)  # no refusal: j's level is not tiled
+        tile = next(s for s in recipe.to_dict()["steps"] if s["op"] == "tile")
+        position = list(space.permutations[order]).index(1)  # where j went
+        assert dict(zip(tile["loops"], tile["sizes"], strict=True)).get(position, 1) == 1
+        assert applied.schedule.n_levels > spmm.schedule.n_levels  # the other loops are tiled

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autotune.transfer import LoopRoles, Neighbour, TransferTuner, adapt_recipe, loop_roles, map_loops
+from autotune.transfer import (
+    Lent,
+    LoopRoles,
+    Neighbour,
+    TransferTuner,
+    adapt_recipe,
+    best_of_families,
+    loop_roles,
+    map_loops,
+    recipe_family,
+)
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c
 
 BLAS3 = Path(__file__).resolve().parents[2] / "corpus/kernels/blas3"
@@ -191,3 +201,59 @@ def test_a_gemm_recipe_reaches_the_textbook_matmul_by_expanding_its_accumulator(
     with Harness(matmul, params, reps=1, threads=1) as harness:
         result = harness.evaluate(candidate.recipe)
     assert result.variant.ok and result.verified, result.to_dict()
+
+
+SPARSE = BLAS3.parents[2] / "tests/loopnest/sparse_kernels"
+
+
+def test_an_spmv_recipe_keeps_the_dense_loop_of_spmm_innermost() -> None:
+    """Reproduction (sparse benchmark): SpMM's dense loop k plays no role of SpMV's loops, and was moved
+    outermost ("interchange to k, i, j"): the whole sparse product then ran once per dense column
+    (cachegrind, k = 16: 2.3x the instructions and 9x the L1 misses of the original). A parallel,
+    unit-stride innermost loop stays innermost, and the SpMV recipe applies around it."""
+    spmv = extract_scops(SPARSE / "spmv_csr.c").scops[0]
+    spmm = extract_scops(SPARSE / "spmm_csr.c").scops[0]
+    tuned = Recipe.from_dict({"steps": [{"op": "tile", "loops": [0], "sizes": [256]},
+                                        {"op": "parallelize", "loop": 0, "schedule": "guided"},
+                                        {"op": "unroll", "loop": 2, "factor": 8}]})
+    # Roles at the benchmark's sizes (trip counts are part of a role); the run at small ones.
+    adapted = adapt_recipe(tuned, loop_roles(spmv, {"n": 4000, "m": 3000, "nnz": 20000}), spmm,
+                           loop_roles(spmm, {"n": 20000, "m": 20000, "nnz": 1000000, "K": 16}))
+    steps = adapted.to_dict()["steps"]
+    assert all(s["op"] != "interchange" for s in steps)
+    assert [s["op"] for s in steps] == ["tile", "parallelize", "unroll"] and steps[2]["loop"] == 2  # j, not k
+    with Harness(spmm, {"n": 40, "m": 30, "nnz": 200, "K": 16}, reps=1) as harness:
+        assert harness.evaluate(adapted).verified
+
+
+def _recipe(*steps: dict) -> Recipe:
+    return Recipe.from_dict({"steps": list(steps)})
+
+
+def test_a_neighbour_lends_its_best_recipe_of_each_family() -> None:
+    order = _recipe({"op": "interchange", "order": [0, 2, 1]}, {"op": "parallelize", "loop": 0})
+    tiled = _recipe({"op": "interchange", "order": [0, 2, 1]}, {"op": "tile", "loops": [0], "sizes": [32]},
+                    {"op": "parallelize", "loop": 0})
+    rows = _recipe({"op": "parallelize", "loop": 0, "schedule": "dynamic"})
+    isl = _recipe({"op": "autoschedule"})
+    unroll = _recipe({"op": "unroll", "loop": 2, "factor": 4})
+    assert recipe_family(order) == recipe_family(tiled) != recipe_family(rows) != recipe_family(unroll)
+    ranked = [Lent(order, 2.0), Lent(tiled, 1.9), Lent(rows, 1.5), Lent(isl, 1.3), Lent(unroll, 1.2),
+              Lent(_recipe({"op": "vectorize", "loop": 2}), 1.0)]
+    assert best_of_families(ranked, families=3, min_speedup=1.1) == [ranked[0], ranked[2], ranked[3]]
+    assert best_of_families(ranked, families=9, min_speedup=1.1) == [ranked[0], ranked[2], ranked[3], ranked[4]]
+    assert best_of_families(ranked, families=9, min_speedup=1.6) == [ranked[0]]
+    assert best_of_families(ranked[5:], families=3, min_speedup=1.1) == []
+
+
+def test_a_neighbours_other_families_follow_its_best_and_more_neighbours_only_add_candidates() -> None:
+    source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")
+    roles = loop_roles(source, SIZES)
+    second = Lent(_recipe({"op": "parallelize", "loop": 0}), 1.5)
+    first = Neighbour(1, "gemm_ijk", 0.0, TUNED, roles, 3.0, others=(second, Lent(TUNED, 1.2)))
+    other = Neighbour(2, "gemm_ikj", 0.1, _recipe({"op": "tile", "loops": [0], "sizes": [16]}), roles, 2.0)
+    cands = TransferTuner().candidates(target, SIZES, [first, other])
+    # The duplicate (TUNED again, from first's third family) is offered once.
+    assert [(c.neighbour.nest_id, c.lent.speedup if c.lent else None) for c in cands] == [(1, 3.0), (1, 1.5), (2, 2.0)]
+    assert cands[1].lent == second and [s.op for s in cands[1].recipe.steps] == ["interchange", "parallelize"]
+    assert TransferTuner().candidates(target, SIZES, [first]) == cands[:2]

@@ -77,9 +77,10 @@ def test_reads_are_marked_as_the_server_treats_them(tmp_path: Path, keys_for_rea
         spec = api.get("/openapi.json").json()
         reads = {("get", "/v1/nests"), ("get", "/v1/nests/{nest_id}"), ("get", "/v1/targets"),
                  ("post", "/v1/search"), ("post", "/v1/programs:analyze"), ("get", "/v1/tuning-jobs"),
-                 ("get", "/v1/tuning-jobs/{job_id}"), ("get", "/v1/evaluation-jobs/{job_id}")}
+                 ("get", "/v1/tuning-jobs/{job_id}"), ("get", "/v1/evaluation-jobs/{job_id}"),
+                 ("get", "/v1/matrices/{matrix_id}")}
         writes = {("post", "/v1/programs"), ("post", "/v1/suggestions"), ("post", "/v1/tuning-jobs"),
-                  ("delete", "/v1/tuning-jobs/{job_id}")}
+                  ("delete", "/v1/tuning-jobs/{job_id}"), ("post", "/v1/matrices")}
         for path, method, operation in _operations(spec):
             if (method, path) in reads:
                 assert operation["security"] == read_security, (method, path)

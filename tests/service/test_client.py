@@ -7,17 +7,22 @@ import re
 from pathlib import Path
 
 import pytest
+import scipy.io
+import scipy.sparse
 from fastapi.testclient import TestClient
 
 from database import create_api_key, get_store
 from loopnest.errors import ParameterError, SourceError
 from loopnest.frontend.program import extract_program
 from loopnest.frontend.program import program_from_file as local_program_from_file
+from loopnest.harness.index_data import SparseChoice
 from service.client import Client, ClientError, collect_quoted_includes, program_from_file
 from service.commands.remote import analyze_remote, job_line, suggest_remote
 from service.core import TransferCore
 from tests.service.factories import CORPUS, GEMM, GEMM_PARAMS, PB, gemm_program, gemv_program
 from tests.service.servers import api_server
+
+SPMV = Path(__file__).resolve().parents[1] / "loopnest" / "sparse_kernels" / "spmv_csr.c"
 
 
 @pytest.fixture(scope="module")
@@ -157,3 +162,11 @@ def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.Captu
         assert table["nests"][0]["nest_id"] == nest["nest_id"]
         measured = suggest_remote(server, GEMM, **{**suggest, "evaluate": True}, api_key=key)  # a job, polled
         assert measured["evaluated"] is True and "gemm_ijk.c#0" in capsys.readouterr().out
+        # --matrix with --server: the file is sent first, and the request names it by the server's id.
+        matrix = tmp_path / "a.mtx"
+        scipy.io.mmwrite(matrix, scipy.sparse.random(60, 50, density=0.05, random_state=1, format="csr"))
+        spmv = {**suggest, "params": {"n": 60, "m": 50, "nnz": 600}}
+        sent = suggest_remote(server, SPMV, **spmv, api_key=key, json_out=True, sparse=SparseChoice(matrix=str(matrix)))
+        capsys.readouterr()
+        (stored,) = (tmp_path / "matrices").glob("*.mtx")
+        assert stored.read_bytes() == matrix.read_bytes() and sent["nests"][0]["job_id"] is not None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from service.api.routes import jobs, nests, programs, search, suggestions, targets
+from service.api.routes import jobs, matrices, nests, programs, search, suggestions, targets
 
 api_router = APIRouter(prefix="/v1")
-for _module in (programs, suggestions, jobs, nests, search, targets):
+for _module in (programs, suggestions, jobs, nests, search, targets, matrices):
     api_router.include_router(_module.router)
 
 __all__ = ["api_router"]
