@@ -126,8 +126,12 @@ def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int, _LinearStor
     if first.op != "=" or first.target != Var(scalar) or _reads(first, scalar):
         raise RecipeError(f"expand: the first statement on {scalar} (S{init}) is not an initialization "
                           f"'{scalar} = e' with e free of {scalar}")
+    for stmt in (first, last):
+        if stmt.guard is not None:  # the element would be written whatever the condition
+            raise RecipeError(f"expand: S{stmt.index} on {scalar} runs under a condition on data; only an "
+                              "unconditional initialization and store can be folded into the destination")
     form = _linear_store(last.value, scalar) if isinstance(last.target, ArrayRef) and last.op == "=" else None
-    if form is None or (last.guard is not None and scalar in _names(last.guard)):
+    if form is None:
         raise RecipeError(f"expand: {scalar} is read by S{store} in another way than a store "
                           f"'X[...] = {scalar}' (or 'X[...] = g + h*{scalar}') closing its lifetime; the general "
                           "form (a temporary array) is not implemented")

@@ -160,6 +160,7 @@ DEST_READ = MATMUL.replace("s += A[i][k] * B[k][j];", "s += A[i][k] * C[k][j];")
 FACTOR_READS_ARRAY = MATMUL.replace("C[i][j] = s;", "C[i][j] = A[i][j] * s;")
 G_READS_WRITTEN = MATMUL.replace("C[i][j] = s;", "D[i] = 1.0;\n      C[i][j] = D[i] + s;").replace(
     "double B[n][n])", "double B[n][n], double D[n])")
+GUARDED_STORE = MATMUL.replace("C[i][j] = s;", "if (A[i][j] > 0.0)\n        C[i][j] = s;")
 NOT_AN_UPDATE = MATMUL.replace("C[i][j] = s;", "C[i][j] = 2.0 * s;").replace(
     "s += A[i][k] * B[k][j];", "s = s * 0.5 + A[i][k];")
 
@@ -171,6 +172,7 @@ NOT_AN_UPDATE = MATMUL.replace("C[i][j] = s;", "C[i][j] = 2.0 * s;").replace(
     (DEST_READ, "the destination C is also accessed by S1"),
     (FACTOR_READS_ARRAY, "the factor of s in S2 reads more than constants and scalars the nest never writes"),
     (G_READS_WRITTEN, "S3 reads D, which the nest writes, besides s"),
+    (GUARDED_STORE, "S2 on s runs under a condition on data"),
     (NOT_AN_UPDATE, "S1 uses s in another way than 's += r' or 's -= r'"),
 ])
 def test_expand_is_refused_naming_why(tmp_path: Path, source: str, message: str) -> None:
