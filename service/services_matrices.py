@@ -3,7 +3,7 @@ referred to by id where a request chooses the matrix sparse nests run on (``"mat
 
 A file is stored under ``DATA_DIR/matrices/ID.mtx`` with its description beside it (``ID.json``); the id
 is the first 16 hex digits of the SHA-256 of the file's bytes (uncompressed), the same digest that
-names the structure of a measurement made on it (:meth:`SparseChoice.key`), so sending a file twice
+names the structure of a measurement made on it (:func:`matrix_digest`), so sending a file twice
 gives the same id. Tuning workers read it from the same data directory (``make serve`` runs them
 beside the API; workers on other hosts need that directory too). A gzip-compressed body is accepted
 and decompressed up to ``PERFEMBED_MAX_MATRIX_BYTES``.
@@ -11,7 +11,6 @@ and decompressed up to ``PERFEMBED_MAX_MATRIX_BYTES``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
@@ -21,6 +20,7 @@ from typing import Any
 
 from database.errors import NotFoundError
 from loopnest.errors import InputError
+from loopnest.harness.index_data import matrix_digest
 from loopnest.harness.sparse_inputs import read_matrix_market
 from service.config import ServiceSettings
 from service.errors import PayloadTooLargeError
@@ -42,7 +42,7 @@ def store_matrix(body: bytes, *, settings: ServiceSettings) -> tuple[dict[str, A
     raw = _uncompressed(body, settings.max_matrix_bytes)
     if not raw.strip():
         raise InputError(f"{UPLOAD_NAME}: the request body is empty; send the Matrix Market file as the body")
-    digest = hashlib.sha256(raw).hexdigest()[:16]
+    digest = matrix_digest(raw)
     folder = matrix_dir(settings)
     if (folder / f"{digest}.json").is_file():
         return matrix_info(digest, settings=settings), False

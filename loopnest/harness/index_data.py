@@ -43,6 +43,12 @@ DEFAULT_DENSITY = 0.01
 INPUTS_FILE = "perfembed_inputs.bin"
 
 
+def matrix_digest(data: bytes) -> str:
+    """What names a matrix file by its contents: the first 16 hex digits of the SHA-256 of its bytes
+    (the structure of a measurement made on it, and its id on a server: ``POST /v1/matrices``)."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class SparseChoice:
     """Which structure fills a nest's index arrays: a generated pattern (``sparsity``, ``density``;
@@ -64,7 +70,7 @@ class SparseChoice:
         a tuning study holds the trials of one structure only."""
         if self.matrix is not None:
             try:
-                digest = hashlib.sha256(Path(self.matrix).read_bytes()).hexdigest()[:16]
+                digest = matrix_digest(Path(self.matrix).read_bytes())
             except OSError as exc:
                 raise InputError(f"{Path(self.matrix).name}: cannot read the matrix file: {exc.strerror}") from None
             return f"matrix={digest}"
