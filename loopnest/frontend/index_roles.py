@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from loopnest.frontend.affine import parse_int_constant
 from loopnest.frontend.symbols import INTEGER_TYPES
 from loopnest.ir import (
     ArrayInfo,
@@ -58,20 +59,13 @@ def _pointer(bound: DynamicBound, arrays: Mapping[str, ArrayInfo]) -> str | None
     return name if name is not None and len(arrays[name].dims) == 1 and _integer_array(arrays, name) else None
 
 
-def _int_literal(text: str) -> int | None:
-    try:
-        return int(text.rstrip("uUlL"), 0)
-    except ValueError:
-        return None
-
-
 def _linear(expr: Expr, arrays: Mapping[str, ArrayInfo]) -> tuple[ArrayRef | None, int, int] | None:
     """``expr`` as ``a * R + c`` with R an element of an integer array (None: a constant) and a, c integer
     constants; None for any other form."""
     if isinstance(expr, ArrayRef):
         return (expr, 1, 0) if _integer_array(arrays, expr.name) else None
     if isinstance(expr, Const):
-        value = _int_literal(expr.text)
+        value = parse_int_constant(expr.text)
         return None if value is None else (None, 0, value)
     if isinstance(expr, Unary) and expr.op in ("-", "+"):
         inner = _linear(expr.operand, arrays)
