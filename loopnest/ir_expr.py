@@ -21,6 +21,10 @@ class Expr:
         for child in self.children():
             yield from child.walk()
 
+    def names(self) -> set[str]:
+        """The scalars and arrays ``expr`` reads (by name), subscripts included."""
+        return {e.name for e in self.walk() if isinstance(e, (Var, ArrayRef))}
+
 
 @dataclass(frozen=True)
 class Const(Expr):

@@ -81,18 +81,14 @@ class _LinearStore:
         return self.g is None and self.h is None and not self.negate
 
 
-def _names(expr: Expr) -> set[str]:
-    return {e.name for e in expr.walk() if isinstance(e, (Var, ArrayRef))}
-
-
 def _factor(expr: Expr, scalar: str) -> tuple[bool, Expr | None]:
     """(True, h) when ``expr`` is ``s``, ``h*s`` or ``s*h`` with ``h`` free of ``s``."""
     if expr == Var(scalar):
         return True, None
     if isinstance(expr, Binary) and expr.op == "*":
-        if expr.left == Var(scalar) and scalar not in _names(expr.right):
+        if expr.left == Var(scalar) and scalar not in expr.right.names():
             return True, expr.right
-        if expr.right == Var(scalar) and scalar not in _names(expr.left):
+        if expr.right == Var(scalar) and scalar not in expr.left.names():
             return True, expr.left
     return False, None
 
@@ -104,10 +100,10 @@ def _linear_store(value: Expr, scalar: str) -> _LinearStore | None:
         return _LinearStore(h=h)
     if isinstance(value, Binary) and value.op in ("+", "-"):
         ok, h = _factor(value.right, scalar)
-        if ok and scalar not in _names(value.left):
+        if ok and scalar not in value.left.names():
             return _LinearStore(g=value.left, h=h, negate=value.op == "-")
         ok, h = _factor(value.left, scalar)
-        if ok and value.op == "+" and scalar not in _names(value.right):
+        if ok and value.op == "+" and scalar not in value.right.names():
             return _LinearStore(g=value.right, h=h)
     return None
 
@@ -143,7 +139,7 @@ def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int, _LinearStor
 def _check_linear(scop: Scop, scalar: str, middle: list[int], last: Statement, form: _LinearStore) -> None:
     """``h`` is loop-invariant, ``g`` can move to the initialization, and every other use is an update."""
     written = {name for name, info in scop.arrays.items() if info.written}
-    if form.h is not None and (_names(form.h) & written
+    if form.h is not None and (form.h.names() & written
                                or any(isinstance(e, ArrayRef) for e in form.h.walk())):
         raise RecipeError(f"expand: the factor of {scalar} in S{last.index} reads more than constants and "
                           "scalars the nest never writes")
@@ -156,8 +152,8 @@ def _check_linear(scop: Scop, scalar: str, middle: list[int], last: Statement, f
                               f"{scalar}: it cannot be evaluated where {scalar} is initialized")
     for index in middle:
         stmt = scop.statements[index]
-        if (stmt.target != Var(scalar) or stmt.op not in ("+=", "-=") or scalar in _names(stmt.value)
-                or (stmt.guard is not None and scalar in _names(stmt.guard))):
+        if (stmt.target != Var(scalar) or stmt.op not in ("+=", "-=") or scalar in stmt.value.names()
+                or (stmt.guard is not None and scalar in stmt.guard.names())):
             raise RecipeError(f"expand: S{index} uses {scalar} in another way than '{scalar} += r' "
                               f"or '{scalar} -= r', so the factor of S{last.index} cannot be distributed")
 
@@ -241,7 +237,7 @@ def _linear_init(stmt: Statement, store: Statement, form: _LinearStore) -> State
         value = stmt.value if term is None else (Unary("-", term) if form.negate else term)
     else:
         value = form.g if term is None else Binary("-" if form.negate else "+", form.g, term)
-    read_by_g = _names(form.g) if form.g is not None else set()
+    read_by_g = form.g.names() if form.g is not None else set()
     moved = tuple(Access(acc.array, acc.subscripts, False,
                          str(isl.Map(acc.relation).set_tuple_name(isl.dim_type.in_, stmt.name)),
                          acc.approximated, acc.reason)

@@ -36,7 +36,7 @@ class Reduction:
 
 
 def _reads(expr: Expr, name: str) -> bool:
-    return any(isinstance(e, (Var, ArrayRef)) and e.name == name for e in expr.walk())
+    return name in expr.names()
 
 
 def _split(stmt: Statement) -> tuple[str, Expr] | None:
