@@ -100,7 +100,7 @@ class ProgramIn(BaseModel):
 class MatrixPublic(BaseModel):
     """A Matrix Market file the server holds, by the id requests name it with (``"matrix": ID``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = Forbid
 
     id: MatrixId = Field(description="The first 16 hex digits of the SHA-256 of the (uncompressed) file")
     rows: int
@@ -138,7 +138,6 @@ class SuggestionsIn(ProgramIn):
     check: str | None = Field(None, max_length=1024, description='With evaluate "program": a shell command '
                               "comparing the runs' files in $ORIGINAL and $TUNED, exit 0 when they agree")
     fallback: bool = Field(True, description="Enqueue a tuning job when no neighbour is good enough")
-
 
 
 
@@ -232,7 +231,6 @@ class ProgressPublic(BaseModel):
     gemm.c#0): timing``); the other fields are its parts."""
     model_config = Forbid
 
-
     stage: str = Field(description='"baseline", "candidate", "re-measuring", "storing results" or "whole program"')
     step: str = Field(description='What happens now: "compiling", "timing", "verifying", "timing run 2", ...')
     current: int = Field(description="Which item of the stage (1-based; 0 when the stage has no items)")
@@ -248,7 +246,6 @@ class EvaluationJobPublic(BaseModel):
     until ``status`` is ``done`` (``result`` is the answer) or ``failed`` (``error`` is the error body,
     with the HTTP ``status`` the request would have got)."""
     model_config = Forbid
-
 
     id: str = Field(description="Random job id (answers are kept for PERFEMBED_EVALUATION_JOB_KEEP_S after the end)")
     status: Literal["queued", "running", "done", "failed"]
