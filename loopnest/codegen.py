@@ -16,7 +16,7 @@ from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_
 from loopnest.codegen_dynamic import DynamicLoops
 from loopnest.frontend.symbols import canonical_scalar
 from loopnest.ir import Scop
-from loopnest.omp_clauses import checked_name, omp_clauses, schedule_clause, statements_under
+from loopnest.omp_clauses import checked_name, omp_clauses, schedule_clause, statement_names_under, statements_under
 from loopnest.polyhedral import schedule_map
 from loopnest.transform.pack import ALIGNMENT
 
@@ -43,11 +43,14 @@ class _Printer:
     used_helpers: set[str] = field(default_factory=set)
     dynamic: DynamicLoops | None = None
     narrowed: list[int] = field(default_factory=list)  # levels of the enclosing loops with bounds on data
+    jams: dict[int, int] = field(default_factory=dict)  # unroll-and-jam point level -> factor
+    values: dict[str, str] = field(default_factory=dict)  # iterators of unrolled loops -> their value here
 
     def expr(self, e: isl.AstExpr) -> str:
         t = expr_type(e)
         if t == isl.ast_expr_type.id:
-            return e.get_id().get_name()
+            name = e.get_id().get_name()
+            return self.values.get(name, name)
         if t == isl.ast_expr_type.int:
             v = e.get_val().to_python()
             return str(v) if v >= 0 else f"({v})"
@@ -101,6 +104,8 @@ class _Printer:
             if n.for_is_degenerate():
                 return [f"{pad}{{", f"{pad}{self.indent}const int {it} = {init};",
                         *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
+            if level in self.jams and (copies := self._jammed(n, it, init, self.jams[level], depth)) is not None:
+                return copies
             # OpenMP wants a bare "var relop bound" as the loop test: no outer parentheses.
             cond, inc = _unparen(self.expr(n.for_get_cond())), self.expr(n.for_get_inc())
             head = [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{"]
@@ -124,6 +129,27 @@ class _Printer:
         if t == isl.ast_node_type.mark:
             return self.node(n.mark_get_node(), depth)
         raise NotImplementedError(f"isl AST node {t} has no C form here")
+
+    def _jammed(self, n: isl.AstNode, it: str, init: str, factor: int, depth: int) -> list[str] | None:
+        """A full block of an unroll-and-jam point loop, unrolled: its body once per value of the
+        iterator (``init``, ``init + 1``, ...), so the copies are jammed into the innermost body. None
+        (the loop is printed as a loop, under its ``GCC unroll``) unless isl's loop is exactly
+        ``for (it = init; it <= init + factor - 1; it += 1)`` over full-block statements. isl's own
+        ``unroll`` option gave the same code but cost up to 44 s of AST generation per variant."""
+        if not all(name.endswith("_full") for name in statement_names_under(n)):
+            return None
+        cond = n.for_get_cond()
+        if (self.expr(n.for_get_inc()) != "1" or expr_type(cond) != isl.ast_expr_type.op
+                or op_type(cond) != isl.ast_expr_op_type.le
+                or self.expr(cond.get_op_arg(0)) != it
+                or self.expr(cond.get_op_arg(1)) != _plus(init, factor - 1)):
+            return None
+        out = []
+        for u in range(factor):
+            self.values[it] = _plus(init, u)
+            out += self.node(n.for_get_body(), depth)
+        del self.values[it]
+        return out
 
     def _narrowed_for(self, n: isl.AstNode, it: str, init: str, level: int, bounds: tuple[str | None, str | None],
                       depth: int) -> list[str]:
@@ -161,6 +187,14 @@ class _Printer:
             return None
         limit = self.expr(cond.get_op_arg(1))
         return f"{limit} + 1" if op == isl.ast_expr_op_type.le else limit
+
+
+def _plus(text: str, offset: int) -> str:
+    """The C text of ``text + offset``, folded when ``text`` is an integer literal."""
+    if re.fullmatch(r"\(?-?\d+\)?", text):
+        value = int(text.strip("()")) + offset
+        return str(value) if value >= 0 else f"({value})"
+    return text if offset == 0 else f"({text} + {offset})"
 
 
 def _unparen(text: str) -> str:
@@ -207,15 +241,14 @@ def _full_blocks(scop: Scop, reached: isl.UnionSet, jams: dict[int, int]) -> isl
     return full
 
 
-def _separate_full_blocks(scop: Scop, sched: isl.UnionMap) -> tuple[isl.UnionMap, isl.UnionMap | None]:
+def _separate_full_blocks(scop: Scop, sched: isl.UnionMap) -> isl.UnionMap:
     """``sched`` with the instances in full blocks of the unroll-and-jam point levels renamed
     ``S<i>_full``, so that isl generates the full blocks apart from the partial block that remains
-    (the remainder loop), and the isl options that unroll the point levels of the full blocks
-    completely (the copies are jammed into the innermost body). The schedule points are unchanged,
-    so the order of execution is too."""
+    (the remainder loop); the printer unrolls the point loops of the full blocks (``_Printer._jammed``).
+    The schedule points are unchanged, so the order of execution is too."""
     jams = _jam_factors(scop)
     if not jams:
-        return sched, None
+        return sched
     full = _full_blocks(scop, sched.range(), jams)
     maps: list[isl.Map] = []
     sched.intersect_range(full).foreach_map(maps.append)
@@ -223,11 +256,7 @@ def _separate_full_blocks(scop: Scop, sched: isl.UnionMap) -> tuple[isl.UnionMap
     for m in maps:
         name = m.get_tuple_name(isl.dim_type.in_)
         out = out.union(isl.UnionMap(m.set_tuple_name(isl.dim_type.in_, f"{name}_full")))
-    options = isl.UnionMap.empty(full.get_space())
-    for level in jams:
-        unroll = isl.UnionSet(f"{{ unroll[{2 * level + 1}] }}")
-        options = options.union(isl.UnionMap.from_domain_and_range(full, unroll))
-    return out, options
+    return out
 
 
 class _Subscripts:
@@ -314,22 +343,11 @@ def _ast(scop: Scop, sched: isl.UnionMap, options: isl.UnionMap | None, prefix: 
 def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     """The C text of ``scop`` under its schedule: a braced block, ready to replace the region."""
     prefix = _fresh_prefix(scop)
-    sched, unroll = _separate_full_blocks(scop, schedule_map(scop))
-    separate = _separate_option(scop)
-    options = unroll if separate is None else separate if unroll is None else unroll.union(separate)
-    try:
-        tree = _ast(scop, sched, options, prefix)
-    except isl.Error:
-        if unroll is None:
-            raise
-        # isl's unroll fails on some full blocks ("basic sets in scc are assumed to be disjoint":
-        # gemm tiled 16x16x8 with an A and a transposed B pack under unroll_jam 8, in the seed
-        # build). Without it the same schedule is generated with the point loop kept as a loop of
-        # constant trip count under its "#pragma GCC unroll", which gcc unrolls: the order of
-        # execution is the same, only the jam is left to the compiler.
-        tree = _ast(scop, sched, separate, prefix)
+    sched = _separate_full_blocks(scop, schedule_map(scop))
+    tree = _ast(scop, sched, _separate_option(scop), prefix)
     printer = _Printer(scop, prefix, indent,
-                       dynamic=DynamicLoops(scop, prefix) if any(s.dynamic_bounds for s in scop.statements) else None)
+                       dynamic=DynamicLoops(scop, prefix) if any(s.dynamic_bounds for s in scop.statements) else None,
+                       jams=_jam_factors(scop))
     body = printer.node(tree, 1)
     decls = _declarations(scop, indent)
     defines = [_HELPERS[h] for h in sorted(printer.used_helpers)]

@@ -24,22 +24,27 @@ def checked_name(scop: Scop, name: str) -> str:
     return name
 
 
-def statements_under(node: isl.AstNode) -> set[int]:
-    """The statements an isl AST node executes."""
+def statement_names_under(node: isl.AstNode) -> set[str]:
+    """The names (``S<i>``, ``S<i>_full``) of the statements an isl AST node executes."""
     t = node_type(node)
     if t == isl.ast_node_type.user:
-        return {int(node.user_get_expr().get_op_arg(0).get_id().get_name()[1:].split("_")[0])}
+        return {node.user_get_expr().get_op_arg(0).get_id().get_name()}
     if t == isl.ast_node_type.block:
         children = node.block_get_children()
-        return set().union(*(statements_under(children.get_at(i)) for i in range(children.n_ast_node())))
+        return set().union(*(statement_names_under(children.get_at(i)) for i in range(children.n_ast_node())))
     if t == AST_FOR:
-        return statements_under(node.for_get_body())
+        return statement_names_under(node.for_get_body())
     if t == AST_IF:
-        out = statements_under(node.if_get_then_node())
-        return out | statements_under(node.if_get_else_node()) if node.if_has_else_node() else out
+        out = statement_names_under(node.if_get_then_node())
+        return out | statement_names_under(node.if_get_else_node()) if node.if_has_else_node() else out
     if t == isl.ast_node_type.mark:
-        return statements_under(node.mark_get_node())
+        return statement_names_under(node.mark_get_node())
     return set()
+
+
+def statements_under(node: isl.AstNode) -> set[int]:
+    """The statements an isl AST node executes."""
+    return {int(name[1:].split("_")[0]) for name in statement_names_under(node)}
 
 
 def array_section(scop: Scop, name: str, statements: set[int], print_expr: Callable[[isl.AstExpr], str]) -> str:

@@ -120,8 +120,9 @@ def test_random_recipes_with_unroll_jam_preserve_outputs_and_are_mostly_applied(
 def test_unroll_jam_beside_two_packs_generates_and_verifies() -> None:
     """Reproduction (seed build, trial 38 of gemm_kij_nt_alpha_f32): a transposed B pack beside an A pack
     under unroll_jam 8 made isl's code generator fail ("basic sets in scc are assumed to be disjoint").
-    The same schedule is now generated without isl's unroll (the point loop keeps its GCC unroll
-    pragma), and the variant verifies."""
+    isl's unroll option is no longer used: the printer unrolls the full blocks itself (8 copies jammed
+    into the innermost body), the remainder keeps a loop under its GCC unroll pragma, and the variant
+    verifies."""
     scop = extract_scops(ROOT / "corpus/generated/gemm_orders/gemm_kij_nt_alpha_f32.c").scops[0]
     recipe = Recipe.from_dict({"steps": [
         {"op": "tile", "loops": [0, 1, 2], "sizes": [16, 16, 8]}, {"op": "pack", "array": "A", "loop": 1},
@@ -129,5 +130,8 @@ def test_unroll_jam_beside_two_packs_generates_and_verifies() -> None:
         {"op": "unroll_jam", "loop": 3, "factor": 8}]})
     code = generate_c(apply_recipe(scop, recipe))
     assert "#pragma GCC unroll 8" in code and "#pragma omp parallel for" in code
+    copies = re.findall(r"C\[c9\]\[c11\] \+= .*perfembed_pack_B\["
+                        r"\(\(\(-16\) \* c1\) \+ \(\(8 \* c7\) \+ (\d)\)\)\]", code)
+    assert copies == [str(u) for u in range(1, 8)]  # the copy for 0 reads (8 * c7) itself
     with Harness(scop, {"nk": 37, "ni": 35, "nj": 29}, reps=1, threads=2) as harness:
         assert apply_and_verify(harness, recipe)
