@@ -73,7 +73,7 @@ from autotune.space_steps import (
     tiled_band,
     width,
 )
-from loopnest.errors import IllegalTransformError, RecipeError
+from loopnest.errors import IllegalTransformError, ParameterError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
@@ -125,7 +125,8 @@ class RecipeSpace:
                  prune: bool = True, tile_sizes: Sequence[int] = TILE_SIZES,
                  unroll_factors: Sequence[int] = UNROLL_FACTORS, max_permuted: int = MAX_PERMUTED) -> None:
         if any(int(f) < 2 for f in unroll_factors) or any(int(s) < 1 for s in tile_sizes):
-            raise ValueError("tile sizes must be >= 1 and unroll factors >= 2")
+            raise ParameterError(f"tile sizes must be >= 1 and unroll factors >= 2, got tile sizes {list(tile_sizes)} "
+                                 f"and unroll factors {list(unroll_factors)}")
         # A scalar accumulator pins the loops around it (textbook matmul's ``sum``): every recipe of
         # the space starts by expanding it, and the choices below are those of the expanded nest.
         self.original = scop
@@ -261,7 +262,8 @@ class RecipeSpace:
     def recipe_for(self, params: Mapping[str, Any]) -> Recipe:
         """The recipe of a point; parameters left out take their first choice.
 
-        Raises ValueError for a parameter this space does not have or a value outside its choices.
+        Raises :class:`~loopnest.errors.ParameterError` (a ValueError) for a parameter this space does not have
+        or a value outside its choices.
         """
         return Recipe.from_dict({"steps": [*self.expand_steps, *self._steps_for(params)]})
 
@@ -308,13 +310,13 @@ class RecipeSpace:
     def _complete(self, params: Mapping[str, Any]) -> dict[str, Any]:
         unknown = set(params) - set(self.choices)
         if unknown:
-            raise ValueError(f"{self.scop.name}: the recipe space has no parameter(s) {sorted(unknown)}; "
-                             f"it has {list(self.choices)}")
+            raise ParameterError(f"{self.scop.name}: the recipe space has no parameter(s) {sorted(unknown)}; "
+                                 f"it has {list(self.choices)}")
         out = self.default_params()
         for name, value in params.items():
             allowed = self.choices[name]
             if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
-                raise ValueError(f"{self.scop.name}: {name}={value!r} is not one of {list(allowed)}")
+                raise ParameterError(f"{self.scop.name}: {name}={value!r} is not one of {list(allowed)}")
             out[name] = value
         return out
 

@@ -31,7 +31,7 @@ from embeddings.features import (
 )
 from embeddings.features.dynamic import _parse_cachegrind, _parse_perf
 from embeddings.features.signature import isa_level
-from loopnest import ParameterError, PreprocessOptions, extract_scops
+from loopnest import InternalError, ParameterError, PreprocessOptions, extract_scops
 from loopnest.config import get_settings
 from loopnest.transform import interchange, tile
 from service.commands.features import target_app
@@ -173,8 +173,14 @@ def test_signed_log2_and_vector_basics() -> None:
     assert stack([v, v]).shape == (2, 3)
     with pytest.raises(KeyError):
         schema.fill({"zzz": 1.0})
-    with pytest.raises(ValueError, match="duplicate"):
+    # A schema is perfembed's own code: duplicate names are a bug of ours (exit 1, HTTP 500), not the user's.
+    with pytest.raises(InternalError, match=r"duplicate feature names in schema: \['a'\].*bug in perfembed"):
         Schema((("a", "x"), ("a", "y")))
+    with pytest.raises(InternalError, match=r"feature names in both vectors: \['a', 'b', 'c'\]"):
+        v.concat(v)
+    other = Schema((("b", "x"),)).fill({"b": 1.0})
+    with pytest.raises(InternalError, match="vector 1 has a different schema than vector 0"):
+        stack([v, other])
 
 
 # ---------------------------------------------------------------------------------------------
