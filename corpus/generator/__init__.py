@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from corpus.generator import composition, conv, linalg, sparse, stencils, tensor, vector
+from corpus.generator import composition, conv, linalg, sparse, stencils, tensor, triangular, vector
 from corpus.generator.core import Kernel, Nest
 from corpus.generator.render import normalize
 from corpus.generator.sizing import calibration_factor, finalize, load_calibration
@@ -19,7 +19,7 @@ from corpus.generator.sizing import calibration_factor, finalize, load_calibrati
 FAMILIES: dict[str, Callable[[random.Random], list[Kernel]]] = {
     "gemm_orders": linalg.gemm_orders,
     "gemv_like": linalg.gemv_like,
-    "triangular": linalg.triangular,
+    "triangular": triangular.triangular,
     "batched": linalg.batched,
     "stencil_1d": stencils.stencil_1d,
     "stencil_2d": stencils.stencil_2d,

@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import random
 
-from corpus.generator.core import FP, Add, Kernel, Scaled, family_of, fn, kernel_adder, lit, loop
-
-
-def _zero(t: str) -> str:
-    return lit(0.0, t)
-
+from corpus.generator.core import FP, Add, Kernel, Scaled, family_of, fn, kernel_adder, lit, loop, zero
 
 _GEMM_SIZES = {"ni": Scaled(), "nj": Scaled(), "nk": Scaled()}
 _GEMM_ARRAYS = [(None, "C", ("ni", "nj")), (None, "A", ("ni", "nk")), (None, "B", ("nk", "nj"))]
@@ -170,7 +165,7 @@ def _multi_gemm(rng: random.Random, add: Add) -> None:
         [(t, "tmp", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "C", ("nj", "nl")),
          (t, "D", ("ni", "nl"))],
         [*loop([("i", 0, "ni"), ("j", 0, "nj")],
-               [f"tmp[i][j] = {_zero(t)}", *loop([("k", 0, "nk")], "tmp[i][j] += alpha * A[i][k] * B[k][j]")]),
+               [f"tmp[i][j] = {zero(t)}", *loop([("k", 0, "nk")], "tmp[i][j] += alpha * A[i][k] * B[k][j]")]),
          *loop([("i", 0, "ni"), ("j", 0, "nl")], ["D[i][j] *= beta", *loop([("k", 0, "nj")],
                                                                            "D[i][j] += tmp[i][k] * C[k][j]")])],
         scalars=[(t, "alpha"), (t, "beta")], pragma=True)
@@ -179,7 +174,7 @@ def _multi_gemm(rng: random.Random, add: Add) -> None:
         "(marked region)", t, ["ni", "nj", "nk", "nl"],
         [(t, "tmp", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "C", ("nj", "nl")),
          (t, "D", ("ni", "nl"))],
-        [*loop([("i", 0, "ni")], [*loop([("j", 0, "nj")], f"tmp[i][j] = {_zero(t)}"),
+        [*loop([("i", 0, "ni")], [*loop([("j", 0, "nj")], f"tmp[i][j] = {zero(t)}"),
                                   *loop([("k", 0, "nk"), ("j", 0, "nj")], "tmp[i][j] += A[i][k] * B[k][j]")]),
          *loop([("i", 0, "ni"), ("k", 0, "nj"), ("j", 0, "nl")], "D[i][j] += tmp[i][k] * C[k][j]")], pragma=True)
     t = rng.choice(FP)
@@ -198,9 +193,9 @@ def _multi_gemm(rng: random.Random, add: Add) -> None:
         def mm(o: str, d: str, a: str, b: str, ni: str, nj: str, nk: str, order: str = order) -> list:
             bnd = {"i": ("i", 0, ni), "j": ("j", 0, nj), "k": ("k", 0, nk)}
             if order == "ijk":
-                return loop([bnd["i"], bnd["j"]], [f"{d}[i][j] = {_zero(o)}",
+                return loop([bnd["i"], bnd["j"]], [f"{d}[i][j] = {zero(o)}",
                                                    *loop([bnd["k"]], f"{d}[i][j] += {a}[i][k] * {b}[k][j]")])
-            return loop([bnd["i"]], [*loop([bnd["j"]], f"{d}[i][j] = {_zero(o)}"),
+            return loop([bnd["i"]], [*loop([bnd["j"]], f"{d}[i][j] = {zero(o)}"),
                                      *loop([bnd["k"], bnd["j"]], f"{d}[i][j] += {a}[i][k] * {b}[k][j]")])
         add(f"three_mm_{order}", f"3mm: E = A B, F = C D, G = E F, each product in {order} form (marked region)", t,
             ints, arrays, [*mm(t, "E", "A", "B", "ni", "nj", "nk"), *mm(t, "F", "C", "D", "nj", "nl", "nm"),
@@ -211,13 +206,13 @@ def _layers(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("gemm_relu_fused", "gemm with ReLU applied to each finished dot product", t, ["ni", "nj", "nk"],
         _typed(t, _GEMM_ARRAYS), loop([("i", 0, "ni"), ("j", 0, "nj")], [
-            f"{t} acc = {_zero(t)}", *loop([("k", 0, "nk")], "acc += A[i][k] * B[k][j]"),
-            f"C[i][j] = {fn('fmax', t)}(acc, {_zero(t)})"]), _GEMM_SIZES)
+            f"{t} acc = {zero(t)}", *loop([("k", 0, "nk")], "acc += A[i][k] * B[k][j]"),
+            f"C[i][j] = {fn('fmax', t)}(acc, {zero(t)})"]), _GEMM_SIZES)
     t = rng.choice(FP)
     add("gemm_then_relu", "gemm (ikj) followed by a separate ReLU sweep (marked region)", t, ["ni", "nj", "nk"],
         _typed(t, _GEMM_ARRAYS),
         [*loop([("i", 0, "ni"), ("k", 0, "nk"), ("j", 0, "nj")], "C[i][j] += A[i][k] * B[k][j]"),
-         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"C[i][j] = {fn('fmax', t)}(C[i][j], {_zero(t)})")],
+         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"C[i][j] = {fn('fmax', t)}(C[i][j], {zero(t)})")],
         _GEMM_SIZES, pragma=True)
     t = rng.choice(FP)
     add("dense_tanh", "dense layer Y = tanh(X W + b) with an accumulator per output", t, ["ni", "nj", "nk"],
@@ -230,7 +225,7 @@ def _layers(rng: random.Random, add: Add) -> None:
         ["ni", "nj", "nk"], [(t, "Y", ("ni", "nj")), (t, "X", ("ni", "nk")), (t, "W", ("nk", "nj")), (t, "b", ("nj",))],
         [*loop([("i", 0, "ni"), ("j", 0, "nj")], "Y[i][j] = b[j]"),
          *loop([("i", 0, "ni"), ("k", 0, "nk"), ("j", 0, "nj")], "Y[i][j] += X[i][k] * W[k][j]"),
-         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"Y[i][j] = {fn('fmax', t)}(Y[i][j], {_zero(t)})")],
+         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"Y[i][j] = {fn('fmax', t)}(Y[i][j], {zero(t)})")],
         _GEMM_SIZES, pragma=True)
     t = rng.choice(FP)
     add("mlp2", "two-layer perceptron: H = relu(X W1 + b1), Y = H W2 + b2 (marked region)", t,
@@ -239,7 +234,7 @@ def _layers(rng: random.Random, add: Add) -> None:
          (t, "W2", ("dh", "dout")), (t, "b2", ("dout",)), (t, "Y", ("n", "dout"))],
         [*loop([("i", 0, "n"), ("j", 0, "dh")], [f"{t} acc = b1[j]",
                                                  *loop([("k", 0, "din")], "acc += X[i][k] * W1[k][j]"),
-                                                 f"H[i][j] = {fn('fmax', t)}(acc, {_zero(t)})"]),
+                                                 f"H[i][j] = {fn('fmax', t)}(acc, {zero(t)})"]),
          *loop([("i", 0, "n"), ("j", 0, "dout")], [f"{t} acc2 = b2[j]",
                                                    *loop([("k", 0, "dh")], "acc2 += H[i][k] * W2[k][j]"),
                                                    "Y[i][j] = acc2"])], pragma=True)
@@ -260,7 +255,7 @@ def _chains(rng: random.Random, add: Add) -> None:
     add("attention", "attention without normalisation: S = Q K^T / d, P = exp(S), O = P V (marked region)", t,
         ["n", "d"], [(t, "Q", ("n", "d")), (t, "K", ("n", "d")), (t, "V", ("n", "d")), (t, "S", ("n", "n")),
                      (t, "O", ("n", "d"))],
-        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"{t} acc = {_zero(t)}",
+        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"{t} acc = {zero(t)}",
                                                 *loop([("k", 0, "d")], "acc += Q[i][k] * K[j][k]"),
                                                 "S[i][j] = acc / d"]),
          *loop([("i", 0, "n"), ("j", 0, "n")], f"S[i][j] = {fn('exp', t)}(S[i][j])"),
@@ -271,12 +266,12 @@ def _chains(rng: random.Random, add: Add) -> None:
         "normalisation, then P V (marked region)", t, ["n", "d"],
         [(t, "Q", ("n", "d")), (t, "K", ("n", "d")), (t, "V", ("n", "d")), (t, "S", ("n", "n")), (t, "z", ("n",)),
          (t, "O", ("n", "d"))],
-        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"S[i][j] = {_zero(t)}",
+        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"S[i][j] = {zero(t)}",
                                                 *loop([("k", 0, "d")], "S[i][j] += Q[i][k] * K[j][k] / d")]),
-         *loop([("i", 0, "n")], [f"z[i] = {_zero(t)}", *loop([("j", 0, "n")], [f"S[i][j] = {fn('exp', t)}(S[i][j])",
+         *loop([("i", 0, "n")], [f"z[i] = {zero(t)}", *loop([("j", 0, "n")], [f"S[i][j] = {fn('exp', t)}(S[i][j])",
                                                                            "z[i] += S[i][j]"])]),
          *loop([("i", 0, "n"), ("j", 0, "n")], "S[i][j] = S[i][j] / z[i]"),
-         *loop([("i", 0, "n"), ("k", 0, "d")], [f"O[i][k] = {_zero(t)}",
+         *loop([("i", 0, "n"), ("k", 0, "d")], [f"O[i][k] = {zero(t)}",
                                                 *loop([("j", 0, "n")], "O[i][k] += S[i][j] * V[j][k]")])],
         {"n": Scaled(), "d": Scaled(0.2, 4)}, pragma=True)
     t = rng.choice(FP)
@@ -310,9 +305,9 @@ def _chains(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("residual_block", "residual block Y = X + relu(X W) with a square weight matrix", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "W", ("m", "m")), (t, "Y", ("n", "m"))],
-        loop([("i", 0, "n"), ("j", 0, "m")], [f"{t} acc = {_zero(t)}",
+        loop([("i", 0, "n"), ("j", 0, "m")], [f"{t} acc = {zero(t)}",
                                               *loop([("k", 0, "m")], "acc += X[i][k] * W[k][j]"),
-                                              f"Y[i][j] = X[i][j] + {fn('fmax', t)}(acc, {_zero(t)})"]))
+                                              f"Y[i][j] = X[i][j] + {fn('fmax', t)}(acc, {zero(t)})"]))
     t = rng.choice(FP)
     add("gemm_rowsum", "row i of C = A B is computed (ikj) and immediately summed into r[i]", t, ["ni", "nj", "nk"],
         [*_typed(t, _GEMM_ARRAYS), (t, "r", ("ni",))],

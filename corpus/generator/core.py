@@ -167,3 +167,13 @@ def lit(x: float, ctype: str) -> str:
 def fn(name: str, ctype: str) -> str:
     """A math function for ``ctype`` (``sqrtf`` for float)."""
     return name + ("f" if ctype == "float" else "")
+
+
+def fp_type(rng: random.Random) -> str:
+    """A floating element type, float or double with equal odds."""
+    return rng.choice(FP)
+
+
+def zero(ctype: str) -> str:
+    """The zero constant of ``ctype``."""
+    return lit(0.0, ctype)
