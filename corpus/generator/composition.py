@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from corpus.generator.core import FP, Add, Kernel, Scaled, family_of, fn, kernel_adder, lit, loop, zero
+from corpus.generator.core import FP, Add, Kernel, Scaled, family_of, fn, lit, loop, zero
 
 _GEMM_SIZES = {"ni": Scaled(), "nj": Scaled(), "nk": Scaled()}
 _GEMM_ARRAYS = [(None, "C", ("ni", "nj")), (None, "A", ("ni", "nk")), (None, "B", ("nk", "nj"))]
@@ -21,10 +21,15 @@ def _means(t: str, X: str = "X", mu: str = "mean", n: str = "n", m: str = "m") -
 
 
 # -- datamining --------------------------------------------------------------------------------------------
+_NM = {"n": Scaled(1.0, 4), "m": Scaled(0.6, 4)}  # n samples of m features
+
+
 def datamining(rng: random.Random) -> list[Kernel]:
-    out: list[Kernel] = []
-    add = kernel_adder("datamining", out)
-    nm = {"n": Scaled(1.0, 4), "m": Scaled(0.6, 4)}
+    return family_of("datamining", rng, _covariances, _standardising_and_distances, _similarities_and_scaling,
+                     _time_series)
+
+
+def _covariances(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("covariance_sym", "covariance: column means, centring in place, then the upper triangle of X^T X / (n - 1) "
         "mirrored into the lower one (marked region, three nests)", t, ["n", "m"],
@@ -32,21 +37,21 @@ def datamining(rng: random.Random) -> list[Kernel]:
         [*_means(t), *loop([("i", 0, "n"), ("j", 0, "m")], "X[i][j] -= mean[j]"),
          *loop([("a", 0, "m"), ("b", "a", "m")], [
              f"cov[a][b] = {lit(0.0, t)}", *loop([("i", 0, "n")], "cov[a][b] += X[i][a] * X[i][b]"),
-             "cov[a][b] = cov[a][b] / (n - 1)", "cov[b][a] = cov[a][b]"])], nm, pragma=True)
+             "cov[a][b] = cov[a][b] / (n - 1)", "cov[b][a] = cov[a][b]"])], _NM, pragma=True)
     t = rng.choice(FP)
     add("covariance_rank1", "covariance as a sum of rank-1 updates: means, a centred copy D, then "
         "cov += D[i]^T D[i] row by row and a final scaling (marked region)", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "D", ("n", "m")), (t, "mean", ("m",)), (t, "cov", ("m", "m"))],
         [*_means(t), *loop([("i", 0, "n"), ("j", 0, "m")], "D[i][j] = X[i][j] - mean[j]"),
          *loop([("i", 0, "n"), ("a", 0, "m"), ("b", 0, "m")], "cov[a][b] += D[i][a] * D[i][b]"),
-         *loop([("a", 0, "m"), ("b", 0, "m")], "cov[a][b] = cov[a][b] / (n - 1)")], nm, pragma=True)
+         *loop([("a", 0, "m"), ("b", 0, "m")], "cov[a][b] = cov[a][b] / (n - 1)")], _NM, pragma=True)
     t = rng.choice(FP)
     add("covariance_acc", "covariance with the centring folded into the product, through a local accumulator "
         "(means precomputed in the same region)", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "mean", ("m",)), (t, "cov", ("m", "m"))],
         [*_means(t), *loop([("a", 0, "m"), ("b", 0, "m")], [
             f"{t} acc = {lit(0.0, t)}", *loop([("i", 0, "n")], "acc += (X[i][a] - mean[a]) * (X[i][b] - mean[b])"),
-            "cov[a][b] = acc / (n - 1)"])], nm, pragma=True)
+            "cov[a][b] = acc / (n - 1)"])], _NM, pragma=True)
     t = rng.choice(FP)
     add("correlation", "correlation matrix: means, standard deviations (sqrt, floored by fmax), standardisation "
         "in place, then the symmetric product with a unit diagonal (marked region)", t, ["n", "m"],
@@ -60,14 +65,17 @@ def datamining(rng: random.Random) -> list[Kernel]:
                                  *loop([("b", "a + 1", "m")], [
                                      f"corr[a][b] = {lit(0.0, t)}",
                                      *loop([("i", 0, "n")], "corr[a][b] += X[i][a] * X[i][b]"),
-                                     "corr[b][a] = corr[a][b]"])])], nm, pragma=True)
+                                     "corr[b][a] = corr[a][b]"])])], _NM, pragma=True)
+
+
+def _standardising_and_distances(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("mean_variance", "column means and variances, two passes (marked region)", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "mean", ("m",)), (t, "var", ("m",))],
         [*loop([("i", 0, "n"), ("j", 0, "m")], "mean[j] += X[i][j]"),
          *loop([("j", 0, "m")], "mean[j] = mean[j] / n"),
          *loop([("i", 0, "n"), ("j", 0, "m")], "var[j] += (X[i][j] - mean[j]) * (X[i][j] - mean[j])"),
-         *loop([("j", 0, "m")], "var[j] = var[j] / (n - 1)")], nm, pragma=True)
+         *loop([("j", 0, "m")], "var[j] = var[j] / (n - 1)")], _NM, pragma=True)
     t = rng.choice(FP)
     add("zscore_rows", "per-row standardisation: row mean and deviation in local scalars, then the scaled row", t,
         ["n", "m"], [(t, "X", ("n", "m")), (t, "Z", ("n", "m"))],
@@ -75,7 +83,7 @@ def datamining(rng: random.Random) -> list[Kernel]:
             f"{t} mu = {lit(0.0, t)}", *loop([("j", 0, "m")], "mu += X[i][j]"), "mu = mu / m",
             f"{t} var = {lit(0.0, t)}", *loop([("j", 0, "m")], "var += (X[i][j] - mu) * (X[i][j] - mu)"),
             f"{t} sd = {fn('sqrt', t)}(var / m) + {lit(0.001, t)}",
-            *loop([("j", 0, "m")], "Z[i][j] = (X[i][j] - mu) / sd")]), nm)
+            *loop([("j", 0, "m")], "Z[i][j] = (X[i][j] - mu) / sd")]), _NM)
     t = rng.choice(FP)
     add("gram_samples", "sample Gram matrix G = X X^T / m through a local accumulator", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "G", ("n", "n"))],
@@ -103,6 +111,9 @@ def datamining(rng: random.Random) -> list[Kernel]:
                                                 "K[i][j] = acc"]),
          *loop([("i", 0, "n"), ("j", 0, "n")], f"K[i][j] = {fn('exp', t)}(-g * K[i][j])")],
         {"n": Scaled(1.0, 4), "m": Scaled(0.3, 2)}, scalars=[(t, "g")], pragma=True)
+
+
+def _similarities_and_scaling(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("cosine_similarity", "cosine similarities between rows: row norms, then normalised dot products "
         "(marked region)", t, ["n", "m"], [(t, "X", ("n", "m")), (t, "nrm", ("n",)), (t, "S", ("n", "n"))],
@@ -115,7 +126,7 @@ def datamining(rng: random.Random) -> list[Kernel]:
     t = rng.choice(FP)
     add("weighted_covariance", "weighted scatter matrix of centred data, C[a][b] += w[i] Xc[i][a] Xc[i][b]", t,
         ["n", "m"], [(t, "Xc", ("n", "m")), (t, "w", ("n",)), (t, "C", ("m", "m"))],
-        loop([("a", 0, "m"), ("b", 0, "m"), ("i", 0, "n")], "C[a][b] += w[i] * Xc[i][a] * Xc[i][b]"), nm)
+        loop([("a", 0, "m"), ("b", 0, "m"), ("i", 0, "n")], "C[a][b] += w[i] * Xc[i][a] * Xc[i][b]"), _NM)
     t = rng.choice(FP)
     add("cross_covariance", "cross-covariance of two data sets with given means, samples outermost", t,
         ["n", "p", "q"], [(t, "X", ("n", "p")), (t, "Y", ("n", "q")), (t, "mx", ("p",)), (t, "my", ("q",)),
@@ -138,7 +149,10 @@ def datamining(rng: random.Random) -> list[Kernel]:
         [*loop([("i", 0, "n"), ("j", 0, "m")], [f"lo[j] = {fn('fmin', t)}(lo[j], X[i][j])",
                                                 f"hi[j] = {fn('fmax', t)}(hi[j], X[i][j])"]),
          *loop([("i", 0, "n"), ("j", 0, "m")], f"X[i][j] = (X[i][j] - lo[j]) / (hi[j] - lo[j] + {lit(0.001, t)})")],
-        nm, pragma=True)
+        _NM, pragma=True)
+
+
+def _time_series(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("moving_average", "moving average over a window of w samples for m series", t, ["n", "m", "w"],
         [(t, "X", ("n + w", "m")), (t, "Y", ("n", "m"))],
@@ -150,12 +164,11 @@ def datamining(rng: random.Random) -> list[Kernel]:
         [(t, "x", ("n + nl",)), (t, "r", ("nl",))],
         loop([("l", 0, "nl"), ("i", 0, "n")], "r[l] += x[i] * x[i + l]"),
         {"n": Scaled(1.0, 8), "nl": Scaled(0.05, 2)})
-    return out
 
 
 # -- composition -------------------------------------------------------------------------------------------
 def composition(rng: random.Random) -> list[Kernel]:
-    return family_of("composition", rng, _multi_gemm, _layers, _chains)
+    return family_of("composition", rng, _multi_gemm, _layers, _vector_and_attention_chains, _product_chains)
 
 
 def _multi_gemm(rng: random.Random, add: Add) -> None:
@@ -240,7 +253,7 @@ def _layers(rng: random.Random, add: Add) -> None:
                                                    "Y[i][j] = acc2"])], pragma=True)
 
 
-def _chains(rng: random.Random, add: Add) -> None:
+def _vector_and_attention_chains(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("gemm_gemv", "T = A B followed by y = T x (marked region)", t, ["ni", "nj", "nk"],
         [(t, "T", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "x", ("nj",)), (t, "y", ("ni",))],
@@ -284,6 +297,9 @@ def _chains(rng: random.Random, add: Add) -> None:
         ["ni", "nj", "nk"], [(t, "C", ("ni", "nj")), (t, "A", ("nk", "ni")), (t, "B", ("nk", "nj"))],
         [*loop([("k", 0, "nk"), ("i", 0, "ni"), ("j", 0, "nj")], "C[i][j] += A[k][i] * B[k][j]"),
          *loop([("i", 0, "ni"), ("j", 0, "nj")], f"C[i][j] = {fn('sqrt', t)}(C[i][j])")], _GEMM_SIZES, pragma=True)
+
+
+def _product_chains(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("abct", "D = (A B) C^T through an intermediate (marked region)", t, ["ni", "nj", "nk", "nl"],
         [(t, "T", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "C", ("nl", "nj")),
