@@ -27,6 +27,10 @@ def _gemm_sizes() -> dict[str, Scaled]:
 
 
 def gemm_orders(rng: random.Random) -> list[Kernel]:
+    return _gemm_plain(rng) + _gemm_alpha_beta(rng) + _gemm_dot_products(rng) + _gemm_column_major(rng)
+
+
+def _gemm_plain(rng: random.Random) -> list[Kernel]:
     out: list[Kernel] = []
     fam = "gemm_orders"
     for order in ("ijk", "ikj", "jik", "jki", "kij", "kji"):
@@ -42,6 +46,12 @@ def gemm_orders(rng: random.Random) -> list[Kernel]:
             out.append(Kernel(fam, f"gemm_{order}_{tr}{'_alpha' if alpha else ''}_{TAG[t]}", desc, t,
                               ["ni", "nj", "nk"], [(t, "C", cdims), (t, "A", adims), (t, "B", bdims)], body,
                               _gemm_sizes(), scalars=[(t, "alpha")] if alpha else []))
+    return out
+
+
+def _gemm_alpha_beta(rng: random.Random) -> list[Kernel]:
+    out: list[Kernel] = []
+    fam = "gemm_orders"
     # alpha/beta: C = beta C + alpha op(A) op(B), with the beta scaling placed as the order allows
     for order in ("ijk", "ikj", "jik", "jki", "kij", "kji"):
         t = fp_type(rng)
@@ -68,6 +78,12 @@ def gemm_orders(rng: random.Random) -> list[Kernel]:
         out.append(Kernel(fam, f"gemm_{order}_{tr}_ab_{TAG[t]}", desc, t, ["ni", "nj", "nk"],
                           [(t, "C", cdims), (t, "A", adims), (t, "B", bdims)], body, _gemm_sizes(),
                           scalars=[(t, "alpha"), (t, "beta")], pragma=pragma))
+    return out
+
+
+def _gemm_dot_products(rng: random.Random) -> list[Kernel]:
+    out: list[Kernel] = []
+    fam = "gemm_orders"
     # dot-product form with a local accumulator, k innermost
     for order in ("ij", "ji"):
         for ta, tb in itertools.product((False, True), repeat=2):
@@ -83,6 +99,12 @@ def gemm_orders(rng: random.Random) -> list[Kernel]:
             out.append(Kernel(fam, f"gemm_{order}k_acc_{tr}_{TAG[t]}", desc, t, ["ni", "nj", "nk"],
                               [(t, "C", cdims), (t, "A", adims), (t, "B", bdims)], body, _gemm_sizes(),
                               scalars=[(t, "alpha"), (t, "beta")]))
+    return out
+
+
+def _gemm_column_major(rng: random.Random) -> list[Kernel]:
+    out: list[Kernel] = []
+    fam = "gemm_orders"
     # C stored transposed (column-major result)
     for order in ("ijk", "kij", "jki"):
         t = fp_type(rng)
@@ -198,6 +220,10 @@ def gemv_like(rng: random.Random) -> list[Kernel]:
 
 # -- batched ----------------------------------------------------------------------------------------------
 def batched(rng: random.Random) -> list[Kernel]:
+    return _batched_gemms(rng) + _batched_vector_kernels(rng)
+
+
+def _batched_gemms(rng: random.Random) -> list[Kernel]:
     fam = "batched"
     out: list[Kernel] = []
     bnd = {"b": "nb", "i": "ni", "j": "nj", "k": "nk"}
@@ -245,6 +271,12 @@ def batched(rng: random.Random) -> list[Kernel]:
                       loop([("b", 0, "nb"), ("i", 0, "ni"), ("j", 0, "nj")], [
                           f"{t} acc = {zero(t)}", *loop([("k", 0, "nk")], "acc += A[b][i][k] * B[b][k][j]"),
                           "C[b][i][j] = acc"]), sizes(rng.uniform(0.2, 1.0))))
+    return out
+
+
+def _batched_vector_kernels(rng: random.Random) -> list[Kernel]:
+    fam = "batched"
+    out: list[Kernel] = []
     # batched gemv and friends
     gv = {"nb": Scaled(1.0, 2), "n": Scaled(), "m": Scaled()}
 

@@ -267,6 +267,10 @@ def _jacobi_like_2d(jacobi: _Jacobi) -> list[Kernel]:
 
 def _pde_2d(rng: random.Random, fam: str) -> list[Kernel]:
     """2-D stencils with their own statements: variable coefficients, wave, Sobel, FDTD, residual."""
+    return _coefficient_and_wave_2d(rng, fam) + _gradient_fdtd_residual_2d(rng, fam)
+
+
+def _coefficient_and_wave_2d(rng: random.Random, fam: str) -> list[Kernel]:
     out = []
     for timed in (False, True):
         t = rng.choice(("float", "double"))
@@ -293,6 +297,11 @@ def _pde_2d(rng: random.Random, fam: str) -> list[Kernel]:
                       loop([("t", 0, "tsteps")], [
                           *loop(bnd, f"N[i][j] = {lit(2.0, t)} * U[i][j] - P[i][j]\n+ {lit(0.1, t)} * ({lap})"),
                           *loop(bnd, ["P[i][j] = U[i][j]", "U[i][j] = N[i][j]"])]), g.sizes(_tsteps(rng, 2))))
+    return out
+
+
+def _gradient_fdtd_residual_2d(rng: random.Random, fam: str) -> list[Kernel]:
+    out = []
     t = rng.choice(("float", "double"))
     g = Grid(rng, 2, 1, t)
     sq = "sqrtf" if t == "float" else "sqrt"
