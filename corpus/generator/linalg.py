@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 
 from corpus.generator.core import TAG, Kernel, Scaled, fp_type, loop, zero
 
@@ -117,105 +118,117 @@ def _gemm_column_major(rng: random.Random) -> list[Kernel]:
 
 
 # -- gemv_like --------------------------------------------------------------------------------------------
+_NM = {"n": Scaled(), "m": Scaled()}  # an n x m matrix
+
+
+def _gv(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict,
+        scalars: list | None = None, pragma: bool = False) -> Kernel:
+    """The gemv_like kernel NAME_TAG described "DESC (t)."."""
+    return Kernel("gemv_like", f"{name}_{TAG[t]}", desc + f" ({t}).", t, ints, arrays, body, sizes,
+                  scalars=scalars or [], pragma=pragma)
+
+
 def gemv_like(rng: random.Random) -> list[Kernel]:
-    fam = "gemv_like"
-    nm = {"n": Scaled(), "m": Scaled()}
-
-    def mk(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict,
-           scalars: list | None = None, pragma: bool = False) -> Kernel:
-        return Kernel(fam, f"{name}_{TAG[t]}", desc + f" ({t}).", t, ints, arrays, body, sizes,
-                      scalars=scalars or [], pragma=pragma)
-
-    builders = [
-        lambda t: mk("gemv_ij", "gemv y += A x, row-major traversal (i outer)", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i][j] * x[j]"), nm),
-        lambda t: mk("gemv_ji", "gemv y += A x with the column loop outside (j outer)", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
-                     loop([("j", 0, "m"), ("i", 0, "n")], "y[i] += A[i][j] * x[j]"), nm),
-        lambda t: mk("gemv_t_ij", "transposed gemv y += A^T x, i outer", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], "y[j] += A[i][j] * x[i]"), nm),
-        lambda t: mk("gemv_t_ji", "transposed gemv y += A^T x, j outer (strided column walk)", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     loop([("j", 0, "m"), ("i", 0, "n")], "y[j] += A[i][j] * x[i]"), nm),
-        lambda t: mk("gemv_acc_ab", "gemv y = beta y + alpha A x through a local accumulator", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n")], [f"{t} acc = {zero(t)}", *loop([("j", 0, "m")], "acc += A[i][j] * x[j]"),
-                                            "y[i] = beta * y[i] + alpha * acc"]), nm,
-                     scalars=[(t, "alpha"), (t, "beta")]),
-        lambda t: mk("gemv_t_acc_ab", "transposed gemv y = beta y + alpha A^T x with an accumulator per column",
-                     t, ["n", "m"], [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     loop([("j", 0, "m")], [f"{t} acc = {zero(t)}", *loop([("i", 0, "n")], "acc += A[i][j] * x[i]"),
-                                            "y[j] = beta * y[j] + alpha * acc"]), nm,
-                     scalars=[(t, "alpha"), (t, "beta")]),
-        lambda t: mk("ger_ij", "rank-1 update A += alpha x y^T, i outer", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], "A[i][j] += alpha * x[i] * y[j]"), nm,
-                     scalars=[(t, "alpha")]),
-        lambda t: mk("ger_ji", "rank-1 update A += x y^T, column loop outside", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     loop([("j", 0, "m"), ("i", 0, "n")], "A[i][j] += x[i] * y[j]"), nm),
-        lambda t: mk("bicg_ij", "BiCG sub-kernel: s += A^T r and q += A p in one sweep", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "r", ("n",)), (t, "p", ("m",)), (t, "s", ("m",)),
-                      (t, "q", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], ["s[j] += r[i] * A[i][j]", "q[i] += A[i][j] * p[j]"]),
-                     nm),
-        lambda t: mk("bicg_ji", "BiCG sub-kernel with the column loop outside", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "r", ("n",)), (t, "p", ("m",)), (t, "s", ("m",)),
-                      (t, "q", ("n",))],
-                     loop([("j", 0, "m"), ("i", 0, "n")], ["s[j] += r[i] * A[i][j]", "q[i] += A[i][j] * p[j]"]),
-                     nm),
-        lambda t: mk("mvt", "matrix-vector and transposed matrix-vector products fused: x1 += A v1, x2 += A^T v2",
-                     t, ["n"], [(t, "A", ("n", "n")), (t, "x1", ("n",)), (t, "x2", ("n",)), (t, "v1", ("n",)),
-                                (t, "v2", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "n")], ["x1[i] += A[i][j] * v1[j]", "x2[i] += A[j][i] * v2[j]"]),
-                     SQ),
-        lambda t: mk("atax", "y = A^T (A x) row by row: tmp[i] = A[i] . x, then y += tmp[i] A[i]", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("m",)), (t, "tmp", ("n",))],
-                     loop([("i", 0, "n")], [f"tmp[i] = {zero(t)}", *loop([("j", 0, "m")], "tmp[i] += A[i][j] * x[j]"),
-                                            *loop([("j", 0, "m")], "y[j] += A[i][j] * tmp[i]")]), nm),
-        lambda t: mk("gesummv", "y = alpha A x + beta B x with two accumulator arrays", t, ["n"],
-                     [(t, "A", ("n", "n")), (t, "B", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",)),
-                      (t, "tmp", ("n",))],
-                     loop([("i", 0, "n")], [f"tmp[i] = {zero(t)}", f"y[i] = {zero(t)}",
-                                            *loop([("j", 0, "n")], ["tmp[i] += A[i][j] * x[j]",
-                                                                    "y[i] += B[i][j] * x[j]"]),
-                                            "y[i] = alpha * tmp[i] + beta * y[i]"]), SQ,
-                     scalars=[(t, "alpha"), (t, "beta")]),
-        lambda t: mk("syr2_full", "symmetric rank-2 update on the full matrix: A += alpha (x y^T + y x^T)", t,
-                     ["n"], [(t, "A", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "n")], "A[i][j] += alpha * (x[i] * y[j] + y[i] * x[j])"), SQ,
-                     scalars=[(t, "alpha")]),
-        lambda t: mk("band_gemv", "banded matrix-vector product with the band stored by diagonals: "
-                     "y[i] += A[i][d] x[i + d]", t, ["n", "w"],
-                     [(t, "A", ("n", "w")), (t, "x", ("n + w",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("d", 0, "w")], "y[i] += A[i][d] * x[i + d]"),
-                     {"n": Scaled(), "w": rng.choice([3, 5, 9, 17, 33])}),
-        lambda t: mk("gemv2", "two matrix-vector products summed: y += A x + B z", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "B", ("n", "m")), (t, "x", ("m",)), (t, "z", ("m",)),
-                      (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i][j] * x[j] + B[i][j] * z[j]"), nm),
-        lambda t: mk("gemv_t_init", "y = A^T x with the output cleared in its own loop, then rows streamed "
-                     "(marked region, two nests)", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     [*loop([("j", 0, "m")], f"y[j] = {zero(t)}"),
-                      *loop([("i", 0, "n"), ("j", 0, "m")], "y[j] += A[i][j] * x[i]")], nm, pragma=True),
-        lambda t: mk("gemv_sub", "gemv on a sub-block: y[i] += A[i + r0][j + c0] x[j] with offsets 1 and 2", t,
-                     ["n", "m"], [(t, "A", ("n + 1", "m + 2")), (t, "x", ("m",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i + 1][j + 2] * x[j]"), nm),
-        lambda t: mk("gemv_rows2", "gemv computing two output rows per outer iteration (manually unrolled by 2)",
-                     t, ["n", "m"], [(t, "A", ("2 * n", "m")), (t, "x", ("m",)), (t, "y", ("2 * n",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")],
-                          ["y[2 * i] += A[2 * i][j] * x[j]", "y[2 * i + 1] += A[2 * i + 1][j] * x[j]"]), nm),
-    ]
     out: list[Kernel] = []
-    for build in builders:
+    for build in [*_gemv_and_ger(), *_fused_and_banded(rng)]:
         t = fp_type(rng)
         out.append(build(t))
         if rng.random() < 0.3:
             out.append(build("double" if t == "float" else "float"))
     return out
+
+
+def _gemv_and_ger() -> list[Callable[[str], Kernel]]:
+    """Builders, by element type, of gemv in both orders and transposed, with accumulators, and ger."""
+    return [
+        lambda t: _gv("gemv_ij", "gemv y += A x, row-major traversal (i outer)", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i][j] * x[j]"), _NM),
+        lambda t: _gv("gemv_ji", "gemv y += A x with the column loop outside (j outer)", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
+                      loop([("j", 0, "m"), ("i", 0, "n")], "y[i] += A[i][j] * x[j]"), _NM),
+        lambda t: _gv("gemv_t_ij", "transposed gemv y += A^T x, i outer", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], "y[j] += A[i][j] * x[i]"), _NM),
+        lambda t: _gv("gemv_t_ji", "transposed gemv y += A^T x, j outer (strided column walk)", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      loop([("j", 0, "m"), ("i", 0, "n")], "y[j] += A[i][j] * x[i]"), _NM),
+        lambda t: _gv("gemv_acc_ab", "gemv y = beta y + alpha A x through a local accumulator", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
+                      loop([("i", 0, "n")], [f"{t} acc = {zero(t)}", *loop([("j", 0, "m")], "acc += A[i][j] * x[j]"),
+                                             "y[i] = beta * y[i] + alpha * acc"]), _NM,
+                      scalars=[(t, "alpha"), (t, "beta")]),
+        lambda t: _gv("gemv_t_acc_ab", "transposed gemv y = beta y + alpha A^T x with an accumulator per column",
+                      t, ["n", "m"], [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      loop([("j", 0, "m")], [f"{t} acc = {zero(t)}", *loop([("i", 0, "n")], "acc += A[i][j] * x[i]"),
+                                             "y[j] = beta * y[j] + alpha * acc"]), _NM,
+                      scalars=[(t, "alpha"), (t, "beta")]),
+        lambda t: _gv("ger_ij", "rank-1 update A += alpha x y^T, i outer", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], "A[i][j] += alpha * x[i] * y[j]"), _NM,
+                      scalars=[(t, "alpha")]),
+        lambda t: _gv("ger_ji", "rank-1 update A += x y^T, column loop outside", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      loop([("j", 0, "m"), ("i", 0, "n")], "A[i][j] += x[i] * y[j]"), _NM),
+    ]
+
+
+def _fused_and_banded(rng: random.Random) -> list[Callable[[str], Kernel]]:
+    """Builders of fused products (BiCG, mvt, atax, gesummv), syr2, banded and blocked variants."""
+    return [
+        lambda t: _gv("bicg_ij", "BiCG sub-kernel: s += A^T r and q += A p in one sweep", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "r", ("n",)), (t, "p", ("m",)), (t, "s", ("m",)),
+                       (t, "q", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], ["s[j] += r[i] * A[i][j]", "q[i] += A[i][j] * p[j]"]),
+                      _NM),
+        lambda t: _gv("bicg_ji", "BiCG sub-kernel with the column loop outside", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "r", ("n",)), (t, "p", ("m",)), (t, "s", ("m",)),
+                       (t, "q", ("n",))],
+                      loop([("j", 0, "m"), ("i", 0, "n")], ["s[j] += r[i] * A[i][j]", "q[i] += A[i][j] * p[j]"]),
+                      _NM),
+        lambda t: _gv("mvt", "matrix-vector and transposed matrix-vector products fused: x1 += A v1, x2 += A^T v2",
+                      t, ["n"], [(t, "A", ("n", "n")), (t, "x1", ("n",)), (t, "x2", ("n",)), (t, "v1", ("n",)),
+                                 (t, "v2", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "n")], ["x1[i] += A[i][j] * v1[j]", "x2[i] += A[j][i] * v2[j]"]),
+                      SQ),
+        lambda t: _gv("atax", "y = A^T (A x) row by row: tmp[i] = A[i] . x, then y += tmp[i] A[i]", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("m",)), (t, "tmp", ("n",))],
+                      loop([("i", 0, "n")], [f"tmp[i] = {zero(t)}", *loop([("j", 0, "m")], "tmp[i] += A[i][j] * x[j]"),
+                                             *loop([("j", 0, "m")], "y[j] += A[i][j] * tmp[i]")]), _NM),
+        lambda t: _gv("gesummv", "y = alpha A x + beta B x with two accumulator arrays", t, ["n"],
+                      [(t, "A", ("n", "n")), (t, "B", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",)),
+                       (t, "tmp", ("n",))],
+                      loop([("i", 0, "n")], [f"tmp[i] = {zero(t)}", f"y[i] = {zero(t)}",
+                                             *loop([("j", 0, "n")], ["tmp[i] += A[i][j] * x[j]",
+                                                                     "y[i] += B[i][j] * x[j]"]),
+                                             "y[i] = alpha * tmp[i] + beta * y[i]"]), SQ,
+                      scalars=[(t, "alpha"), (t, "beta")]),
+        lambda t: _gv("syr2_full", "symmetric rank-2 update on the full matrix: A += alpha (x y^T + y x^T)", t,
+                      ["n"], [(t, "A", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "n")], "A[i][j] += alpha * (x[i] * y[j] + y[i] * x[j])"), SQ,
+                      scalars=[(t, "alpha")]),
+        lambda t: _gv("band_gemv", "banded matrix-vector product with the band stored by diagonals: "
+                      "y[i] += A[i][d] x[i + d]", t, ["n", "w"],
+                      [(t, "A", ("n", "w")), (t, "x", ("n + w",)), (t, "y", ("n",))],
+                      loop([("i", 0, "n"), ("d", 0, "w")], "y[i] += A[i][d] * x[i + d]"),
+                      {"n": Scaled(), "w": rng.choice([3, 5, 9, 17, 33])}),
+        lambda t: _gv("gemv2", "two matrix-vector products summed: y += A x + B z", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "B", ("n", "m")), (t, "x", ("m",)), (t, "z", ("m",)),
+                       (t, "y", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i][j] * x[j] + B[i][j] * z[j]"), _NM),
+        lambda t: _gv("gemv_t_init", "y = A^T x with the output cleared in its own loop, then rows streamed "
+                      "(marked region, two nests)", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      [*loop([("j", 0, "m")], f"y[j] = {zero(t)}"),
+                       *loop([("i", 0, "n"), ("j", 0, "m")], "y[j] += A[i][j] * x[i]")], _NM, pragma=True),
+        lambda t: _gv("gemv_sub", "gemv on a sub-block: y[i] += A[i + r0][j + c0] x[j] with offsets 1 and 2", t,
+                      ["n", "m"], [(t, "A", ("n + 1", "m + 2")), (t, "x", ("m",)), (t, "y", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i + 1][j + 2] * x[j]"), _NM),
+        lambda t: _gv("gemv_rows2", "gemv computing two output rows per outer iteration (manually unrolled by 2)",
+                      t, ["n", "m"], [(t, "A", ("2 * n", "m")), (t, "x", ("m",)), (t, "y", ("2 * n",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")],
+                           ["y[2 * i] += A[2 * i][j] * x[j]", "y[2 * i + 1] += A[2 * i + 1][j] * x[j]"]), _NM),
+    ]
 
 
 # -- batched ----------------------------------------------------------------------------------------------
