@@ -33,6 +33,12 @@ def check_utf8(text: str, what: str) -> str:
     return text
 
 
+def check_exactly_one(model: BaseModel, first: str, second: str) -> None:
+    """For a request that takes one of two fields: a ValueError (a 422) unless exactly one is given."""
+    if (getattr(model, first) is None) == (getattr(model, second) is None):
+        raise ValueError(f"give exactly one of {first!r} and {second!r}")
+
+
 ItemT = TypeVar("ItemT")
 
 

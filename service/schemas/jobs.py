@@ -7,7 +7,16 @@ from datetime import datetime
 from pydantic import BaseModel, Field, model_validator
 
 from database.domain import JobStatus
-from service.schemas._common import MAX_ID, MAX_WARM_START, Forbid, Identifier, JsonObject, Page, ParamValue
+from service.schemas._common import (
+    MAX_ID,
+    MAX_WARM_START,
+    Forbid,
+    Identifier,
+    JsonObject,
+    Page,
+    ParamValue,
+    check_exactly_one,
+)
 from service.schemas.programs import ProgramIn
 
 
@@ -34,8 +43,7 @@ class JobIn(BaseModel):
 
     @model_validator(mode="after")
     def _one_nest(self) -> JobIn:
-        if (self.nest_id is None) == (self.program is None):
-            raise ValueError("give exactly one of 'nest_id' and 'program'")
+        check_exactly_one(self, "nest_id", "program")
         return self
 
 

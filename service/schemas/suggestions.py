@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from service.schemas._common import FLOAT32_MAX, MAX_VECTOR, Forbid, JsonObject
+from service.schemas._common import FLOAT32_MAX, MAX_VECTOR, Forbid, JsonObject, check_exactly_one
 from service.schemas.programs import ProgramIn
 from service.schemas.status import ErrorPublic
 
@@ -160,8 +160,7 @@ class SearchIn(BaseModel):
 
     @model_validator(mode="after")
     def _one_query(self) -> SearchIn:
-        if (self.vector is None) == (self.program is None):
-            raise ValueError("give exactly one of 'vector' and 'program'")
+        check_exactly_one(self, "vector", "program")
         return self
 
 
