@@ -34,18 +34,12 @@ if TYPE_CHECKING:
         tuning_study,
     )
     from autotune.space import TILE_SIZES, UNROLL_FACTORS, RecipeSpace
+    from autotune.study_queue import StudyMismatchError
+    from autotune.study_storage import default_sampler, open_storage
     from autotune.transfer import Candidate, Neighbour, TransferResult, TransferTuner
     from autotune.transfer_adapt import LoopRoles, adapt_recipe, loop_roles, map_loops
-    from autotune.tuner import (
-        StudyMismatchError,
-        TrialRecord,
-        TuneConfig,
-        TuneProgress,
-        TuneResult,
-        default_sampler,
-        open_storage,
-        tune_nest,
-    )
+    from autotune.tune_outcome import TrialRecord, TuneProgress, TuneResult
+    from autotune.tuner import TuneConfig, tune_nest
     from autotune.worker import JobOutcome, WorkerOptions, WorkerReport, default_worker_id, run_job, run_worker
 
 _MODULE_OF = {
@@ -60,13 +54,13 @@ _MODULE_OF = {
     "RecipeSpace": "autotune.space",
     "TILE_SIZES": "autotune.space",
     "UNROLL_FACTORS": "autotune.space",
-    "StudyMismatchError": "autotune.tuner",
-    "TrialRecord": "autotune.tuner",
+    "StudyMismatchError": "autotune.study_queue",
+    "TrialRecord": "autotune.tune_outcome",
     "TuneConfig": "autotune.tuner",
-    "TuneProgress": "autotune.tuner",
-    "TuneResult": "autotune.tuner",
-    "default_sampler": "autotune.tuner",
-    "open_storage": "autotune.tuner",
+    "TuneProgress": "autotune.tune_outcome",
+    "TuneResult": "autotune.tune_outcome",
+    "default_sampler": "autotune.study_storage",
+    "open_storage": "autotune.study_storage",
     "tune_nest": "autotune.tuner",
     "Candidate": "autotune.transfer",
     "LoopRoles": "autotune.transfer_adapt",

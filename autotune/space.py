@@ -47,12 +47,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from autotune.arrays import array_roles
+from autotune.space_read import params_for
 from autotune.space_steps import (
     SCHEDULES,
     autoschedule_choices,
     autoschedule_step,
-    autoschedule_value,
-    band_of,
     dynamic_levels,
     expansion_steps,
     imbalanced,
@@ -63,17 +62,12 @@ from autotune.space_steps import (
     parallel_step,
     parse_jam,
     point_depth,
-    position_of,
-    read_jam,
-    read_pack,
-    read_parallel_options,
     reduction_loops,
     sibling_depth,
-    snap,
     tiled_band,
     width,
 )
-from loopnest.errors import IllegalTransformError, RecipeError
+from loopnest.errors import IllegalTransformError, ParameterError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
@@ -87,8 +81,6 @@ UNROLL_FACTORS: tuple[int, ...] = (2, 4, 8)
 # deeper nests permute their outermost five levels only.
 MAX_PERMUTED = 5
 
-_STEP_ORDER = ("distribute", "fuse", "interchange", "tile", "pack", "parallelize", "vectorize", "unroll",
-               "unroll_jam")
 
 
 class RecipeSpace:
@@ -125,7 +117,8 @@ class RecipeSpace:
                  prune: bool = True, tile_sizes: Sequence[int] = TILE_SIZES,
                  unroll_factors: Sequence[int] = UNROLL_FACTORS, max_permuted: int = MAX_PERMUTED) -> None:
         if any(int(f) < 2 for f in unroll_factors) or any(int(s) < 1 for s in tile_sizes):
-            raise ValueError("tile sizes must be >= 1 and unroll factors >= 2")
+            raise ParameterError(f"tile sizes must be >= 1 and unroll factors >= 2, got tile sizes {list(tile_sizes)} "
+                                 f"and unroll factors {list(unroll_factors)}")
         # A scalar accumulator pins the loops around it (textbook matmul's ``sum``): every recipe of
         # the space starts by expanding it, and the choices below are those of the expanded nest.
         self.original = scop
@@ -183,7 +176,7 @@ class RecipeSpace:
 
         def legal(params: dict[str, Any]) -> bool:
             try:  # on the (expanded) nest the choices are of, so without the expand steps
-                apply_recipe(self.scop, Recipe.from_dict({"steps": self._steps_for(params)}), deps)
+                apply_recipe(self.scop, Recipe.from_dict({"steps": self.steps_for(params)}), deps)
             except (IllegalTransformError, RecipeError):
                 return False
             return True
@@ -261,11 +254,12 @@ class RecipeSpace:
     def recipe_for(self, params: Mapping[str, Any]) -> Recipe:
         """The recipe of a point; parameters left out take their first choice.
 
-        Raises ValueError for a parameter this space does not have or a value outside its choices.
+        Raises :class:`~loopnest.errors.ParameterError` (a ValueError) for a parameter this space does not have
+        or a value outside its choices.
         """
-        return Recipe.from_dict({"steps": [*self.expand_steps, *self._steps_for(params)]})
+        return Recipe.from_dict({"steps": [*self.expand_steps, *self.steps_for(params)]})
 
-    def _steps_for(self, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def steps_for(self, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The steps of a point after the expansion (on :attr:`scop`, the expanded nest)."""
         p = self._complete(params)
         n = self.n_levels
@@ -308,160 +302,19 @@ class RecipeSpace:
     def _complete(self, params: Mapping[str, Any]) -> dict[str, Any]:
         unknown = set(params) - set(self.choices)
         if unknown:
-            raise ValueError(f"{self.scop.name}: the recipe space has no parameter(s) {sorted(unknown)}; "
-                             f"it has {list(self.choices)}")
+            raise ParameterError(f"{self.scop.name}: the recipe space has no parameter(s) {sorted(unknown)}; "
+                                 f"it has {list(self.choices)}")
         out = self.default_params()
         for name, value in params.items():
             allowed = self.choices[name]
             if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
-                raise ValueError(f"{self.scop.name}: {name}={value!r} is not one of {list(allowed)}")
+                raise ParameterError(f"{self.scop.name}: {name}={value!r} is not one of {list(allowed)}")
             out[name] = value
         return out
 
     # -- recipe -> parameters ---------------------------------------------------------------------
     def params_for(self, recipe: Recipe | Mapping[str, Any] | Sequence[Any], *,
                    strict: bool = False) -> dict[str, Any] | None:
-        """The point whose recipe is ``recipe``, or the nearest one, for ``study.enqueue_trial``.
-
-        Steps must come in this space's order (distribute, fuse, interchange, tile, pack,
-        parallelize, vectorize or unroll), each at most once (pack once per array), else the result
-        is None: depths in a reordered recipe name other loops. Tile sizes and unroll factors off the
-        grid snap to the nearest choice on a log scale; steps the space cannot express (skew,
-        multi-level tiles, a pruned interchange, a SIMD loop that is not innermost) are dropped.
-        With ``strict``, snapping or dropping gives None instead, so a strict result always maps
-        back to exactly ``recipe``.
-        """
-        if not isinstance(recipe, Recipe):
-            try:
-                recipe = Recipe.from_dict(recipe)
-            except RecipeError:
-                return None
-        params = self.default_params()
-        body = self._without_expansion(recipe, strict=strict)
-        if body is None:
-            return None
-        recipe = body
-        if any(step.op == "autoschedule" for step in recipe.steps):
-            value = autoschedule_value(dict(recipe.steps[0].args)) if len(recipe.steps) == 1 else None
-            if value is None or value not in self.choices.get("autoschedule", ()):
-                return None
-            params["autoschedule"] = value
-            return params
-        state = _ReadState(order=list(range(self.n_levels)), sizes=[1] * self.n_levels)
-        position = -1
-        for step in recipe.steps:
-            if step.op not in _STEP_ORDER:
-                if strict:
-                    return None
-                continue
-            rank = _STEP_ORDER.index(step.op)
-            if (rank < position or (rank == position and step.op != "pack")
-                    or (step.op == "unroll" and position == _STEP_ORDER.index("vectorize"))):
-                return None
-            position = rank
-            exact = self._read_step(step.op, dict(step.args), params, state)
-            if strict and not exact:
-                return None
-        if strict and Recipe.from_dict({"steps": self._steps_for(params)}) != recipe:
-            return None
-        return params
-
-    def _without_expansion(self, recipe: Recipe, *, strict: bool) -> Recipe | None:
-        """``recipe`` without its leading expand steps when they are this space's; a recipe that
-        expands otherwise is None with ``strict`` (its other steps are read on the expanded nest)."""
-        steps = recipe.to_dict()["steps"]
-        count = sum(1 for s in steps if s["op"] == "expand")
-        if steps[:count] != self.expand_steps and strict:
-            return None
-        return Recipe.from_dict({"steps": steps[count:]})
-
-    def _read_step(self, op: str, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
-        """Fold one step into ``params``; False if it was dropped or approximated."""
-        if op in ("distribute", "fuse"):
-            wanted = {"loop": 0 if op == "distribute" else self.fuse_depth}
-            if op in self.choices and args == wanted:
-                params[op] = True
-                return True
-            return False
-        if op == "interchange":
-            return self._read_interchange(args, params, state)
-        if op == "tile":
-            return self._read_tile(args, params, state)
-        if op == "parallelize":
-            return self._read_parallelize(args, params, state)
-        if op == "unroll_jam":
-            jammed = read_jam(args, state.order, state.band, self.choices, params)
-            return jammed and tiled_band(state.sizes) == state.band
-        if op == "pack":
-            return read_pack(args, self.arrays, state.order, state.sizes, state.band, params)
-        return self._read_inner(op, args, params, state)
-
-    def _read_interchange(self, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
-        n = self.n_levels
-        order = args.get("order")
-        if "statements" in args or not isinstance(order, list) or sorted(order) != list(range(len(order))):
-            return False
-        full = order + list(range(len(order), n))
-        if len(full) != n or full[self.n_permuted:] != list(range(self.n_permuted, n)):
-            return False
-        index = self.permutations.index(tuple(full[:self.n_permuted]))
-        if index and index not in self.choices.get("order", ()):
-            return False  # an order this space pruned as illegal
-        if index:
-            params["order"] = index
-        state.order = full
-        return True
-
-    def _read_tile(self, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
-        band = band_of(args)
-        raw = args.get("sizes")
-        if isinstance(raw, list) and raw and all(isinstance(s, list) for s in raw):
-            raw = raw[0] if len(raw) == 1 else None
-        if band is None or band[1] >= self.n_levels or not isinstance(raw, list) or len(raw) != band[1] - band[0] + 1:
-            return False
-        exact = True
-        for k, size in zip(range(band[0], band[1] + 1), raw, strict=True):
-            snapped = snap(size, self.tile_sizes)
-            if f"tile_l{k}" not in self.choices:  # a level never tiled (bounds on data)
-                exact, snapped = exact and size == 1, 1
-            else:
-                params[f"tile_l{k}"] = snapped
-            exact = exact and snapped == size
-            state.sizes[k] = snapped
-        state.band = band
-        return exact and tiled_band(state.sizes) == band
-
-    def _read_parallelize(self, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
-        position = position_of(args.get("loop"), self.n_levels, state.band)
-        if position is None or "parallel" not in self.choices:
-            return False
-        loop = state.order[position]
-        if loop not in self.choices["parallel"]:
-            return False
-        params["parallel"] = loop
-        exact = read_parallel_options(args, self.choices, params)
-        return exact and tiled_band(state.sizes) == state.band and loop_depth(position, state.sizes,
-                                                                           state.band) == args["loop"]
-
-    def _read_inner(self, op: str, args: dict[str, Any], params: dict[str, Any], state: _ReadState) -> bool:
-        """``vectorize`` or ``unroll`` of the innermost point loop."""
-        if args.get("loop") != self.n_levels - 1 + width(state.band) or "inner" not in self.choices:
-            return False
-        if op == "vectorize":
-            params["inner"] = "simd"
-            return True
-        factor = args.get("factor")
-        if not isinstance(factor, int) or isinstance(factor, bool):
-            return False
-        snapped = snap(factor, self.unroll_factors)
-        params["inner"] = f"unroll{snapped}"
-        return snapped == factor
-
-
-class _ReadState:
-    """What :meth:`RecipeSpace.params_for` knows about the schedule after the steps read so far."""
-
-    def __init__(self, *, order: list[int], sizes: list[int]) -> None:
-        self.order = order
-        self.sizes = sizes
-        self.band: tuple[int, int] | None = None
+        """The point whose recipe is ``recipe``, or the nearest one, for ``study.enqueue_trial``
+        (:func:`autotune.space_read.params_for`, which says how steps are read)."""
+        return params_for(self, recipe, strict=strict)

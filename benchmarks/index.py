@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,13 +70,7 @@ def run_one(size: int, dim: int, kind: str, n_queries: int, threads: int) -> dic
     gc.collect()
     before = rss_mb()
     start = time.perf_counter()
-    index: Any
-    if kind == "exact":
-        index = faiss.IndexFlatL2(dim)
-        index.add(vectors)
-    else:
-        index = make_index(dim, n_expected=size) if kind == "auto" else FaissIndex(dim, kind=kind)
-        index.add(ids, vectors)
+    index = _build(kind, dim, size, ids, vectors)
     build_s = time.perf_counter() - start
     gc.collect()
     rss_delta = rss_mb() - before
@@ -85,28 +80,10 @@ def run_one(size: int, dim: int, kind: str, n_queries: int, threads: int) -> dic
             return ids[index.search(q, K)[1]]
         return index.search(q, K)[1]
 
-    if kind == "exact":
-        truth = search(queries)
-    else:  # after the memory measurement, so the baseline's buffers cannot be reused by the index
-        exact = faiss.IndexFlatL2(dim)
-        exact.add(vectors)
-        truth = ids[exact.search(queries, K)[1]]
-        del exact
-    search(queries[:1])  # warm up
-    latencies = np.empty(n_queries)
-    for i in range(n_queries):
-        t0 = time.perf_counter()
-        search(queries[i : i + 1])
-        latencies[i] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    found = search(queries)
-    batch_s = time.perf_counter() - t0
+    # after the memory measurement, so the baseline's buffers cannot be reused by the index
+    truth = search(queries) if kind == "exact" else _exact_neighbours(dim, ids, vectors, queries)
+    latencies, batch_s, found = _time_searches(search, queries)
     recall = float(np.mean([len(set(a) & set(b)) / K for a, b in zip(found, truth, strict=True)]))
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "index.faiss")
-        faiss.write_index(index if kind == "exact" else index.faiss_index, path)
-        file_mb = os.path.getsize(path) / 2**20
     return {
         "size": size,
         "dim": dim,
@@ -119,8 +96,49 @@ def run_one(size: int, dim: int, kind: str, n_queries: int, threads: int) -> dic
         "batch_ms_per_query": batch_s / n_queries * 1e3,
         "recall_at_10": recall,
         "rss_delta_mb": rss_delta,
-        "serialized_mb": file_mb,
+        "serialized_mb": _serialized_mb(index if kind == "exact" else index.faiss_index),
     }
+
+
+def _build(kind: str, dim: int, size: int, ids: np.ndarray, vectors: np.ndarray) -> Any:
+    """The index of ``kind`` holding ``vectors``: faiss's exact flat index, or perfembed's own."""
+    index: Any
+    if kind == "exact":
+        index = faiss.IndexFlatL2(dim)
+        index.add(vectors)
+    else:
+        index = make_index(dim, n_expected=size) if kind == "auto" else FaissIndex(dim, kind=kind)
+        index.add(ids, vectors)
+    return index
+
+
+def _exact_neighbours(dim: int, ids: np.ndarray, vectors: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """The true ``K`` nearest ids of each query, by brute force."""
+    exact = faiss.IndexFlatL2(dim)
+    exact.add(vectors)
+    return ids[exact.search(queries, K)[1]]
+
+
+def _time_searches(search: Callable[[np.ndarray], np.ndarray],
+                   queries: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """Per-query latencies (after one warm-up), the time of one batch of all queries, and its answers."""
+    search(queries[:1])  # warm up
+    latencies = np.empty(len(queries))
+    for i in range(len(queries)):
+        t0 = time.perf_counter()
+        search(queries[i : i + 1])
+        latencies[i] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    found = search(queries)
+    return latencies, time.perf_counter() - t0, found
+
+
+def _serialized_mb(faiss_index: Any) -> float:
+    """The size of ``faiss_index`` written to a file, in MiB."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "index.faiss")
+        faiss.write_index(faiss_index, path)
+        return os.path.getsize(path) / 2**20
 
 
 def run_isolated(size: int, dim: int, kind: str, n_queries: int, threads: int) -> dict[str, Any]:

@@ -43,11 +43,9 @@ the machine's cores.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import itertools
 import json
 import os
-import random
 import socket
 import statistics
 import subprocess
@@ -59,25 +57,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from sqlalchemy import insert
 
-from autotune.records import ensure_local_target
-from database import MeasurementIn, add_measurement, create_api_key, get_or_create_recipe, get_store, list_nests
-from database.embedding_store import EmbeddingStore
-from database.models import MeasurementModel, NestModel, ProgramModel
-from service.config import ServiceSettings
-from service.core import ProgramSource, TransferCore
-
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.service_pages import format_pages, page_checks, page_loads, percentile
+from benchmarks.service_seed import ROOT, seed_database
 
 P50_TARGET_MS = 50.0
 P99_TARGET_MS = 200.0
 RSS_TARGET_MB = 1024.0
 RSS_TARGET_NESTS = 100_000
-PAGE_TARGET_MS = 1000.0
-SYNTHETIC_MEASURED = 0.2  # share of synthetic nests with a verified recipe
-SEED_KERNELS = ["blas3/gemm_ijk.c", "blas3/two_mm.c", "blas2/gemv.c", "blas2/ger.c", "stencil/jacobi1d_t.c",
-                "stencil/box9.c", "datamining/covariance.c", "conv/conv2d.c"]
 
 # The query: a ~50-line kernel with two nests (scaling, then a matrix product with a bias).
 KERNEL = """\
@@ -141,62 +128,6 @@ DEFAULT_WORKLOADS = ("suggestions", "suggestions (headers)")
 
 
 # --- seeding -----------------------------------------------------------------------------------
-
-
-def seed_database(directory: Path, n_nests: int) -> dict[str, Any]:
-    """A database with a few real nests and ``n_nests`` synthetic ones, embedded; returns its env and key."""
-    directory.mkdir(parents=True, exist_ok=True)
-    url = f"sqlite:///{directory / 'perfembed.db'}"
-    settings = ServiceSettings(database_url=url, data_dir=directory, threads=1)
-    store = get_store(url, create=True)
-    core = TransferCore(store, settings)
-    started = time.perf_counter()
-    expected = json.loads((ROOT / "corpus" / "expected.json").read_text())
-    target = ensure_local_target(store)
-    for rel in SEED_KERNELS:
-        path = ROOT / "corpus" / "kernels" / rel
-        core.ingest(ProgramSource(source=path.read_text(), params=expected[f"corpus/kernels/{rel}"]["params"],
-                                  name=path.name))
-    with store.session() as session:
-        real = list_nests(session)
-        recipe = get_or_create_recipe(session, steps=[{"op": "parallelize", "loop": 0}])
-        for nest in real:
-            add_measurement(session, MeasurementIn(nest_id=nest.id, recipe_id=recipe.id, target_id=target.id,
-                                                   median_time_s=0.01, spread_s=0.0, repetitions=3, verified=True,
-                                                   origin="manual", speedup=1.5))
-    rng = random.Random(0)
-    batch = 5000
-    for first in range(0, n_nests, batch):
-        count = min(batch, n_nests - first)
-        programs = [{"source_hash": hashlib.sha256(f"synthetic {first + i}".encode()).hexdigest(), "language": "c",
-                     "name": f"synthetic-{first + i}.c", "source": f"/* synthetic nest {first + i} */"}
-                    for i in range(count)]
-        with store.session() as session:
-            program_ids = list(session.scalars(insert(ProgramModel).returning(ProgramModel.id), programs))
-            rows = []
-            for program_id in program_ids:
-                model = rng.choice(real)
-                features = {k: (v * rng.lognormvariate(0.0, 0.3) if v > 0 else v)
-                            for k, v in model.static_features.items()}
-                rows.append({"program_id": program_id, "index": 0, "normalized": model.normalized,
-                             "static_features": features, "dynamic_features": {}})
-            nest_ids = list(session.scalars(insert(NestModel).returning(NestModel.id), rows))
-            measured = [{"nest_id": nest_id, "recipe_id": recipe.id, "target_id": target.id, "params": {},
-                         "median_time_s": 0.01, "spread_s": 0.0, "repetitions": 3,
-                         "speedup": rng.uniform(1.0, 4.0), "verified": True, "origin": "manual"}
-                        for nest_id in nest_ids if rng.random() < SYNTHETIC_MEASURED]
-            if measured:
-                session.execute(insert(MeasurementModel), measured)
-    inserted = time.perf_counter()
-    EmbeddingStore(store, data_dir=directory).fit(n_components=16)
-    fitted = time.perf_counter()
-    with store.session() as session:
-        _, key = create_api_key(session, name="benchmark")
-        first_nest = list_nests(session, limit=1)[0].id
-    store.dispose()
-    env = {"PERFEMBED_DATABASE_URL": url, "PERFEMBED_DATA_DIR": str(directory), "PERFEMBED_THREADS": "1"}
-    return {"env": env, "key": key, "nests": n_nests + len(real), "probe_nest": first_nest,
-            "seed_s": round(inserted - started, 1), "fit_s": round(fitted - inserted, 1)}
 
 
 # --- the server --------------------------------------------------------------------------------
@@ -301,15 +232,6 @@ def run_level(url: str, key: str, request: dict[str, Any], clients: int, *, seco
     }
 
 
-def percentile(sorted_values: list[float], q: float) -> float:
-    if not sorted_values:
-        return float("nan")
-    rank = (len(sorted_values) - 1) * q / 100
-    low = int(rank)
-    high = min(low + 1, len(sorted_values) - 1)
-    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (rank - low)
-
-
 def workloads(url: str, key: str, probe_nest: int) -> dict[str, dict[str, Any]]:
     program = {"source": KERNEL, "params": KERNEL_PARAMS}
     fresh = itertools.count()
@@ -346,49 +268,6 @@ def warm_up(url: str, key: str, requests: dict[str, dict[str, Any]]) -> None:
 
 
 # --- the dashboard -----------------------------------------------------------------------------
-
-
-def page_loads(url: str, probe_nest: int, repeats: int) -> list[dict[str, Any]]:
-    """Each dashboard page (and the baseline read) loaded ``repeats`` times in a row by one client;
-    the map's first load (``/ui/map (first)``) is kept apart: it computes the projection."""
-    pages = [("baseline: GET /v1/nests?limit=100", "/v1/nests?limit=100"), ("/ui (overview)", "/ui"),
-             ("/ui/map (first)", "/ui/map"), ("/ui/map", "/ui/map"), ("/ui/nests", "/ui/nests"),
-             (f"/ui/nests/{probe_nest}", f"/ui/nests/{probe_nest}"), ("/ui/jobs", "/ui/jobs")]
-    rows = []
-    with httpx.Client(base_url=url, timeout=120) as http:
-        for name, path in pages:
-            times, size = [], 0
-            for _ in range(1 if name.endswith("(first)") else repeats):
-                start = time.perf_counter()
-                response = http.get(path)
-                times.append((time.perf_counter() - start) * 1000)
-                if response.status_code != 200:
-                    raise RuntimeError(f"{path}: HTTP {response.status_code}: {response.text[:300]}")
-                size = len(response.content)
-            ms = sorted(times)
-            rows.append({"page": name, "loads": len(ms), "p50_ms": round(percentile(ms, 50), 1),
-                         "max_ms": round(ms[-1], 1), "kb": round(size / 1024, 1)})
-            sys.stderr.write(f"{name}: p50 {rows[-1]['p50_ms']} ms, max {rows[-1]['max_ms']} ms, "
-                             f"{rows[-1]['kb']} KiB\n")
-    return rows
-
-
-def page_checks(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    checks = []
-    for row in pages:
-        if row["page"].startswith(("/ui (overview)", "/ui/map")):
-            value = row["max_ms"] if row["page"].endswith("(first)") else row["p50_ms"]
-            what = "load" if row["page"].endswith("(first)") else "p50"
-            checks.append({"target": f"{row['page']} {what} < {PAGE_TARGET_MS:g} ms", "value": value,
-                           "pass": value < PAGE_TARGET_MS})
-    return checks
-
-
-def format_pages(pages: list[dict[str, Any]]) -> list[str]:
-    lines = ["", f"{'dashboard page':<36} {'loads':>5} {'p50 ms':>7} {'max ms':>7} {'KiB':>7}"]
-    for r in pages:
-        lines.append(f"{r['page']:<36} {r['loads']:>5} {r['p50_ms']:>7.1f} {r['max_ms']:>7.1f} {r['kb']:>7.1f}")
-    return lines
 
 
 # --- report ------------------------------------------------------------------------------------

@@ -59,24 +59,10 @@ def evaluate_neighbour_transfer(
     """
     X = np.asarray(embeddings, dtype=np.float64)
     g = np.asarray(groups)
-    if X.ndim != 2:
-        raise EmbeddingInputError(f"embeddings must be a 2-D array (n_nests, dim), got shape {X.shape}")
-    n = len(X)
-    if len(best_recipe_by_nest) != n or len(g) != n:
-        raise EmbeddingInputError(
-            f"embeddings have {n} rows but best_recipe_by_nest has {len(best_recipe_by_nest)} entries and "
-            f"groups {len(g)}; pass one entry per nest"
-        )
-    if not 0 <= tolerance < 1:
-        raise EmbeddingInputError(f"tolerance must be in [0, 1), got {tolerance!r}")
-    if not np.isfinite(X).all():
-        raise EmbeddingInputError("embeddings contain NaN or infinite values")
-    if len(np.unique(g)) < 2:
-        raise EmbeddingInputError("leave-one-group-out needs nests from at least two groups")
-
+    _check_inputs(X, g, len(best_recipe_by_nest), tolerance)
     neighbours = _nearest_other_group(X, g)
     successes = evaluated = 0
-    for i in range(n):
+    for i in range(len(X)):
         own = _measurements(speedup_table, i)
         own_best = max(own.values(), default=None)
         if own_best is None:
@@ -89,6 +75,25 @@ def evaluate_neighbour_transfer(
     if evaluated == 0:
         raise EmbeddingInputError("no nest has a successful measurement in speedup_table; nothing to evaluate")
     return successes / evaluated
+
+
+def _check_inputs(X: npt.NDArray[np.float64], groups: npt.NDArray[np.generic], n_recipes: int,
+                  tolerance: float) -> None:
+    """Raise :class:`EmbeddingInputError` naming the first argument of the criterion that does not fit."""
+    if X.ndim != 2:
+        raise EmbeddingInputError(f"embeddings must be a 2-D array (n_nests, dim), got shape {X.shape}")
+    n = len(X)
+    if n_recipes != n or len(groups) != n:
+        raise EmbeddingInputError(
+            f"embeddings have {n} rows but best_recipe_by_nest has {n_recipes} entries and "
+            f"groups {len(groups)}; pass one entry per nest"
+        )
+    if not 0 <= tolerance < 1:
+        raise EmbeddingInputError(f"tolerance must be in [0, 1), got {tolerance!r}")
+    if not np.isfinite(X).all():
+        raise EmbeddingInputError("embeddings contain NaN or infinite values")
+    if len(np.unique(groups)) < 2:
+        raise EmbeddingInputError("leave-one-group-out needs nests from at least two groups")
 
 
 def _measurements(table: SpeedupTable, nest: int) -> dict[Hashable, float]:

@@ -62,10 +62,8 @@ class FaissIndex(VectorIndex):
 
     Parameters
     ----------
-    dim : int
-        Dimension of every vector.
-    model_version : str or None
-        Version of the embedding model that produced the vectors, recorded in the saved metadata.
+    dim, model_version
+        As for :class:`VectorIndex`.
     kind : {"auto", "flat", "ivf", "hnsw"}
         Index structure; "auto" chooses by size as described above.
     size_threshold : int

@@ -120,6 +120,13 @@ class VectorIndex(ABC):
     * :meth:`save` writes the payload to ``path`` and :class:`IndexMetadata` to ``<path>.json``;
       :meth:`load` on this base class returns whichever backend saved the file.
     * Searches may run concurrently with each other, but not with :meth:`add` or :meth:`remove`.
+
+    Parameters
+    ----------
+    dim : int
+        Dimension of every vector.
+    model_version : str or None
+        Version of the embedding model that produced the vectors, recorded in the saved metadata.
     """
 
     backend: ClassVar[str]

@@ -21,12 +21,7 @@ class NumpyIndex(VectorIndex):
     Search costs O(rows x dim) per query, so this suits up to some tens of thousands of rows; beyond
     that use :class:`~embeddings.index.FaissIndex`. Removal compacts the matrix.
 
-    Parameters
-    ----------
-    dim : int
-        Dimension of every vector.
-    model_version : str or None
-        Version of the embedding model that produced the vectors, recorded in the saved metadata.
+    It takes :class:`VectorIndex`'s parameters only (``dim``, ``model_version``).
     """
 
     backend = "numpy"

@@ -2,8 +2,8 @@
 
 Both are user errors (exit code 2 in the CLI, HTTP 422 in the service) and subclasses of ``ValueError``,
 as scikit-learn's conventions and older callers expect. Broken invariants of perfembed's own code
-(a feature schema with duplicate names, vectors of different schemas) stay plain ``ValueError`` or
-``KeyError``: those are bugs, HTTP 500.
+(a feature schema with duplicate names, vectors of different schemas) raise
+:class:`~loopnest.errors.InternalError`: those are bugs, HTTP 500 and exit code 1, asking for a report.
 """
 
 from __future__ import annotations

@@ -11,13 +11,15 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from corpus.generator import composition, conv, linalg, sparse, stencils, tensor, vector
-from corpus.generator.core import Kernel, Nest, calibration_factor, finalize, load_calibration, normalize
+from corpus.generator import composition, conv, linalg, sparse, stencils, tensor, triangular, vector
+from corpus.generator.core import Kernel, Nest
+from corpus.generator.render import normalize
+from corpus.generator.sizing import calibration_factor, finalize, load_calibration
 
 FAMILIES: dict[str, Callable[[random.Random], list[Kernel]]] = {
     "gemm_orders": linalg.gemm_orders,
     "gemv_like": linalg.gemv_like,
-    "triangular": linalg.triangular,
+    "triangular": triangular.triangular,
     "batched": linalg.batched,
     "stencil_1d": stencils.stencil_1d,
     "stencil_2d": stencils.stencil_2d,

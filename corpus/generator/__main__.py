@@ -11,7 +11,7 @@ from pathlib import Path
 
 from corpus.generator import DEFAULT_OUT, write
 from corpus.generator.check import run_check, summary
-from corpus.generator.core import CALIBRATION_FILE, load_calibration, update_calibration
+from corpus.generator.sizing import CALIBRATION_FILE, load_calibration, update_calibration
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import random
 
-from corpus.generator.core import FP, Add, Kernel, Scaled, family_of, fn, kernel_adder, lit, loop
-
-
-def _zero(t: str) -> str:
-    return lit(0.0, t)
-
+from corpus.generator.core import FP, Add, Kernel, Scaled, family_of, fn, lit, loop, zero
 
 _GEMM_SIZES = {"ni": Scaled(), "nj": Scaled(), "nk": Scaled()}
 _GEMM_ARRAYS = [(None, "C", ("ni", "nj")), (None, "A", ("ni", "nk")), (None, "B", ("nk", "nj"))]
@@ -26,10 +21,15 @@ def _means(t: str, X: str = "X", mu: str = "mean", n: str = "n", m: str = "m") -
 
 
 # -- datamining --------------------------------------------------------------------------------------------
+_NM = {"n": Scaled(1.0, 4), "m": Scaled(0.6, 4)}  # n samples of m features
+
+
 def datamining(rng: random.Random) -> list[Kernel]:
-    out: list[Kernel] = []
-    add = kernel_adder("datamining", out)
-    nm = {"n": Scaled(1.0, 4), "m": Scaled(0.6, 4)}
+    return family_of("datamining", rng, _covariances, _standardising_and_distances, _similarities_and_scaling,
+                     _time_series)
+
+
+def _covariances(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("covariance_sym", "covariance: column means, centring in place, then the upper triangle of X^T X / (n - 1) "
         "mirrored into the lower one (marked region, three nests)", t, ["n", "m"],
@@ -37,21 +37,21 @@ def datamining(rng: random.Random) -> list[Kernel]:
         [*_means(t), *loop([("i", 0, "n"), ("j", 0, "m")], "X[i][j] -= mean[j]"),
          *loop([("a", 0, "m"), ("b", "a", "m")], [
              f"cov[a][b] = {lit(0.0, t)}", *loop([("i", 0, "n")], "cov[a][b] += X[i][a] * X[i][b]"),
-             "cov[a][b] = cov[a][b] / (n - 1)", "cov[b][a] = cov[a][b]"])], nm, pragma=True)
+             "cov[a][b] = cov[a][b] / (n - 1)", "cov[b][a] = cov[a][b]"])], _NM, pragma=True)
     t = rng.choice(FP)
     add("covariance_rank1", "covariance as a sum of rank-1 updates: means, a centred copy D, then "
         "cov += D[i]^T D[i] row by row and a final scaling (marked region)", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "D", ("n", "m")), (t, "mean", ("m",)), (t, "cov", ("m", "m"))],
         [*_means(t), *loop([("i", 0, "n"), ("j", 0, "m")], "D[i][j] = X[i][j] - mean[j]"),
          *loop([("i", 0, "n"), ("a", 0, "m"), ("b", 0, "m")], "cov[a][b] += D[i][a] * D[i][b]"),
-         *loop([("a", 0, "m"), ("b", 0, "m")], "cov[a][b] = cov[a][b] / (n - 1)")], nm, pragma=True)
+         *loop([("a", 0, "m"), ("b", 0, "m")], "cov[a][b] = cov[a][b] / (n - 1)")], _NM, pragma=True)
     t = rng.choice(FP)
     add("covariance_acc", "covariance with the centring folded into the product, through a local accumulator "
         "(means precomputed in the same region)", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "mean", ("m",)), (t, "cov", ("m", "m"))],
         [*_means(t), *loop([("a", 0, "m"), ("b", 0, "m")], [
             f"{t} acc = {lit(0.0, t)}", *loop([("i", 0, "n")], "acc += (X[i][a] - mean[a]) * (X[i][b] - mean[b])"),
-            "cov[a][b] = acc / (n - 1)"])], nm, pragma=True)
+            "cov[a][b] = acc / (n - 1)"])], _NM, pragma=True)
     t = rng.choice(FP)
     add("correlation", "correlation matrix: means, standard deviations (sqrt, floored by fmax), standardisation "
         "in place, then the symmetric product with a unit diagonal (marked region)", t, ["n", "m"],
@@ -65,14 +65,17 @@ def datamining(rng: random.Random) -> list[Kernel]:
                                  *loop([("b", "a + 1", "m")], [
                                      f"corr[a][b] = {lit(0.0, t)}",
                                      *loop([("i", 0, "n")], "corr[a][b] += X[i][a] * X[i][b]"),
-                                     "corr[b][a] = corr[a][b]"])])], nm, pragma=True)
+                                     "corr[b][a] = corr[a][b]"])])], _NM, pragma=True)
+
+
+def _standardising_and_distances(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("mean_variance", "column means and variances, two passes (marked region)", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "mean", ("m",)), (t, "var", ("m",))],
         [*loop([("i", 0, "n"), ("j", 0, "m")], "mean[j] += X[i][j]"),
          *loop([("j", 0, "m")], "mean[j] = mean[j] / n"),
          *loop([("i", 0, "n"), ("j", 0, "m")], "var[j] += (X[i][j] - mean[j]) * (X[i][j] - mean[j])"),
-         *loop([("j", 0, "m")], "var[j] = var[j] / (n - 1)")], nm, pragma=True)
+         *loop([("j", 0, "m")], "var[j] = var[j] / (n - 1)")], _NM, pragma=True)
     t = rng.choice(FP)
     add("zscore_rows", "per-row standardisation: row mean and deviation in local scalars, then the scaled row", t,
         ["n", "m"], [(t, "X", ("n", "m")), (t, "Z", ("n", "m"))],
@@ -80,7 +83,7 @@ def datamining(rng: random.Random) -> list[Kernel]:
             f"{t} mu = {lit(0.0, t)}", *loop([("j", 0, "m")], "mu += X[i][j]"), "mu = mu / m",
             f"{t} var = {lit(0.0, t)}", *loop([("j", 0, "m")], "var += (X[i][j] - mu) * (X[i][j] - mu)"),
             f"{t} sd = {fn('sqrt', t)}(var / m) + {lit(0.001, t)}",
-            *loop([("j", 0, "m")], "Z[i][j] = (X[i][j] - mu) / sd")]), nm)
+            *loop([("j", 0, "m")], "Z[i][j] = (X[i][j] - mu) / sd")]), _NM)
     t = rng.choice(FP)
     add("gram_samples", "sample Gram matrix G = X X^T / m through a local accumulator", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "G", ("n", "n"))],
@@ -108,6 +111,9 @@ def datamining(rng: random.Random) -> list[Kernel]:
                                                 "K[i][j] = acc"]),
          *loop([("i", 0, "n"), ("j", 0, "n")], f"K[i][j] = {fn('exp', t)}(-g * K[i][j])")],
         {"n": Scaled(1.0, 4), "m": Scaled(0.3, 2)}, scalars=[(t, "g")], pragma=True)
+
+
+def _similarities_and_scaling(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("cosine_similarity", "cosine similarities between rows: row norms, then normalised dot products "
         "(marked region)", t, ["n", "m"], [(t, "X", ("n", "m")), (t, "nrm", ("n",)), (t, "S", ("n", "n"))],
@@ -120,7 +126,7 @@ def datamining(rng: random.Random) -> list[Kernel]:
     t = rng.choice(FP)
     add("weighted_covariance", "weighted scatter matrix of centred data, C[a][b] += w[i] Xc[i][a] Xc[i][b]", t,
         ["n", "m"], [(t, "Xc", ("n", "m")), (t, "w", ("n",)), (t, "C", ("m", "m"))],
-        loop([("a", 0, "m"), ("b", 0, "m"), ("i", 0, "n")], "C[a][b] += w[i] * Xc[i][a] * Xc[i][b]"), nm)
+        loop([("a", 0, "m"), ("b", 0, "m"), ("i", 0, "n")], "C[a][b] += w[i] * Xc[i][a] * Xc[i][b]"), _NM)
     t = rng.choice(FP)
     add("cross_covariance", "cross-covariance of two data sets with given means, samples outermost", t,
         ["n", "p", "q"], [(t, "X", ("n", "p")), (t, "Y", ("n", "q")), (t, "mx", ("p",)), (t, "my", ("q",)),
@@ -143,7 +149,10 @@ def datamining(rng: random.Random) -> list[Kernel]:
         [*loop([("i", 0, "n"), ("j", 0, "m")], [f"lo[j] = {fn('fmin', t)}(lo[j], X[i][j])",
                                                 f"hi[j] = {fn('fmax', t)}(hi[j], X[i][j])"]),
          *loop([("i", 0, "n"), ("j", 0, "m")], f"X[i][j] = (X[i][j] - lo[j]) / (hi[j] - lo[j] + {lit(0.001, t)})")],
-        nm, pragma=True)
+        _NM, pragma=True)
+
+
+def _time_series(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("moving_average", "moving average over a window of w samples for m series", t, ["n", "m", "w"],
         [(t, "X", ("n + w", "m")), (t, "Y", ("n", "m"))],
@@ -155,12 +164,11 @@ def datamining(rng: random.Random) -> list[Kernel]:
         [(t, "x", ("n + nl",)), (t, "r", ("nl",))],
         loop([("l", 0, "nl"), ("i", 0, "n")], "r[l] += x[i] * x[i + l]"),
         {"n": Scaled(1.0, 8), "nl": Scaled(0.05, 2)})
-    return out
 
 
 # -- composition -------------------------------------------------------------------------------------------
 def composition(rng: random.Random) -> list[Kernel]:
-    return family_of("composition", rng, _multi_gemm, _layers, _chains)
+    return family_of("composition", rng, _multi_gemm, _layers, _vector_and_attention_chains, _product_chains)
 
 
 def _multi_gemm(rng: random.Random, add: Add) -> None:
@@ -170,7 +178,7 @@ def _multi_gemm(rng: random.Random, add: Add) -> None:
         [(t, "tmp", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "C", ("nj", "nl")),
          (t, "D", ("ni", "nl"))],
         [*loop([("i", 0, "ni"), ("j", 0, "nj")],
-               [f"tmp[i][j] = {_zero(t)}", *loop([("k", 0, "nk")], "tmp[i][j] += alpha * A[i][k] * B[k][j]")]),
+               [f"tmp[i][j] = {zero(t)}", *loop([("k", 0, "nk")], "tmp[i][j] += alpha * A[i][k] * B[k][j]")]),
          *loop([("i", 0, "ni"), ("j", 0, "nl")], ["D[i][j] *= beta", *loop([("k", 0, "nj")],
                                                                            "D[i][j] += tmp[i][k] * C[k][j]")])],
         scalars=[(t, "alpha"), (t, "beta")], pragma=True)
@@ -179,7 +187,7 @@ def _multi_gemm(rng: random.Random, add: Add) -> None:
         "(marked region)", t, ["ni", "nj", "nk", "nl"],
         [(t, "tmp", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "C", ("nj", "nl")),
          (t, "D", ("ni", "nl"))],
-        [*loop([("i", 0, "ni")], [*loop([("j", 0, "nj")], f"tmp[i][j] = {_zero(t)}"),
+        [*loop([("i", 0, "ni")], [*loop([("j", 0, "nj")], f"tmp[i][j] = {zero(t)}"),
                                   *loop([("k", 0, "nk"), ("j", 0, "nj")], "tmp[i][j] += A[i][k] * B[k][j]")]),
          *loop([("i", 0, "ni"), ("k", 0, "nj"), ("j", 0, "nl")], "D[i][j] += tmp[i][k] * C[k][j]")], pragma=True)
     t = rng.choice(FP)
@@ -198,9 +206,9 @@ def _multi_gemm(rng: random.Random, add: Add) -> None:
         def mm(o: str, d: str, a: str, b: str, ni: str, nj: str, nk: str, order: str = order) -> list:
             bnd = {"i": ("i", 0, ni), "j": ("j", 0, nj), "k": ("k", 0, nk)}
             if order == "ijk":
-                return loop([bnd["i"], bnd["j"]], [f"{d}[i][j] = {_zero(o)}",
+                return loop([bnd["i"], bnd["j"]], [f"{d}[i][j] = {zero(o)}",
                                                    *loop([bnd["k"]], f"{d}[i][j] += {a}[i][k] * {b}[k][j]")])
-            return loop([bnd["i"]], [*loop([bnd["j"]], f"{d}[i][j] = {_zero(o)}"),
+            return loop([bnd["i"]], [*loop([bnd["j"]], f"{d}[i][j] = {zero(o)}"),
                                      *loop([bnd["k"], bnd["j"]], f"{d}[i][j] += {a}[i][k] * {b}[k][j]")])
         add(f"three_mm_{order}", f"3mm: E = A B, F = C D, G = E F, each product in {order} form (marked region)", t,
             ints, arrays, [*mm(t, "E", "A", "B", "ni", "nj", "nk"), *mm(t, "F", "C", "D", "nj", "nl", "nm"),
@@ -211,13 +219,13 @@ def _layers(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("gemm_relu_fused", "gemm with ReLU applied to each finished dot product", t, ["ni", "nj", "nk"],
         _typed(t, _GEMM_ARRAYS), loop([("i", 0, "ni"), ("j", 0, "nj")], [
-            f"{t} acc = {_zero(t)}", *loop([("k", 0, "nk")], "acc += A[i][k] * B[k][j]"),
-            f"C[i][j] = {fn('fmax', t)}(acc, {_zero(t)})"]), _GEMM_SIZES)
+            f"{t} acc = {zero(t)}", *loop([("k", 0, "nk")], "acc += A[i][k] * B[k][j]"),
+            f"C[i][j] = {fn('fmax', t)}(acc, {zero(t)})"]), _GEMM_SIZES)
     t = rng.choice(FP)
     add("gemm_then_relu", "gemm (ikj) followed by a separate ReLU sweep (marked region)", t, ["ni", "nj", "nk"],
         _typed(t, _GEMM_ARRAYS),
         [*loop([("i", 0, "ni"), ("k", 0, "nk"), ("j", 0, "nj")], "C[i][j] += A[i][k] * B[k][j]"),
-         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"C[i][j] = {fn('fmax', t)}(C[i][j], {_zero(t)})")],
+         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"C[i][j] = {fn('fmax', t)}(C[i][j], {zero(t)})")],
         _GEMM_SIZES, pragma=True)
     t = rng.choice(FP)
     add("dense_tanh", "dense layer Y = tanh(X W + b) with an accumulator per output", t, ["ni", "nj", "nk"],
@@ -230,7 +238,7 @@ def _layers(rng: random.Random, add: Add) -> None:
         ["ni", "nj", "nk"], [(t, "Y", ("ni", "nj")), (t, "X", ("ni", "nk")), (t, "W", ("nk", "nj")), (t, "b", ("nj",))],
         [*loop([("i", 0, "ni"), ("j", 0, "nj")], "Y[i][j] = b[j]"),
          *loop([("i", 0, "ni"), ("k", 0, "nk"), ("j", 0, "nj")], "Y[i][j] += X[i][k] * W[k][j]"),
-         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"Y[i][j] = {fn('fmax', t)}(Y[i][j], {_zero(t)})")],
+         *loop([("i", 0, "ni"), ("j", 0, "nj")], f"Y[i][j] = {fn('fmax', t)}(Y[i][j], {zero(t)})")],
         _GEMM_SIZES, pragma=True)
     t = rng.choice(FP)
     add("mlp2", "two-layer perceptron: H = relu(X W1 + b1), Y = H W2 + b2 (marked region)", t,
@@ -239,13 +247,13 @@ def _layers(rng: random.Random, add: Add) -> None:
          (t, "W2", ("dh", "dout")), (t, "b2", ("dout",)), (t, "Y", ("n", "dout"))],
         [*loop([("i", 0, "n"), ("j", 0, "dh")], [f"{t} acc = b1[j]",
                                                  *loop([("k", 0, "din")], "acc += X[i][k] * W1[k][j]"),
-                                                 f"H[i][j] = {fn('fmax', t)}(acc, {_zero(t)})"]),
+                                                 f"H[i][j] = {fn('fmax', t)}(acc, {zero(t)})"]),
          *loop([("i", 0, "n"), ("j", 0, "dout")], [f"{t} acc2 = b2[j]",
                                                    *loop([("k", 0, "dh")], "acc2 += H[i][k] * W2[k][j]"),
                                                    "Y[i][j] = acc2"])], pragma=True)
 
 
-def _chains(rng: random.Random, add: Add) -> None:
+def _vector_and_attention_chains(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("gemm_gemv", "T = A B followed by y = T x (marked region)", t, ["ni", "nj", "nk"],
         [(t, "T", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "x", ("nj",)), (t, "y", ("ni",))],
@@ -260,7 +268,7 @@ def _chains(rng: random.Random, add: Add) -> None:
     add("attention", "attention without normalisation: S = Q K^T / d, P = exp(S), O = P V (marked region)", t,
         ["n", "d"], [(t, "Q", ("n", "d")), (t, "K", ("n", "d")), (t, "V", ("n", "d")), (t, "S", ("n", "n")),
                      (t, "O", ("n", "d"))],
-        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"{t} acc = {_zero(t)}",
+        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"{t} acc = {zero(t)}",
                                                 *loop([("k", 0, "d")], "acc += Q[i][k] * K[j][k]"),
                                                 "S[i][j] = acc / d"]),
          *loop([("i", 0, "n"), ("j", 0, "n")], f"S[i][j] = {fn('exp', t)}(S[i][j])"),
@@ -271,12 +279,12 @@ def _chains(rng: random.Random, add: Add) -> None:
         "normalisation, then P V (marked region)", t, ["n", "d"],
         [(t, "Q", ("n", "d")), (t, "K", ("n", "d")), (t, "V", ("n", "d")), (t, "S", ("n", "n")), (t, "z", ("n",)),
          (t, "O", ("n", "d"))],
-        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"S[i][j] = {_zero(t)}",
+        [*loop([("i", 0, "n"), ("j", 0, "n")], [f"S[i][j] = {zero(t)}",
                                                 *loop([("k", 0, "d")], "S[i][j] += Q[i][k] * K[j][k] / d")]),
-         *loop([("i", 0, "n")], [f"z[i] = {_zero(t)}", *loop([("j", 0, "n")], [f"S[i][j] = {fn('exp', t)}(S[i][j])",
+         *loop([("i", 0, "n")], [f"z[i] = {zero(t)}", *loop([("j", 0, "n")], [f"S[i][j] = {fn('exp', t)}(S[i][j])",
                                                                            "z[i] += S[i][j]"])]),
          *loop([("i", 0, "n"), ("j", 0, "n")], "S[i][j] = S[i][j] / z[i]"),
-         *loop([("i", 0, "n"), ("k", 0, "d")], [f"O[i][k] = {_zero(t)}",
+         *loop([("i", 0, "n"), ("k", 0, "d")], [f"O[i][k] = {zero(t)}",
                                                 *loop([("j", 0, "n")], "O[i][k] += S[i][j] * V[j][k]")])],
         {"n": Scaled(), "d": Scaled(0.2, 4)}, pragma=True)
     t = rng.choice(FP)
@@ -289,6 +297,9 @@ def _chains(rng: random.Random, add: Add) -> None:
         ["ni", "nj", "nk"], [(t, "C", ("ni", "nj")), (t, "A", ("nk", "ni")), (t, "B", ("nk", "nj"))],
         [*loop([("k", 0, "nk"), ("i", 0, "ni"), ("j", 0, "nj")], "C[i][j] += A[k][i] * B[k][j]"),
          *loop([("i", 0, "ni"), ("j", 0, "nj")], f"C[i][j] = {fn('sqrt', t)}(C[i][j])")], _GEMM_SIZES, pragma=True)
+
+
+def _product_chains(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("abct", "D = (A B) C^T through an intermediate (marked region)", t, ["ni", "nj", "nk", "nl"],
         [(t, "T", ("ni", "nj")), (t, "A", ("ni", "nk")), (t, "B", ("nk", "nj")), (t, "C", ("nl", "nj")),
@@ -310,9 +321,9 @@ def _chains(rng: random.Random, add: Add) -> None:
     t = rng.choice(FP)
     add("residual_block", "residual block Y = X + relu(X W) with a square weight matrix", t, ["n", "m"],
         [(t, "X", ("n", "m")), (t, "W", ("m", "m")), (t, "Y", ("n", "m"))],
-        loop([("i", 0, "n"), ("j", 0, "m")], [f"{t} acc = {_zero(t)}",
+        loop([("i", 0, "n"), ("j", 0, "m")], [f"{t} acc = {zero(t)}",
                                               *loop([("k", 0, "m")], "acc += X[i][k] * W[k][j]"),
-                                              f"Y[i][j] = X[i][j] + {fn('fmax', t)}(acc, {_zero(t)})"]))
+                                              f"Y[i][j] = X[i][j] + {fn('fmax', t)}(acc, {zero(t)})"]))
     t = rng.choice(FP)
     add("gemm_rowsum", "row i of C = A B is computed (ikj) and immediately summed into r[i]", t, ["ni", "nj", "nk"],
         [*_typed(t, _GEMM_ARRAYS), (t, "r", ("ni",))],

@@ -17,7 +17,7 @@ def _ksize(rng: random.Random) -> int:
 
 
 def conv(rng: random.Random) -> list[Kernel]:
-    return family_of("conv", rng, _conv_1d, _conv_2d, _cnn_layers)
+    return family_of("conv", rng, _conv_1d, _conv_2d, _cnn_layers, _cnn_fused_and_separable, _pooling, _cnn_backward)
 
 
 def _conv_1d(rng: random.Random, add: Add) -> None:
@@ -75,65 +75,70 @@ def _conv_2d(rng: random.Random, add: Add) -> None:
              "out[y][x] = " + "\n+ ".join(" + ".join(terms[k:k + 3]) for k in range(0, 9, 3))), sz2)
 
 
+# CNN layers (NCHW unless said otherwise): each loop variable's loop, and the integer parameters.
+_CNN = {"k": ("k", 0, "nk"), "c": ("c", 0, "nc"), "y": ("y", 0, "ho"), "x": ("x", 0, "wo"),
+        "r": ("r", 0, "kr"), "s": ("s", 0, "ks"), "b": ("b", 0, "nb")}
+_CNN_INTS = ["nk", "nc", "ho", "wo", "kr", "ks"]
+
+
+def _cnn_sizes(k: int, batch: bool = False) -> dict:
+    s = {"nk": Scaled(0.5, 2), "nc": Scaled(0.5, 2), "ho": Scaled(), "wo": Scaled(), "kr": k, "ks": k}
+    if batch:
+        s["nb"] = Scaled(0.15, 1)
+    return s
+
+
 def _cnn_layers(rng: random.Random, add: Add) -> None:
-    # -- CNN layers, NCHW
-    cnn = {"k": ("k", 0, "nk"), "c": ("c", 0, "nc"), "y": ("y", 0, "ho"), "x": ("x", 0, "wo"),
-           "r": ("r", 0, "kr"), "s": ("s", 0, "ks"), "b": ("b", 0, "nb")}
-
-    def cnn_sizes(k: int, batch: bool = False) -> dict:
-        s = {"nk": Scaled(0.5, 2), "nc": Scaled(0.5, 2), "ho": Scaled(), "wo": Scaled(), "kr": k, "ks": k}
-        if batch:
-            s["nb"] = Scaled(0.15, 1)
-        return s
-
-    ints = ["nk", "nc", "ho", "wo", "kr", "ks"]
     for order in ("kcyxrs", "kyxcrs", "ckyxrs", "kcrsyx", "yxkcrs"):
         t = _t(rng)
         add(f"cnn_nchw_{order}", f"CNN layer out[k][y][x] += w[k][c][r][s] in[c][y + r][x + s] (NCHW, stride 1), "
-            f"loop order {order}", t, ints,
+            f"loop order {order}", t, _CNN_INTS,
             [(t, "out", ("nk", "ho", "wo")), (t, "w", ("nk", "nc", "kr", "ks")),
              (t, "in", ("nc", "ho + kr", "wo + ks"))],
-            loop([cnn[v] for v in order], "out[k][y][x] += w[k][c][r][s] * in[c][y + r][x + s]"),
-            cnn_sizes(_ksize(rng)))
+            loop([_CNN[v] for v in order], "out[k][y][x] += w[k][c][r][s] * in[c][y + r][x + s]"),
+            _cnn_sizes(_ksize(rng)))
     for order in ("kcyxrs", "kyxcrs"):
         t = _t(rng)
-        add(f"cnn_nchw_s2_{order}", f"CNN layer with stride 2 (NCHW), loop order {order}", t, ints,
+        add(f"cnn_nchw_s2_{order}", f"CNN layer with stride 2 (NCHW), loop order {order}", t, _CNN_INTS,
             [(t, "out", ("nk", "ho", "wo")), (t, "w", ("nk", "nc", "kr", "ks")),
              (t, "in", ("nc", "2 * ho + kr", "2 * wo + ks"))],
-            loop([cnn[v] for v in order], "out[k][y][x] += w[k][c][r][s] * in[c][2 * y + r][2 * x + s]"),
-            cnn_sizes(rng.choice([3, 5])))
+            loop([_CNN[v] for v in order], "out[k][y][x] += w[k][c][r][s] * in[c][2 * y + r][2 * x + s]"),
+            _cnn_sizes(rng.choice([3, 5])))
     for order in ("bkcyxrs", "bkyxcrs"):
         t = _t(rng)
         add(f"cnn_batch_{order}", f"CNN layer over a mini-batch, out[b][k][y][x], loop order {order}", t,
-            ["nb", *ints],
+            ["nb", *_CNN_INTS],
             [(t, "out", ("nb", "nk", "ho", "wo")), (t, "w", ("nk", "nc", "kr", "ks")),
              (t, "in", ("nb", "nc", "ho + kr", "wo + ks"))],
-            loop([cnn[v] for v in order], "out[b][k][y][x] += w[k][c][r][s] * in[b][c][y + r][x + s]"),
-            cnn_sizes(3, batch=True))
+            loop([_CNN[v] for v in order], "out[b][k][y][x] += w[k][c][r][s] * in[b][c][y + r][x + s]"),
+            _cnn_sizes(3, batch=True))
     for order in ("yxrsck", "yxkrsc"):
         t = _t(rng)
         add(f"cnn_nhwc_{order}", f"CNN layer in NHWC layout, out[y][x][k] += w[r][s][c][k] in[y + r][x + s][c], "
-            f"loop order {order}", t, ints,
+            f"loop order {order}", t, _CNN_INTS,
             [(t, "out", ("ho", "wo", "nk")), (t, "w", ("kr", "ks", "nc", "nk")),
              (t, "in", ("ho + kr", "wo + ks", "nc"))],
-            loop([cnn[v] for v in order], "out[y][x][k] += w[r][s][c][k] * in[y + r][x + s][c]"),
-            cnn_sizes(_ksize(rng)))
+            loop([_CNN[v] for v in order], "out[y][x][k] += w[r][s][c][k] * in[y + r][x + s][c]"),
+            _cnn_sizes(_ksize(rng)))
+
+
+def _cnn_fused_and_separable(rng: random.Random, add: Add) -> None:
     t = _t(rng)
     mx = fn("fmax", t)
-    add("cnn_bias_relu_nchw", "CNN layer with bias and ReLU through a local accumulator (NCHW)", t, ints,
+    add("cnn_bias_relu_nchw", "CNN layer with bias and ReLU through a local accumulator (NCHW)", t, _CNN_INTS,
         [(t, "out", ("nk", "ho", "wo")), (t, "w", ("nk", "nc", "kr", "ks")), (t, "in", ("nc", "ho + kr", "wo + ks")),
          (t, "bias", ("nk",))],
-        loop([cnn[v] for v in "kyx"], [f"{t} acc = bias[k]",
-                                       *loop([cnn[v] for v in "crs"], "acc += w[k][c][r][s] * in[c][y + r][x + s]"),
-                                       f"out[k][y][x] = {mx}(acc, {lit(0.0, t)})"]), cnn_sizes(_ksize(rng)))
+        loop([_CNN[v] for v in "kyx"], [f"{t} acc = bias[k]",
+                                        *loop([_CNN[v] for v in "crs"], "acc += w[k][c][r][s] * in[c][y + r][x + s]"),
+                                        f"out[k][y][x] = {mx}(acc, {lit(0.0, t)})"]), _cnn_sizes(_ksize(rng)))
     t = _t(rng)
     mx = fn("fmax", t)
-    add("cnn_bias_relu_nhwc", "CNN layer with bias and ReLU (NHWC), accumulator per output element", t, ints,
+    add("cnn_bias_relu_nhwc", "CNN layer with bias and ReLU (NHWC), accumulator per output element", t, _CNN_INTS,
         [(t, "out", ("ho", "wo", "nk")), (t, "w", ("kr", "ks", "nc", "nk")), (t, "in", ("ho + kr", "wo + ks", "nc")),
          (t, "bias", ("nk",))],
-        loop([cnn[v] for v in "yxk"], [f"{t} acc = bias[k]",
-                                       *loop([cnn[v] for v in "rsc"], "acc += w[r][s][c][k] * in[y + r][x + s][c]"),
-                                       f"out[y][x][k] = {mx}(acc, {lit(0.0, t)})"]), cnn_sizes(_ksize(rng)))
+        loop([_CNN[v] for v in "yxk"], [f"{t} acc = bias[k]",
+                                        *loop([_CNN[v] for v in "rsc"], "acc += w[r][s][c][k] * in[y + r][x + s][c]"),
+                                        f"out[y][x][k] = {mx}(acc, {lit(0.0, t)})"]), _cnn_sizes(_ksize(rng)))
     t = _t(rng)
     add("cnn_same_padding", "CNN layer with 'same' zero padding: taps outside the image are skipped by an affine "
         "guard (3x3 filter)", t, ["nk", "nc", "h", "w"],
@@ -143,23 +148,26 @@ def _cnn_layers(rng: random.Random, add: Add) -> None:
                  [Stmt("out[k][y][x] += wt[k][c][r][s] * in[c][y + r - 1][x + s - 1]")], frac=1.0)]),
         {"nk": Scaled(0.5, 2), "nc": Scaled(0.5, 2), "h": Scaled(), "w": Scaled()})
     t = _t(rng)
-    add("cnn_dilated", "CNN layer with dilation 2 (NCHW)", t, ints,
+    add("cnn_dilated", "CNN layer with dilation 2 (NCHW)", t, _CNN_INTS,
         [(t, "out", ("nk", "ho", "wo")), (t, "w", ("nk", "nc", "kr", "ks")),
          (t, "in", ("nc", "ho + 2 * kr", "wo + 2 * ks"))],
-        loop([cnn[v] for v in "kcyxrs"], "out[k][y][x] += w[k][c][r][s] * in[c][y + 2 * r][x + 2 * s]"),
-        cnn_sizes(3))
+        loop([_CNN[v] for v in "kcyxrs"], "out[k][y][x] += w[k][c][r][s] * in[c][y + 2 * r][x + 2 * s]"),
+        _cnn_sizes(3))
     for order in ("cyxrs", "crsyx"):
         t = _t(rng)
         add(f"depthwise_{order}", f"depthwise convolution (one filter per channel), loop order {order}", t,
             ["nc", "ho", "wo", "kr", "ks"],
             [(t, "out", ("nc", "ho", "wo")), (t, "w", ("nc", "kr", "ks")), (t, "in", ("nc", "ho + kr", "wo + ks"))],
-            loop([cnn[v] for v in order], "out[c][y][x] += w[c][r][s] * in[c][y + r][x + s]"),
+            loop([_CNN[v] for v in order], "out[c][y][x] += w[c][r][s] * in[c][y + r][x + s]"),
             {"nc": Scaled(0.5, 2), "ho": Scaled(), "wo": Scaled(), "kr": 3, "ks": 3})
     t = _t(rng)
     add("pointwise", "pointwise (1x1) convolution out[k][y][x] += w[k][c] in[c][y][x]", t, ["nk", "nc", "ho", "wo"],
         [(t, "out", ("nk", "ho", "wo")), (t, "w", ("nk", "nc")), (t, "in", ("nc", "ho", "wo"))],
-        loop([cnn[v] for v in "kcyx"], "out[k][y][x] += w[k][c] * in[c][y][x]"),
+        loop([_CNN[v] for v in "kcyx"], "out[k][y][x] += w[k][c] * in[c][y][x]"),
         {"nk": Scaled(0.5, 2), "nc": Scaled(0.5, 2), "ho": Scaled(), "wo": Scaled()})
+
+
+def _pooling(rng: random.Random, add: Add) -> None:
     # -- pooling
     t = _t(rng)
     mx = fn("fmax", t)
@@ -173,14 +181,14 @@ def _cnn_layers(rng: random.Random, add: Add) -> None:
     mx = fn("fmax", t)
     add("maxpool_k", "max pooling over a kr x ks window, stride 1, accumulated with fmax", t,
         ["nc", "ho", "wo", "kr", "ks"], [(t, "in", ("nc", "ho + kr", "wo + ks")), (t, "out", ("nc", "ho", "wo"))],
-        loop([cnn[v] for v in "cyxrs"], f"out[c][y][x] = {mx}(out[c][y][x], in[c][y + r][x + s])"),
+        loop([_CNN[v] for v in "cyxrs"], f"out[c][y][x] = {mx}(out[c][y][x], in[c][y + r][x + s])"),
         {"nc": Scaled(0.3, 1), "ho": Scaled(), "wo": Scaled(), "kr": 3, "ks": 3})
     t = _t(rng)
     add("avgpool", "average pooling over a kr x ks window through an accumulator", t, ["nc", "ho", "wo", "kr", "ks"],
         [(t, "in", ("nc", "ho + kr", "wo + ks")), (t, "out", ("nc", "ho", "wo"))],
-        loop([cnn[v] for v in "cyx"], [f"{t} acc = {lit(0.0, t)}",
-                                       *loop([cnn[v] for v in "rs"], "acc += in[c][y + r][x + s]"),
-                                       "out[c][y][x] = acc / (kr * ks)"]),
+        loop([_CNN[v] for v in "cyx"], [f"{t} acc = {lit(0.0, t)}",
+                                        *loop([_CNN[v] for v in "rs"], "acc += in[c][y + r][x + s]"),
+                                        "out[c][y][x] = acc / (kr * ks)"]),
         {"nc": Scaled(0.3, 1), "ho": Scaled(), "wo": Scaled(), "kr": rng.choice([2, 3]), "ks": rng.choice([2, 3])})
     t = _t(rng)
     add("global_avgpool", "global average pooling: mean over the image of each channel", t, ["nc", "h", "w"],
@@ -189,18 +197,21 @@ def _cnn_layers(rng: random.Random, add: Add) -> None:
                                 *loop([("y", 0, "h"), ("x", 0, "w")], "out[c] += in[c][y][x]"),
                                 "out[c] = out[c] / (h * w)"]),
         {"nc": Scaled(0.3, 1), "h": Scaled(), "w": Scaled()})
+
+
+def _cnn_backward(rng: random.Random, add: Add) -> None:
     # -- backward passes
     t = _t(rng)
     add("cnn_backward_data", "CNN backward pass for the input gradient (scatter form): "
-        "din[c][y + r][x + s] += w[k][c][r][s] dout[k][y][x]", t, ints,
+        "din[c][y + r][x + s] += w[k][c][r][s] dout[k][y][x]", t, _CNN_INTS,
         [(t, "din", ("nc", "ho + kr", "wo + ks")), (t, "w", ("nk", "nc", "kr", "ks")), (t, "dout", ("nk", "ho", "wo"))],
-        loop([cnn[v] for v in "kcyxrs"], "din[c][y + r][x + s] += w[k][c][r][s] * dout[k][y][x]"),
-        cnn_sizes(3))
+        loop([_CNN[v] for v in "kcyxrs"], "din[c][y + r][x + s] += w[k][c][r][s] * dout[k][y][x]"),
+        _cnn_sizes(3))
     t = _t(rng)
     add("cnn_backward_weights", "CNN backward pass for the weight gradient: dw[k][c][r][s] += dout[k][y][x] "
-        "in[c][y + r][x + s]", t, ints,
+        "in[c][y + r][x + s]", t, _CNN_INTS,
         [(t, "dw", ("nk", "nc", "kr", "ks")), (t, "dout", ("nk", "ho", "wo")), (t, "in", ("nc", "ho + kr", "wo + ks"))],
-        loop([cnn[v] for v in "kcrsyx"], "dw[k][c][r][s] += dout[k][y][x] * in[c][y + r][x + s]"), cnn_sizes(3))
+        loop([_CNN[v] for v in "kcrsyx"], "dw[k][c][r][s] += dout[k][y][x] * in[c][y + r][x + s]"), _cnn_sizes(3))
     t = _t(rng)
     add("conv3d", "3-D (volumetric) single-channel convolution", t, ["nz", "ny", "nx", "kz", "ky", "kx"],
         [(t, "in", ("nz + kz", "ny + ky", "nx + kx")), (t, "w", ("kz", "ky", "kx")), (t, "out", ("nz", "ny", "nx"))],

@@ -1,23 +1,15 @@
-"""Dense linear algebra: gemm in every loop order, gemv-like kernels, triangular/symmetric kernels,
-batched products."""
+"""Dense linear algebra: gemm in every loop order, gemv-like kernels, batched products (triangular and
+symmetric kernels: :mod:`corpus.generator.triangular`)."""
 
 from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 
-from corpus.generator.core import FP, TAG, Add, For, Kernel, Scaled, Stmt, family_of, lit, loop
+from corpus.generator.core import TAG, Kernel, Scaled, fp_type, loop, zero
 
 SQ = {"n": Scaled()}  # the size of a square-matrix kernel
-
-
-
-def _fp(rng: random.Random) -> str:
-    return rng.choice(FP)
-
-
-def _z(t: str) -> str:
-    return lit(0.0, t)
 
 
 # -- gemm_orders ------------------------------------------------------------------------------------------
@@ -36,11 +28,15 @@ def _gemm_sizes() -> dict[str, Scaled]:
 
 
 def gemm_orders(rng: random.Random) -> list[Kernel]:
+    return _gemm_plain(rng) + _gemm_alpha_beta(rng) + _gemm_dot_products(rng) + _gemm_column_major(rng)
+
+
+def _gemm_plain(rng: random.Random) -> list[Kernel]:
     out: list[Kernel] = []
     fam = "gemm_orders"
     for order in ("ijk", "ikj", "jik", "jki", "kij", "kji"):
         for ta, tb in itertools.product((False, True), repeat=2):
-            t = _fp(rng)
+            t = fp_type(rng)
             alpha = rng.random() < 0.5
             a, b, c, adims, bdims, cdims = _gemm_refs(ta, tb)
             rhs = f"alpha * {a} * {b}" if alpha else f"{a} * {b}"
@@ -51,9 +47,15 @@ def gemm_orders(rng: random.Random) -> list[Kernel]:
             out.append(Kernel(fam, f"gemm_{order}_{tr}{'_alpha' if alpha else ''}_{TAG[t]}", desc, t,
                               ["ni", "nj", "nk"], [(t, "C", cdims), (t, "A", adims), (t, "B", bdims)], body,
                               _gemm_sizes(), scalars=[(t, "alpha")] if alpha else []))
+    return out
+
+
+def _gemm_alpha_beta(rng: random.Random) -> list[Kernel]:
+    out: list[Kernel] = []
+    fam = "gemm_orders"
     # alpha/beta: C = beta C + alpha op(A) op(B), with the beta scaling placed as the order allows
     for order in ("ijk", "ikj", "jik", "jki", "kij", "kji"):
-        t = _fp(rng)
+        t = fp_type(rng)
         ta, tb = rng.random() < 0.4, rng.random() < 0.4
         a, b, c, adims, bdims, cdims = _gemm_refs(ta, tb)
         upd = f"{c} += alpha * {a} * {b}"
@@ -77,13 +79,19 @@ def gemm_orders(rng: random.Random) -> list[Kernel]:
         out.append(Kernel(fam, f"gemm_{order}_{tr}_ab_{TAG[t]}", desc, t, ["ni", "nj", "nk"],
                           [(t, "C", cdims), (t, "A", adims), (t, "B", bdims)], body, _gemm_sizes(),
                           scalars=[(t, "alpha"), (t, "beta")], pragma=pragma))
+    return out
+
+
+def _gemm_dot_products(rng: random.Random) -> list[Kernel]:
+    out: list[Kernel] = []
+    fam = "gemm_orders"
     # dot-product form with a local accumulator, k innermost
     for order in ("ij", "ji"):
         for ta, tb in itertools.product((False, True), repeat=2):
-            t = _fp(rng)
+            t = fp_type(rng)
             a, b, c, adims, bdims, cdims = _gemm_refs(ta, tb)
             body = loop([(v, 0, _BOUND[v]) for v in order], [
-                f"{t} acc = {_z(t)}",
+                f"{t} acc = {zero(t)}",
                 *loop([("k", 0, "nk")], f"acc += {a} * {b}"),
                 f"{c} = beta * {c} + alpha * acc"])
             tr = ("t" if ta else "n") + ("t" if tb else "n")
@@ -92,9 +100,15 @@ def gemm_orders(rng: random.Random) -> list[Kernel]:
             out.append(Kernel(fam, f"gemm_{order}k_acc_{tr}_{TAG[t]}", desc, t, ["ni", "nj", "nk"],
                               [(t, "C", cdims), (t, "A", adims), (t, "B", bdims)], body, _gemm_sizes(),
                               scalars=[(t, "alpha"), (t, "beta")]))
+    return out
+
+
+def _gemm_column_major(rng: random.Random) -> list[Kernel]:
+    out: list[Kernel] = []
+    fam = "gemm_orders"
     # C stored transposed (column-major result)
     for order in ("ijk", "kij", "jki"):
-        t = _fp(rng)
+        t = fp_type(rng)
         a, b, c, adims, bdims, cdims = _gemm_refs(False, False, tc=True)
         body = loop([(v, 0, _BOUND[v]) for v in order], f"{c} += {a} * {b}")
         desc = f"gemm writing a column-major result Ct[j][i] += A[i][k] B[k][j], {order} order ({t})."
@@ -104,273 +118,125 @@ def gemm_orders(rng: random.Random) -> list[Kernel]:
 
 
 # -- gemv_like --------------------------------------------------------------------------------------------
+_NM = {"n": Scaled(), "m": Scaled()}  # an n x m matrix
+
+
+def _gv(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict,
+        scalars: list | None = None, pragma: bool = False) -> Kernel:
+    """The gemv_like kernel NAME_TAG described "DESC (t)."."""
+    return Kernel("gemv_like", f"{name}_{TAG[t]}", desc + f" ({t}).", t, ints, arrays, body, sizes,
+                  scalars=scalars or [], pragma=pragma)
+
+
 def gemv_like(rng: random.Random) -> list[Kernel]:
-    fam = "gemv_like"
-    nm = {"n": Scaled(), "m": Scaled()}
-
-    def mk(name: str, desc: str, t: str, ints: list[str], arrays: list, body: list, sizes: dict,
-           scalars: list | None = None, pragma: bool = False) -> Kernel:
-        return Kernel(fam, f"{name}_{TAG[t]}", desc + f" ({t}).", t, ints, arrays, body, sizes,
-                      scalars=scalars or [], pragma=pragma)
-
-    builders = [
-        lambda t: mk("gemv_ij", "gemv y += A x, row-major traversal (i outer)", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i][j] * x[j]"), nm),
-        lambda t: mk("gemv_ji", "gemv y += A x with the column loop outside (j outer)", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
-                     loop([("j", 0, "m"), ("i", 0, "n")], "y[i] += A[i][j] * x[j]"), nm),
-        lambda t: mk("gemv_t_ij", "transposed gemv y += A^T x, i outer", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], "y[j] += A[i][j] * x[i]"), nm),
-        lambda t: mk("gemv_t_ji", "transposed gemv y += A^T x, j outer (strided column walk)", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     loop([("j", 0, "m"), ("i", 0, "n")], "y[j] += A[i][j] * x[i]"), nm),
-        lambda t: mk("gemv_acc_ab", "gemv y = beta y + alpha A x through a local accumulator", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n")], [f"{t} acc = {_z(t)}", *loop([("j", 0, "m")], "acc += A[i][j] * x[j]"),
-                                            "y[i] = beta * y[i] + alpha * acc"]), nm,
-                     scalars=[(t, "alpha"), (t, "beta")]),
-        lambda t: mk("gemv_t_acc_ab", "transposed gemv y = beta y + alpha A^T x with an accumulator per column",
-                     t, ["n", "m"], [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     loop([("j", 0, "m")], [f"{t} acc = {_z(t)}", *loop([("i", 0, "n")], "acc += A[i][j] * x[i]"),
-                                            "y[j] = beta * y[j] + alpha * acc"]), nm,
-                     scalars=[(t, "alpha"), (t, "beta")]),
-        lambda t: mk("ger_ij", "rank-1 update A += alpha x y^T, i outer", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], "A[i][j] += alpha * x[i] * y[j]"), nm,
-                     scalars=[(t, "alpha")]),
-        lambda t: mk("ger_ji", "rank-1 update A += x y^T, column loop outside", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     loop([("j", 0, "m"), ("i", 0, "n")], "A[i][j] += x[i] * y[j]"), nm),
-        lambda t: mk("bicg_ij", "BiCG sub-kernel: s += A^T r and q += A p in one sweep", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "r", ("n",)), (t, "p", ("m",)), (t, "s", ("m",)),
-                      (t, "q", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], ["s[j] += r[i] * A[i][j]", "q[i] += A[i][j] * p[j]"]),
-                     nm),
-        lambda t: mk("bicg_ji", "BiCG sub-kernel with the column loop outside", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "r", ("n",)), (t, "p", ("m",)), (t, "s", ("m",)),
-                      (t, "q", ("n",))],
-                     loop([("j", 0, "m"), ("i", 0, "n")], ["s[j] += r[i] * A[i][j]", "q[i] += A[i][j] * p[j]"]),
-                     nm),
-        lambda t: mk("mvt", "matrix-vector and transposed matrix-vector products fused: x1 += A v1, x2 += A^T v2",
-                     t, ["n"], [(t, "A", ("n", "n")), (t, "x1", ("n",)), (t, "x2", ("n",)), (t, "v1", ("n",)),
-                                (t, "v2", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "n")], ["x1[i] += A[i][j] * v1[j]", "x2[i] += A[j][i] * v2[j]"]),
-                     SQ),
-        lambda t: mk("atax", "y = A^T (A x) row by row: tmp[i] = A[i] . x, then y += tmp[i] A[i]", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("m",)), (t, "tmp", ("n",))],
-                     loop([("i", 0, "n")], [f"tmp[i] = {_z(t)}", *loop([("j", 0, "m")], "tmp[i] += A[i][j] * x[j]"),
-                                            *loop([("j", 0, "m")], "y[j] += A[i][j] * tmp[i]")]), nm),
-        lambda t: mk("gesummv", "y = alpha A x + beta B x with two accumulator arrays", t, ["n"],
-                     [(t, "A", ("n", "n")), (t, "B", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",)),
-                      (t, "tmp", ("n",))],
-                     loop([("i", 0, "n")], [f"tmp[i] = {_z(t)}", f"y[i] = {_z(t)}",
-                                            *loop([("j", 0, "n")], ["tmp[i] += A[i][j] * x[j]",
-                                                                    "y[i] += B[i][j] * x[j]"]),
-                                            "y[i] = alpha * tmp[i] + beta * y[i]"]), SQ,
-                     scalars=[(t, "alpha"), (t, "beta")]),
-        lambda t: mk("syr2_full", "symmetric rank-2 update on the full matrix: A += alpha (x y^T + y x^T)", t,
-                     ["n"], [(t, "A", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "n")], "A[i][j] += alpha * (x[i] * y[j] + y[i] * x[j])"), SQ,
-                     scalars=[(t, "alpha")]),
-        lambda t: mk("band_gemv", "banded matrix-vector product with the band stored by diagonals: "
-                     "y[i] += A[i][d] x[i + d]", t, ["n", "w"],
-                     [(t, "A", ("n", "w")), (t, "x", ("n + w",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("d", 0, "w")], "y[i] += A[i][d] * x[i + d]"),
-                     {"n": Scaled(), "w": rng.choice([3, 5, 9, 17, 33])}),
-        lambda t: mk("gemv2", "two matrix-vector products summed: y += A x + B z", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "B", ("n", "m")), (t, "x", ("m",)), (t, "z", ("m",)),
-                      (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i][j] * x[j] + B[i][j] * z[j]"), nm),
-        lambda t: mk("gemv_t_init", "y = A^T x with the output cleared in its own loop, then rows streamed "
-                     "(marked region, two nests)", t, ["n", "m"],
-                     [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
-                     [*loop([("j", 0, "m")], f"y[j] = {_z(t)}"),
-                      *loop([("i", 0, "n"), ("j", 0, "m")], "y[j] += A[i][j] * x[i]")], nm, pragma=True),
-        lambda t: mk("gemv_sub", "gemv on a sub-block: y[i] += A[i + r0][j + c0] x[j] with offsets 1 and 2", t,
-                     ["n", "m"], [(t, "A", ("n + 1", "m + 2")), (t, "x", ("m",)), (t, "y", ("n",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i + 1][j + 2] * x[j]"), nm),
-        lambda t: mk("gemv_rows2", "gemv computing two output rows per outer iteration (manually unrolled by 2)",
-                     t, ["n", "m"], [(t, "A", ("2 * n", "m")), (t, "x", ("m",)), (t, "y", ("2 * n",))],
-                     loop([("i", 0, "n"), ("j", 0, "m")],
-                          ["y[2 * i] += A[2 * i][j] * x[j]", "y[2 * i + 1] += A[2 * i + 1][j] * x[j]"]), nm),
-    ]
     out: list[Kernel] = []
-    for build in builders:
-        t = _fp(rng)
+    for build in [*_gemv_and_ger(), *_fused_and_banded(rng)]:
+        t = fp_type(rng)
         out.append(build(t))
         if rng.random() < 0.3:
             out.append(build("double" if t == "float" else "float"))
     return out
 
 
-# -- triangular -------------------------------------------------------------------------------------------
-def triangular(rng: random.Random) -> list[Kernel]:
-    return family_of("triangular", rng, _trmm_trmv, _trsv_trsm, _syrk, _symm_lu)
+def _gemv_and_ger() -> list[Callable[[str], Kernel]]:
+    """Builders, by element type, of gemv in both orders and transposed, with accumulators, and ger."""
+    return [
+        lambda t: _gv("gemv_ij", "gemv y += A x, row-major traversal (i outer)", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i][j] * x[j]"), _NM),
+        lambda t: _gv("gemv_ji", "gemv y += A x with the column loop outside (j outer)", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
+                      loop([("j", 0, "m"), ("i", 0, "n")], "y[i] += A[i][j] * x[j]"), _NM),
+        lambda t: _gv("gemv_t_ij", "transposed gemv y += A^T x, i outer", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], "y[j] += A[i][j] * x[i]"), _NM),
+        lambda t: _gv("gemv_t_ji", "transposed gemv y += A^T x, j outer (strided column walk)", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      loop([("j", 0, "m"), ("i", 0, "n")], "y[j] += A[i][j] * x[i]"), _NM),
+        lambda t: _gv("gemv_acc_ab", "gemv y = beta y + alpha A x through a local accumulator", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("n",))],
+                      loop([("i", 0, "n")], [f"{t} acc = {zero(t)}", *loop([("j", 0, "m")], "acc += A[i][j] * x[j]"),
+                                             "y[i] = beta * y[i] + alpha * acc"]), _NM,
+                      scalars=[(t, "alpha"), (t, "beta")]),
+        lambda t: _gv("gemv_t_acc_ab", "transposed gemv y = beta y + alpha A^T x with an accumulator per column",
+                      t, ["n", "m"], [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      loop([("j", 0, "m")], [f"{t} acc = {zero(t)}", *loop([("i", 0, "n")], "acc += A[i][j] * x[i]"),
+                                             "y[j] = beta * y[j] + alpha * acc"]), _NM,
+                      scalars=[(t, "alpha"), (t, "beta")]),
+        lambda t: _gv("ger_ij", "rank-1 update A += alpha x y^T, i outer", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], "A[i][j] += alpha * x[i] * y[j]"), _NM,
+                      scalars=[(t, "alpha")]),
+        lambda t: _gv("ger_ji", "rank-1 update A += x y^T, column loop outside", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      loop([("j", 0, "m"), ("i", 0, "n")], "A[i][j] += x[i] * y[j]"), _NM),
+    ]
 
 
-def _trmm_trmv(rng: random.Random, add: Add) -> None:
-    nm = {"n": Scaled(), "m": Scaled()}
-    abc = lambda t: [(t, "A", ("n", "n")), (t, "B", ("n", "m")), (t, "C", ("n", "m"))]  # noqa: E731
-    upd = "C[i][j] += A[i][k] * B[k][j]"
-    t = _fp(rng)
-    add("trmm_lower_ijk", "lower-triangular times general, C += L B with k <= i, ijk order", t, ["n", "m"],
-        abc(t), loop([("i", 0, "n"), ("j", 0, "m"), ("k", 0, "i", {"incl": True})], upd), nm)
-    t = _fp(rng)
-    add("trmm_lower_ikj", "lower-triangular times general, C += L B with k <= i, ikj order", t, ["n", "m"], abc(t),
-        loop([("i", 0, "n"), ("k", 0, "i", {"incl": True}), ("j", 0, "m")], upd), nm)
-    t = _fp(rng)
-    add("trmm_upper_ijk", "upper-triangular times general, C += U B with k >= i, ijk order", t, ["n", "m"], abc(t),
-        loop([("i", 0, "n"), ("j", 0, "m"), ("k", "i", "n")], upd), nm)
-    t = _fp(rng)
-    add("trmm_upper_kij", "upper-triangular times general, C += U B, kij order (k outer, i <= k)", t, ["n", "m"],
-        abc(t), loop([("k", 0, "n"), ("i", 0, "k", {"incl": True}), ("j", 0, "m")], upd), nm)
-    t = _fp(rng)
-    add("trmm_inplace", "in-place trmm B = alpha A^T B with A unit lower triangular (k > i accumulate "
-        "into B[i][j], then scale)", t, ["n", "m"], [(t, "A", ("n", "n")), (t, "B", ("n", "m"))],
-        loop([("i", 0, "n"), ("j", 0, "m")],
-             [*loop([("k", "i + 1", "n")], "B[i][j] += A[k][i] * B[k][j]"), "B[i][j] = alpha * B[i][j]"]), nm,
-        scalars=[(t, "alpha")])
-    t = _fp(rng)
-    add("trmm_right_upper", "general times upper-triangular from the right, C += B U with k <= j", t,
-        ["n", "m"], [(t, "U", ("m", "m")), (t, "B", ("n", "m")), (t, "C", ("n", "m"))],
-        loop([("i", 0, "n"), ("j", 0, "m"), ("k", 0, "j", {"incl": True})], "C[i][j] += B[i][k] * U[k][j]"), nm)
-    for lower in (True, False):
-        for order in ("ij", "ji"):
-            t = _fp(rng)
-            rng_j = ("j", 0, "i", {"incl": True}) if lower else ("j", "i", "n")
-            rng_i = ("i", "j", "n") if lower else ("i", 0, "j", {"incl": True})
-            spec = [("i", 0, "n"), rng_j] if order == "ij" else [("j", 0, "n"), rng_i]
-            kind = "lower" if lower else "upper"
-            add(f"trmv_{kind}_{order}", f"{kind}-triangular matrix-vector product y += T x, {order} order", t, ["n"],
-                [(t, "T", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",))], loop(spec, "y[i] += T[i][j] * x[j]"),
-                SQ)
-
-
-def _trsv_trsm(rng: random.Random, add: Add) -> None:
-    nm = {"n": Scaled(), "m": Scaled()}
-    t = _fp(rng)
-    add("trsv_lower_dot", "forward substitution (dot form) for L x = b, diagonal shifted by n to keep the "
-        "solve well conditioned", t, ["n"], [(t, "L", ("n", "n")), (t, "b", ("n",)), (t, "x", ("n",))],
-        loop([("i", 0, "n")], [f"{t} s = b[i]", *loop([("j", 0, "i")], "s -= L[i][j] * x[j]"),
-                               "x[i] = s / (L[i][i] + n)"]), SQ)
-    t = _fp(rng)
-    add("trsv_lower_axpy", "forward substitution (column/axpy form), x overwritten in place, diagonal "
-        "shifted by n", t, ["n"], [(t, "L", ("n", "n")), (t, "x", ("n",))],
-        loop([("j", 0, "n")], ["x[j] = x[j] / (L[j][j] + n)", *loop([("i", "j + 1", "n")], "x[i] -= L[i][j] * x[j]")]),
-        SQ)
-    t = _fp(rng)
-    add("trsv_upper_dot", "back substitution (dot form) for U x = b walking rows from the bottom, diagonal "
-        "shifted by n", t, ["n"], [(t, "U", ("n", "n")), (t, "b", ("n",)), (t, "x", ("n",))],
-        [For("i", "0", "n", [Stmt(f"{t} s = b[i]"), *loop([("j", "i + 1", "n")], "s -= U[i][j] * x[j]"),
-                             Stmt("x[i] = s / (U[i][i] + n)")], down=True)], SQ)
-    t = _fp(rng)
-    add("trsv_upper_axpy", "back substitution (column form), walking columns from the right, in place", t, ["n"],
-        [(t, "U", ("n", "n")), (t, "x", ("n",))],
-        [For("j", "0", "n", [Stmt("x[j] = x[j] / (U[j][j] + n)"), *loop([("i", 0, "j")], "x[i] -= U[i][j] * x[j]")],
-             down=True)], SQ)
-    t = _fp(rng)
-    add("trsm_lower", "triangular solve with many right-hand sides, L X = B in place (row form, diagonal "
-        "shifted by n)", t, ["n", "m"], [(t, "L", ("n", "n")), (t, "X", ("n", "m"))],
-        loop([("i", 0, "n")], [*loop([("k", 0, "i"), ("j", 0, "m")], "X[i][j] -= L[i][k] * X[k][j]"),
-                               *loop([("j", 0, "m")], "X[i][j] /= L[i][i] + n")]), nm)
-    t = _fp(rng)
-    add("trsm_upper", "triangular solve U X = B in place from the last row up (diagonal shifted by n)", t,
-        ["n", "m"], [(t, "U", ("n", "n")), (t, "X", ("n", "m"))],
-        [For("i", "0", "n", [*loop([("k", "i + 1", "n"), ("j", 0, "m")], "X[i][j] -= U[i][k] * X[k][j]"),
-                             *loop([("j", 0, "m")], "X[i][j] /= U[i][i] + n")], down=True)], nm)
-
-
-def _syrk(rng: random.Random, add: Add) -> None:
-    # symmetric rank-k updates
-    syrk_sizes = {"n": Scaled(), "m": Scaled()}
-    t = _fp(rng)
-    add("syrk_lower_ikj", "syrk C = beta C + alpha A A^T on the lower triangle, k loop between i and j", t,
-        ["n", "m"], [(t, "C", ("n", "n")), (t, "A", ("n", "m"))],
-        loop([("i", 0, "n")], [*loop([("j", 0, "i", {"incl": True})], "C[i][j] *= beta"),
-                               *loop([("k", 0, "m"), ("j", 0, "i", {"incl": True})],
-                                     "C[i][j] += alpha * A[i][k] * A[j][k]")]), syrk_sizes,
-        scalars=[(t, "alpha"), (t, "beta")])
-    t = _fp(rng)
-    add("syrk_upper_ijk", "syrk on the upper triangle (j >= i), beta scaling then dot products over k", t,
-        ["n", "m"], [(t, "C", ("n", "n")), (t, "A", ("n", "m"))],
-        loop([("i", 0, "n"), ("j", "i", "n")], ["C[i][j] *= beta",
-                                                  *loop([("k", 0, "m")], "C[i][j] += alpha * A[i][k] * A[j][k]")]),
-        syrk_sizes, scalars=[(t, "alpha"), (t, "beta")])
-    t = _fp(rng)
-    add("syrk_lower_trans", "syrk with A transposed: C += A^T A on the lower triangle, k innermost", t,
-        ["n", "m"], [(t, "C", ("n", "n")), (t, "A", ("m", "n"))],
-        loop([("i", 0, "n"), ("j", 0, "i", {"incl": True}), ("k", 0, "m")], "C[i][j] += A[k][i] * A[k][j]"),
-        syrk_sizes)
-    t = _fp(rng)
-    add("syrk_upper_kij", "syrk C += A A^T on the upper triangle with the k loop outermost", t, ["n", "m"],
-        [(t, "C", ("n", "n")), (t, "A", ("n", "m"))],
-        loop([("k", 0, "m"), ("i", 0, "n"), ("j", "i", "n")], "C[i][j] += A[i][k] * A[j][k]"), syrk_sizes)
-    t = _fp(rng)
-    add("syrk_lower_trans_kij", "syrk C += A^T A on the lower triangle, k outermost (rank-1 updates)", t,
-        ["n", "m"], [(t, "C", ("n", "n")), (t, "A", ("m", "n"))],
-        loop([("k", 0, "m"), ("i", 0, "n"), ("j", 0, "i", {"incl": True})], "C[i][j] += A[k][i] * A[k][j]"),
-        syrk_sizes)
-    t = _fp(rng)
-    add("syr2k_lower", "syr2k C = beta C + alpha (A B^T + B A^T) on the lower triangle", t, ["n", "m"],
-        [(t, "C", ("n", "n")), (t, "A", ("n", "m")), (t, "B", ("n", "m"))],
-        loop([("i", 0, "n")], [*loop([("j", 0, "i", {"incl": True})], "C[i][j] *= beta"),
-                               *loop([("k", 0, "m"), ("j", 0, "i", {"incl": True})],
-                                     "C[i][j] += A[j][k] * alpha * B[i][k] + B[j][k] * alpha * A[i][k]")]),
-        syrk_sizes, scalars=[(t, "alpha"), (t, "beta")])
-    t = _fp(rng)
-    add("syr2k_upper_ijk", "syr2k C += A B^T + B A^T on the upper triangle, k innermost", t, ["n", "m"],
-        [(t, "C", ("n", "n")), (t, "A", ("n", "m")), (t, "B", ("n", "m"))],
-        loop([("i", 0, "n"), ("j", "i", "n"), ("k", 0, "m")], "C[i][j] += A[i][k] * B[j][k] + B[i][k] * A[j][k]"),
-        syrk_sizes)
-
-
-def _symm_lu(rng: random.Random, add: Add) -> None:
-    t = _fp(rng)
-    add("symm_lower", "symm C = alpha A B + beta C with A symmetric, only its lower triangle read", t,
-        ["m", "n"], [(t, "C", ("m", "n")), (t, "A", ("m", "m")), (t, "B", ("m", "n"))],
-        loop([("i", 0, "m"), ("j", 0, "n")], [
-            f"{t} t2 = {_z(t)}",
-            *loop([("k", 0, "i")], ["C[k][j] += alpha * B[i][j] * A[i][k]", "t2 += B[k][j] * A[i][k]"]),
-            "C[i][j] = beta * C[i][j] + alpha * B[i][j] * A[i][i] + alpha * t2"]),
-        {"m": Scaled(), "n": Scaled()}, scalars=[(t, "alpha"), (t, "beta")])
-    t = _fp(rng)
-    add("symm_upper_full", "symmetric matrix times general with the upper triangle mirrored on the fly: "
-        "C[i][j] += A[min(i,k)][max(i,k)] B[k][j] split into two k ranges", t, ["m", "n"],
-        [(t, "C", ("m", "n")), (t, "A", ("m", "m")), (t, "B", ("m", "n"))],
-        loop([("i", 0, "m")], [*loop([("k", 0, "i"), ("j", 0, "n")], "C[i][j] += A[k][i] * B[k][j]"),
-                               *loop([("k", "i", "m"), ("j", 0, "n")], "C[i][j] += A[i][k] * B[k][j]")]),
-        {"m": Scaled(), "n": Scaled()})
-    t = _fp(rng)
-    add("symv_lower", "symv y += A x reading only the lower triangle (each off-diagonal entry used twice)", t,
-        ["n"], [(t, "A", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",))],
-        loop([("i", 0, "n")], [*loop([("j", 0, "i")], ["y[i] += A[i][j] * x[j]", "y[j] += A[i][j] * x[i]"]),
-                               "y[i] += A[i][i] * x[i]"]), SQ)
-    t = _fp(rng)
-    add("lu_product", "reconstruct A = L U from triangular factors: k runs to min(i, j)", t, ["n"],
-        [(t, "A", ("n", "n")), (t, "L", ("n", "n")), (t, "U", ("n", "n"))],
-        loop([("i", 0, "n"), ("j", 0, "n")],
-             [For("k", "0", "min(i, j) + 1", [Stmt("A[i][j] += L[i][k] * U[k][j]")], cond="k <= i && k <= j")]),
-        SQ)
-    add("lu_kij", "LU factorisation without pivoting, right-looking (kij) form, in place", "double", ["n"],
-        [("double", "A", ("n", "n"))],
-        loop([("k", 0, "n")], [*loop([("i", "k + 1", "n")], "A[i][k] /= A[k][k]"),
-                               *loop([("i", "k + 1", "n"), ("j", "k + 1", "n")], "A[i][j] -= A[i][k] * A[k][j]")]),
-        SQ)
-    add("lu_doolittle", "LU factorisation without pivoting, row-by-row (Doolittle) form, in place", "double",
-        ["n"], [("double", "A", ("n", "n"))],
-        loop([("i", 0, "n")], [
-            *loop([("j", 0, "i")], [*loop([("k", 0, "j")], "A[i][j] -= A[i][k] * A[k][j]"), "A[i][j] /= A[j][j]"]),
-            *loop([("j", "i", "n"), ("k", 0, "i")], "A[i][j] -= A[i][k] * A[k][j]")]), SQ)
-    t = _fp(rng)
-    add("tri_lower_scale", "scale the strictly lower triangle by a row factor and add the transposed upper "
-        "triangle", t, ["n"], [(t, "A", ("n", "n")), (t, "d", ("n",))],
-        loop([("i", 1, "n"), ("j", 0, "i")], "A[i][j] = d[i] * A[i][j] + A[j][i]"), SQ)
+def _fused_and_banded(rng: random.Random) -> list[Callable[[str], Kernel]]:
+    """Builders of fused products (BiCG, mvt, atax, gesummv), syr2, banded and blocked variants."""
+    return [
+        lambda t: _gv("bicg_ij", "BiCG sub-kernel: s += A^T r and q += A p in one sweep", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "r", ("n",)), (t, "p", ("m",)), (t, "s", ("m",)),
+                       (t, "q", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], ["s[j] += r[i] * A[i][j]", "q[i] += A[i][j] * p[j]"]),
+                      _NM),
+        lambda t: _gv("bicg_ji", "BiCG sub-kernel with the column loop outside", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "r", ("n",)), (t, "p", ("m",)), (t, "s", ("m",)),
+                       (t, "q", ("n",))],
+                      loop([("j", 0, "m"), ("i", 0, "n")], ["s[j] += r[i] * A[i][j]", "q[i] += A[i][j] * p[j]"]),
+                      _NM),
+        lambda t: _gv("mvt", "matrix-vector and transposed matrix-vector products fused: x1 += A v1, x2 += A^T v2",
+                      t, ["n"], [(t, "A", ("n", "n")), (t, "x1", ("n",)), (t, "x2", ("n",)), (t, "v1", ("n",)),
+                                 (t, "v2", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "n")], ["x1[i] += A[i][j] * v1[j]", "x2[i] += A[j][i] * v2[j]"]),
+                      SQ),
+        lambda t: _gv("atax", "y = A^T (A x) row by row: tmp[i] = A[i] . x, then y += tmp[i] A[i]", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("m",)), (t, "y", ("m",)), (t, "tmp", ("n",))],
+                      loop([("i", 0, "n")], [f"tmp[i] = {zero(t)}", *loop([("j", 0, "m")], "tmp[i] += A[i][j] * x[j]"),
+                                             *loop([("j", 0, "m")], "y[j] += A[i][j] * tmp[i]")]), _NM),
+        lambda t: _gv("gesummv", "y = alpha A x + beta B x with two accumulator arrays", t, ["n"],
+                      [(t, "A", ("n", "n")), (t, "B", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",)),
+                       (t, "tmp", ("n",))],
+                      loop([("i", 0, "n")], [f"tmp[i] = {zero(t)}", f"y[i] = {zero(t)}",
+                                             *loop([("j", 0, "n")], ["tmp[i] += A[i][j] * x[j]",
+                                                                     "y[i] += B[i][j] * x[j]"]),
+                                             "y[i] = alpha * tmp[i] + beta * y[i]"]), SQ,
+                      scalars=[(t, "alpha"), (t, "beta")]),
+        lambda t: _gv("syr2_full", "symmetric rank-2 update on the full matrix: A += alpha (x y^T + y x^T)", t,
+                      ["n"], [(t, "A", ("n", "n")), (t, "x", ("n",)), (t, "y", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "n")], "A[i][j] += alpha * (x[i] * y[j] + y[i] * x[j])"), SQ,
+                      scalars=[(t, "alpha")]),
+        lambda t: _gv("band_gemv", "banded matrix-vector product with the band stored by diagonals: "
+                      "y[i] += A[i][d] x[i + d]", t, ["n", "w"],
+                      [(t, "A", ("n", "w")), (t, "x", ("n + w",)), (t, "y", ("n",))],
+                      loop([("i", 0, "n"), ("d", 0, "w")], "y[i] += A[i][d] * x[i + d]"),
+                      {"n": Scaled(), "w": rng.choice([3, 5, 9, 17, 33])}),
+        lambda t: _gv("gemv2", "two matrix-vector products summed: y += A x + B z", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "B", ("n", "m")), (t, "x", ("m",)), (t, "z", ("m",)),
+                       (t, "y", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i][j] * x[j] + B[i][j] * z[j]"), _NM),
+        lambda t: _gv("gemv_t_init", "y = A^T x with the output cleared in its own loop, then rows streamed "
+                      "(marked region, two nests)", t, ["n", "m"],
+                      [(t, "A", ("n", "m")), (t, "x", ("n",)), (t, "y", ("m",))],
+                      [*loop([("j", 0, "m")], f"y[j] = {zero(t)}"),
+                       *loop([("i", 0, "n"), ("j", 0, "m")], "y[j] += A[i][j] * x[i]")], _NM, pragma=True),
+        lambda t: _gv("gemv_sub", "gemv on a sub-block: y[i] += A[i + r0][j + c0] x[j] with offsets 1 and 2", t,
+                      ["n", "m"], [(t, "A", ("n + 1", "m + 2")), (t, "x", ("m",)), (t, "y", ("n",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")], "y[i] += A[i + 1][j + 2] * x[j]"), _NM),
+        lambda t: _gv("gemv_rows2", "gemv computing two output rows per outer iteration (manually unrolled by 2)",
+                      t, ["n", "m"], [(t, "A", ("2 * n", "m")), (t, "x", ("m",)), (t, "y", ("2 * n",))],
+                      loop([("i", 0, "n"), ("j", 0, "m")],
+                           ["y[2 * i] += A[2 * i][j] * x[j]", "y[2 * i + 1] += A[2 * i + 1][j] * x[j]"]), _NM),
+    ]
 
 
 # -- batched ----------------------------------------------------------------------------------------------
 def batched(rng: random.Random) -> list[Kernel]:
+    return _batched_gemms(rng) + _batched_vector_kernels(rng)
+
+
+def _batched_gemms(rng: random.Random) -> list[Kernel]:
     fam = "batched"
     out: list[Kernel] = []
     bnd = {"b": "nb", "i": "ni", "j": "nj", "k": "nk"}
@@ -380,7 +246,7 @@ def batched(rng: random.Random) -> list[Kernel]:
 
     def bg(name: str, desc: str, order: str, a: str, b: str, c: str, adims: tuple, bdims: tuple, cdims: tuple,
            extra: dict | None = None) -> None:
-        t = _fp(rng)
+        t = fp_type(rng)
         body = loop([(v, 0, bnd[v]) for v in order], f"{c} += {a} * {b}")
         out.append(Kernel(fam, f"{name}_{TAG[t]}", desc + f" ({t}).", t, ["nb", "ni", "nj", "nk"],
                           [(t, "C", cdims), (t, "A", adims), (t, "B", bdims)], body,
@@ -397,13 +263,13 @@ def batched(rng: random.Random) -> list[Kernel]:
     bg("bgemm_last_ijkb", "batch-last layout (batch index innermost and contiguous), ijkb order", "ijkb", *last)
     bg("bgemm_last_bikj", "batch-last layout traversed with the batch loop outermost (strided)", "bikj", *last)
     for order in ("bikj", "ibkj"):
-        t = _fp(rng)
+        t = fp_type(rng)
         body = loop([(v, 0, bnd[v]) for v in order], "Y[b][i][j] += X[b][i][k] * W[k][j]")
         out.append(Kernel(fam, f"bgemm_shared_{order}_{TAG[t]}", f"batched product with a shared weight matrix, "
                           f"Y[b] += X[b] W, loop order {order} ({t})", t, ["nb", "ni", "nj", "nk"],
                           [(t, "Y", ("nb", "ni", "nj")), (t, "X", ("nb", "ni", "nk")), (t, "W", ("nk", "nj"))],
                           body, sizes(rng.uniform(0.3, 1.5))))
-    t = _fp(rng)
+    t = fp_type(rng)
     out.append(Kernel(fam, f"bgemm_ab_{TAG[t]}", f"batched gemm with alpha and beta: C[b] = beta C[b] + alpha "
                       f"A[b] B[b] ({t})", t, ["nb", "ni", "nj", "nk"],
                       [(t, "C", ("nb", "ni", "nj")), (t, "A", ("nb", "ni", "nk")), (t, "B", ("nb", "nk", "nj"))],
@@ -411,13 +277,19 @@ def batched(rng: random.Random) -> list[Kernel]:
                           *loop([("j", 0, "nj")], "C[b][i][j] *= beta"),
                           *loop([("k", 0, "nk"), ("j", 0, "nj")], "C[b][i][j] += alpha * A[b][i][k] * B[b][k][j]")]),
                       sizes(rng.uniform(0.2, 1.0)), scalars=[(t, "alpha"), (t, "beta")]))
-    t = _fp(rng)
+    t = fp_type(rng)
     out.append(Kernel(fam, f"bgemm_acc_{TAG[t]}", f"batched gemm overwriting C through a local accumulator ({t})",
                       t, ["nb", "ni", "nj", "nk"],
                       [(t, "C", ("nb", "ni", "nj")), (t, "A", ("nb", "ni", "nk")), (t, "B", ("nb", "nk", "nj"))],
                       loop([("b", 0, "nb"), ("i", 0, "ni"), ("j", 0, "nj")], [
-                          f"{t} acc = {_z(t)}", *loop([("k", 0, "nk")], "acc += A[b][i][k] * B[b][k][j]"),
+                          f"{t} acc = {zero(t)}", *loop([("k", 0, "nk")], "acc += A[b][i][k] * B[b][k][j]"),
                           "C[b][i][j] = acc"]), sizes(rng.uniform(0.2, 1.0))))
+    return out
+
+
+def _batched_vector_kernels(rng: random.Random) -> list[Kernel]:
+    fam = "batched"
+    out: list[Kernel] = []
     # batched gemv and friends
     gv = {"nb": Scaled(1.0, 2), "n": Scaled(), "m": Scaled()}
 
@@ -425,47 +297,47 @@ def batched(rng: random.Random) -> list[Kernel]:
         out.append(Kernel(fam, f"{name}_{TAG[t]}", desc + f" ({t}).", t, ints, arrays, body, sz))
 
     for order in ("bij", "bji"):
-        t = _fp(rng)
+        t = fp_type(rng)
         bv(f"bgemv_{order}", f"batched gemv y[b] += A[b] x[b], loop order {order}", ["nb", "n", "m"],
            [(t, "A", ("nb", "n", "m")), (t, "x", ("nb", "m")), (t, "y", ("nb", "n"))],
            loop([(v, 0, {"b": "nb", "i": "n", "j": "m"}[v]) for v in order], "y[b][i] += A[b][i][j] * x[b][j]"), gv, t)
-    t = _fp(rng)
+    t = fp_type(rng)
     bv("bgemv_t", "batched transposed gemv y[b] += A[b]^T x[b]", ["nb", "n", "m"],
        [(t, "A", ("nb", "n", "m")), (t, "x", ("nb", "n")), (t, "y", ("nb", "m"))],
        loop([("b", 0, "nb"), ("i", 0, "n"), ("j", 0, "m")], "y[b][j] += A[b][i][j] * x[b][i]"), gv, t)
     for order in ("bij", "ibj"):
-        t = _fp(rng)
+        t = fp_type(rng)
         bv(f"bgemv_shared_{order}", f"one matrix applied to a batch of vectors, Y[b] += A X[b], order {order}",
            ["nb", "n", "m"], [(t, "A", ("n", "m")), (t, "X", ("nb", "m")), (t, "Y", ("nb", "n"))],
            loop([(v, 0, {"b": "nb", "i": "n", "j": "m"}[v]) for v in order], "Y[b][i] += A[i][j] * X[b][j]"), gv, t)
-    t = _fp(rng)
+    t = fp_type(rng)
     bv("bgemv_last", "batch-last batched gemv y[i][b] += A[i][j][b] x[j][b], batch innermost", ["nb", "n", "m"],
        [(t, "A", ("n", "m", "nb")), (t, "x", ("m", "nb")), (t, "y", ("n", "nb"))],
        loop([("i", 0, "n"), ("j", 0, "m"), ("b", 0, "nb")], "y[i][b] += A[i][j][b] * x[j][b]"), gv, t)
     dsz = {"nb": Scaled(1.0, 2), "n": Scaled()}
-    t = _fp(rng)
+    t = fp_type(rng)
     bv("bdot_bi", "batched dot products d[b] += x[b][i] y[b][i], batch outer", ["nb", "n"],
        [(t, "x", ("nb", "n")), (t, "y", ("nb", "n")), (t, "d", ("nb",))],
        loop([("b", 0, "nb"), ("i", 0, "n")], "d[b] += x[b][i] * y[b][i]"), dsz, t)
-    t = _fp(rng)
+    t = fp_type(rng)
     bv("bdot_ib", "batched dot products with the element loop outside and the batch inside", ["nb", "n"],
        [(t, "x", ("nb", "n")), (t, "y", ("nb", "n")), (t, "d", ("nb",))],
        loop([("i", 0, "n"), ("b", 0, "nb")], "d[b] += x[b][i] * y[b][i]"), dsz, t)
-    t = _fp(rng)
+    t = fp_type(rng)
     bv("bger", "batched rank-1 updates A[b] += x[b] y[b]^T", ["nb", "n", "m"],
        [(t, "A", ("nb", "n", "m")), (t, "x", ("nb", "n")), (t, "y", ("nb", "m"))],
        loop([("b", 0, "nb"), ("i", 0, "n"), ("j", 0, "m")], "A[b][i][j] += x[b][i] * y[b][j]"), gv, t)
-    t = _fp(rng)
+    t = fp_type(rng)
     bv("btrsv_lower", "batched forward substitution L[b] x[b] = b[b] in place (diagonal shifted by n)",
        ["nb", "n"], [(t, "L", ("nb", "n", "n")), (t, "x", ("nb", "n"))],
        loop([("b", 0, "nb"), ("i", 0, "n")], [*loop([("j", 0, "i")], "x[b][i] -= L[b][i][j] * x[b][j]"),
                                               "x[b][i] /= L[b][i][i] + n"]), dsz, t)
-    t = _fp(rng)
+    t = fp_type(rng)
     bv("bgram", "batched Gram matrices G[b] += X[b]^T X[b] (full, not exploiting symmetry)", ["nb", "n", "m"],
        [(t, "G", ("nb", "m", "m")), (t, "X", ("nb", "n", "m"))],
        loop([("b", 0, "nb"), ("k", 0, "n"), ("i", 0, "m"), ("j", 0, "m")], "G[b][i][j] += X[b][k][i] * X[b][k][j]"),
        gv, t)
-    t = _fp(rng)
+    t = fp_type(rng)
     bv("baxpy_2d", "batched axpy with one scale per batch entry, Y[b][i] += s[b] X[b][i]", ["nb", "n"],
        [(t, "s", ("nb",)), (t, "X", ("nb", "n")), (t, "Y", ("nb", "n"))],
        loop([("b", 0, "nb"), ("i", 0, "n")], "Y[b][i] += s[b] * X[b][i]"), dsz, t)

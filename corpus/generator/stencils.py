@@ -233,7 +233,11 @@ def stencil_1d(rng: random.Random) -> list[Kernel]:
 
 def stencil_2d(rng: random.Random) -> list[Kernel]:
     fam = "stencil_2d"
-    jacobi = _Jacobi(rng, fam)
+    return _jacobi_like_2d(_Jacobi(rng, fam)) + _pde_2d(rng, fam)
+
+
+def _jacobi_like_2d(jacobi: _Jacobi) -> list[Kernel]:
+    """The 2-D stencils of one update in several shapes, forms, orders and halos."""
     out = []
     shapes = {"5pt": (star(2, 1), _dist), "9pt_box": (box(2, 1), _nnz), "9pt_star": (star(2, 2), _dist),
               "13pt_star": (star(2, 3), _dist)}
@@ -258,6 +262,16 @@ def stencil_2d(rng: random.Random) -> list[Kernel]:
                       "copy", halo=True))
     out.append(jacobi("jacobi2d_25pt_box", "2-D 5x5 box stencil", box(2, 2),
                       lambda p: abs(p[0]) + abs(p[1]), "jac"))
+    return out
+
+
+def _pde_2d(rng: random.Random, fam: str) -> list[Kernel]:
+    """2-D stencils with their own statements: variable coefficients, wave, Sobel, FDTD, residual."""
+    return _coefficient_and_wave_2d(rng, fam) + _gradient_fdtd_residual_2d(rng, fam)
+
+
+def _coefficient_and_wave_2d(rng: random.Random, fam: str) -> list[Kernel]:
+    out = []
     for timed in (False, True):
         t = rng.choice(("float", "double"))
         g = Grid(rng, 2, 1, t)
@@ -283,6 +297,11 @@ def stencil_2d(rng: random.Random) -> list[Kernel]:
                       loop([("t", 0, "tsteps")], [
                           *loop(bnd, f"N[i][j] = {lit(2.0, t)} * U[i][j] - P[i][j]\n+ {lit(0.1, t)} * ({lap})"),
                           *loop(bnd, ["P[i][j] = U[i][j]", "U[i][j] = N[i][j]"])]), g.sizes(_tsteps(rng, 2))))
+    return out
+
+
+def _gradient_fdtd_residual_2d(rng: random.Random, fam: str) -> list[Kernel]:
+    out = []
     t = rng.choice(("float", "double"))
     g = Grid(rng, 2, 1, t)
     sq = "sqrtf" if t == "float" else "sqrt"

@@ -4,8 +4,11 @@ CCSD-like 4-index contractions, Kronecker-structured products and full contracti
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from corpus.generator.core import TAG, Kernel, Scaled, lit, loop
+
+FAM = "contraction"  # the family of every kernel here
 
 
 def _ref(name: str, idx: str) -> str:
@@ -17,8 +20,16 @@ def _dims(idx: str) -> tuple[str, ...]:
 
 
 def contraction(rng: random.Random) -> list[Kernel]:
-    fam = "contraction"
     out: list[Kernel] = []
+    einsum = _einsum_adder(rng, out)
+    _tensor_products(rng, out, einsum)
+    _vectors_chains_and_scalars(rng, out, einsum)
+    return out
+
+
+def _einsum_adder(rng: random.Random, out: list[Kernel]) -> Callable[..., None]:
+    """``einsum(name, desc, target, operands, order, weight=None, ratio=1.0)``: appends the contraction
+    kernel ``C[target] += product of operands`` with loops in ``order`` to ``out`` (family contraction)."""
 
     def einsum(name: str, desc: str, target: str, operands: list[tuple[str, str]], order: str,
                weight: dict[str, float] | None = None, ratio: float = 1.0) -> None:
@@ -29,9 +40,13 @@ def contraction(rng: random.Random) -> list[Kernel]:
         body = loop([(c, 0, f"n{c}") for c in order], f"{_ref('C', target)} += {rhs}")
         sizes = {f"n{c}": Scaled((weight or {}).get(c, 1.0) * ratio, 2) for c in sorted(set(order))}
         spec = ",".join(idx for _, idx in operands) + "->" + target
-        out.append(Kernel(fam, f"{name}_{TAG[t]}", f"{desc}: {spec}, loop order {order} ({t}).", t, ints, arrays,
+        out.append(Kernel(FAM, f"{name}_{TAG[t]}", f"{desc}: {spec}, loop order {order} ({t}).", t, ints, arrays,
                           body, sizes))
 
+    return einsum
+
+
+def _tensor_products(rng: random.Random, out: list[Kernel], einsum: Callable[..., None]) -> None:
     for order in ("abcd", "acdb", "cdab"):
         einsum(f"tc_ab_acd_dcb_{order}", "two-index result from two contracted indices", "ab",
                [("A", "acd"), ("B", "dcb")], order)
@@ -54,12 +69,15 @@ def contraction(rng: random.Random) -> list[Kernel]:
     for order in ("ijkr", "rijk"):
         t = rng.choice(("float", "double"))
         b = {"i": ("i", 0, "ni"), "j": ("j", 0, "nj"), "k": ("k", 0, "nk"), "r": ("r", 0, "nr")}
-        out.append(Kernel(fam, f"mttkrp_{order}_{TAG[t]}", f"MTTKRP M[i][r] += X[i][j][k] B[j][r] C[k][r], loop order "
+        out.append(Kernel(FAM, f"mttkrp_{order}_{TAG[t]}", f"MTTKRP M[i][r] += X[i][j][k] B[j][r] C[k][r], loop order "
                           f"{order} ({t}).", t, ["ni", "nj", "nk", "nr"],
                           [(t, "M", ("ni", "nr")), (t, "X", ("ni", "nj", "nk")), (t, "B", ("nj", "nr")),
                            (t, "C", ("nk", "nr"))],
                           loop([b[v] for v in order], "M[i][r] += X[i][j][k] * B[j][r] * C[k][r]"),
                           {"ni": Scaled(), "nj": Scaled(), "nk": Scaled(), "nr": Scaled(0.3, 2)}))
+
+
+def _vectors_chains_and_scalars(rng: random.Random, out: list[Kernel], einsum: Callable[..., None]) -> None:
     einsum("ttv_last", "tensor-times-vector on the last mode", "ab", [("X", "abc"), ("v", "c")], "abc")
     einsum("ttv_first", "tensor-times-vector on the first mode", "bc", [("X", "abc"), ("v", "a")], "abc")
     einsum("bilinear", "bilinear form of a three-index tensor with two vectors", "a",
@@ -75,11 +93,10 @@ def contraction(rng: random.Random) -> list[Kernel]:
     einsum("batched_tc", "batched contraction C[z][a][b] += A[z][a][c][d] B[z][d][c][b]", "zab",
            [("A", "zacd"), ("B", "zdcb")], "zabcd", weight={"z": 0.5})
     t = rng.choice(("float", "double"))
-    out.append(Kernel(fam, f"full_contraction_{TAG[t]}", f"full contraction of two three-index tensors with "
+    out.append(Kernel(FAM, f"full_contraction_{TAG[t]}", f"full contraction of two three-index tensors with "
                       f"a permutation, s += A[a][b][c] B[c][b][a], returned as a scalar ({t}).", t, ["na", "nb", "nc"],
                       [(t, "A", ("na", "nb", "nc")), (t, "B", ("nc", "nb", "na"))],
                       loop([("a", 0, "na"), ("b", 0, "nb"), ("c", 0, "nc")], "s += A[a][b][c] * B[c][b][a]"),
                       {"na": Scaled(), "nb": Scaled(), "nc": Scaled()}, pre=[f"{t} s = {lit(0.0, t)}"],
                       post=["return s"], ret=t))
     einsum("ttm_mode2_scaled", "tensor-times-matrix on the middle mode", "abc", [("X", "adc"), ("U", "bd")], "abdc")
-    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import random
 
-from corpus.generator.core import FP, Add, Kernel, Scaled, family_of, fn, kernel_adder, lit, loop
+from corpus.generator.core import FP, Add, Kernel, Scaled, family_of, fn, lit, loop
 
 V1 = [("i", 0, "n")]  # the loop of a vector kernel
 M2 = [("i", 0, "n"), ("j", 0, "m")]  # the loops of a matrix kernel, rows outside
@@ -268,8 +268,10 @@ def _transcendental(rng: random.Random, add: Add) -> None:
 
 # -- copy_transpose ----------------------------------------------------------------------------------------
 def copy_transpose(rng: random.Random) -> list[Kernel]:
-    out: list[Kernel] = []
-    add = kernel_adder("copy_transpose", out)
+    return family_of("copy_transpose", rng, _copies_and_transposes, _tensor_permutations, _strided_copies)
+
+
+def _copies_and_transposes(rng: random.Random, add: Add) -> None:
     for t in ("int", "float", "double"):
         add("copy1d", "vector copy", t, ["n"], [(t, "x", ("n",)), (t, "y", ("n",))], loop(V1, "y[i] = x[i]"))
     for t in ("double", "int"):
@@ -295,6 +297,9 @@ def copy_transpose(rng: random.Random) -> list[Kernel]:
     t = rng.choice(FP)
     add("transpose_plus", "C = A^T + B on rectangular matrices", t, ["n", "m"],
         [(t, "A", ("m", "n")), (t, "B", ("n", "m")), (t, "C", ("n", "m"))], loop(M2, "C[i][j] = A[j][i] + B[i][j]"))
+
+
+def _tensor_permutations(rng: random.Random, add: Add) -> None:
     dim = {"i": "n", "j": "m", "k": "p"}
     perms = [p for p in itertools.permutations("ijk") if p != ("i", "j", "k")]
     for perm in perms:
@@ -319,6 +324,9 @@ def copy_transpose(rng: random.Random) -> list[Kernel]:
         ["nb", "nc", "h", "w"], [(t, "X", ("nb", "h", "w", "nc")), (t, "Y", ("nb", "nc", "h", "w"))],
         loop([("b", 0, "nb"), ("c", 0, "nc"), ("y", 0, "h"), ("x", 0, "w")], "Y[b][c][y][x] = X[b][y][x][c]"),
         {"nb": Scaled(0.1, 1), "nc": Scaled(0.5, 2), "h": Scaled(), "w": Scaled()})
+
+
+def _strided_copies(rng: random.Random, add: Add) -> None:
     t = rng.choice(("int", "float", "double"))
     add("gather_cols2", "every second column, B[i][j] = A[i][2 j]", t, ["n", "m"],
         [(t, "A", ("n", "2 * m")), (t, "B", ("n", "m"))], loop(M2, "B[i][j] = A[i][2 * j]"))
@@ -354,4 +362,3 @@ def copy_transpose(rng: random.Random) -> list[Kernel]:
     t = rng.choice(FP)
     add("scaled_copy_t", "scaled transpose B[j][i] = s A[i][j]", t, ["n", "m"],
         [(t, "A", ("n", "m")), (t, "B", ("m", "n"))], loop(M2, "B[j][i] = s * A[i][j]"), scalars=[(t, "s")])
-    return out

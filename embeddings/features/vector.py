@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from loopnest.errors import InternalError
+
 
 def signed_log2(x: float) -> float:
     """``sign(x) * log2(|x| + 1)``: compresses values that span orders of magnitude, keeps 0 at 0."""
@@ -41,7 +43,7 @@ class Schema:
         names = [n for n, _ in self.fields]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            raise ValueError(f"duplicate feature names in schema: {dupes}")
+            raise InternalError(f"duplicate feature names in schema: {dupes}")
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -138,7 +140,7 @@ class FeatureVector:
         """This vector followed by ``other`` (names must not clash); metadata is merged."""
         clash = sorted(set(self.names) & set(other.names))
         if clash:
-            raise ValueError(f"feature names in both vectors: {clash[:5]}")
+            raise InternalError(f"feature names in both vectors: {clash[:5]}")
         meta = {**dict(self.meta), **dict(other.meta)}
         return FeatureVector(self.entries + other.entries, tuple(sorted(meta.items())))
 
@@ -151,5 +153,5 @@ def stack(vectors: Sequence[FeatureVector] | Iterable[FeatureVector]) -> np.ndar
     names = vectors[0].names
     for k, v in enumerate(vectors[1:], start=1):
         if v.names != names:
-            raise ValueError(f"vector {k} has a different schema than vector 0")
+            raise InternalError(f"vector {k} has a different schema than vector 0")
     return np.vstack([v.as_array() for v in vectors])

@@ -14,6 +14,8 @@ from autotune import RecipeSpace
 from autotune.records import resolve_study_name, tuning_study
 from loopnest import (
     IllegalTransformError,
+    ParameterError,
+    PerfembedError,
     PreprocessOptions,
     Recipe,
     RecipeError,
@@ -142,13 +144,20 @@ def test_recipe_of_a_point(gemm_space):
     assert moved.to_dict()["steps"][-1] == {"op": "parallelize", "loop": 2}
 
 
-def test_unknown_parameter_or_value_is_refused(gemm_space):
-    with pytest.raises(ValueError, match="no parameter"):
+def test_unknown_parameter_or_value_is_refused(gemm, gemm_space):
+    # Before: bare ValueErrors, which the service would answer with 500; now ParameterError, a user error
+    # (exit 2, HTTP 422) naming the value, and still a ValueError for callers that catch one.
+    with pytest.raises(ParameterError, match="no parameter"):
         gemm_space.recipe_for({"tile_l7": 8})
-    with pytest.raises(ValueError, match="not one of"):
+    with pytest.raises(ParameterError, match="not one of"):
         gemm_space.recipe_for({"tile_l0": 12})
     with pytest.raises(ValueError, match="not one of"):
         gemm_space.recipe_for({"parallel": 2})
+    with pytest.raises(ParameterError, match=r"tile sizes must be >= 1 .*got tile sizes \[0, 8\]"):
+        RecipeSpace(gemm, tile_sizes=(0, 8))
+    with pytest.raises(ParameterError, match=r"unroll factors \[1\]"):
+        RecipeSpace(gemm, unroll_factors=(1,))
+    assert issubclass(ParameterError, PerfembedError)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -19,7 +19,7 @@ from autotune import (
     register_nest,
     tune_nest,
 )
-from autotune.tuner import PROBE_AFTER_FREE, _counts, _enqueue_probes, _needs_probes
+from autotune.study_queue import PROBE_AFTER_FREE, enqueue_probes, needs_probes, study_counts
 from database import best_recipe_for, list_measurements
 from loopnest import Harness, Recipe
 from loopnest.frontend.extract import extract_scops
@@ -186,10 +186,10 @@ def test_a_study_that_wastes_its_free_trials_gets_probes_once(gemm):
     study = optuna.create_study(direction="maximize")
     for _ in range(PROBE_AFTER_FREE - 1):
         study.tell(study.ask(), state=TrialState.PRUNED)
-    assert not _needs_probes(study, _counts(study))
+    assert not needs_probes(study, study_counts(study))
     study.tell(study.ask(), state=TrialState.PRUNED)
-    assert _needs_probes(study, _counts(study))
+    assert needs_probes(study, study_counts(study))
     space = RecipeSpace(gemm, params=GEMM_PARAMS)
-    _enqueue_probes(study, space, 5)
+    enqueue_probes(study, space, 5)
     assert len(study.get_trials(states=(TrialState.WAITING,))) == min(5, len(space.probe_params()))
-    assert study.user_attrs["probed"] is True and not _needs_probes(study, _counts(study))
+    assert study.user_attrs["probed"] is True and not needs_probes(study, study_counts(study))

@@ -18,13 +18,9 @@ from sqlalchemy.pool import NullPool
 
 from database import (
     Store,
-    get_or_create_nest,
-    get_or_create_program,
-    get_or_create_recipe,
-    get_or_create_target,
     get_store,
 )
-from tests.database.factories import GEMM, TARGET, TILE, Seed
+from tests.database.factories import Seed, add_seed
 
 POSTGRES_URL = os.environ.get("PERFEMBED_TEST_POSTGRES_URL")
 BACKENDS = ["sqlite", *(["postgresql"] if POSTGRES_URL else [])]
@@ -75,8 +71,4 @@ def store(empty_url: str) -> Iterator[Store]:
 def seed(store: Store) -> Seed:
     """One program with one nest, one target and one recipe."""
     with store.session() as session:
-        program = get_or_create_program(session, source=GEMM, name="gemm")
-        nest = get_or_create_nest(session, program_id=program.id, index=0, normalized={"loops": ["i", "j", "k"]})
-        target = get_or_create_target(session, **TARGET)
-        recipe = get_or_create_recipe(session, steps=TILE)
-    return Seed(program_id=program.id, nest_id=nest.id, target_id=target.id, recipe_id=recipe.id)
+        return add_seed(session)

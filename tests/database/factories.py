@@ -6,6 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
+from database import get_or_create_nest, get_or_create_program, get_or_create_recipe, get_or_create_target
+from tests.c_kernels import GEMM
+
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
@@ -13,15 +16,6 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-GEMM = """
-void gemm(int n, double A[n][n], double B[n][n], double C[n][n]) {
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++)
-      for (int k = 0; k < n; k++)
-        C[i][j] += A[i][k] * B[k][j];
-}
-"""
 
 TARGET: dict[str, Any] = {
     "cpu_model": "Test CPU 9000",
@@ -41,6 +35,17 @@ class Seed:
     nest_id: int
     target_id: int
     recipe_id: int
+
+
+def add_seed(session: Session, *, name: str = "gemm", normalized: dict[str, Any] | None = None,
+             steps: list[dict[str, Any]] = TILE) -> Seed:
+    """Get or create GEMM's program (as ``name``), its nest 0, :data:`TARGET` and the recipe ``steps``."""
+    program = get_or_create_program(session, source=GEMM, name=name)
+    nest = get_or_create_nest(session, program_id=program.id, index=0,
+                              normalized=normalized if normalized is not None else {"loops": ["i", "j", "k"]})
+    target = get_or_create_target(session, **TARGET)
+    recipe = get_or_create_recipe(session, steps=steps)
+    return Seed(program_id=program.id, nest_id=nest.id, target_id=target.id, recipe_id=recipe.id)
 
 
 def committed(store: Store, operation: Callable[Concatenate[Session, P], T], /, *args: P.args,

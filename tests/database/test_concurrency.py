@@ -14,10 +14,8 @@ from sqlalchemy.orm import Session
 
 from database import (
     Store,
-    get_or_create_nest,
     get_or_create_program,
     get_or_create_recipe,
-    get_or_create_target,
     get_store,
     load_embeddings,
     register_embedding_model,
@@ -25,7 +23,8 @@ from database import (
 )
 from database.models import Base, NestEmbeddingModel, NestModel, ProgramModel, RecipeModel, TargetModel
 from database.repositories._common import get_or_create
-from tests.database.factories import GEMM, TARGET, Seed
+from tests.c_kernels import GEMM
+from tests.database.factories import Seed, add_seed
 
 T = TypeVar("T")
 WORKERS = 8
@@ -49,12 +48,9 @@ def _count(store: Store, model: type[Base]) -> int:
         return int(session.scalar(select(func.count()).select_from(model)) or 0)
 
 
-def _programs_and_recipes(session: Session, i: int) -> tuple[int, int, int, int]:
-    program = get_or_create_program(session, source=GEMM, name=f"writer {i}")
-    nest = get_or_create_nest(session, program_id=program.id, index=0, normalized={"n": 1})
-    target = get_or_create_target(session, **TARGET)
-    recipe = get_or_create_recipe(session, steps=[{"name": "unroll", "kwargs": {"factor": 4}}])
-    return program.id, nest.id, target.id, recipe.id
+def _programs_and_recipes(session: Session, i: int) -> Seed:
+    return add_seed(session, name=f"writer {i}", normalized={"n": 1},
+                    steps=[{"name": "unroll", "kwargs": {"factor": 4}}])
 
 
 def test_concurrent_threads_create_one_row_each(store: Store) -> None:
@@ -127,8 +123,8 @@ def _process_writer(pickled_store: bytes) -> tuple[int, int]:
     try:
         store.check_schema(create=True)  # the processes race to create the schema, too
         with store.session() as session:
-            ids = _programs_and_recipes(session, 0)
-        return ids[0], ids[3]
+            seed = _programs_and_recipes(session, 0)
+        return seed.program_id, seed.recipe_id
     finally:
         store.dispose()
 

@@ -28,7 +28,7 @@ from database.models import Base
 from database.schema import VERSION_TABLE
 from database.session import make_engine
 from service.commands.db import db_app
-from tests.database.factories import GEMM
+from tests.c_kernels import GEMM
 
 FIRST = "v0.1.0.a"
 TABLES = {

@@ -50,7 +50,8 @@ from database import (
 from database.errors import DuplicateError, InvalidRecordError, NotFoundError, StorageError
 from database.models import ProgramModel
 from loopnest.errors import PerfembedError
-from tests.database.factories import GEMM, TARGET, TILE, Seed
+from tests.c_kernels import GEMM
+from tests.database.factories import TARGET, TILE, Seed
 
 
 def test_program_round_trip_and_idempotence(store: Store) -> None:

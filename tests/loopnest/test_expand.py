@@ -12,21 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopnest import Harness, IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, extract_scops, generate_c
+from tests.c_kernels import MATMUL
 from tests.loopnest.conftest import ROOT
 from tests.loopnest.recipe_check import apply_and_verify
 from tests.loopnest.test_legality import nest
 
-MATMUL = """
-void f(int n, double C[n][n], double A[n][n], double B[n][n]) {
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      double s = 0.0;
-      for (int k = 0; k < n; k++)
-        s += A[i][k] * B[k][j];
-      C[i][j] = s;
-    }
-}
-"""
 # Matmul-like kernels for the property test: a matrix-vector product, a triangular product with an
 # initial value read from another array, and a batched product with a two-statement body.
 KERNELS = {

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from loopnest import IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, extract_scops
+from tests.c_kernels import GEMM
 
 SKEWED = """
 void f(int n, double A[n][n]) {
@@ -16,14 +17,7 @@ void f(int n, double A[n][n]) {
       A[i][j] = A[i - 1][j + 1] + 1.0;
 }
 """
-REDUCTION = """
-void f(int n, double C[n][n], double A[n][n], double B[n][n]) {
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++)
-      for (int k = 0; k < n; k++)
-        C[i][j] += A[i][k] * B[k][j];
-}
-"""
+REDUCTION = GEMM  # k carries the reduction into C[i][j]
 PRODUCER_CONSUMER = """
 void f(int n, double A[n], double B[n], double X[n]) {
 #pragma scop

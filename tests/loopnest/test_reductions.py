@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from loopnest import Harness, IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, extract_scops
 from loopnest.codegen import generate_c
 from loopnest.omp_clauses import reorders_reduction
+from tests.c_kernels import GEMM, MATMUL
 from tests.loopnest.recipe_check import apply_and_verify
 
 DOT = """
@@ -21,17 +22,6 @@ double dot(int n, double a[n], double b[n]) {
   for (int i = 0; i < n; i++)
     s += a[i] * b[i];
   return s;
-}
-"""
-MATMUL = """
-void mm(int n, double A[n][n], double B[n][n], double C[n][n]) {
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      double sum = 0.0;
-      for (int k = 0; k < n; k++)
-        sum += A[i][k] * B[k][j];
-      C[i][j] = sum;
-    }
 }
 """
 TOTALS = """
@@ -44,14 +34,6 @@ void totals(int n, int m, double A[n][m], double *hi, long *count, double *sum) 
       s = s - A[i][j];
     }
   *hi = top; *count = c; *sum = s;
-}
-"""
-GEMM = """
-void gemm(int n, double C[n][n], double A[n][n], double B[n][n]) {
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++)
-      for (int k = 0; k < n; k++)
-        C[i][j] += A[i][k] * B[k][j];
 }
 """
 NORM = """
@@ -144,7 +126,7 @@ def test_an_outermost_array_reduction_runs_in_parallel_with_an_array_section(tmp
 
 
 def test_a_later_step_cannot_smuggle_a_dependence_into_a_reduction_loop(tmp_path: Path) -> None:
-    # k parallel by reduction; interchanging k outward makes that depth carry the writes of sum = 0.
+    # k parallel by reduction; interchanging k outward makes that depth carry the writes of s = 0.
     scop = nest(tmp_path, MATMUL)
     apply(scop, [{"op": "parallelize", "loop": 2}])
     with pytest.raises((IllegalTransformError, RecipeError)):

@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopnest import (
@@ -20,13 +19,12 @@ from loopnest import (
     generate_c,
 )
 from tests.loopnest.conftest import ROOT, load_expected
-from tests.loopnest.recipe_check import apply_and_verify, corpus_harnesses
+from tests.loopnest.recipe_check import apply_and_verify, random_corpus_outcomes
 from tests.loopnest.test_legality import REDUCTION, SKEWED, nest, refuse
 
 EXPECTED = load_expected()
 # Nests of depth 2 or more: unroll_jam needs a loop inside the jammed one.
 KERNELS = sorted(k for k, v in EXPECTED.items() if any(n["depth"] >= 2 for n in v["nests"]))
-_OUTCOMES: list[str] = []
 
 
 def test_jam_across_a_non_permutable_loop_is_refused_naming_the_dependence(tmp_path: Path) -> None:
@@ -74,11 +72,6 @@ def test_malformed_unroll_jam_steps_are_recipe_errors(tmp_path: Path, steps: lis
         apply_recipe(nest(tmp_path, REDUCTION), Recipe.from_dict({"steps": steps}))
 
 
-def _harnesses(rel: str) -> list[Harness]:
-    """Sizes that are not multiples of the factors, so the remainder runs."""
-    return corpus_harnesses(rel, EXPECTED[rel], size_cap=23, min_depth=2)
-
-
 @st.composite
 def jam_recipes(draw: st.DrawFn, scop: Scop) -> Recipe:
     depth = scop.depth
@@ -97,24 +90,11 @@ def jam_recipes(draw: st.DrawFn, scop: Scop) -> Recipe:
     return Recipe.from_dict({"steps": steps})
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
-def _random_jam_recipe_is_refused_or_preserves_outputs(data: st.DataObject) -> None:
-    harnesses = _harnesses(data.draw(st.sampled_from(KERNELS)))
-    if not harnesses:
-        return
-    harness = data.draw(st.sampled_from(harnesses))
-    recipe = data.draw(jam_recipes(harness.scop))
-    _OUTCOMES.append("applied" if apply_and_verify(harness, recipe) else "refused")
-
-
 def test_random_recipes_with_unroll_jam_preserve_outputs_and_are_mostly_applied() -> None:
-    _OUTCOMES.clear()
-    _random_jam_recipe_is_refused_or_preserves_outputs()
-    applied = _OUTCOMES.count("applied")
-    assert len(_OUTCOMES) >= 20
-    assert applied >= 0.4 * len(_OUTCOMES), _OUTCOMES
+    outcomes = random_corpus_outcomes(KERNELS, lambda data, harness: data.draw(jam_recipes(harness.scop)),
+                                      examples=40, size_cap=23, min_depth=2)  # sizes no factor divides
+    assert len(outcomes) >= 20
+    assert outcomes.count("applied") >= 0.4 * len(outcomes), outcomes
 
 
 def test_unroll_jam_beside_two_packs_generates_and_verifies() -> None:

@@ -4,10 +4,8 @@
   var status = document.getElementById("jobs-status");
   document.querySelectorAll("button.cancel").forEach(function (button) {
     button.addEventListener("click", function () {
-      var key = document.getElementById("write-key").value.trim();
+      var key = perfembedKey("write-key", status, "Cancelling needs an API key: enter it above.");
       if (!key) {
-        status.textContent = "Cancelling needs an API key: enter it above.";
-        document.getElementById("write-key").focus();
         return;
       }
       var id = button.getAttribute("data-job");

@@ -74,10 +74,8 @@
   }
 
   start.addEventListener("click", function () {
-    var key = document.getElementById("eval-key").value.trim();
+    var key = perfembedKey("eval-key", status, "Evaluating needs an API key: enter it first.");
     if (!key) {
-      status.textContent = "Evaluating needs an API key: enter it first.";
-      document.getElementById("eval-key").focus();
       return;
     }
     start.disabled = true;
