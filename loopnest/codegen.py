@@ -345,9 +345,9 @@ def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     prefix = _fresh_prefix(scop)
     sched = _separate_full_blocks(scop, schedule_map(scop))
     tree = _ast(scop, sched, _separate_option(scop), prefix)
-    printer = _Printer(scop, prefix, indent,
-                       dynamic=DynamicLoops(scop, prefix) if any(s.dynamic_bounds for s in scop.statements) else None,
-                       jams=_jam_factors(scop))
+    values: dict[str, str] = {}
+    dynamic = DynamicLoops(scop, prefix, values) if any(s.dynamic_bounds for s in scop.statements) else None
+    printer = _Printer(scop, prefix, indent, dynamic=dynamic, jams=_jam_factors(scop), values=values)
     body = printer.node(tree, 1)
     decls = _declarations(scop, indent)
     defines = [_HELPERS[h] for h in sorted(printer.used_helpers)]

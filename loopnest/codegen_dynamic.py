@@ -13,7 +13,7 @@ bounds as a condition instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 
 from loopnest.ir import DynamicBound, ScheduleDim, Scop, print_expr
 
@@ -46,13 +46,21 @@ def bound_texts(bound: DynamicBound, iterator: Callable[[int], str]) -> tuple[st
 class DynamicLoops:
     """The bounds to print into the loops of one generated nest (AST iterators ``prefix<k>``)."""
 
-    def __init__(self, scop: Scop, prefix: str) -> None:
+    def __init__(self, scop: Scop, prefix: str, values: Mapping[str, str] | None = None) -> None:
         self.scop = scop
         self.prefix = prefix
+        # The printer's iterators of unrolled loops -> their value in the copy being printed (a bound
+        # naming one must print the value: the loop variable does not exist there).
+        self.values: Mapping[str, str] = {} if values is None else values
 
     def _texts(self, statement: int, bound: DynamicBound) -> tuple[str | None, str | None]:
         levels = exact_levels(self.scop.schedule.rows[statement])
-        return bound_texts(bound, lambda d: f"{self.prefix}{2 * levels[d] + 1}")
+
+        def iterator(depth: int) -> str:
+            name = f"{self.prefix}{2 * levels[depth] + 1}"
+            return self.values.get(name, name)
+
+        return bound_texts(bound, iterator)
 
     def at(self, level: int, statements: Collection[int]) -> tuple[str | None, str | None] | None:
         """The bounds of the loop at ``level`` that runs ``statements``, or None when it has none."""
