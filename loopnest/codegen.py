@@ -241,12 +241,11 @@ def _full_blocks(scop: Scop, reached: isl.UnionSet, jams: dict[int, int]) -> isl
     return full
 
 
-def _separate_full_blocks(scop: Scop, sched: isl.UnionMap) -> isl.UnionMap:
+def _separate_full_blocks(scop: Scop, sched: isl.UnionMap, jams: dict[int, int]) -> isl.UnionMap:
     """``sched`` with the instances in full blocks of the unroll-and-jam point levels renamed
     ``S<i>_full``, so that isl generates the full blocks apart from the partial block that remains
     (the remainder loop); the printer unrolls the point loops of the full blocks (``_Printer._jammed``).
     The schedule points are unchanged, so the order of execution is too."""
-    jams = _jam_factors(scop)
     if not jams:
         return sched
     full = _full_blocks(scop, sched.range(), jams)
@@ -343,11 +342,12 @@ def _ast(scop: Scop, sched: isl.UnionMap, options: isl.UnionMap | None, prefix: 
 def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     """The C text of ``scop`` under its schedule: a braced block, ready to replace the region."""
     prefix = _fresh_prefix(scop)
-    sched = _separate_full_blocks(scop, schedule_map(scop))
+    jams = _jam_factors(scop)
+    sched = _separate_full_blocks(scop, schedule_map(scop), jams)
     tree = _ast(scop, sched, _separate_option(scop), prefix)
     values: dict[str, str] = {}
     dynamic = DynamicLoops(scop, prefix, values) if any(s.dynamic_bounds for s in scop.statements) else None
-    printer = _Printer(scop, prefix, indent, dynamic=dynamic, jams=_jam_factors(scop), values=values)
+    printer = _Printer(scop, prefix, indent, dynamic=dynamic, jams=jams, values=values)
     body = printer.node(tree, 1)
     decls = _declarations(scop, indent)
     defines = [_HELPERS[h] for h in sorted(printer.used_helpers)]

@@ -46,12 +46,12 @@ def bound_texts(bound: DynamicBound, iterator: Callable[[int], str]) -> tuple[st
 class DynamicLoops:
     """The bounds to print into the loops of one generated nest (AST iterators ``prefix<k>``)."""
 
-    def __init__(self, scop: Scop, prefix: str, values: Mapping[str, str] | None = None) -> None:
+    def __init__(self, scop: Scop, prefix: str, values: Mapping[str, str]) -> None:
         self.scop = scop
         self.prefix = prefix
         # The printer's iterators of unrolled loops -> their value in the copy being printed (a bound
         # naming one must print the value: the loop variable does not exist there).
-        self.values: Mapping[str, str] = {} if values is None else values
+        self.values = values
 
     def _texts(self, statement: int, bound: DynamicBound) -> tuple[str | None, str | None]:
         levels = exact_levels(self.scop.schedule.rows[statement])
