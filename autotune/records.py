@@ -77,7 +77,7 @@ def resolve_study_name(url: str, nest_id: int, target_id: int, params: Mapping[s
     """
     # Optuna (the tuner's storage, its errors) loads on use: this module is imported by every `perfembed`
     # start, which Optuna would slow by 52 ms (python -X importtime).
-    from autotune.tuner import open_storage
+    from autotune.study_storage import open_storage
 
     legacy = study_name_for(nest_id, target_id, params)
     with optuna_storage_errors(url):

@@ -32,7 +32,9 @@ from autotune._presence import Heartbeat
 from autotune._repeat import Repeating
 from autotune.job_options import JobOptions
 from autotune.records import MeasurementRecorder, ensure_local_target, stored_param_values, tuning_study
-from autotune.tuner import DEFAULT_HEARTBEAT_INTERVAL, TuneConfig, TuneProgress, TuneResult, tune_nest
+from autotune.study_storage import DEFAULT_HEARTBEAT_INTERVAL
+from autotune.tune_outcome import TuneProgress, TuneResult
+from autotune.tuner import TuneConfig, tune_nest
 from database.errors import StorageError
 from database.repositories.jobs import (
     LeaseLostError,

@@ -13,7 +13,8 @@ from typing import Any
 
 from autotune.records import ensure_local_target
 from autotune.transfer import TransferTuner
-from autotune.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, TuneResult, tune_nest
+from autotune.tune_outcome import TuneResult
+from autotune.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from benchmarks.harness_cache import RecipeCache
 from benchmarks.paper_measure import (
     POLLY_CC,

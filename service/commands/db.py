@@ -48,7 +48,8 @@ def upgrade(
 def _optuna_tables(url: str) -> None:
     """Create Optuna's tables beside perfembed's now (workers would on their first job), so that
     ``optuna-dashboard URL``, which never creates them, opens a fresh database too."""
-    from autotune.tuner import open_storage  # lazy: Optuna adds 52 ms to every `perfembed` start (-X importtime)
+    # lazy: Optuna adds 52 ms to every `perfembed` start (-X importtime)
+    from autotune.study_storage import open_storage
 
     open_storage(url).remove_session()
 

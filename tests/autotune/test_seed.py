@@ -10,7 +10,7 @@ import optuna
 from autotune.records import ensure_local_target, register_nest, study_name_for
 from autotune.seed import build_seed, read_manifest, scaled
 from autotune.space import RecipeSpace
-from autotune.tuner import open_storage
+from autotune.study_storage import open_storage
 from database import get_store, list_nests
 from database.config import DatabaseSettings
 from database.seed import export_seed, load_seed
