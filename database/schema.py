@@ -135,6 +135,10 @@ def check_schema(engine: Engine, *, create: bool = False) -> None:
     shown = safe_url(engine.url)
     try:
         with engine.connect() as connection:
+            if connection.dialect.name == "postgresql":
+                # One snapshot for the version and the table list: another process's first upgrade
+                # commits both at once, and READ COMMITTED could see its tables without its version.
+                connection.execution_options(isolation_level="REPEATABLE READ")
             state, current = schema_state(connection)
     except SQLAlchemyError as e:
         raise database_error(e, engine.url, doing="cannot open database") from e

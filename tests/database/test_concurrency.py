@@ -9,7 +9,9 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import TypeVar
 
-from sqlalchemy import func, select
+import pytest
+from alembic import command
+from sqlalchemy import Connection, func, select
 from sqlalchemy.orm import Session
 
 from database import (
@@ -19,10 +21,13 @@ from database import (
     get_store,
     load_embeddings,
     register_embedding_model,
+    schema,
     store_embeddings,
 )
 from database.models import Base, NestEmbeddingModel, NestModel, ProgramModel, RecipeModel, TargetModel
 from database.repositories._common import get_or_create
+from database.schema import alembic_config, current_revision, head_revision
+from database.session import make_engine
 from tests.c_kernels import GEMM
 from tests.database.factories import Seed, add_seed
 
@@ -149,3 +154,37 @@ def test_concurrent_create_of_a_fresh_database(empty_url: str) -> None:
     with ThreadPoolExecutor(4) as pool:
         assert len(set(pool.map(open_store, range(4)))) == 1
     get_store(empty_url).dispose()  # at head, no error
+
+
+def test_a_first_upgrade_committing_between_the_version_and_the_table_reads(
+    empty_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second process's first upgrade commits its tables and its version row at once. Reading the
+    version, then the table list, at two snapshots saw its tables without its version and refused the
+    database as not made by `perfembed db upgrade` (a CI run of the process test above). Reproduced
+    deterministically: the other upgrade commits right after the version is read."""
+    if not empty_url.startswith("postgresql"):
+        pytest.skip("SQLite reads the schema under BEGIN IMMEDIATE, which waits for the migration")
+    other = make_engine(empty_url, pool=False)
+    connection = other.connect()
+    transaction = connection.begin()
+    config = alembic_config()
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")  # the other process's upgrade, not committed yet
+    read_version = schema._current
+    committed: list[bool] = []
+
+    def version_then_commit(conn: Connection) -> str | None:
+        version = read_version(conn)
+        if not committed:
+            transaction.commit()
+            committed.append(True)
+        return version
+
+    monkeypatch.setattr(schema, "_current", version_then_commit)
+    try:
+        get_store(empty_url, create=True).dispose()  # raised StorageError ("no schema version")
+    finally:
+        connection.close()
+        other.dispose()
+    assert committed and current_revision(empty_url) == head_revision()
