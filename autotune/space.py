@@ -43,7 +43,7 @@ import hashlib
 import itertools
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from autotune.arrays import array_roles
@@ -51,11 +51,12 @@ from autotune.space_read import params_for
 from autotune.space_steps import (
     SCHEDULES,
     autoschedule_choices,
-    autoschedule_step,
+    autoschedule_steps,
     dynamic_levels,
     expansion_steps,
     imbalanced,
     jam_choices,
+    jam_value,
     longest_trip,
     loop_depth,
     pack_steps,
@@ -184,7 +185,7 @@ class RecipeSpace:
         for name in ("distribute", "fuse"):
             if name in self.choices and not legal({name: True}):
                 del self.choices[name]
-        for name in ("order", "parallel", "jam"):
+        for name in ("order", "parallel"):
             if name in self.choices:
                 first = self.choices[name][0]
                 kept = tuple(v for v in self.choices[name] if v == first or legal({name: v}))
@@ -192,12 +193,40 @@ class RecipeSpace:
                     self.choices[name] = kept
                 else:
                     del self.choices[name]
+        if "jam" in self.choices:
+            self._prune_jam(legal)
         if "parallel" not in self.choices:
             self.choices.pop("schedule", None)
         orders = [self._order(index) for index in self.choices.get("order", (0,))]
         for k in range(self.n_levels):  # a level that holds a loop with bounds on data in every order
             if all(order[k] in self.dynamic for order in orders):
                 self.choices.pop(f"tile_l{k}", None)
+
+    def _prune_jam(self, legal: Callable[[dict[str, Any]], bool]) -> None:
+        """Keep a jam that is legal in some offered loop order, a pair where both loops jam together:
+        gemm's k cannot be jammed in ijk, where it is innermost, but jamming it in ikj is the register
+        block. Legality does not depend on the factor (permutability of the loops inside), so one
+        factor is checked per loop and per pair, each stopping at the first order where it holds."""
+        orders: list[dict[str, Any]] = [{"order": o} for o in self.choices.get("order", ())] or [{}]
+
+        def in_some_order(jams: list[tuple[int, int]]) -> bool:
+            return any(legal({**order, "jam": jam_value(jams)}) for order in orders)
+
+        jammable = {loop: in_some_order([(loop, 2)]) for loop in range(self.n_levels)}
+        pairs: dict[tuple[int, ...], bool] = {}
+        kept = [self.choices["jam"][0]]
+        for value in self.choices["jam"][1:]:
+            loops = tuple(loop for loop, _ in parse_jam(value))
+            if not all(jammable[loop] for loop in loops):
+                continue
+            if len(loops) > 1 and loops not in pairs:
+                pairs[loops] = in_some_order([(loop, 2) for loop in loops])
+            if len(loops) == 1 or pairs[loops]:
+                kept.append(value)
+        if len(kept) > 1:
+            self.choices["jam"] = tuple(kept)
+        else:
+            del self.choices["jam"]
 
     @property
     def signature(self) -> str:
@@ -231,6 +260,18 @@ class RecipeSpace:
         tiled = [c for c in choices if c.startswith("isl_t")]
         return {**self.default_params(), "autoschedule": tiled[len(tiled) // 2] if tiled else choices[0]}
 
+    def register_block_params(self) -> dict[str, Any] | None:
+        """The point of isl's untiled schedule register-blocked by 4 x 4 in its two innermost loops
+        around the innermost one (gemm: i and k around j, the BLAS micro-kernel; 65 GFLOP/s against
+        the plain schedule's 39 at 900^3 on this machine), else by 4 in one: the second trial of
+        every study, as the first one (isl's schedule) rarely leads the sampler there."""
+        blocks = [c for c in self.choices.get("autoschedule", ()) if c.startswith("isl+")]
+        shaped = [c for c in blocks if all(part.endswith("x4") for part in c.split("+")[1:])]
+        if not shaped:
+            return None
+        best = max(shaped, key=lambda c: (c.count("+"), [int(part[1:].split("x")[0]) for part in c.split("+")[1:]]))
+        return {**self.default_params(), "autoschedule": best}
+
     def probe_params(self) -> list[dict[str, Any]]:
         """The points that change one step of the untransformed nest: each ``parallel`` loop, each
         ``inner`` option, each ``order``, ``distribute``, ``fuse``; then a tile size per level."""
@@ -263,9 +304,9 @@ class RecipeSpace:
         """The steps of a point after the expansion (on :attr:`scop`, the expanded nest)."""
         p = self._complete(params)
         n = self.n_levels
-        auto = autoschedule_step(p.get("autoschedule", "none"))
-        if auto is not None:  # isl's schedule replaces the loop-level steps
-            return [auto]
+        auto = autoschedule_steps(p.get("autoschedule", "none"))
+        if auto:  # isl's schedule replaces the loop-level steps
+            return auto
         steps: list[dict[str, Any]] = []
         if p.get("distribute"):
             steps.append({"op": "distribute", "loop": 0})
@@ -290,9 +331,9 @@ class RecipeSpace:
                           **({"reduction": True} if order[n - 1] in self.reductions else {})})
         elif inner != "none":
             steps.append({"op": "unroll", "loop": innermost, "factor": int(inner.removeprefix("unroll"))})
-        jam = parse_jam(p.get("jam", "none"))
-        if jam is not None:
-            steps.append({"op": "unroll_jam", "loop": point_depth(order.index(jam[0]), band), "factor": jam[1]})
+        # Outer loop first: each jam keeps its block loop's depth, so the next one's depth is unchanged.
+        for loop, factor in sorted(parse_jam(p.get("jam", "none")), key=lambda jam: order.index(jam[0])):
+            steps.append({"op": "unroll_jam", "loop": point_depth(order.index(loop), band), "factor": factor})
         return steps
 
     def _order(self, index: int) -> list[int]:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 _STEP_ORDER = ("distribute", "fuse", "interchange", "tile", "pack", "parallelize", "vectorize", "unroll",
                "unroll_jam")
+_REPEATABLE = ("pack", "unroll_jam")  # once per array; two jammed loops (a register block)
 
 
 def params_for(space: RecipeSpace, recipe: Recipe | Mapping[str, Any] | Sequence[Any], *,
@@ -34,7 +35,8 @@ def params_for(space: RecipeSpace, recipe: Recipe | Mapping[str, Any] | Sequence
     """The point whose recipe is ``recipe``, or the nearest one, for ``study.enqueue_trial``.
 
     Steps must come in this space's order (distribute, fuse, interchange, tile, pack,
-    parallelize, vectorize or unroll), each at most once (pack once per array), else the result
+    parallelize, vectorize or unroll, unroll_jam), each at most once (pack once per array,
+    unroll_jam on up to two loops), else the result
     is None: depths in a reordered recipe name other loops. Tile sizes and unroll factors off the
     grid snap to the nearest choice on a log scale; steps the space cannot express (skew,
     multi-level tiles, a pruned interchange, a SIMD loop that is not innermost) are dropped.
@@ -52,7 +54,10 @@ def params_for(space: RecipeSpace, recipe: Recipe | Mapping[str, Any] | Sequence
         return None
     recipe = body
     if any(step.op == "autoschedule" for step in recipe.steps):
-        value = autoschedule_value(dict(recipe.steps[0].args)) if len(recipe.steps) == 1 else None
+        first, rest = recipe.steps[0], recipe.steps[1:]
+        jams = [dict(step.args) for step in rest]
+        value = (autoschedule_value(dict(first.args), jams)
+                 if first.op == "autoschedule" and all(step.op == "unroll_jam" for step in rest) else None)
         if value is None or value not in space.choices.get("autoschedule", ()):
             return None
         params["autoschedule"] = value
@@ -65,7 +70,7 @@ def params_for(space: RecipeSpace, recipe: Recipe | Mapping[str, Any] | Sequence
                 return None
             continue
         rank = _STEP_ORDER.index(step.op)
-        if (rank < position or (rank == position and step.op != "pack")
+        if (rank < position or (rank == position and step.op not in _REPEATABLE)
                 or (step.op == "unroll" and position == _STEP_ORDER.index("vectorize"))):
             return None
         position = rank

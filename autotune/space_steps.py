@@ -18,6 +18,7 @@ A ``parallel`` or ``simd`` loop whose only carried dependences are scalar reduct
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -34,6 +35,7 @@ from loopnest.transform.parallel import SCHEDULE_KINDS, classify
 from loopnest.transform.recipe import Recipe, apply_recipe
 
 JAM_FACTORS: tuple[int, ...] = (2, 4, 8)
+JAM_PAIR_FACTORS: tuple[int, ...] = (2, 4)  # two jammed loops: up to 16 copies of the body
 SCHEDULES: tuple[str, ...] = SCHEDULE_KINDS  # static first: the default, no clause
 
 
@@ -49,18 +51,32 @@ def reduction_loops(scop: Scop, deps: list[Dependence]) -> frozenset[int]:
     return frozenset(out)
 
 
-def jam_choices(n_levels: int, factors: Sequence[int] = JAM_FACTORS) -> tuple[str, ...]:
+def jam_choices(n_levels: int, factors: Sequence[int] = JAM_FACTORS,
+                pair_factors: Sequence[int] = JAM_PAIR_FACTORS) -> tuple[str, ...]:
+    """``none``, one loop jammed (``l1x4``), or two (``l0x2+l2x4``: register blocking in two
+    dimensions, the shape of a BLAS micro-kernel; factors from the smaller ``pair_factors``)."""
     if n_levels < 2:
         return ()
-    return ("none", *(f"l{loop}x{f}" for loop in range(n_levels) for f in factors))
+    singles = [f"l{loop}x{f}" for loop in range(n_levels) for f in factors]
+    pairs = [f"l{a}x{f}+l{b}x{g}" for a, b in itertools.combinations(range(n_levels), 2)
+             for f in pair_factors for g in pair_factors]
+    return ("none", *singles, *pairs)
 
 
-def parse_jam(value: str) -> tuple[int, int] | None:
-    """``"l1x4"`` -> (1, 4); ``"none"`` -> None."""
+def parse_jam(value: str) -> list[tuple[int, int]]:
+    """``"l1x4"`` -> [(1, 4)]; ``"l0x2+l2x4"`` -> [(0, 2), (2, 4)]; ``"none"`` -> []."""
     if value == "none":
-        return None
-    loop, factor = value.removeprefix("l").split("x")
-    return int(loop), int(factor)
+        return []
+    out = []
+    for part in value.split("+"):
+        loop, factor = part.removeprefix("l").split("x")
+        out.append((int(loop), int(factor)))
+    return out
+
+
+def jam_value(jams: Sequence[tuple[int, int]]) -> str:
+    """The choice naming ``jams`` (loop, factor), loops in ascending order."""
+    return "+".join(f"l{loop}x{factor}" for loop, factor in sorted(jams)) or "none"
 
 
 def point_depth(position: int, band: tuple[int, int] | None) -> int:
@@ -106,14 +122,19 @@ def read_parallel_options(args: Mapping[str, Any], choices: Mapping[str, tuple[A
 
 def read_jam(args: Mapping[str, Any], order: Sequence[int], band: tuple[int, int] | None,
              choices: Mapping[str, tuple[Any, ...]], params: dict[str, Any]) -> bool:
-    """Fold an ``unroll_jam`` step into ``params`` (factor snapped to the grid); False if dropped
-    or approximated."""
+    """Fold an ``unroll_jam`` step into ``params`` (factor snapped to the grid), joining a jam read
+    before it into a pair; False if dropped or approximated."""
     position = point_position(args.get("loop"), len(order), band)
     factor = args.get("factor")
     if position is None or "jam" not in choices or not isinstance(factor, int) or isinstance(factor, bool):
         return False
-    snapped = min(JAM_FACTORS, key=lambda f: (abs(f - factor), f))
-    value = f"l{order[position]}x{snapped}"
+    earlier = parse_jam(params.get("jam", "none"))
+    grid = JAM_PAIR_FACTORS if earlier else JAM_FACTORS
+    snapped = min(grid, key=lambda f: (abs(f - factor), f))
+    loop = order[position]
+    if any(seen == loop for seen, _ in earlier):
+        return False
+    value = jam_value([*earlier, (loop, snapped)])
     if value not in choices["jam"]:
         return False
     params["jam"] = value
@@ -205,7 +226,9 @@ AUTOSCHEDULE_SLABS: tuple[tuple[int, int], ...] = ((8, 64), (16, 128), (32, 256)
 
 def autoschedule_step(value: str) -> dict[str, Any] | None:
     """``"isl"`` -> an untiled autoschedule step, ``"isl_t32"`` -> tiled by 32, ``"isl_s16x128"`` ->
-    tiled by 16 and 128 (the other band loops untiled); ``"none"`` -> None."""
+    tiled by 16 and 128 (the other band loops untiled); ``"none"`` -> None. A register block after
+    it (``"isl+d0x4+d1x4"``) is left to :func:`autoschedule_steps`."""
+    value = value.split("+")[0]
     if value == "none":
         return None
     step: dict[str, Any] = {"op": "autoschedule"}
@@ -216,34 +239,82 @@ def autoschedule_step(value: str) -> dict[str, Any] | None:
     return step
 
 
-def autoschedule_value(args: Mapping[str, Any]) -> str | None:
-    """The ``autoschedule`` choice of a step's arguments (None when the space cannot express it)."""
+def autoschedule_steps(value: str) -> list[dict[str, Any]]:
+    """The steps of an ``autoschedule`` choice: isl's schedule, then the loops at depths ``d`` jammed
+    by ``x`` (``"isl+d0x4+d1x4"``: gemm's i and k of isl's i, k, j, the BLAS micro-kernel); [] for none."""
+    step = autoschedule_step(value)
+    if step is None:
+        return []
+    return [step, *({"op": "unroll_jam", "loop": depth, "factor": factor} for depth, factor in _depth_jams(value))]
+
+
+def _depth_jams(value: str) -> list[tuple[int, int]]:
+    out = []
+    for part in value.split("+")[1:]:
+        depth, factor = part.removeprefix("d").split("x")
+        out.append((int(depth), int(factor)))
+    return out
+
+
+def autoschedule_value(args: Mapping[str, Any], jams: Sequence[Mapping[str, Any]] = ()) -> str | None:
+    """The ``autoschedule`` choice of a step's arguments and the ``unroll_jam`` steps after it (None when
+    the space cannot express them)."""
     if args.get("parallel", True) is not True or set(args) - {"tile", "sizes", "parallel"}:
         return None
     tile, sizes = args.get("tile"), args.get("sizes")
     if sizes is not None:
-        return "isl_s" + "x".join(str(s) for s in sizes) if tile is None else None
-    return "isl" if tile is None else f"isl_t{tile}"
+        base = "isl_s" + "x".join(str(s) for s in sizes) if tile is None else None
+    else:
+        base = "isl" if tile is None else f"isl_t{tile}"
+    if base is None or any(set(jam) != {"loop", "factor"} for jam in jams):
+        return None
+    return "+".join([base, *(f"d{jam['loop']}x{jam['factor']}" for jam in jams)])
 
 
 def autoschedule_choices(scop: Scop, deps: list[Dependence], tile_sizes: Sequence[int]) -> tuple[str, ...]:
     """``"none"`` and the autoschedule variants that apply to ``scop`` and give distinct schedules
-    (a tile size the trip counts leave out, or a band too shallow to tile, repeats the untiled one)."""
+    (a tile size the trip counts leave out, or a band too shallow to tile, repeats the untiled one),
+    the untiled one also register-blocked (:func:`register_blocks`)."""
     out: list[str] = ["none"]
     seen: set[tuple[object, ...]] = set()
+    blocks: list[str] = []
     values = ["isl", *(f"isl_t{t}" for t in AUTOSCHEDULE_TILES if t in tile_sizes)]
     for value in values:  # grows by the slabs once the untiled schedule shows a skew
         try:
             result = apply_recipe(scop, Recipe.from_dict({"steps": [autoschedule_step(value)]}), deps)
         except (IllegalTransformError, RecipeError):
             continue
-        if value == "isl" and _skewed(result.schedule.rows):
-            values += [f"isl_s{t}x{r}" for t, r in AUTOSCHEDULE_SLABS if t in tile_sizes]
+        if value == "isl":
+            if _skewed(result.schedule.rows):
+                values += [f"isl_s{t}x{r}" for t, r in AUTOSCHEDULE_SLABS if t in tile_sizes]
+            blocks = register_blocks(value, result, deps)
         key = (result.schedule.rows, tuple(sorted(result.schedule.marks.items())))
         if key not in seen:
             seen.add(key)
             out.append(value)
+    out += blocks
     return tuple(out) if len(out) > 1 else ()
+
+
+def register_blocks(value: str, scheduled: Scop, deps: list[Dependence]) -> list[str]:
+    """``value`` followed by the legal jams of isl's loops (``scheduled``): each loop but the
+    innermost alone, and two together (factors 2 or 4). As for the loop-level jams, legality does
+    not depend on the factor: one check per loop and per pair, on the schedule isl already made."""
+
+    def legal(jams: Sequence[tuple[int, int]]) -> bool:
+        steps = [{"op": "unroll_jam", "loop": depth, "factor": factor} for depth, factor in jams]
+        try:
+            apply_recipe(scheduled, Recipe.from_dict({"steps": steps}), deps)
+        except (IllegalTransformError, RecipeError):
+            return False
+        return True
+
+    depths = [d for d in range(scheduled.schedule.n_levels - 1) if legal([(d, 2)])]
+    out = [f"{value}+d{d}x{f}" for d in depths for f in JAM_FACTORS]
+    for a, b in itertools.combinations(depths, 2):
+        if legal([(a, 2), (b, 2)]):
+            out += [f"{value}+d{a}x{f}+d{b}x{g}" for f in JAM_PAIR_FACTORS for g in JAM_PAIR_FACTORS]
+    return out
 
 
 def _skewed(rows: Sequence[Sequence[object]]) -> bool:

@@ -194,21 +194,26 @@ def _replay(attempts: list[dict], current: Scop,
 
 def _adapt_autoschedule(recipe: Recipe, scop: Scop, target: LoopRoles, deps: list[Dependence]) -> Recipe:
     """A neighbour's autoschedule recipe for ``scop``: isl schedules our nest from our own dependences,
-    so nothing maps by loop; the tile size is re-fitted to our longest loop. Empty when isl's schedule
-    does not apply here."""
-    step = next(s for s in recipe.to_dict()["steps"] if s["op"] == "autoschedule")
+    so nothing maps by loop; the tile size is re-fitted to our longest loop, and a register block after
+    it (jams of isl's loops by depth) is kept where it is legal on our schedule, else dropped. Empty
+    when isl's schedule does not apply here."""
+    steps = recipe.to_dict()["steps"]
+    at = next(i for i, s in enumerate(steps) if s["op"] == "autoschedule")
+    step, jams = steps[at], [s for s in steps[at + 1:] if s["op"] == "unroll_jam"]
     if "tile" in step:
         size = _refit_tile(step["tile"], max(target.trips, default=0.0))
         if size < 2:
             step.pop("tile")
         else:
             step["tile"] = size
-    adapted = Recipe.from_dict({"steps": [step]})
-    try:
-        apply_recipe(scop, adapted, deps)
-    except (IllegalTransformError, RecipeError):
-        return Recipe()
-    return adapted
+    for tail in (jams, []) if jams else ([],):
+        adapted = Recipe.from_dict({"steps": [step, *tail]})
+        try:
+            apply_recipe(scop, adapted, deps)
+        except (IllegalTransformError, RecipeError):
+            continue
+        return adapted
+    return Recipe()
 
 
 def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRoles,

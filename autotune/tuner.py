@@ -198,10 +198,13 @@ class _Run:
             study = optuna.create_study(storage=self.storage, study_name=self.study_name, direction="maximize",
                                         sampler=sampler, load_if_exists=True)
             check_space(study, self.space, self.scop, self.params)
-            auto = self.space.autoschedule_params()
-            if auto is not None and not study.get_trials(deepcopy=False):
+            fresh = not study.get_trials(deepcopy=False)
+            auto, block = self.space.autoschedule_params(), self.space.register_block_params()
+            if fresh and auto is not None:
                 study.enqueue_trial(auto, user_attrs={"autoschedule": True})
             enqueue_warm_start(study, self.space, warm_start, self.n_trials)
+            if fresh and block is not None:  # after the warm start: a user's or neighbour's recipe first
+                study.enqueue_trial(block, user_attrs={"autoschedule": True})
         return study
 
     def loop(self, study: optuna.Study, harness: Harness, *, deadline: float | None,

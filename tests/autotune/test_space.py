@@ -69,8 +69,18 @@ def test_choices_illegal_on_their_own_are_left_out(gemm_space):
 
 
 def test_register_blocking_and_schedules_are_offered_where_legal(gemm_space):
-    # i and j can be jammed into k; k is innermost on its own: nothing to jam into.
-    assert gemm_space.choices["jam"] == ("none", "l0x2", "l0x4", "l0x8", "l1x2", "l1x4", "l1x8")
+    # Every loop can be jammed in some order (k in ikj, where it is not innermost: the register block
+    # that ijk, where k is innermost, refuses), alone or two together with factors 2 or 4.
+    singles = tuple(f"l{loop}x{f}" for loop in range(3) for f in (2, 4, 8))
+    pairs = tuple(f"l{a}x{f}+l{b}x{g}" for a, b in ((0, 1), (0, 2), (1, 2)) for f in (2, 4) for g in (2, 4))
+    assert gemm_space.choices["jam"] == ("none", *singles, *pairs)
+    # gemm ikj blocked as a BLAS micro-kernel: i by 4 and k by 4 jammed into j. Outer jam first, so
+    # each jam names its block loop at the depth it had after tiling.
+    block = gemm_space.recipe_for({"order": 1, "tile_l0": 32, "tile_l1": 128, "tile_l2": 256, "parallel": 0,
+                                   "jam": "l0x4+l2x4"})
+    assert block.to_dict()["steps"][-2:] == [{"op": "unroll_jam", "loop": 3, "factor": 4},
+                                             {"op": "unroll_jam", "loop": 4, "factor": 4}]
+    assert gemm_space.params_for(block, strict=True)["jam"] == "l0x4+l2x4"
     # A rectangular domain keeps the static schedule; a banded one (gbmv's j around i) gets the others.
     assert "schedule" not in gemm_space.choices
     gbmv = RecipeSpace(load(KERNELS / "blas2" / "gbmv.c"))
@@ -233,6 +243,23 @@ def test_the_autoschedule_candidate_is_a_point_of_the_space_and_maps_back(gemm_s
     assert [s.op for s in recipe.steps] == ["autoschedule"]
     assert gemm_space.params_for(recipe, strict=True) == point
     assert "none" == gemm_space.choices["autoschedule"][0]
+
+
+def test_isl_schedule_register_blocked_is_the_second_candidate_and_maps_back(gemm_space):
+    # isl's gemm schedule is i (parallel), k, j: jamming i and k by 4 into j is the BLAS micro-kernel
+    # (65 GFLOP/s against 39 for the schedule alone at 900^3 on this machine); every loop but the innermost
+    # can be jammed, alone or with another.
+    point = gemm_space.register_block_params()
+    assert point is not None and point["autoschedule"] == "isl+d0x4+d1x4"
+    recipe = gemm_space.recipe_for(point)
+    assert recipe.to_dict()["steps"] == [{"op": "autoschedule"}, {"op": "unroll_jam", "loop": 0, "factor": 4},
+                                         {"op": "unroll_jam", "loop": 1, "factor": 4}]
+    assert gemm_space.params_for(recipe, strict=True) == point
+    blocks = {c for c in gemm_space.choices["autoschedule"] if "+" in c}
+    assert blocks == {*(f"isl+d{d}x{f}" for d in (0, 1) for f in (2, 4, 8)),
+                      *(f"isl+d0x{f}+d1x{g}" for f in (2, 4) for g in (2, 4))}
+    off_grid = Recipe.from_dict({"steps": [{"op": "autoschedule"}, {"op": "unroll_jam", "loop": 1, "factor": 3}]})
+    assert gemm_space.params_for(off_grid) is None  # not a point of the space (not snapped)
 
 
 def test_a_scalar_accumulator_is_expanded_so_its_loops_can_be_interchanged_and_tiled() -> None:

@@ -184,6 +184,19 @@ def test_an_autoschedule_recipe_transfers_as_isl_schedule_of_our_nest_with_the_t
     assert tiny.to_dict()["steps"] == [{"op": "autoschedule"}]
 
 
+def test_a_register_blocked_isl_schedule_transfers_with_its_jams_where_they_are_legal() -> None:
+    # gemm ijk and jki get the same isl schedule (i, k, j): the 4 x 4 block of isl's loops 0 and 1 applies.
+    tuned = Recipe.from_dict({"steps": [{"op": "autoschedule"}, {"op": "unroll_jam", "loop": 0, "factor": 4},
+                                        {"op": "unroll_jam", "loop": 1, "factor": 4}]})
+    source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")
+    adapted = adapt_recipe(tuned, loop_roles(source, SIZES), target, loop_roles(target, SIZES))
+    assert adapted == tuned
+    # A single loop has nothing inside to jam into: the schedule transfers, the block not.
+    axpy = extract_scops(BLAS3.parent / "blas1" / "axpy.c").scops[0]
+    plain = adapt_recipe(tuned, loop_roles(source, SIZES), axpy, loop_roles(axpy, {"n": 64}))
+    assert plain.to_dict()["steps"] == [{"op": "autoschedule"}]
+
+
 def test_a_gemm_recipe_reaches_the_textbook_matmul_by_expanding_its_accumulator() -> None:
     """examples/matmul.c accumulates in a scalar, so a gemm neighbour's interchange was dropped as
     illegal and only its parallel loop transferred. The candidate now expands `sum` first and keeps

@@ -115,3 +115,20 @@ def test_unroll_jam_beside_two_packs_generates_and_verifies() -> None:
     assert copies == [str(u) for u in range(1, 8)]  # the copy for 0 reads (8 * c7) itself
     with Harness(scop, {"nk": 37, "ni": 35, "nj": 29}, reps=1, threads=2) as harness:
         assert apply_and_verify(harness, recipe)
+
+
+@st.composite
+def register_blocked_schedules(draw: st.DrawFn, scop: Scop) -> Recipe:
+    """isl's schedule, then one or two of its loops (not the innermost) jammed: the autotuner's register
+    blocks (``isl+d0x4+d1x4``)."""
+    depths = sorted(draw(st.sets(st.integers(0, scop.depth - 2), min_size=1, max_size=2)))
+    jams = [{"op": "unroll_jam", "loop": d, "factor": draw(st.sampled_from([2, 3, 4]))} for d in depths]
+    return Recipe.from_dict({"steps": [{"op": "autoschedule"}, *jams]})
+
+
+def test_random_register_blocks_after_isl_schedules_preserve_outputs() -> None:
+    outcomes = random_corpus_outcomes(
+        KERNELS, lambda data, harness: data.draw(register_blocked_schedules(harness.scop)),
+        examples=30, size_cap=23, min_depth=2)
+    assert len(outcomes) >= 15
+    assert outcomes.count("applied") >= 0.4 * len(outcomes), outcomes
