@@ -8,9 +8,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from autotune.space_steps import (
+    JAM_FACTORS,
+    JAM_PAIR_FACTORS,
     autoschedule_value,
     band_of,
     loop_depth,
+    nearest_factor,
     position_of,
     read_jam,
     read_pack,
@@ -54,11 +57,8 @@ def params_for(space: RecipeSpace, recipe: Recipe | Mapping[str, Any] | Sequence
         return None
     recipe = body
     if any(step.op == "autoschedule" for step in recipe.steps):
-        first, rest = recipe.steps[0], recipe.steps[1:]
-        jams = [dict(step.args) for step in rest]
-        value = (autoschedule_value(dict(first.args), jams)
-                 if first.op == "autoschedule" and all(step.op == "unroll_jam" for step in rest) else None)
-        if value is None or value not in space.choices.get("autoschedule", ()):
+        value = _read_autoschedule(space, recipe, strict=strict)
+        if value is None:
             return None
         params["autoschedule"] = value
         return params
@@ -80,6 +80,22 @@ def params_for(space: RecipeSpace, recipe: Recipe | Mapping[str, Any] | Sequence
     if strict and Recipe.from_dict({"steps": space.steps_for(params)}) != recipe:
         return None
     return params
+
+def _read_autoschedule(space: RecipeSpace, recipe: Recipe, *, strict: bool) -> str | None:
+    """The ``autoschedule`` choice of isl's schedule and the jams after it (factors off the grid snapped
+    unless ``strict``, as loop-level jams are); None when the space has no such choice."""
+    first, rest = recipe.steps[0], recipe.steps[1:]
+    if first.op != "autoschedule" or any(step.op != "unroll_jam" for step in rest):
+        return None
+    jams = [dict(step.args) for step in rest]
+    choices = space.choices.get("autoschedule", ())
+    value = autoschedule_value(dict(first.args), jams)
+    if value is not None and value not in choices and jams and not strict:
+        grid = JAM_FACTORS if len(jams) == 1 else JAM_PAIR_FACTORS
+        snapped = [{**jam, "factor": nearest_factor(grid, jam["factor"])} for jam in jams]
+        value = autoschedule_value(dict(first.args), snapped)
+    return value if value in choices else None
+
 
 def _without_expansion(space: RecipeSpace, recipe: Recipe, *, strict: bool) -> Recipe | None:
     """``recipe`` without its leading expand steps when they are this space's; a recipe that

@@ -120,6 +120,11 @@ def read_parallel_options(args: Mapping[str, Any], choices: Mapping[str, tuple[A
     return True
 
 
+def nearest_factor(grid: Sequence[int], factor: int) -> int:
+    """The factor of ``grid`` nearest ``factor`` (ties to the smaller)."""
+    return min(grid, key=lambda f: (abs(f - factor), f))
+
+
 def read_jam(args: Mapping[str, Any], order: Sequence[int], band: tuple[int, int] | None,
              choices: Mapping[str, tuple[Any, ...]], params: dict[str, Any]) -> bool:
     """Fold an ``unroll_jam`` step into ``params`` (factor snapped to the grid), joining a jam read
@@ -130,7 +135,7 @@ def read_jam(args: Mapping[str, Any], order: Sequence[int], band: tuple[int, int
         return False
     earlier = parse_jam(params.get("jam", "none"))
     grid = JAM_PAIR_FACTORS if earlier else JAM_FACTORS
-    snapped = min(grid, key=lambda f: (abs(f - factor), f))
+    snapped = nearest_factor(grid, factor)
     loop = order[position]
     if any(seen == loop for seen, _ in earlier):
         return False

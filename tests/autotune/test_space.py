@@ -259,7 +259,9 @@ def test_isl_schedule_register_blocked_is_the_second_candidate_and_maps_back(gem
     assert blocks == {*(f"isl+d{d}x{f}" for d in (0, 1) for f in (2, 4, 8)),
                       *(f"isl+d0x{f}+d1x{g}" for f in (2, 4) for g in (2, 4))}
     off_grid = Recipe.from_dict({"steps": [{"op": "autoschedule"}, {"op": "unroll_jam", "loop": 1, "factor": 3}]})
-    assert gemm_space.params_for(off_grid) is None  # not a point of the space (not snapped)
+    # Off the grid: snapped to the nearest factor (ties to the smaller), as loop-level jams are; strict: None.
+    assert gemm_space.params_for(off_grid)["autoschedule"] == "isl+d1x2"
+    assert gemm_space.params_for(off_grid, strict=True) is None
 
 
 def test_a_scalar_accumulator_is_expanded_so_its_loops_can_be_interchanged_and_tiled() -> None:
