@@ -192,11 +192,17 @@ def _replay(attempts: list[dict], current: Scop,
     return None
 
 
-def _adapt_autoschedule(recipe: Recipe, scop: Scop, target: LoopRoles, deps: list[Dependence]) -> Recipe:
+def _adapt_autoschedule(recipe: Recipe, scop: Scop, source: LoopRoles, target: LoopRoles,
+                        deps: list[Dependence]) -> Recipe:
     """A neighbour's autoschedule recipe for ``scop``: isl schedules our nest from our own dependences,
     so nothing maps by loop; the tile size is re-fitted to our longest loop, and a register block after
     it (jams of isl's loops by depth) is kept where it is legal on our schedule, else dropped. Empty
-    when isl's schedule does not apply here."""
+    when isl's schedule does not apply here.
+
+    The block's depths count from the innermost loop first, as the loop-level steps are shifted
+    inwards by our extra loops: gemm's block (isl's i and k, depths 0 and 1 around j) is i and k at
+    depths 1 and 2 of batched_mm's b, i, k, j, not its batch loop b and i (no reuse of C in registers).
+    The neighbour's own depths come next, then the schedule alone."""
     steps = recipe.to_dict()["steps"]
     at = next(i for i, s in enumerate(steps) if s["op"] == "autoschedule")
     step, jams = steps[at], [s for s in steps[at + 1:] if s["op"] == "unroll_jam"]
@@ -206,7 +212,11 @@ def _adapt_autoschedule(recipe: Recipe, scop: Scop, target: LoopRoles, deps: lis
             step.pop("tile")
         else:
             step["tile"] = size
-    for tail in (jams, []) if jams else ([],):
+    shift = len(target.trips) - len(source.trips)
+    inward = [{**s, "loop": s["loop"] + shift} for s in jams if isinstance(s.get("loop"), int)]
+    tails = [inward] if shift and inward and len(inward) == len(jams) and min(s["loop"] for s in inward) >= 0 else []
+    tails += [jams, []] if jams else [[]]
+    for tail in tails:
         adapted = Recipe.from_dict({"steps": [step, *tail]})
         try:
             apply_recipe(scop, adapted, deps)
@@ -229,7 +239,7 @@ def adapt_recipe(recipe: Recipe, source: LoopRoles, scop: Scop, target: LoopRole
     """
     deps = compute_dependences(scop) if deps is None else deps
     if any(step.op == "autoschedule" for step in recipe.steps):
-        return _adapt_autoschedule(recipe, scop, target, deps)
+        return _adapt_autoschedule(recipe, scop, source, target, deps)
     mapping = map_loops(source, target)
     ours = array_roles(scop)
     start = _neighbour_order(scop, target, mapping, deps)

@@ -182,6 +182,26 @@ def test_params_for_inverts_recipe_for(gemm_space, gemv_space, data):
         assert space.params_for(recipe.to_dict()) == back  # dicts and lists are accepted too
 
 
+@pytest.fixture(scope="module")
+def deeper_spaces():
+    """A 4-level nest (batched_mm: pair jams of any two of b, i, k, j in any order, and register blocks
+    of isl's loops at depths 1 and 2) and one whose recipes start by expanding a scalar (matmul.c)."""
+    matmul = extract_scops(KERNELS.parents[1] / "examples" / "matmul.c", PreprocessOptions(),
+                           function="matmul").scops[0]
+    return [RecipeSpace(load(KERNELS / "contraction" / "batched_mm.c")), RecipeSpace(matmul)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_params_for_inverts_recipe_for_on_deeper_and_expanded_nests(deeper_spaces, data):
+    for space in deeper_spaces:
+        point = data.draw(points(space))
+        recipe = space.recipe_for(point)
+        back = space.params_for(recipe, strict=True)
+        assert back is not None, recipe.to_dict()
+        assert space.recipe_for(back) == recipe
+
+
 # Why a sampled recipe may still be refused: a loop moved so that it carries a dependence, a band
 # that is not permutable, unroll on an OpenMP loop, the documented unroll_jam limits (no loop
 # inside, a simd loop inside), or a packed block that an untiled loop makes unbounded or too large.

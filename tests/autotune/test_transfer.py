@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autotune import RecipeSpace
 from autotune.transfer import (
     Lent,
     LoopRoles,
@@ -16,6 +17,7 @@ from autotune.transfer import (
     recipe_family,
 )
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c
+from tests.loopnest.recipe_check import apply_and_verify
 
 BLAS3 = Path(__file__).resolve().parents[2] / "corpus/kernels/blas3"
 TUNED = Recipe.from_dict({"steps": [{"op": "interchange", "order": [0, 2, 1]},
@@ -195,6 +197,26 @@ def test_a_register_blocked_isl_schedule_transfers_with_its_jams_where_they_are_
     axpy = extract_scops(BLAS3.parent / "blas1" / "axpy.c").scops[0]
     plain = adapt_recipe(tuned, loop_roles(source, SIZES), axpy, loop_roles(axpy, {"n": 64}))
     assert plain.to_dict()["steps"] == [{"op": "autoschedule"}]
+
+
+def test_a_register_block_transfers_to_a_deeper_nest_on_the_loops_around_the_innermost() -> None:
+    """gemm's block jams isl's i and k (depths 0 and 1 around j). On batched_mm (b, i, k, j) depths 0 and
+    1 are the batch loop and i: legal, but 16 copies with no C kept in registers. Counted from the
+    innermost, as loop-level steps are, the block is i and k again (depths 1 and 2), the block the
+    target's own space offers as its second trial; and back from batched_mm to gemm the same way."""
+    block = [{"op": "unroll_jam", "loop": 0, "factor": 4}, {"op": "unroll_jam", "loop": 1, "factor": 4}]
+    deeper = [{"op": "unroll_jam", "loop": 1, "factor": 4}, {"op": "unroll_jam", "loop": 2, "factor": 4}]
+    gemm = nest("gemm_ijk.c")
+    batched = extract_scops(BLAS3.parent / "contraction" / "batched_mm.c").scops[0]
+    sizes = dict.fromkeys(batched.params, 19)
+    tuned = Recipe.from_dict({"steps": [{"op": "autoschedule"}, *block]})
+    adapted = adapt_recipe(tuned, loop_roles(gemm, SIZES), batched, loop_roles(batched, sizes))
+    assert adapted.to_dict()["steps"] == [{"op": "autoschedule"}, *deeper]
+    assert RecipeSpace(batched).recipe_for(RecipeSpace(batched).register_block_params() or {}) == adapted
+    with Harness(batched, sizes, reps=1, threads=2) as harness:
+        assert apply_and_verify(harness, adapted)
+    back = adapt_recipe(adapted, loop_roles(batched, sizes), gemm, loop_roles(gemm, SIZES))
+    assert back == tuned
 
 
 def test_a_gemm_recipe_reaches_the_textbook_matmul_by_expanding_its_accumulator() -> None:
