@@ -25,11 +25,13 @@ a study: a study created by one worker can be resumed by another, on another day
 ``schedule``, ``jam`` and ``pack_{array}``
     the parallel loop's OpenMP schedule, register blocking and packing (:mod:`autotune.space_steps`);
     a loop that carries only scalar reductions is a ``parallel`` candidate, with a reduction clause.
-``autoschedule`` (``"none"``, ``"isl"``, ``"isl_t{T}"`` or ``"isl_s{T}x{R}"``)
+``autoschedule`` (``"none"``, ``"isl"``, ``"isl_t{T}"``, ``"isl_s{T}x{R}"`` or ``"isl+d{d}x{f}..."``)
     isl's own scheduler with its outermost permutable band tiled by ``T`` (time tiling on a stencil),
-    or in slabs (its first loop by ``T``, the second by ``R``, the others untiled),
-    instead of all the steps above; only variants that apply and differ are offered, and the tiled
-    one is the first trial of every study (:meth:`RecipeSpace.autoschedule_params`).
+    or in slabs (its first loop by ``T``, the second by ``R``, the others untiled), or untiled with
+    one or two of its loops (depth ``d``) jammed by ``f`` (a register block),
+    instead of all the steps above; only variants that apply and differ are offered; the tiled
+    one is the first trial of every study (:meth:`RecipeSpace.autoschedule_params`), the 4 x 4 block
+    the second (:meth:`RecipeSpace.register_block_params`).
 
 Steps come in that order. Choices that are illegal on their own are left out when the space is
 built (see :meth:`RecipeSpace.prune`); combinations the engine still refuses (a tile band that is

@@ -1,9 +1,12 @@
 """The recipe space's register blocking, reduction and schedule parameters (see :mod:`autotune.space`).
 
-``jam`` (``"none"`` or ``"l{loop}x{factor}"`` for ``factor`` in :data:`JAM_FACTORS`)
+``jam`` (``"none"``, ``"l{loop}x{factor}"`` for ``factor`` in :data:`JAM_FACTORS`, or two loops
+``"l{a}x{f}+l{b}x{g}"`` with factors in :data:`JAM_PAIR_FACTORS`)
     ``unroll_jam`` of loop ``loop`` of the original nest (its point loop wherever the interchange
-    and tiling put it) by ``factor``: register blocking. Last step, so the depths of the others are
-    unchanged; a loop that is innermost on its own is never offered (it has nothing to jam into).
+    and tiling put it) by ``factor``: register blocking; two loops make a 2-D block, the outer one
+    jammed first. Last steps, so the depths of the others are unchanged. A jam is offered when it is
+    legal in some offered order (gemm's k, innermost in ijk, jams in ikj); in a pair, a loop innermost
+    on its own may be jammed after the other's point loop has sunk below it.
 ``schedule`` (``"static"``, ``"dynamic"`` or ``"guided"``, nests with a ``parallel`` parameter)
     the OpenMP schedule of the parallel loop; ``"static"`` is the default, written without a clause.
 

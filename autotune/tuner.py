@@ -204,7 +204,7 @@ class _Run:
                 study.enqueue_trial(auto, user_attrs={"autoschedule": True})
             enqueue_warm_start(study, self.space, warm_start, self.n_trials)
             if fresh and block is not None:  # after the warm start: a user's or neighbour's recipe first
-                study.enqueue_trial(block, user_attrs={"autoschedule": True})
+                study.enqueue_trial(block, user_attrs={"autoschedule": True}, skip_if_exists=True)
         return study
 
     def loop(self, study: optuna.Study, harness: Harness, *, deadline: float | None,
