@@ -210,9 +210,12 @@ class RecipeSpace:
         block. Legality does not depend on the factor (permutability of the loops inside), so one
         factor is checked per loop and per pair, each stopping at the first order where it holds."""
         orders: list[dict[str, Any]] = [{"order": o} for o in self.choices.get("order", ())] or [{}]
+        innermost = [self._order(order.get("order", 0))[-1] for order in orders]
 
         def in_some_order(jams: list[tuple[int, int]]) -> bool:
-            return any(legal({**order, "jam": jam_value(jams)}) for order in orders)
+            # A lone jam of the innermost loop is always refused (nothing inside): not worth a check.
+            return any(legal({**order, "jam": jam_value(jams)}) for order, inner in zip(orders, innermost, strict=True)
+                       if len(jams) > 1 or jams[0][0] != inner)
 
         jammable = {loop: in_some_order([(loop, 2)]) for loop in range(self.n_levels)}
         pairs: dict[tuple[int, ...], bool] = {}
