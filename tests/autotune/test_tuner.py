@@ -9,6 +9,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
+import autotune.tuner as tuner_module
 from autotune import (
     MeasurementRecorder,
     RecipeSpace,
@@ -178,6 +179,25 @@ def test_a_sampler_that_repeats_its_best_recipe_does_not_end_the_study_as_if_the
     assert (result.stopped, result.evaluated) == ("budget", 8), result.stop_reason
     repeats = [r for r in result.evaluations if r.status == "duplicate"]
     assert len(repeats) <= 8
+
+
+def test_a_repeated_recipe_is_settled_without_checking_its_legality_again(db_url, gemm, monkeypatch):
+    # A 3-D stencil's seed-build study sampled 236 repeats for 23 evaluations, and each repeat ran the
+    # whole legality check (isl scheduling the nest: seconds) before it was found to be a repeat.
+    monkeypatch.setattr(TuneConfig, "harness", lambda self, scop, params: FakeHarness(scop, params, reps=1))
+    checked: list[str] = []
+    real = tuner_module.apply_recipe
+
+    def counting(scop, recipe, deps=None):
+        checked.append(recipe.hash)
+        return real(scop, recipe, deps)
+
+    monkeypatch.setattr(tuner_module, "apply_recipe", counting)
+    result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="repeats", n_trials=8, seed=3,
+                                                     max_free_trials=16))
+    repeats = [r for r in result.evaluations if r.status == "duplicate"]
+    assert repeats and len(checked) == len(result.evaluations) - len(repeats)
+    assert len(set(checked)) == len(checked)
 
 
 def test_a_study_that_wastes_its_free_trials_gets_probes_once(gemm):
