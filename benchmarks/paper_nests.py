@@ -18,7 +18,7 @@ from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.extract import extract_scops
 from service.core.answer_cache import AnswerCache
 from service.core.context import CoreContext
-from service.core.neighbours import neighbours_for
+from service.core.neighbours import neighbours_for, targets_by_preference
 
 
 @dataclass
@@ -94,13 +94,20 @@ def neighbours_outside(store: Any, es: Any, features: Mapping[str, float], *, k:
 def select_held_out(store: Any, target_id: int, *, per_family: int, families: Sequence[str] | None) -> Selection:
     """Up to ``per_family`` tuned nests of each family (of ``families`` when given), in :func:`choice_key` order.
 
+    A nest counts as tuned when it has a best recipe on ``target_id`` or on any other target (as transfer
+    falls back to them): a seed built on a machine whose signature differs from this one's (another L1
+    size on the same CPU model, say) must not shrink the held-out set, since the held-out nest's own
+    recipes are never used, only its stored parameters.
+
     Raises :class:`ParameterError` for a named family without tuned nests, or when fewer than two families
     have any (there would be no other family to transfer from).
     """
     with store.session() as session:
         programs = {p.id: p for p in list_programs(session)}
         nests = list_nests(session)
-        tuned = [n for n in nests if best_recipe_for(session, nest_id=n.id, target_id=target_id) is not None]
+        targets = targets_by_preference(session, target_id)
+        tuned = [n for n in nests
+                 if any(best_recipe_for(session, nest_id=n.id, target_id=t) is not None for t in targets)]
     fam_of_nest = {n.id: family_of(programs[n.program_id].name) for n in nests}
     by_family: dict[str, list[Any]] = {}
     for n in tuned:

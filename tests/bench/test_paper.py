@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from autotune.seed import build_seed, read_manifest
 from benchmarks.paper import PaperConfig, family_of, geomean, run_paper_benchmark, summarize
-from database import best_recipe_for, get_store, list_nests, list_programs, list_targets
+from benchmarks.paper_nests import select_held_out
+from database import best_recipe_for, get_or_create_target, get_store, list_nests, list_programs, list_targets
 from database.config import DatabaseSettings
 from loopnest.config import get_settings
 from loopnest.errors import ParameterError, PerfembedError
@@ -228,3 +229,24 @@ def test_summary_targets_pass_and_fail_by_the_numbers() -> None:
 def test_family_of_program_names() -> None:
     assert family_of("blas3/gemm_ijk.c") == "blas3"
     assert family_of("gemm") is None and family_of("/x.c") is None
+
+
+def test_held_out_nests_tuned_on_another_target_still_count(seeded: tuple[str, Path, DatabaseSettings],
+                                                             tmp_path: Path) -> None:
+    """Reproduction: a seed built on a machine with another signature (the same EPYC reported another L1
+    size after a restart) left only the families re-tuned here in the held-out set (11 of 15)."""
+    _, data, _ = seeded
+    shutil.copy(data / "perfembed.db", tmp_path / "perfembed.db")
+    store = get_store(f"sqlite:///{tmp_path / 'perfembed.db'}")
+    with store.session() as session:
+        seed_target = list_targets(session)[0]
+        elsewhere = get_or_create_target(session, cpu_model=seed_target.cpu_model, cores=seed_target.cores,
+                                         isa_level=seed_target.isa_level,
+                                         cache_sizes={**seed_target.cache_sizes, "l1d": 12345},
+                                         compiler=seed_target.compiler,
+                                         compiler_version=seed_target.compiler_version)
+        session.commit()
+    here = select_held_out(store, seed_target.id, per_family=1, families=None)
+    there = select_held_out(store, elsewhere.id, per_family=1, families=None)
+    assert [h.name for h in there.held] == [h.name for h in here.held]
+    assert len(there.held) >= 2 and there.tuned_nests == here.tuned_nests
