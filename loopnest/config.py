@@ -98,6 +98,9 @@ class Settings(BaseSettings):
     # a sandbox unless allow_unsandboxed is set.
     sandbox: str = Field(default="auto", pattern="^(auto|bubblewrap|none)$")
     allow_unsandboxed: bool = Field(default=False, description="Let the server evaluate without a sandbox.")
+    # Timed runs hold one lock per machine and user, so that concurrent jobs never time at once
+    # (loopnest.harness.timing_lock): "auto", "none" or the lock file's path.
+    timing_lock: str = Field(default="auto", min_length=1)
 
     # Acceptance: a recipe is offered only when its re-measured speedup's interval (at ``confidence``)
     # lies above ``min_speedup``; a run is stopped at ``timeout_factor`` x the baseline; a measurement

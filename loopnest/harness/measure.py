@@ -30,6 +30,7 @@ from loopnest.harness.driver import (
 from loopnest.harness.index_data import SparseChoice, index_contents, input_names, write_inputs
 from loopnest.harness.progress import StepFn, report_step
 from loopnest.harness.sandbox import Limits, run_limited
+from loopnest.harness.timing_lock import timed_exclusively
 from loopnest.ir import Scop
 from loopnest.omp_clauses import reorders_reduction
 from loopnest.parameters import require_params
@@ -190,7 +191,8 @@ class Harness:
         args = [str(exe), *(str(self.params[p]) for p in self.scop.params), str(self.reps), str(out)]
         env = {"OMP_NUM_THREADS": str(self.threads)}
         report_step(on_step, "timing")
-        ran = run_limited(args, cwd=work, limits=limits or self.limits, env=env, threads=self.threads or 1)
+        with timed_exclusively(self.limits.timing_lock):
+            ran = run_limited(args, cwd=work, limits=limits or self.limits, env=env, threads=self.threads or 1)
         if not ran.ok:
             return VariantResult(label, ran.status, (), compile_s, ran.describe())
         times = tuple(float(x) for x in ran.stdout.split())
@@ -253,10 +255,11 @@ class Harness:
         evidence = PairedRuns(self.threads or 1, policy.confidence, policy.load_threshold, [])
         while True:
             report_step(on_step, f"timing run {evidence.runs + 1}")
-            meter = PressureMeter()
-            ran = run_limited(args, cwd=work, limits=limits, env={"OMP_NUM_THREADS": str(self.threads)},
-                              threads=self.threads or 1)
-            pressure = meter.stop(os.cpu_count() or 1)
+            with timed_exclusively(self.limits.timing_lock):
+                meter = PressureMeter()
+                ran = run_limited(args, cwd=work, limits=limits, env={"OMP_NUM_THREADS": str(self.threads)},
+                                  threads=self.threads or 1)
+                pressure = meter.stop(os.cpu_count() or 1)
             if ran.status == "wall-time limit":
                 return Comparison(recipe.to_dict(), f"stopped at {policy.timeout_factor:g}x the baseline",
                                   message=f"a run took over {limits.wall_seconds:.1f} s")

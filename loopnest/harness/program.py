@@ -26,6 +26,7 @@ from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.harness.compare import AcceptancePolicy, PressureMeter, Speedup, interval
 from loopnest.harness.progress import StepFn, report_step
 from loopnest.harness.sandbox import Limits, RunResult, run_limited
+from loopnest.harness.timing_lock import timed_exclusively
 
 
 @dataclass(frozen=True)
@@ -128,16 +129,17 @@ def _time_pairs(work: Path, programs: Sequence[Path], spec: ProgramSpec, policy:
     wall = limits
     while True:
         report_step(on_step, f"timing pair {runs + 1}")
-        meter = PressureMeter()
         order = (0, 1) if runs % 2 == 0 else (1, 0)
         results: dict[int, RunResult] = {}
-        for k in order:
-            results[k] = _run(work, k, programs[k], spec, wall)
-            if not results[k].ok:
-                return _failed(k, results[k], policy)
-            if runs == 0 and k == 0:  # the original's time bounds every later run
-                wall = limits.with_wall(2.0 + results[0].wall_seconds * policy.timeout_factor)
-        pressure = max(pressure, meter.stop(os.cpu_count() or 1))
+        with timed_exclusively(limits.timing_lock):
+            meter = PressureMeter()
+            for k in order:
+                results[k] = _run(work, k, programs[k], spec, wall)
+                if not results[k].ok:
+                    return _failed(k, results[k], policy)
+                if runs == 0 and k == 0:  # the original's time bounds every later run
+                    wall = limits.with_wall(2.0 + results[0].wall_seconds * policy.timeout_factor)
+            pressure = max(pressure, meter.stop(os.cpu_count() or 1))
         if runs == 0:
             problem = _check(work, spec, (results[0], results[1]), limits)
             if problem is not None:

@@ -51,13 +51,14 @@ class Limits:
     # runs with a thread per core, not for a fork bomb.
     processes: int = field(default_factory=lambda: 256 + 16 * (os.cpu_count() or 1))
     sandbox: str = "auto"  # "auto" (bubblewrap where it works), "bubblewrap" (required) or "none"
+    timing_lock: str = "auto"  # timed runs wait for this lock (loopnest.harness.timing_lock): "auto", "none", a path
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Limits:
         """The harness limits and isolation of ``settings`` (``PERFEMBED_*_LIMIT_*``, ``PERFEMBED_SANDBOX``)."""
         return cls(cpu_seconds=settings.cpu_time_limit_s, memory_mb=settings.memory_limit_mb,
                    output_mb=settings.output_limit_mb, wall_seconds=settings.wall_time_limit_s,
-                   sandbox=settings.sandbox)
+                   sandbox=settings.sandbox, timing_lock=settings.timing_lock)
 
     def with_wall(self, wall_seconds: float) -> Limits:
         return dataclasses.replace(self, wall_seconds=wall_seconds)
