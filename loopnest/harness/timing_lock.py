@@ -47,7 +47,8 @@ def timed_exclusively(setting: str = "auto") -> Iterator[None]:
         finally:
             _held.depth = depth
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    # O_NOFOLLOW: in a shared temporary directory, a link planted under our name is refused, not followed.
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         _held.depth = 1
