@@ -112,9 +112,12 @@ class Evaluation:
                 "verified": self.verified, "speedup": self.speedup}
 
 
+BASELINE_RUNS = 2  # processes the baseline is timed in; the faster is kept (Harness.baseline)
+
+
 @dataclass
 class Harness:
-    """One nest at fixed parameter values: the baseline is built and run once, variants on demand.
+    """One nest at fixed parameter values: the baseline is built once (timed twice), variants on demand.
 
     Use as a context manager; the private working directory is removed on exit.
     """
@@ -177,7 +180,8 @@ class Harness:
 
     # -- running ---------------------------------------------------------------------------------
     def _build_and_run(self, label: str, kernel: str, limits: Limits | None = None,
-                       on_step: StepFn | None = None) -> VariantResult:
+                       on_step: StepFn | None = None, runs: int = 1) -> VariantResult:
+        """Compile once, then run ``runs`` times in fresh processes and keep the run of the lowest median."""
         work = self._dir()
         src, exe, out = work / f"{label}.c", work / label, work / f"{label}.out"
         src.write_text(synthesize_driver(self.scop, kernel, self.params, self.layouts, self.inputs))
@@ -191,17 +195,28 @@ class Harness:
         args = [str(exe), *(str(self.params[p]) for p in self.scop.params), str(self.reps), str(out)]
         env = {"OMP_NUM_THREADS": str(self.threads)}
         report_step(on_step, "timing")
-        with timed_exclusively(self.limits.timing_lock):
-            ran = run_limited(args, cwd=work, limits=limits or self.limits, env=env, threads=self.threads or 1)
-        if not ran.ok:
-            return VariantResult(label, ran.status, (), compile_s, ran.describe())
-        times = tuple(float(x) for x in ran.stdout.split())
-        return VariantResult(label, "ok", times, compile_s)
+        best: VariantResult | None = None
+        for _ in range(runs):
+            with timed_exclusively(self.limits.timing_lock):
+                ran = run_limited(args, cwd=work, limits=limits or self.limits, env=env, threads=self.threads or 1)
+            if not ran.ok:
+                return VariantResult(label, ran.status, (), compile_s, ran.describe())
+            result = VariantResult(label, "ok", tuple(float(x) for x in ran.stdout.split()), compile_s)
+            if best is None or (result.median or 0.0) < (best.median or 0.0):
+                best = result
+        assert best is not None
+        return best
 
     def baseline(self, *, on_step: StepFn | None = None) -> VariantResult:
-        """The original nest, built and run once (later calls return the first result)."""
+        """The original nest, built once and run in two processes, the faster kept (later calls return it).
+
+        Every speedup :meth:`evaluate` reports divides by this one figure, so a slow outlier here would
+        inflate them all: a seed-build study of axpby timed its baseline at 28.6 ms once (4.7 ms when
+        re-measured) and stored 14.3x for recipes that measure 0.8-1.4x. Timing noise only slows a run, so
+        the faster of two is the safer figure."""
         if self._baseline is None:
-            self._baseline = self._build_and_run("baseline", generate_c(self.scop), on_step=on_step)
+            self._baseline = self._build_and_run("baseline", generate_c(self.scop), on_step=on_step,
+                                                 runs=BASELINE_RUNS)
         return self._baseline
 
     def evaluate(self, recipe: Recipe, *, transformed: Scop | None = None,
