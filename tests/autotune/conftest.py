@@ -33,9 +33,9 @@ def corrupt_variants(monkeypatch: pytest.MonkeyPatch) -> None:
     measure = importlib.import_module("loopnest.harness.measure")  # the module, not the function
     real = measure.Harness._build_and_run
 
-    def corrupted(self, label, kernel, limits=None, on_step=None):  # noqa: ANN001, ANN202
+    def corrupted(self, label, kernel, limits=None, on_step=None, runs=1):  # noqa: ANN001, ANN202
         return real(self, label, kernel if label == "baseline" else kernel.replace("] += ", "] -= "), limits,
-                    on_step)
+                    on_step, runs)
 
     monkeypatch.setattr(measure.Harness, "_build_and_run", corrupted)
 

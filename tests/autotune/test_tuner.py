@@ -68,9 +68,9 @@ def test_illegal_samples_are_pruned_before_compiling(db_url, gemm, monkeypatch):
     builds: list[str] = []
     real = Harness._build_and_run
 
-    def counting(self, label, kernel, limits=None, on_step=None):
+    def counting(self, label, kernel, limits=None, on_step=None, runs=1):
         builds.append(label)
-        return real(self, label, kernel, limits, on_step)
+        return real(self, label, kernel, limits, on_step, runs)
 
     monkeypatch.setattr(Harness, "_build_and_run", counting)
     result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=3, seed=1,
