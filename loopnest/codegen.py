@@ -14,6 +14,7 @@ import islpy as isl
 
 from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_type, op_type
 from loopnest.codegen_dynamic import DynamicLoops
+from loopnest.codegen_simd import SELECT_CALLS, SELECT_LOCAL_PREFIX, select_calls, select_helper
 from loopnest.frontend.symbols import canonical_scalar
 from loopnest.ir import Scop
 from loopnest.omp_clauses import checked_name, omp_clauses, schedule_clause, statement_names_under, statements_under
@@ -24,6 +25,7 @@ _HELPERS = {
     "min": "#define perfembed_min(x, y) ((x) < (y) ? (x) : (y))",
     "max": "#define perfembed_max(x, y) ((x) > (y) ? (x) : (y))",
     "floord": "#define perfembed_floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))",
+    **{name: select_helper(name) for name in SELECT_CALLS},
 }
 _BINARY = {
     isl.ast_expr_op_type.add: "+", isl.ast_expr_op_type.sub: "-", isl.ast_expr_op_type.mul: "*",
@@ -45,6 +47,8 @@ class _Printer:
     narrowed: list[int] = field(default_factory=list)  # levels of the enclosing loops with bounds on data
     jams: dict[int, int] = field(default_factory=dict)  # unroll-and-jam point level -> factor
     values: dict[str, str] = field(default_factory=dict)  # iterators of unrolled loops -> their value here
+    simd_open: int = 0  # enclosing loops marked simd: their min/max calls print as selects (codegen_simd)
+    selects: bool = True  # False where a name of the nest would clash with the select helpers' locals
 
     def expr(self, e: isl.AstExpr) -> str:
         t = expr_type(e)
@@ -109,7 +113,7 @@ class _Printer:
             # OpenMP wants a bare "var relop bound" as the loop test: no outer parentheses.
             cond, inc = _unparen(self.expr(n.for_get_cond())), self.expr(n.for_get_inc())
             head = [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{"]
-            return [*head, *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
+            return [*head, *self._loop_body(n, level, depth + 1), f"{pad}}}"]
         if t == AST_IF:
             out = [f"{pad}if ({self.expr(n.if_get_cond())}) {{", *self.node(n.if_get_then_node(), depth + 1)]
             if n.if_has_else_node():
@@ -120,6 +124,9 @@ class _Printer:
             name = call.get_op_arg(0).get_id().get_name()
             args = [self.expr(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg())]
             stmt = self.scop.statements[int(name[1:].split("_")[0])]
+            if self.simd_open and self.selects:
+                stmt, used = select_calls(stmt)
+                self.used_helpers |= used
             # Past the iterators come the statement's quasi-affine subscripts (see _Subscripts).
             values = dict(zip(stmt.quasi_affine_texts(), args[stmt.depth:], strict=True))
             text = stmt.to_c(lambda d: args[d], values.__getitem__)
@@ -129,6 +136,15 @@ class _Printer:
         if t == isl.ast_node_type.mark:
             return self.node(n.mark_get_node(), depth)
         raise NotImplementedError(f"isl AST node {t} has no C form here")
+
+    def _loop_body(self, n: isl.AstNode, level: int, depth: int) -> list[str]:
+        """The body of the ``for`` node ``n`` at ``level``, with ``simd_open`` counting it if it is a SIMD loop."""
+        simd = "simd" in self.scop.schedule.marks.get(level, ())
+        self.simd_open += simd
+        try:
+            return self.node(n.for_get_body(), depth)
+        finally:
+            self.simd_open -= simd
 
     def _jammed(self, n: isl.AstNode, it: str, init: str, factor: int, depth: int) -> list[str] | None:
         """A full block of an unroll-and-jam point loop, unrolled: its body once per value of the
@@ -173,7 +189,7 @@ class _Printer:
             cond = f"{it} < perfembed_min({limit}, {upper})"
         inc = "1" if n.for_is_degenerate() else self.expr(n.for_get_inc())
         self.narrowed.append(level)
-        body = self.node(n.for_get_body(), depth + 1)
+        body = self._loop_body(n, level, depth + 1)
         self.narrowed.pop()
         return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{", *body,
                 f"{pad}}}"]
@@ -216,6 +232,15 @@ def _fresh_prefix(scop: Scop) -> str:
     while any(re.fullmatch(rf"{prefix}\d+", n) for n in names):
         prefix += "_"
     return prefix
+
+
+def _clashes_with_selects(scop: Scop) -> bool:
+    """Whether a name of the nest is one of the select helpers' locals (then min/max calls stay calls)."""
+    names = set(scop.arrays) | set(scop.params) | set(scop.iterators)
+    for stmt in scop.statements:
+        roots = (stmt.target, stmt.value) if stmt.guard is None else (stmt.guard, stmt.target, stmt.value)
+        names |= set(stmt.iterators) | {n for root in roots for n in root.names()}
+    return any(n.startswith(SELECT_LOCAL_PREFIX) for n in names)
 
 
 def _jam_factors(scop: Scop) -> dict[int, int]:
@@ -347,7 +372,8 @@ def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     tree = _ast(scop, sched, _separate_option(scop), prefix)
     values: dict[str, str] = {}
     dynamic = DynamicLoops(scop, prefix, values) if any(s.dynamic_bounds for s in scop.statements) else None
-    printer = _Printer(scop, prefix, indent, dynamic=dynamic, jams=jams, values=values)
+    printer = _Printer(scop, prefix, indent, dynamic=dynamic, jams=jams, values=values,
+                       selects=not _clashes_with_selects(scop))
     body = printer.node(tree, 1)
     decls = _declarations(scop, indent)
     defines = [_HELPERS[h] for h in sorted(printer.used_helpers)]
