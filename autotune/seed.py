@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import multiprocessing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,8 +76,10 @@ def scaled(entry: SeedEntry, factor: float) -> SeedEntry:
                                               for k, v in entry.params.items()})
 
 
-def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: Settings, seed: int = 0) -> SeedOutcome:
-    """Tune one corpus nest into the database at ``url`` (runs in a worker process)."""
+def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: Settings, seed: int = 0,
+               warm_start: Sequence[Any] = ()) -> SeedOutcome:
+    """Tune one corpus nest into the database at ``url`` (runs in a worker process); ``warm_start``
+    recipes are tried first where they map into the nest's space."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         store = get_store(url)
@@ -93,7 +95,7 @@ def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: 
         study_name, space = tuning_study(store.url, nest.id, target.id, scop, entry.params)
         config = TuneConfig(storage=store.url, space=space, study_name=study_name, n_trials=trials, seed=seed,
                             reps=reps, threads=settings.threads or None, limits=Limits.from_settings(settings),
-                            cc=settings.cc, cflags=settings.cflags)
+                            cc=settings.cc, cflags=settings.cflags, warm_start=tuple(warm_start))
         result = tune_nest(scop, entry.params, config,
                            recorder=MeasurementRecorder(store, nest_id=nest.id, target_id=target.id,
                                                         params=entry.params))
@@ -105,14 +107,18 @@ def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: 
 
 
 def _tune_star(args: tuple[Any, ...]) -> SeedOutcome:
-    url, entry, trials, reps, settings = args
-    return tune_entry(url, entry, trials=trials, reps=reps, settings=settings)
+    url, entry, trials, reps, settings, warm_start = args
+    return tune_entry(url, entry, trials=trials, reps=reps, settings=settings, warm_start=warm_start)
 
 
 def build_seed(url: str, entries: Iterable[SeedEntry], *, trials: int, jobs: int, reps: int, settings: Settings,
-               on_done: Callable[[SeedOutcome], None] | None = None) -> list[SeedOutcome]:
-    """Tune every entry, ``jobs`` at a time (separate processes sharing the database)."""
-    work = [(url, e, trials, reps, settings) for e in entries]
+               on_done: Callable[[SeedOutcome], None] | None = None,
+               warm: Mapping[tuple[str, int], Sequence[Any]] | None = None) -> list[SeedOutcome]:
+    """Tune every entry, ``jobs`` at a time (separate processes sharing the database). ``warm``: recipes
+    per (entry name, nest index) to try first, e.g. an earlier build's best
+    (:func:`database.seed.best_recipes`); they are measured again here like any trial, and a study
+    already past ``trials`` gets none."""
+    work = [(url, e, trials, reps, settings, tuple((warm or {}).get((e.name, 0), ()))) for e in entries]
     outcomes: list[SeedOutcome] = []
     if jobs <= 1:
         iterator: Iterable[SeedOutcome] = map(_tune_star, work)

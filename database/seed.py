@@ -92,6 +92,31 @@ def _records(path: Path) -> Iterator[dict[str, Any]]:
         raise ParameterError(f"cannot read seed file {path}: {exc}") from None
 
 
+def best_recipes(path: Path, *, per_nest: int) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """Up to ``per_nest`` distinct verified recipes (``{"steps": [...]}``) of each nest in the seed file at ``path``,
+    fastest first, keyed by (program name, nest index): what an earlier build found, for a rebuild to try
+    first (:func:`autotune.seed.build_seed`'s ``warm``)."""
+    programs: dict[int, str] = {}
+    nests: dict[int, tuple[str, int]] = {}
+    recipes: dict[int, list[dict[str, Any]]] = {}
+    found: dict[tuple[str, int], dict[int, float]] = {}
+    for record in _records(path):
+        kind = record.get("type")
+        if kind == "program":
+            programs[record["id"]] = record["name"]
+        elif kind == "nest":
+            nests[record["id"]] = (programs.get(record["program_id"], ""), int(record["index"]))
+        elif kind == "recipe":
+            recipes[record["id"]] = record["steps"]
+        elif kind == "measurement" and record.get("verified") and record.get("speedup"):
+            key = nests.get(record["nest_id"])
+            if key is not None:
+                best = found.setdefault(key, {})
+                best[record["recipe_id"]] = max(best.get(record["recipe_id"], 0.0), float(record["speedup"]))
+    fastest = {key: sorted(by, key=lambda recipe_id: -by[recipe_id])[:per_nest] for key, by in found.items()}
+    return {key: [{"steps": recipes[r]} for r in ids if r in recipes] for key, ids in fastest.items()}
+
+
 def count_records(path: Path) -> int:
     """How many records the seed file holds (its lines after the header), for a progress bar."""
     try:

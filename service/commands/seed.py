@@ -20,9 +20,11 @@ from database import get_store
 from database.config import get_database_settings
 from database.embedding_store import EmbeddingStore
 from database.errors import ensure_data_dir
-from database.seed import count_records, export_seed, is_empty, load_seed
+from database.seed import best_recipes, count_records, export_seed, is_empty, load_seed
 from loopnest.errors import ParameterError
 from service.commands.options import MAX_NEST, MAX_TRIALS, make_console
+
+WARM_PER_NEST = 3  # --warm-from: an earlier build's best recipes tried first, per nest
 
 seed_app = typer.Typer(no_args_is_help=True, help="The shipped tuning database: build, export, load.")
 console = make_console(stderr=True)
@@ -48,7 +50,10 @@ def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Co
           per_family: int | None = typer.Option(None, "--per-family", min=1, max=MAX_NEST,
                                                 help="Only the first N nests of each family (in manifest order)."),
           scale: float = typer.Option(1.0, "--scale", min=0.05, max=4.0,
-                                      help="Multiply every size parameter (min 4): trade fidelity for build time.")
+                                      help="Multiply every size parameter (min 4): trade fidelity for build time."),
+          warm_from: Path | None = typer.Option(None, "--warm-from", exists=True, dir_okay=False,
+                                                help="Seed file whose 3 best recipes of each nest are tried "
+                                                     "first (measured again here).")
           ) -> None:
     """Autotune the corpus into the database; nests already tuned to the budget are skipped."""
     from autotune.seed import build_seed, read_manifest, scaled  # lazy: with Optuna, +54 ms to every CLI start
@@ -80,7 +85,8 @@ def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Co
             if not console.is_terminal:
                 console.print(f"seed build: {finished}/{len(entries)} {last}", highlight=False)
 
-        build_seed(store.url, entries, trials=trials, jobs=jobs, reps=reps, settings=settings, on_done=done)
+        build_seed(store.url, entries, trials=trials, jobs=jobs, reps=reps, settings=settings, on_done=done,
+                   warm=best_recipes(warm_from, per_nest=WARM_PER_NEST) if warm_from else None)
     console.print(f"{len(entries) - failed} of {len(entries)} nests tuned or already done; {failed} failed")
     for line in failures:
         console.print(f"  failed: {line}")
