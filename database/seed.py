@@ -15,9 +15,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from database.domain import MeasurementIn, TargetIdentity
 from database.repositories import (
     add_measurement,
+    delete_measurements,
     get_or_create_nest,
     get_or_create_program,
     get_or_create_recipe,
@@ -135,13 +138,39 @@ def is_empty(store: Store) -> bool:
 PROGRESS_EVERY = 200
 
 
-def load_seed(store: Store, path: Path, *, progress: Callable[[int], None] | None = None) -> dict[str, int]:
+def _add_measurement(session: Session, rec: dict[str, Any], ids: dict[str, dict[int, int]],
+                     replaced: set[int] | None, counts: dict[str, int]) -> bool:
+    """Store a measurement record (file ids mapped by ``ids``) unless the same one is stored; whether it was.
+    With ``replaced`` (the nests whose stored measurements are already deleted), the nest's stored
+    measurements are deleted first, once."""
+    nest_id, recipe_id = ids["nest"][rec["nest_id"]], ids["recipe"][rec["recipe_id"]]
+    target_id = ids["target"][rec["target_id"]]
+    if replaced is not None and nest_id not in replaced:
+        replaced.add(nest_id)
+        counts["replaced"] = counts.get("replaced", 0) + delete_measurements(session, nest_id=nest_id)
+    existing = list_measurements(session, nest_id=nest_id, recipe_id=recipe_id, target_id=target_id)
+    if any(abs(m.median_time_s - rec["median_time_s"]) < 1e-12 and dict(m.params) == rec["params"] for m in existing):
+        return False
+    add_measurement(session, MeasurementIn(
+        nest_id=nest_id, recipe_id=recipe_id, target_id=target_id, median_time_s=rec["median_time_s"],
+        spread_s=rec["spread_s"], repetitions=rec["repetitions"], verified=rec["verified"],
+        origin=rec["origin"], params=rec["params"], speedup=rec["speedup"],
+        measured_at=datetime.fromisoformat(rec["measured_at"])))
+    return True
+
+
+def load_seed(store: Store, path: Path, *, progress: Callable[[int], None] | None = None,
+              replace: bool = False) -> dict[str, int]:
     """Load a seed file in one transaction; measurements already present are not duplicated.
 
     ``progress`` hears how many records were read, every :data:`PROGRESS_EVERY` and at the end.
+    With ``replace``, the file's measurements of a nest replace every stored measurement of that nest (on
+    every target; counted as ``replaced``): how a family re-tuned in a fresh database goes into a seed
+    without its older, differently measured figures ranking beside the new ones.
     """
     counts = {"program": 0, "nest": 0, "target": 0, "recipe": 0, "measurement": 0}
     ids: dict[str, dict[int, int]] = {k: {} for k in counts}
+    replaced: set[int] | None = set() if replace else None
     done = 0
     with store.session() as session:
         for done, rec in enumerate(_records(path), start=1):
@@ -163,17 +192,8 @@ def load_seed(store: Store, path: Path, *, progress: Callable[[int], None] | Non
             elif kind == "recipe":
                 ids[kind][rec["id"]] = get_or_create_recipe(session, steps=rec["steps"]).id
             elif kind == "measurement":
-                nest_id, recipe_id = ids["nest"][rec["nest_id"]], ids["recipe"][rec["recipe_id"]]
-                target_id = ids["target"][rec["target_id"]]
-                existing = list_measurements(session, nest_id=nest_id, recipe_id=recipe_id, target_id=target_id)
-                if any(abs(m.median_time_s - rec["median_time_s"]) < 1e-12 and dict(m.params) == rec["params"]
-                       for m in existing):
+                if not _add_measurement(session, rec, ids, replaced, counts):
                     continue
-                add_measurement(session, MeasurementIn(
-                    nest_id=nest_id, recipe_id=recipe_id, target_id=target_id, median_time_s=rec["median_time_s"],
-                    spread_s=rec["spread_s"], repetitions=rec["repetitions"], verified=rec["verified"],
-                    origin=rec["origin"], params=rec["params"], speedup=rec["speedup"],
-                    measured_at=datetime.fromisoformat(rec["measured_at"])))
             else:
                 raise ParameterError(f"{path}: unknown record type {kind!r}")
             counts[kind] += 1

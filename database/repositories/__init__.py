@@ -39,6 +39,7 @@ from database.repositories.jobs import (
 from database.repositories.measurements import (
     add_measurement,
     best_recipe_for,
+    delete_measurements,
     list_measurements,
     measured_nest_ids,
     nest_summaries,
@@ -75,6 +76,7 @@ __all__ = [
     "RecentMeasurement",
     "add_api_key",
     "add_measurement",
+    "delete_measurements",
     "best_per_nest",
     "best_recipe_for",
     "cancel_job",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from database.domain import Measurement, MeasurementIn, MeasurementOrigin, RankedRecipe, canonical_json
@@ -133,6 +133,12 @@ def best_recipe_for(
         session, nest_id=nest_id, target_id=target_id, params=params, verified_only=verified_only, limit=1
     )
     return ranked[0] if ranked else None
+
+
+def delete_measurements(session: Session, *, nest_id: int) -> int:
+    """Delete every measurement of ``nest_id`` (on every target); how many were deleted."""
+    result = session.execute(delete(MeasurementModel).where(MeasurementModel.nest_id == nest_id))
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 def measured_nest_ids(session: Session, *, target_id: int, verified: bool = True) -> set[int]:

@@ -106,7 +106,10 @@ def export(out: Path = typer.Option(DEFAULT_SEED, "--out", "-o", help="Seed file
 def load(path: Path | None = typer.Argument(None, show_default=False, help="Seed file (.jsonl.gz); default "
                                            f"PERFEMBED_SEED_FILE, else {DEFAULT_SEED}."),
          if_empty: bool = typer.Option(False, "--if-empty", help="Do nothing when the database has nests."),
-         fit: bool = typer.Option(True, "--fit/--no-fit", help="Fit the embedding model afterwards.")) -> None:
+         fit: bool = typer.Option(True, "--fit/--no-fit", help="Fit the embedding model afterwards."),
+         replace: bool = typer.Option(False, "--replace", help="The file's measurements of a nest replace all "
+                                      "stored ones of that nest (a family re-tuned in a fresh database).")
+         ) -> None:
     """Load a seed file (idempotent), then fit the embedding model and build the index."""
     store, settings = _store()
     named = path or settings.seed_file  # a file the user named must exist; the default may be missing
@@ -128,8 +131,10 @@ def load(path: Path | None = typer.Argument(None, show_default=False, help="Seed
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"loading {path.name}", total=total)
-        counts = load_seed(store, path, progress=_reporter(progress, task, f"loading {path.name}", total))
-        progress.console.print("loaded " + ", ".join(f"{v} {k}s" for k, v in counts.items()))
+        counts = load_seed(store, path, progress=_reporter(progress, task, f"loading {path.name}", total),
+                           replace=replace)
+        progress.console.print("loaded " + ", ".join(f"{v} {k}s" for k, v in counts.items() if k != "replaced")
+                               + (f"; {counts.get('replaced', 0)} stored measurements replaced" if replace else ""))
         if fit and counts["nest"]:
             what = f"fitting the embedding model on {counts['nest']} nests"
             progress.add_task(what, total=None)
