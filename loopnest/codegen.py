@@ -224,10 +224,16 @@ def _unparen(text: str) -> str:
     return text[1:-1]
 
 
-def _fresh_prefix(scop: Scop) -> str:
+def _declared_names(scop: Scop) -> set[str]:
+    """The nest's arrays, parameters and loop iterators (statement iterators included)."""
     names = set(scop.arrays) | set(scop.params) | set(scop.iterators)
     for stmt in scop.statements:
         names |= set(stmt.iterators)
+    return names
+
+
+def _fresh_prefix(scop: Scop) -> str:
+    names = _declared_names(scop)
     prefix = "c"
     while any(re.fullmatch(rf"{prefix}\d+", n) for n in names):
         prefix += "_"
@@ -236,10 +242,10 @@ def _fresh_prefix(scop: Scop) -> str:
 
 def _clashes_with_selects(scop: Scop) -> bool:
     """Whether a name of the nest is one of the select helpers' locals (then min/max calls stay calls)."""
-    names = set(scop.arrays) | set(scop.params) | set(scop.iterators)
+    names = _declared_names(scop)
     for stmt in scop.statements:
         roots = (stmt.target, stmt.value) if stmt.guard is None else (stmt.guard, stmt.target, stmt.value)
-        names |= set(stmt.iterators) | {n for root in roots for n in root.names()}
+        names |= {n for root in roots for n in root.names()}
     return any(n.startswith(SELECT_LOCAL_PREFIX) for n in names)
 
 
