@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
@@ -99,9 +99,27 @@ def _access_union(scop: Scop, array: str, *, write: bool, may: bool | None = Non
     return out
 
 
-def compute_dependences(scop: Scop, *, arrays: Collection[str] | None = None) -> list[Dependence]:
+def _dataflow(scop: Scop, array: str, reads: isl.UnionMap, sched: isl.UnionMap,
+              before: isl.UnionMap) -> isl.UnionMap:
+    """The RAW dependences of ``array`` (``source -> sink``): each read's last writes, by isl."""
+    # A may-write (an approximated subscript, or a statement whose domain over-approximates the
+    # instances that run) is a possible source of every later read but hides no earlier write.
+    must = _access_union(scop, array, write=True, may=False)
+    may = _access_union(scop, array, write=True, may=True)
+    flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(must).set_may_source(may)
+            .set_schedule_map(sched).compute_flow())
+    raw = flow.get_may_dependence()
+    kills = definite_kills(scop, array)  # read -> a write between it and its may-sources
+    if kills is not None:
+        raw = raw.subtract(before.apply_range(kills.intersect(before.reverse()).reverse()))
+    return raw
+
+
+def compute_dependences(scop: Scop, *, arrays: Collection[str] | None = None,
+                        flow: Mapping[str, isl.UnionMap] | None = None) -> list[Dependence]:
     """All dependences of ``scop`` under its current schedule, split by kind, statement pair and array
-    (on ``arrays`` only, when given)."""
+    (on ``arrays`` only, when given). ``flow`` gives the exact RAW dependences (``source -> sink``) of
+    arrays whose dataflow is known by construction (a pack's buffers): isl's dataflow is skipped there."""
     sched = _ordering_schedule(scop)
     context = isl.Set(scop.context)
     out: list[Dependence] = []
@@ -117,14 +135,7 @@ def compute_dependences(scop: Scop, *, arrays: Collection[str] | None = None) ->
         before = touching.lex_lt_union_map(touching)
         # A may-write (an approximated subscript, or a statement whose domain over-approximates the
         # instances that run) is a possible source of every later read but hides no earlier write.
-        must = _access_union(scop, array, write=True, may=False)
-        may = _access_union(scop, array, write=True, may=True)
-        flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(must).set_may_source(may)
-                .set_schedule_map(sched).compute_flow())
-        raw = flow.get_may_dependence()
-        kills = definite_kills(scop, array)  # read -> a write between it and its may-sources
-        if kills is not None:
-            raw = raw.subtract(before.apply_range(kills.intersect(before.reverse()).reverse()))
+        raw = flow[array] if flow is not None and array in flow else _dataflow(scop, array, reads, sched, before)
         war = reads.apply_range(writes.reverse()).intersect(before)
         waw = writes.apply_range(writes.reverse()).intersect(before)
         for kind, umap in (("RAW", raw), ("WAR", war), ("WAW", waw)):

@@ -3,8 +3,9 @@
 
 ``pack {array, loop, transpose?}`` acts on every loop at depth ``loop`` whose body reads ``array``.
 For each, a copy statement ``buf[u] = A[origin(t) + u]`` is added at the start of the loop's body
-(its domain is the footprint: exactly the elements the body reads, never the whole box, so a
-partial tile reads nothing out of bounds), and the body's reads of ``A`` become reads of ``buf`` at
+(its domain is the block the body reads: in each dimension every element between the lowest
+and the highest one it reads, so a stencil's block is one box, and a partial tile's is cut where
+its reads end: nothing out of bounds is read), and the body's reads of ``A`` become reads of ``buf`` at
 ``e - origin(t)``. ``t`` are the values of the loops ``0..loop`` and ``origin`` a quasi-affine
 function of them (a tile's first element); the box's extents must be constants, so the loops inside
 ``loop`` that index ``A`` must be tiled (refused naming the dimension otherwise). With ``transpose``
@@ -30,7 +31,15 @@ from loopnest.frontend.symbols import SCALAR_TYPES
 from loopnest.ir import Access, ArrayInfo, ArrayRef, Expr, Iter, QuasiAffine, Scop, Statement, Var
 from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform._common import check_level
-from loopnest.transform._footprint import Box, aff_expression, bounding_box, footprint, prefix_map, walked_dimension
+from loopnest.transform._footprint import (
+    Box,
+    aff_expression,
+    bounding_box,
+    footprint,
+    prefix_map,
+    spanned_block,
+    walked_dimension,
+)
 
 # A buffer lives on the stack of every thread that runs the copy: at most this many bytes each.
 MAX_PACK_BYTES = 512 * 1024
@@ -138,13 +147,13 @@ def _map_text(scop: Scop, name: str, depth: int, target: str, subs: list[str]) -
 
 def _copy_statement(scop: Scop, index: int, scope: _Scope, box: Box, array: str, perm: list[int],
                     level: int) -> Statement:
-    """``buf[u] = A[origin(t) + u]`` over the footprint of ``scope`` (iterators ``t0..tL, u0..``)."""
+    """``buf[u] = A[origin(t) + u]`` over the block ``scope`` reads (iterators ``t0..tL, u0..``)."""
     params = ", ".join(scop.params)
     rank = len(box.origin)
-    fp = footprint(scop, list(scope.readers), array, level)
+    block = spanned_block(footprint(scop, list(scope.readers), array, level))
     outer = ", ".join(f"i{k}" for k in range(level + 1))
     origin = isl.Map(f"[{params}] -> {{ [{outer}] -> [{', '.join(box.origin)}] }}")
-    offsets = fp.reset_tuple_id(isl.dim_type.out).sum(origin.neg())
+    offsets = block.sum(origin.neg())
     name, depth = f"S{index}", level + 1 + rank
     domain = offsets.wrap().flatten().set_tuple_name(name)
     for k in range(depth):
@@ -269,4 +278,31 @@ def pack_dependences(scop: Scop, deps: list[Dependence], array: str) -> list[Dep
     read it now, the body reads the buffer), the others unchanged."""
     changed = {array, buffer_name(array)}
     kept = [d for d in deps if d.array not in changed]
-    return sorted(kept + compute_dependences(scop, arrays=changed), key=lambda d: d.array)
+    flow = {buffer_name(array): _buffer_flow(scop, buffer_name(array))}
+    return sorted(kept + compute_dependences(scop, arrays=changed, flow=flow), key=lambda d: d.array)
+
+
+def _buffer_flow(scop: Scop, buffer: str) -> isl.UnionMap:
+    """The buffer's RAW dependences, ``copy -> read``, by construction: every element a statement reads
+    in an iteration ``t`` of the loops ``0..L`` was last written by the copy of that same iteration
+    (nothing else writes the buffer, and the block holds all the iteration reads). isl's dataflow
+    found the same relations but took seconds on a stencil's reads, whose offsets are modulo the tile."""
+    rank = len(scop.arrays[buffer].dims)
+    rows = scop.schedule.rows
+    copies = [c for c, st in enumerate(scop.statements) if any(a.array == buffer for a in st.writes)]
+    out = isl.UnionMap.empty(isl.Set(scop.context).get_space())
+    for c in copies:
+        level = scop.statements[c].depth - rank - 1
+        copy_writes = isl.Map(next(a.relation for a in scop.statements[c].writes if a.array == buffer))
+        its = ", ".join(f"i{k}" for k in range(level + 1))
+        to_copy = isl.Map(f"[{', '.join(scop.params)}] -> {{ [{its}] -> {scop.statements[c].name}[{its}, "
+                          f"{', '.join(f'u{d}' for d in range(rank))}] }}")
+        for r, st in enumerate(scop.statements):
+            if r == c or rows[r][: 2 * level + 1: 2] != rows[c][: 2 * level + 1: 2]:
+                continue  # not inside the copy's loops (their textual positions differ)
+            same = prefix_map(scop, scop.schedule, r, level).apply_range(to_copy)  # read -> copies of its t
+            for acc in st.reads:
+                if acc.array == buffer:
+                    pairs = isl.Map(acc.relation).apply_range(copy_writes.reverse()).intersect(same)
+                    out = out.union(isl.UnionMap(pairs.reverse()))
+    return out

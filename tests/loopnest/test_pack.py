@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import islpy as isl
 import pytest
 
 from loopnest import IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, generate_c
+from loopnest.polyhedral import Dependence, compute_dependences
+from loopnest.transform.pack import pack_dependences
 from tests.loopnest.test_expand import MATMUL
 from tests.loopnest.test_legality import REDUCTION, nest
 
@@ -83,6 +86,71 @@ def test_later_steps_are_checked_against_the_copy(tmp_path: Path) -> None:
     packed = _pack(scop, {"op": "interchange", "order": [1, 0, 2]}, TILE, {"op": "pack", "array": "A", "loop": 2},
                    {"op": "parallelize", "loop": 1}, {"op": "unroll", "loop": 5, "factor": 4})
     assert len(packed.statements) == 2 and packed.schedule.private == {1: ("perfembed_pack_A",)}
+
+
+STAR = """
+void star(int n, double A[n][n], double B[n][n])
+{
+    for (int i = 2; i < n - 2; i++)
+        for (int j = 2; j < n - 2; j++)
+            B[i][j] = A[i][j] + A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]
+                      + A[i - 2][j] + A[i + 2][j] + A[i][j - 2] + A[i][j + 2];
+}
+"""
+
+
+def test_a_star_stencils_block_is_one_box_per_tile_and_never_out_of_bounds(tmp_path: Path) -> None:
+    # The copy takes the block between the lowest and highest element read in each dimension: one box
+    # per tile (the 9-point star's own footprint is a union of boxes, which made isl's dataflow on the
+    # copies take minutes in a 13-point stencil's study), cut where a partial tile's reads end.
+    scop = _pack(nest(tmp_path, STAR), {"op": "tile", "loops": [0, 1], "sizes": [8, 16]},
+                 {"op": "pack", "array": "A", "loop": 1})
+    copy = scop.statements[-1]
+    domain = isl.Set(copy.domain)
+    interior = domain.intersect(isl.Set("[n] -> { S1[2, 3, u0, u1] : n = 100 }"))
+    assert interior.count_val().to_python() == (8 + 4) * (16 + 4)  # the star's box, corners included
+    copied = isl.Map(next(a.relation for a in copy.accesses if a.array == "A")).range()
+    assert copied.is_subset(isl.Set("[n] -> { A[x, y] : 0 <= x < n and 0 <= y < n }"))
+    # The last, partial tile of n = 27 (rows 24..24 of the points, 22..26 of A): nothing past row 26.
+    last = domain.intersect(isl.Set("[n] -> { S1[3, t1, u0, u1] : n = 27 }"))
+    assert not last.is_empty() and isl.Map(next(a.relation for a in copy.accesses if a.array == "A")) \
+        .intersect_domain(last).range().dim_max_val(0).to_python() == 26
+
+
+def _relations(deps: list[Dependence]) -> dict[tuple[str, int, int, str], isl.UnionMap]:
+    out: dict[tuple[str, int, int, str], isl.UnionMap] = {}
+    for d in deps:
+        key = (d.kind, d.source, d.sink, d.array)
+        rel = isl.UnionMap(d.relation)
+        out[key] = out[key].union(rel) if key in out else rel
+    return out
+
+
+@pytest.mark.parametrize("source, steps", [
+    (REDUCTION, [TILE, {"op": "pack", "array": "A", "loop": 2}]),
+    (REDUCTION, [TILE, {"op": "pack", "array": "B", "loop": 2, "transpose": True},
+                 {"op": "pack", "array": "A", "loop": 5}]),
+    (REDUCTION, [{"op": "interchange", "order": [1, 0, 2]}, TILE, {"op": "pack", "array": "A", "loop": 2}]),
+    (STAR, [{"op": "tile", "loops": [0, 1], "sizes": [8, 16]}, {"op": "pack", "array": "A", "loop": 1}]),
+    (STAR, [{"op": "interchange", "order": [1, 0]}, {"op": "tile", "loops": [0, 1], "sizes": [32, 8]},
+            {"op": "pack", "array": "A", "loop": 1, "transpose": True}]),
+    (STAR, [{"op": "tile", "loops": [0, 1], "sizes": [4, 4]}, {"op": "pack", "array": "A", "loop": 3}]),
+])
+def test_the_buffers_dependences_built_by_construction_are_isls_dataflow(
+        tmp_path: Path, source: str, steps: list[dict]) -> None:
+    # pack_dependences builds the buffer's RAW relations (each read's source is the copy of its own
+    # iteration) instead of running isl's dataflow, which took seconds on a stencil; they must agree.
+    scop = nest(tmp_path, source)
+    packed = _pack(scop, *steps)
+    deps = compute_dependences(scop)
+    for step in steps:
+        if step["op"] == "pack":
+            deps = pack_dependences(_pack(scop, *steps[: steps.index(step) + 1]), deps, step["array"])
+    built = _relations(deps)
+    exact = _relations(compute_dependences(packed))
+    assert built.keys() == exact.keys()
+    for key, relation in exact.items():
+        assert built[key].is_equal(relation), key
 
 
 def test_a_written_array_is_refused_naming_the_dependence(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Property: random recipes with pack steps (after an optional interchange and a tile, before a
 parallel, SIMD or register-blocking step) are refused or preserve the outputs through the real
-harness, on gemm-like, chained-product, syrk-like and convolution nests; most of them apply."""
+harness, on gemm-like, chained-product, syrk-like, convolution and 5-point stencil nests; most of them apply."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ KERNELS: dict[str, tuple[str | None, list[dict], int]] = {
     "two_mm": ("corpus/kernels/blas3/two_mm.c", [], 3),
     "syrk": ("corpus/kernels/blas3/syrk.c", [], 3),
     "conv2d": ("corpus/kernels/conv/conv2d.c", [{"op": "expand", "scalar": "acc"}], 2),
+    "jacobi2d": ("corpus/kernels/stencil/jacobi2d.c", [], 2),  # a star's block, partial tiles
 }
 _HARNESSES: dict[str, Harness] = {}
 
