@@ -117,10 +117,12 @@ class TransferTuner:
     holds up.
 
     Every candidate is screened once (compile, verify, time), stopped at ``policy.timeout_factor``
-    times the baseline's time. Screening only ranks: the fastest ``confirm`` candidates are then
-    re-measured against the baseline in fresh, interleaved runs (:meth:`Harness.compare`), and one
-    is accepted only when its speedup's interval lies above ``policy.margin``: neither the winner's
-    curse of a best-of-k figure nor a busy machine makes a slowdown look like a speedup.
+    times the baseline's time. Screening only ranks: the fastest ``confirm`` candidates are then each
+    re-measured against the baseline in fresh, interleaved runs (:meth:`Harness.compare`), and the
+    one with the highest re-measured ratio among those whose interval lies above ``policy.margin``
+    is accepted: neither the winner's curse of a best-of-k figure nor a busy machine makes a
+    slowdown look like a speedup, and a screening run that flattered the runner-up's rival does not
+    decide between two that both hold up.
     """
 
     def __init__(self, *, min_speedup: float | None = None, policy: AcceptancePolicy | None = None,
@@ -172,16 +174,17 @@ class TransferTuner:
             screened.append(self._screen(harness, cand, base.median, transformed, on_step))
         ranked = sorted((c for c in screened if c.verified and (c.speedup or 0.0) > 1.0),
                         key=lambda c: c.speedup or 0.0, reverse=True)[: self.confirm]
-        best = None
+        best: Candidate | None = None
         for i, cand in enumerate(ranked, 1):
             on_step = step_reporter(progress, Progress("re-measuring", "", i, len(ranked), cand.neighbour.name))
             comparison = harness.compare(cand.recipe, policy=self.policy, on_step=on_step)
             confirmed = dataclasses.replace(cand, confirmed=comparison.speedup,
                                             message=comparison.message or cand.message)
             screened[screened.index(cand)] = confirmed
-            if comparison.ok and comparison.speedup is not None and comparison.speedup.above(self.policy.margin):
+            speedup = comparison.speedup
+            if comparison.ok and speedup is not None and speedup.above(self.policy.margin) and (
+                    best is None or best.confirmed is None or speedup.ratio > best.confirmed.ratio):
                 best = confirmed
-                break
         return TransferResult(tuple(screened), best, len(screened), base.median)
 
     def _screen(self, harness: Harness, cand: Candidate, baseline_seconds: float, transformed: Scop | None,

@@ -86,6 +86,36 @@ def test_the_accepted_figure_is_the_re_measured_one(monkeypatch: pytest.MonkeyPa
     assert result.best.confirmed.ratio == 1.8 and result.best.confirmed.low == 1.6
 
 
+def test_of_two_that_hold_up_the_faster_when_re_measured_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Screening ranks ikj first (one noisy run); re-measured, jik is faster: both hold up, jik is taken.
+    screening = {(0, 2, 1): 2.5, (1, 0, 2): 2.0}
+    remeasured = {(0, 2, 1): (1.5, 1.4, 1.6), (1, 0, 2): (1.9, 1.8, 2.0)}
+
+    def order(recipe: Recipe) -> tuple[int, ...]:
+        return tuple(recipe.to_dict()["steps"][0]["order"])
+
+    def evaluate(self, recipe, *, transformed=None, wall_seconds=None, on_step=None):  # noqa: ANN001, ANN202
+        value = screening[order(recipe)]
+        return Evaluation(recipe.to_dict(), VariantResult("variant", "ok", (1.0 / value,)),
+                          Verification(True, 0.0, 1e-9), value)
+
+    def compare(self, recipe, *, transformed=None, policy=None, on_step=None):  # noqa: ANN001, ANN202
+        ratio, low, high = remeasured[order(recipe)]
+        return Comparison(recipe.to_dict(), "ok", Speedup(ratio, low, high, 0.95, 20, 4, 1, 0.0, False))
+
+    monkeypatch.setattr(Harness, "baseline", lambda self, on_step=None: VariantResult("baseline", "ok", (1.0,)))
+    monkeypatch.setattr(Harness, "evaluate", evaluate)
+    monkeypatch.setattr(Harness, "compare", compare)
+    with _gemm_harness() as harness:
+        roles = loop_roles(harness.scop, harness.params)
+        neighbours = [Neighbour(k, f"gemm{k}", 0.1 * k, Recipe.from_dict({"steps": [
+            {"op": "interchange", "order": list(o)}]}), roles, 2.0) for k, o in enumerate(screening, 1)]
+        result = TransferTuner().evaluate(harness, neighbours)
+    assert result.best is not None and result.best.confirmed is not None
+    assert order(result.best.recipe) == (1, 0, 2) and result.best.confirmed.ratio == 1.9
+    assert all(c.confirmed is not None for c in result.candidates)  # both were re-measured
+
+
 def test_the_margin_is_a_setting() -> None:
     tuner = TransferTuner(policy=AcceptancePolicy(margin=1.3, confidence=0.99))
     assert tuner.min_speedup == 1.3 and tuner.policy.confidence == 0.99
