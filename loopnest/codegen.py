@@ -16,7 +16,7 @@ from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_
 from loopnest.codegen_dynamic import DynamicLoops
 from loopnest.codegen_simd import SELECT_CALLS, SELECT_LOCAL_PREFIX, select_calls, select_helper
 from loopnest.frontend.symbols import canonical_scalar
-from loopnest.ir import Scop
+from loopnest.ir import Scop, Statement
 from loopnest.omp_clauses import checked_name, omp_clauses, schedule_clause, statement_names_under, statements_under
 from loopnest.polyhedral import schedule_map
 from loopnest.transform.pack import ALIGNMENT
@@ -49,6 +49,8 @@ class _Printer:
     values: dict[str, str] = field(default_factory=dict)  # iterators of unrolled loops -> their value here
     simd_open: int = 0  # enclosing loops marked simd: their min/max calls print as selects (codegen_simd)
     selects: bool = True  # False where a name of the nest would clash with the select helpers' locals
+    # statement index -> its select form: a jammed or unrolled body prints one statement many times
+    select_forms: dict[int, tuple[Statement, set[str]]] = field(default_factory=dict)
 
     def expr(self, e: isl.AstExpr) -> str:
         t = expr_type(e)
@@ -125,7 +127,9 @@ class _Printer:
             args = [self.expr(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg())]
             stmt = self.scop.statements[int(name[1:].split("_")[0])]
             if self.simd_open and self.selects:
-                stmt, used = select_calls(stmt)
+                if stmt.index not in self.select_forms:
+                    self.select_forms[stmt.index] = select_calls(stmt)
+                stmt, used = self.select_forms[stmt.index]
                 self.used_helpers |= used
             # Past the iterators come the statement's quasi-affine subscripts (see _Subscripts).
             values = dict(zip(stmt.quasi_affine_texts(), args[stmt.depth:], strict=True))
