@@ -8,7 +8,7 @@ from pathlib import Path
 import optuna
 
 from autotune.records import ensure_local_target, register_nest, study_name_for
-from autotune.seed import build_seed, read_manifest, scaled
+from autotune.seed import SeedEntry, build_seed, read_manifest, scaled
 from autotune.space import RecipeSpace
 from autotune.study_storage import open_storage
 from database import get_store, list_measurements, list_nests
@@ -20,18 +20,28 @@ from loopnest.polyhedral import compute_dependences
 from tests.security.cli import run_perfembed
 
 ROOT = Path(__file__).resolve().parents[2]
+AXPY = {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}}
+GEMV = {"file": str(ROOT / "corpus/kernels/blas2/gemv.c"), "family": "blas2", "params": {"m": 64, "n": 64}}
+
+
+def _entries(tmp_path: Path, *items: dict) -> list[SeedEntry]:
+    """The manifest entries of ``items``, read back from a manifest file as ``seed build`` reads them."""
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps(list(items)))
+    return read_manifest(manifest)
+
+
+def _database(data_dir: Path) -> tuple[DatabaseSettings, str]:
+    """Settings with ``data_dir`` as the data folder, and the URL of its new, migrated database."""
+    settings = DatabaseSettings(data_dir=data_dir)
+    url = settings.resolved_database_url
+    get_store(url, create=True)
+    return settings, url
 
 
 def test_build_skips_finished_nests_and_exports(tmp_path: Path) -> None:
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps([
-        {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}},
-        {"file": str(ROOT / "corpus/kernels/blas2/gemv.c"), "family": "blas2", "params": {"m": 64, "n": 64}},
-    ]))
-    settings = DatabaseSettings(data_dir=tmp_path)
-    url = settings.resolved_database_url
-    get_store(url, create=True)
-    entries = read_manifest(manifest)
+    entries = _entries(tmp_path, AXPY, GEMV)
+    settings, url = _database(tmp_path)
     first = build_seed(url, entries, trials=3, jobs=1, reps=1, settings=settings)
     assert [o.status for o in first] == ["tuned", "tuned"], first
     again = build_seed(url, entries, trials=3, jobs=1, reps=1, settings=settings)
@@ -46,18 +56,14 @@ def test_build_skips_finished_nests_and_exports(tmp_path: Path) -> None:
 def test_a_study_left_by_another_recipe_space_does_not_stop_the_build(tmp_path: Path) -> None:
     # A build interrupted under an older perfembed leaves a study whose trials belong to another recipe
     # space; resuming under this version must tune the nest in a study of its own space, not fail.
-    entry = {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}}
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps([entry]))
-    settings = DatabaseSettings(data_dir=tmp_path)
-    url = settings.resolved_database_url
-    store = get_store(url, create=True)
-    (seed_entry,) = read_manifest(manifest)
+    (seed_entry,) = _entries(tmp_path, AXPY)
+    settings, url = _database(tmp_path)
+    store = get_store(url)
     nest = register_nest(store, source=seed_entry.file.read_text(), name=seed_entry.name, index=0,
                          scop=extract_scops(seed_entry.file).scops[0], params=seed_entry.params)
     target = ensure_local_target(store, cc=settings.cc)
-    for name in (study_name_for(nest.id, target.id, entry["params"]),
-                 study_name_for(nest.id, target.id, entry["params"], space="0123456789abcdef")):
+    for name in (study_name_for(nest.id, target.id, AXPY["params"]),
+                 study_name_for(nest.id, target.id, AXPY["params"], space="0123456789abcdef")):
         old = optuna.create_study(storage=open_storage(url), study_name=name, direction="maximize")
         old.set_user_attr("space", "0123456789abcdef")
     (outcome,) = build_seed(url, [seed_entry], trials=2, jobs=1, reps=1, settings=settings)
@@ -67,13 +73,9 @@ def test_a_study_left_by_another_recipe_space_does_not_stop_the_build(tmp_path: 
 
 
 def test_a_study_named_before_names_carried_the_space_is_resumed_when_its_space_is_the_same(tmp_path: Path) -> None:
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps([{"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1",
-                                     "params": {"n": 4096}}]))
-    settings = DatabaseSettings(data_dir=tmp_path)
-    url = settings.resolved_database_url
-    store = get_store(url, create=True)
-    (entry,) = read_manifest(manifest)
+    (entry,) = _entries(tmp_path, AXPY)
+    settings, url = _database(tmp_path)
+    store = get_store(url)
     scop = extract_scops(entry.file).scops[0]
     nest = register_nest(store, source=entry.file.read_text(), name=entry.name, index=0, scop=scop,
                          params=entry.params)
@@ -91,9 +93,7 @@ def test_a_study_named_before_names_carried_the_space_is_resumed_when_its_space_
 def test_seed_build_off_a_terminal_prints_a_line_per_nest(tmp_path: Path) -> None:
     """A build runs for hours, usually logged to a file: it printed nothing there until it ended."""
     manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps([
-        {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}},
-    ]))
+    manifest.write_text(json.dumps([AXPY]))
     done = run_perfembed("seed", "build", "--manifest", str(manifest), "--trials", "1", "--reps", "1", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("seed build: ")]
@@ -115,13 +115,8 @@ def test_scale_shrinks_the_problem_but_keeps_fixed_widths() -> None:
 def test_a_nest_tuned_over_an_older_recipe_space_is_tuned_again(tmp_path: Path, monkeypatch) -> None:
     """The build skipped every nest with enough stored measurements, so a nest whose space grew (the
     gemm accumulators once expand learned linear stores) kept only its old-space trials."""
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps([{"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1",
-                                     "params": {"n": 4096}}]))
-    settings = DatabaseSettings(data_dir=tmp_path)
-    url = settings.resolved_database_url
-    get_store(url, create=True)
-    entries = read_manifest(manifest)
+    entries = _entries(tmp_path, AXPY)
+    settings, url = _database(tmp_path)
     assert [o.status for o in build_seed(url, entries, trials=2, jobs=1, reps=1, settings=settings)] == ["tuned"]
     assert [o.status for o in build_seed(url, entries, trials=2, jobs=1, reps=1, settings=settings)] == ["skipped"]
     old = RecipeSpace.signature.fget
@@ -141,10 +136,7 @@ def test_a_rebuild_with_warm_from_measures_the_earlier_builds_best_recipes_again
     """Reproduction (seed rebuild, 2026-11-24): rebuilt in a fresh database, a study of bgemm_shared_ibkj
     kept 0.40x as its best, though the earlier build's best recipe measures 1.24x on the same machine
     today; 40 trials had not sampled it again. ``--warm-from`` tries an earlier build's best first."""
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps([{"file": str(ROOT / "corpus/kernels/blas2/gemv.c"), "family": "blas2",
-                                     "params": {"m": 64, "n": 64}}]))
-    entries = read_manifest(manifest)
+    entries = _entries(tmp_path, GEMV)
     scop = extract_scops(entries[0].file).scops[0]
     space = RecipeSpace(scop, compute_dependences(scop), params=entries[0].params)
     # Two points TPE is unlikely to draw in 3 trials, and that are neither of the trials every study enqueues
@@ -154,29 +146,21 @@ def test_a_rebuild_with_warm_from_measures_the_earlier_builds_best_recipes_again
                     {"steps": [{"op": "tile", "loops": [1], "sizes": [32]}, {"op": "unroll", "factor": 4, "loop": 2}]}]
     assert all(space.params_for(r, strict=True) is not None for r in earlier_best)
     warm = {("blas2/gemv.c", 0): earlier_best}
-    settings = DatabaseSettings(data_dir=tmp_path / "rebuild")
-    url = settings.resolved_database_url
-    get_store(url, create=True)
+    settings, url = _database(tmp_path / "rebuild")
     (outcome,) = build_seed(url, entries, trials=3, jobs=1, reps=1, settings=settings, warm=warm)
     assert outcome.status == "tuned", outcome
     assert all(r["steps"] in _measured_recipes(url) for r in earlier_best)
     # A finished study resumed with a larger budget gets the warm recipes it has not tried yet.
-    resumed = DatabaseSettings(data_dir=tmp_path / "resumed")
-    get_store(resumed.resolved_database_url, create=True)
-    build_seed(resumed.resolved_database_url, entries, trials=2, jobs=1, reps=1, settings=resumed)
-    build_seed(resumed.resolved_database_url, entries, trials=4, jobs=1, reps=1, settings=resumed, warm=warm)
-    measured = _measured_recipes(resumed.resolved_database_url)
+    resumed, resumed_url = _database(tmp_path / "resumed")
+    build_seed(resumed_url, entries, trials=2, jobs=1, reps=1, settings=resumed)
+    build_seed(resumed_url, entries, trials=4, jobs=1, reps=1, settings=resumed, warm=warm)
+    measured = _measured_recipes(resumed_url)
     assert all(r["steps"] in measured for r in earlier_best)
 
 
 def test_best_recipes_reads_each_nests_fastest_verified_recipes_from_a_seed_file(tmp_path: Path) -> None:
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps([{"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1",
-                                     "params": {"n": 4096}}]))
-    settings = DatabaseSettings(data_dir=tmp_path)
-    url = settings.resolved_database_url
-    get_store(url, create=True)
-    build_seed(url, read_manifest(manifest), trials=4, jobs=1, reps=1, settings=settings)
+    settings, url = _database(tmp_path)
+    build_seed(url, _entries(tmp_path, AXPY), trials=4, jobs=1, reps=1, settings=settings)
     export_seed(get_store(url), tmp_path / "seed.jsonl.gz")
     with get_store(url).session() as session:
         ranked = sorted((m for m in list_measurements(session) if m.verified and m.speedup),
@@ -197,17 +181,12 @@ def test_seed_build_warm_from_a_file_that_is_not_a_seed_is_a_usage_error(tmp_pat
 def test_seed_load_replace_drops_the_older_measurements_of_the_rebuilt_nests_only(tmp_path: Path) -> None:
     """A family re-tuned in a fresh database replaces its figures: loaded side by side, an older build's
     inflated 5.92x (divided by an 8.4 ms baseline) kept ranking first over the rebuild's."""
-    manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps([
-        {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}},
-        {"file": str(ROOT / "corpus/kernels/blas2/gemv.c"), "family": "blas2", "params": {"m": 64, "n": 64}},
-    ]))
-    entries = read_manifest(manifest)
+    entries = _entries(tmp_path, AXPY, GEMV)
     old, new = DatabaseSettings(data_dir=tmp_path / "old"), DatabaseSettings(data_dir=tmp_path / "new")
     for settings, chosen, trials in ((old, entries, 3), (new, entries[1:], 2)):
-        get_store(settings.resolved_database_url, create=True)
-        build_seed(settings.resolved_database_url, chosen, trials=trials, jobs=1, reps=1, settings=settings)
-        export_seed(get_store(settings.resolved_database_url), settings.data_dir / "seed.jsonl.gz")
+        _, url = _database(settings.data_dir)
+        build_seed(url, chosen, trials=trials, jobs=1, reps=1, settings=settings)
+        export_seed(get_store(url), settings.data_dir / "seed.jsonl.gz")
     merged = get_store(f"sqlite:///{tmp_path / 'merged.db'}", create=True)
     load_seed(merged, old.data_dir / "seed.jsonl.gz")
     counts = load_seed(merged, new.data_dir / "seed.jsonl.gz", replace=True)
