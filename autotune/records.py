@@ -207,6 +207,8 @@ class MeasurementRecorder:
     target_id: int
     params: Mapping[str, int]
     origin: MeasurementOrigin | str = MeasurementOrigin.AUTOTUNE
+    # The index structure a sparse nest runs on (SparseChoice.key()); None: the harness's default one.
+    structure: str | None = None
 
     def __post_init__(self) -> None:
         # A recorder is made before tuning starts: a database that refuses writes (a read-only file
@@ -253,7 +255,8 @@ class MeasurementRecorder:
             recipe_id = get_or_create_recipe(session, steps=steps).id
             return add_measurement(session, MeasurementIn(nest_id=self.nest_id, recipe_id=recipe_id,
                                                           target_id=self.target_id, origin=self.origin,
-                                                          params=dict(self.params), **figures)).id
+                                                          params=dict(self.params), structure=self.structure,
+                                                          **figures)).id
 
 
 _LARGEST = 1e300  # an interval's upper end as stored (an unbounded one would not survive JSON)

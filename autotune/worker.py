@@ -52,6 +52,7 @@ from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import ProgramSource, extract_program
 from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.index_data import structure_key
 from loopnest.harness.sandbox import ensure_isolated
 from loopnest.parameters import require_params
 
@@ -220,7 +221,8 @@ class _JobRun:
         self.threads = options.threads or settings.threads or None
         self.scop, self.params = scop, params = _load_nest(self.store, job, options)
         target_id = job.target_id if job.target_id is not None else ensure_local_target(self.store, cc=settings.cc).id
-        self.recorder = MeasurementRecorder(self.store, nest_id=job.nest_id, target_id=target_id, params=params)
+        self.recorder = MeasurementRecorder(self.store, nest_id=job.nest_id, target_id=target_id, params=params,
+                                            structure=structure_key(options.sparse))
         study_name, space = tuning_study(self.store.url, job.nest_id, target_id, scop, params, options.sparse)
         config = TuneConfig(
             storage=self.store.url, study_name=options.study_name or study_name, space=space,

@@ -174,6 +174,7 @@ class Measurement:
     threads: int | None = None
     cpu_pressure: float | None = None  # share of the time some task waited for a CPU
     loaded: bool = False  # taken under load: not a clean result
+    structure: str | None = None  # a sparse nest's index structure (SparseChoice.key()); None: the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +184,7 @@ class MeasurementIn:
     ``params`` are the nest's parameter values (``{"N": 1024}``), ``speedup`` is over the
     untransformed baseline, ``interval`` its confidence interval at ``confidence`` where it was
     re-measured in paired runs; ``loaded`` flags a measurement taken on a busy machine;
+    ``structure`` names the index structure a sparse nest ran on (None: the harness's default one);
     ``measured_at`` defaults to the time it is stored.
     """
 
@@ -202,6 +204,7 @@ class MeasurementIn:
     threads: int | None = None
     cpu_pressure: float | None = None
     loaded: bool = False
+    structure: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

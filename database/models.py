@@ -274,6 +274,8 @@ class MeasurementModel(Base):
     threads: Mapped[int | None] = mapped_column(Integer)
     cpu_pressure: Mapped[float | None] = mapped_column(Double)
     loaded: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # The index structure a sparse nest ran on (SparseChoice.key()); None: the harness's default one.
+    structure: Mapped[str | None] = mapped_column(String(200))
 
     def to_domain(self) -> domain.Measurement:
         return domain.Measurement(
@@ -295,6 +297,7 @@ class MeasurementModel(Base):
             threads=self.threads,
             cpu_pressure=self.cpu_pressure,
             loaded=self.loaded,
+            structure=self.structure,
         )
 
 

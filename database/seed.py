@@ -72,7 +72,8 @@ def export_seed(store: Store, path: Path) -> dict[str, int]:
             emit({"type": "measurement", "nest_id": m.nest_id, "recipe_id": m.recipe_id, "target_id": m.target_id,
                   "params": dict(m.params), "median_time_s": m.median_time_s, "spread_s": m.spread_s,
                   "repetitions": m.repetitions, "speedup": m.speedup, "verified": m.verified,
-                  "origin": str(m.origin), "measured_at": m.measured_at.isoformat()})
+                  "origin": str(m.origin), "measured_at": m.measured_at.isoformat(),
+                  **({"structure": m.structure} if m.structure is not None else {})})
     tmp.replace(path)
     return counts
 
@@ -149,13 +150,15 @@ def _add_measurement(session: Session, rec: dict[str, Any], ids: dict[str, dict[
         replaced.add(nest_id)
         counts["replaced"] = counts.get("replaced", 0) + delete_measurements(session, nest_id=nest_id)
     existing = list_measurements(session, nest_id=nest_id, recipe_id=recipe_id, target_id=target_id)
-    if any(abs(m.median_time_s - rec["median_time_s"]) < 1e-12 and dict(m.params) == rec["params"] for m in existing):
+    structure = rec.get("structure")  # absent in files written before measurements named it
+    if any(abs(m.median_time_s - rec["median_time_s"]) < 1e-12 and dict(m.params) == rec["params"]
+           and m.structure == structure for m in existing):
         return False
     add_measurement(session, MeasurementIn(
         nest_id=nest_id, recipe_id=recipe_id, target_id=target_id, median_time_s=rec["median_time_s"],
         spread_s=rec["spread_s"], repetitions=rec["repetitions"], verified=rec["verified"],
         origin=rec["origin"], params=rec["params"], speedup=rec["speedup"],
-        measured_at=datetime.fromisoformat(rec["measured_at"])))
+        measured_at=datetime.fromisoformat(rec["measured_at"]), structure=structure))
     return True
 
 

@@ -46,6 +46,7 @@ def add_measurement(session: Session, measurement: MeasurementIn) -> Measurement
         threads=m.threads,
         cpu_pressure=m.cpu_pressure,
         loaded=bool(m.loaded),
+        structure=m.structure,
     )
     if m.measured_at is not None:
         row.measured_at = m.measured_at

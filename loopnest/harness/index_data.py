@@ -78,6 +78,12 @@ class SparseChoice:
         return f"{self.sparsity}:{density:g}:seed={self.seed}"
 
 
+def structure_key(sparse: SparseChoice | None) -> str | None:
+    """What a measurement records of the index structure its nest ran on (:meth:`SparseChoice.key`);
+    None where nobody chose one (the harness's default structure, or a dense nest)."""
+    return None if sparse is None else sparse.key()
+
+
 class _Filler:
     def __init__(self, scop: Scop, params: Mapping[str, int], layouts: list[ArrayLayout]) -> None:
         self.scop = scop

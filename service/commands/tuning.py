@@ -28,7 +28,7 @@ from autotune.worker import confirm_best
 from database import get_store, ranked_recipes_for
 from database.config import DatabaseSettings
 from loopnest.harness import Limits
-from loopnest.harness.index_data import SparseChoice
+from loopnest.harness.index_data import SparseChoice, structure_key
 from loopnest.ir import Scop
 from loopnest.parameters import missing_params
 from loopnest.transform.recipe import Recipe, apply_recipe
@@ -97,7 +97,8 @@ class NestTuner:
         # The same study name as the seed build and the workers (it carries the recipe space's signature).
         study_name, space = tuning_study(self.store.url, db_nest.id, self.target.id, scop, values,
                                          self.options.sparse)
-        recorder = MeasurementRecorder(self.store, nest_id=db_nest.id, target_id=self.target.id, params=values)
+        recorder = MeasurementRecorder(self.store, nest_id=db_nest.id, target_id=self.target.id, params=values,
+                                       structure=structure_key(self.options.sparse))
         opts = self.options
         result = tune_nest(scop, values, TuneConfig(
             storage=self.store.url, study_name=study_name, space=space,

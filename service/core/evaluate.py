@@ -10,7 +10,7 @@ from autotune.transfer import Candidate as TransferCandidate
 from autotune.transfer import Neighbour, TransferResult, TransferTuner
 from database import MeasurementOrigin
 from loopnest.harness import VariantResult
-from loopnest.harness.index_data import SparseChoice
+from loopnest.harness.index_data import SparseChoice, structure_key
 from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.ir import Scop
 from loopnest.transform.recipe_text import recipe_text
@@ -25,7 +25,7 @@ def evaluate_nest(ctx: CoreContext, scop: Scop, params: dict[str, int], *, nest_
     """Screen every candidate adapted from ``neighbours``, re-measure the best, store every run."""
     # Resolved before any session (SQLite runs one writer at a time); the recorder checks the database takes writes.
     recorder = MeasurementRecorder(ctx.store, nest_id=nest_id, target_id=ctx.target_id, params=params,
-                                   origin=MeasurementOrigin.TRANSFER)
+                                   origin=MeasurementOrigin.TRANSFER, structure=structure_key(sparse))
     with ctx.harness(scop, params, reps=reps, sparse=sparse) as harness:
         result = tuner.evaluate(harness, neighbours, progress=progress)
         base = harness.baseline()

@@ -119,15 +119,18 @@ def measurement_text(m: Measurement) -> str:
 
 
 def tuned_before(session: Session, *, nest_id: int, target_id: int, params: Mapping[str, int],
-                 names: Sequence[str] | None = None) -> dict[str, Any] | None:
-    """The nest's own best result at ``params`` on ``target_id``, or None when it was never measured so.
+                 names: Sequence[str] | None = None, structure: str | None = None) -> dict[str, Any] | None:
+    """The nest's own best result at ``params`` on ``target_id`` and on the index ``structure`` (a
+    sparse nest's matrix, :func:`~loopnest.harness.index_data.structure_key`), or None when it was
+    never measured so: SpMM's best on a banded matrix is no result for a uniform one.
 
     A re-measured result (with an interval) is preferred to a screening figure, whatever their values:
     a screening figure is the best of a few noisy runs. ``measurements`` counts every run of the nest
     at these parameter values here, verified or not.
     """
     wanted = {k: int(v) for k, v in params.items()}
-    runs = [m for m in list_measurements(session, nest_id=nest_id, target_id=target_id) if dict(m.params) == wanted]
+    runs = [m for m in list_measurements(session, nest_id=nest_id, target_id=target_id)
+            if dict(m.params) == wanted and m.structure == structure]
     verified = [m for m in runs if m.verified and m.speedup is not None]
     if not verified:
         return None

@@ -14,6 +14,7 @@ from database.errors import NotFoundError
 from embeddings.features import static_features
 from loopnest.frontend.program import PROGRAM_FILE, extract_program
 from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.index_data import structure_key
 from loopnest.harness.progress import ProgressFn
 from loopnest.ir import Scop
 from loopnest.parameters import require_params
@@ -64,7 +65,7 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
     with ctx.store.session() as session:  # this very nest, stored by an earlier run: not a neighbour
         own = nest_id or find_stored_nest(session, source=program.source, index=index, scop=scop)
         before = None if own is None else tuned_before(session, nest_id=own, target_id=here, params=params,
-                                                       names=names)
+                                                       names=names, structure=structure_key(program.sparse))
         targets = target_views(session, here)
     neighbours, gate = _neighbours_and_gate(ctx, features, k=options.k, own=own, min_speedup=min_speedup)
     tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(ctx.settings), margin=min_speedup))

@@ -10,9 +10,10 @@ import scipy.io
 import scipy.sparse
 
 from autotune.records import tuning_study
-from database import get_store
+from database import get_store, list_measurements
 from loopnest.frontend.extract import extract_scops
 from loopnest.harness.index_data import SparseChoice
+from tests.security.cli import run_perfembed
 from tests.service.test_cli_engine import perfembed
 
 SPMV = Path(__file__).resolve().parents[1] / "loopnest" / "sparse_kernels" / "spmv_csr.c"
@@ -66,3 +67,31 @@ def test_a_chosen_structure_is_tuned_in_a_study_of_its_own(tmp_path: Path) -> No
     default, banded = name(None), name(SparseChoice(sparsity="banded"))
     assert default != banded and banded == name(SparseChoice(sparsity="banded"))
     assert name(SparseChoice(sparsity="banded", density=0.05)) not in (default, banded)
+
+
+def test_a_result_on_one_matrix_is_not_tuned_before_on_another(tmp_path: Path) -> None:
+    """Reproduction (sparse benchmark diagnosis, 2026-11-25): SpMM tuned on a uniform matrix, then asked
+    about a banded one, showed the uniform matrix's 5.06x as "tuned before": measurements were matched
+    by nest and sizes only. They now carry the structure they ran on, through a seed export too."""
+    tuned = run_perfembed("tune", str(SPMV), *SIZES, "--trials", "2", "--reps", "1", "--sparsity", "banded",
+                          "--json", cwd=tmp_path)
+    assert tuned.returncode == 0, tuned.stderr
+
+    def before(*choice: str) -> dict | None:
+        proc = run_perfembed("suggest", str(SPMV), *SIZES, *choice, "--json", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)["nests"][0]["tuned_before"]
+
+    banded = before("--sparsity", "banded")
+    assert banded is not None and banded["measurements"] >= 2  # the baseline and the trials
+    assert before("--sparsity", "uniform") is None and before() is None
+    assert before("--sparsity", "banded", "--density", "0.05") is None
+    exported = run_perfembed("seed", "export", "--out", str(tmp_path / "seed.jsonl.gz"), cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    other = tmp_path / "other"
+    other.mkdir()
+    loaded = run_perfembed("seed", "load", "--no-fit", str(tmp_path / "seed.jsonl.gz"), cwd=other)
+    assert loaded.returncode == 0, loaded.stderr
+    store = get_store(f"sqlite:///{other / 'data' / 'perfembed.db'}")
+    with store.session() as session:
+        assert {m.structure for m in list_measurements(session)} == {SparseChoice(sparsity="banded").key()}
