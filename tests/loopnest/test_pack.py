@@ -10,8 +10,10 @@ import islpy as isl
 import pytest
 
 from loopnest import IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, generate_c
+from loopnest.harness import Harness
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.pack import pack_dependences
+from tests.loopnest.recipe_check import apply_and_verify
 from tests.loopnest.test_expand import MATMUL
 from tests.loopnest.test_legality import REDUCTION, nest
 
@@ -115,6 +117,27 @@ def test_a_star_stencils_block_is_one_box_per_tile_and_never_out_of_bounds(tmp_p
     last = domain.intersect(isl.Set("[n] -> { S1[3, t1, u0, u1] : n = 27 }"))
     assert not last.is_empty() and isl.Map(next(a.relation for a in copy.accesses if a.array == "A")) \
         .intersect_domain(last).range().dim_max_val(0).to_python() == 26
+
+
+RESIDUAL = """
+void residual(int n, double U[n][n], double F[n][n], double R[n][n])
+{
+    for (int i = 1; i < n - 1; i++)
+        for (int j = 1; j < n - 1; j++)
+            R[i][j] = F[i][j] - (4.0 * U[i][j] - U[i - 1][j] - U[i + 1][j] - U[i][j - 1] - U[i][j + 1]);
+}
+"""
+
+
+def test_two_packed_arrays_jammed_by_four_generate_and_keep_the_outputs(tmp_path: Path) -> None:
+    # Reproduction (seed build, residual2d_f64): isl failed to build the AST ("cannot handle void
+    # expression") for the full blocks of this jam, so the autotuner's trial failed.
+    recipe = Recipe.from_dict({"steps": [
+        {"op": "tile", "loops": [0, 1], "sizes": [32, 8]}, {"op": "pack", "array": "F", "loop": 1},
+        {"op": "pack", "array": "U", "loop": 1}, {"op": "parallelize", "loop": 1},
+        {"op": "unroll", "loop": 3, "factor": 4}, {"op": "unroll_jam", "loop": 2, "factor": 4}]})
+    with Harness(nest(tmp_path, RESIDUAL), {"n": 75}, reps=1, threads=2) as harness:
+        assert apply_and_verify(harness, recipe)
 
 
 def _relations(deps: list[Dependence]) -> dict[tuple[str, int, int, str], isl.UnionMap]:
