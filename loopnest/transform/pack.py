@@ -285,8 +285,9 @@ def pack_dependences(scop: Scop, deps: list[Dependence], array: str) -> list[Dep
 def _buffer_flow(scop: Scop, buffer: str) -> isl.UnionMap:
     """The buffer's RAW dependences, ``copy -> read``, by construction: every element a statement reads
     in an iteration ``t`` of the loops ``0..L`` was last written by the copy of that same iteration
-    (nothing else writes the buffer, and the block holds all the iteration reads). isl's dataflow
-    found the same relations but took seconds on a stencil's reads, whose offsets are modulo the tile."""
+    (nothing else writes the buffer, and the block holds every element the iteration reads). isl's
+    dataflow found the same relations but took seconds on a stencil's reads, whose offsets are modulo
+    the tile."""
     rank = len(scop.arrays[buffer].dims)
     rows = scop.schedule.rows
     copies = [c for c, st in enumerate(scop.statements) if any(a.array == buffer for a in st.writes)]
