@@ -133,8 +133,6 @@ def compute_dependences(scop: Scop, *, arrays: Collection[str] | None = None,
         # statements has n^2 pieces and cost most of the time of a long body.
         touching = sched.intersect_domain(writes.domain().union(reads.domain()))
         before = touching.lex_lt_union_map(touching)
-        # A may-write (an approximated subscript, or a statement whose domain over-approximates the
-        # instances that run) is a possible source of every later read but hides no earlier write.
         raw = flow[array] if flow is not None and array in flow else _dataflow(scop, array, reads, sched, before)
         war = reads.apply_range(writes.reverse()).intersect(before)
         waw = writes.apply_range(writes.reverse()).intersect(before)

@@ -145,12 +145,13 @@ def _map_text(scop: Scop, name: str, depth: int, target: str, subs: list[str]) -
     return f"[{', '.join(scop.params)}] -> {{ {name}[{its}] -> {target}[{', '.join(subs)}] }}"
 
 
-def _copy_statement(scop: Scop, index: int, scope: _Scope, box: Box, array: str, perm: list[int],
+def _copy_statement(scop: Scop, index: int, scope: _Scope, fp: isl.Map, box: Box, array: str, perm: list[int],
                     level: int) -> Statement:
-    """``buf[u] = A[origin(t) + u]`` over the block ``scope`` reads (iterators ``t0..tL, u0..``)."""
+    """``buf[u] = A[origin(t) + u]`` over the block of the footprint ``fp`` that ``scope`` reads
+    (iterators ``t0..tL, u0..``)."""
     params = ", ".join(scop.params)
     rank = len(box.origin)
-    block = spanned_block(footprint(scop, list(scope.readers), array, level))
+    block = spanned_block(fp)
     outer = ", ".join(f"i{k}" for k in range(level + 1))
     origin = isl.Map(f"[{params}] -> {{ [{outer}] -> [{', '.join(box.origin)}] }}")
     offsets = block.sum(origin.neg())
@@ -248,12 +249,13 @@ def pack(scop: Scop, *, array: str, loop: int, space: ScheduleSpace, transpose: 
     for scope in scopes:
         _refuse_written(scop, space, scope, array, level)
     rank = len(info.dims)
-    boxes = [bounding_box(footprint(scop, list(sc.readers), array, level), array, level) for sc in scopes]
+    footprints = [footprint(scop, list(sc.readers), array, level) for sc in scopes]
+    boxes = [bounding_box(fp, array, level) for fp in footprints]
     perm = _transposition(scop, scopes, array, rank) if transpose else list(range(rank))
     extents = _extents(info, boxes, perm, level)
     statements = list(scop.statements)
     rows = [list(r) for r in scop.schedule.rows]
-    for scope, box in zip(scopes, boxes, strict=True):
+    for scope, fp, box in zip(scopes, footprints, boxes, strict=True):
         for s in scope.readers:
             def replace(acc: Access, s: int = s, box: Box = box) -> tuple[Expr, Access]:
                 return _buffer_access(scop, s, acc, box, perm, level)
@@ -263,7 +265,7 @@ def pack(scop: Scop, *, array: str, loop: int, space: ScheduleSpace, transpose: 
         beta = min(int(rows[s][pos]) for s in scope.members)
         for s in scope.members:
             rows[s][pos] = int(rows[s][pos]) + 1
-        statements.append(_copy_statement(scop, len(statements), scope, box, array, perm, level))
+        statements.append(_copy_statement(scop, len(statements), scope, fp, box, array, perm, level))
         rows.append(_row(scope, beta, level, rank))
     width = max(len(r) for r in rows)
     rows = [r + [0] * (width - len(r)) for r in rows]
