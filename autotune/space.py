@@ -25,9 +25,12 @@ a study: a study created by one worker can be resumed by another, on another day
 ``schedule``, ``jam`` and ``pack_{array}``
     the parallel loop's OpenMP schedule, register blocking and packing (:mod:`autotune.space_steps`);
     a loop that carries only scalar reductions is a ``parallel`` candidate, with a reduction clause.
-``autoschedule`` (``"none"``, ``"isl"``, ``"isl_t{T}"``, ``"isl_s{T}x{R}"`` or ``"isl+d{d}x{f}..."``)
+``autoschedule`` (``"none"``, ``"isl"``, ``"isl_t{T}"``, ``"isl_s{T}x{R}..."`` or ``"isl+d{d}x{f}..."``)
     isl's own scheduler with its outermost permutable band tiled by ``T`` (time tiling on a stencil),
-    or in slabs (its first loop by ``T``, the second by ``R``, the others untiled), or untiled with
+    or in slabs (its first loop by ``T``, the second by ``R``, the others untiled), or, on a stencil,
+    in short time tiles (the time loop cut in two or four, the space loops but the innermost by 16
+    or 32, alone or with the loop around the innermost jammed by 2 or 4: the third and fourth trials
+    of its studies, :meth:`RecipeSpace.time_tile_params`), or untiled with
     one or two of its loops (depth ``d``) jammed by ``f`` (a register block),
     instead of all the steps above; only variants that apply and differ are offered; the tiled
     one is the first trial of every study (:meth:`RecipeSpace.autoschedule_params`), the 4 x 4 block
@@ -52,6 +55,7 @@ from autotune.arrays import array_roles
 from autotune.space_read import params_for
 from autotune.space_steps import (
     SCHEDULES,
+    SLAB_VALUES,
     autoschedule_choices,
     autoschedule_steps,
     dynamic_levels,
@@ -61,6 +65,7 @@ from autotune.space_steps import (
     jam_value,
     longest_trip,
     loop_depth,
+    outer_trip,
     pack_steps,
     parallel_step,
     parse_jam,
@@ -130,6 +135,7 @@ class RecipeSpace:
         self.scop = scop
         work_deps = compute_dependences(scop) if self.expand_steps else self.deps
         longest = longest_trip(scop, params) if params is not None else None
+        time_trip = outer_trip(scop, params) if params is not None else None
         self.tile_sizes = tuple(sorted({1, *(int(s) for s in tile_sizes if longest is None or int(s) < longest)}))
         self.unroll_factors = tuple(sorted({int(f) for f in unroll_factors}))
         sched = scop.schedule
@@ -156,7 +162,7 @@ class RecipeSpace:
         self.arrays = array_roles(scop) if self.n_levels >= 2 else {}
         for name in sorted(self.arrays):
             self.choices[f"pack_{name}"] = (False, True)
-        if self.n_levels >= 2 and (auto := autoschedule_choices(scop, work_deps, self.tile_sizes)):
+        if self.n_levels >= 2 and (auto := autoschedule_choices(scop, work_deps, self.tile_sizes, time_trip)):
             self.choices["autoschedule"] = auto
         self.reductions = reduction_loops(scop, work_deps)
         self.dynamic = dynamic_levels(scop)
@@ -264,6 +270,19 @@ class RecipeSpace:
             return None
         tiled = [c for c in choices if c.startswith("isl_t")]
         return {**self.default_params(), "autoschedule": tiled[len(tiled) // 2] if tiled else choices[0]}
+
+    def time_tile_params(self) -> list[dict[str, Any]]:
+        """The points of isl's schedule in short time tiles (the time loop in two, space tiles of 16),
+        alone and with the loop around the innermost jammed by 4, when the nest is a stencil: the
+        wavefront of the first trial's cubes has a single tile of width whenever the time loop is no
+        longer than a cube (heat3d 300^3 x 12 steps, tile 32: one thread). Jammed, a Gauss-Seidel sweep
+        gains 2.2x (its innermost loop is a chain of dependent updates), a Jacobi sweep nothing."""
+        short = [c for c in self.choices.get("autoschedule", ())
+                 if c.startswith("isl_s") and c.split("+")[0] not in SLAB_VALUES]
+        if not short:
+            return []
+        jammed = [c for c in short if c.startswith(short[0] + "+") and c.endswith("x4")]
+        return [{**self.default_params(), "autoschedule": c} for c in [short[0], *jammed[:1]]]
 
     def register_block_params(self) -> dict[str, Any] | None:
         """The point of isl's untiled schedule register-blocked by 4 x 4 in its two innermost loops

@@ -111,6 +111,18 @@ def _refit_tile(size: int, trip: float) -> int:
     return max(1, 2 ** int(math.log2(limit))) if limit > 1 else 1
 
 
+def _refit_time_tile(sizes: list[int], source: Sequence[float], target: Sequence[float]) -> list[int]:
+    """Per-loop autoschedule sizes whose first cuts the neighbour's outermost loop (a stencil's time
+    loop) into pieces, cutting ours into as many: the wavefront of time tiles is that many tiles wide,
+    the width the neighbour measured (heat3d's [6, 16, 16] at 12 steps is two pieces: [20, 16, 16] on
+    40 steps; at 3 steps, tiles of 6 would leave one piece, run on one thread). Other sizes as they are."""
+    first = sizes[0]
+    if not source or not target or not isinstance(first, int) or not 1 < first < source[0] or target[0] < 2:
+        return sizes
+    pieces = math.ceil(source[0] / first)
+    return [max(2, math.ceil(target[0] / pieces)), *sizes[1:]]
+
+
 def _shift_step(step: dict, by: int) -> dict:
     """A neighbour's step moved ``by`` levels inwards (our extra loops sit outside the neighbour's)."""
     out = dict(step)
@@ -212,6 +224,8 @@ def _adapt_autoschedule(recipe: Recipe, scop: Scop, source: LoopRoles, target: L
             step.pop("tile")
         else:
             step["tile"] = size
+    elif isinstance(step.get("sizes"), list) and step["sizes"]:
+        step["sizes"] = _refit_time_tile(step["sizes"], source.trips, target.trips)
     shift = len(target.trips) - len(source.trips)
     inward = [{**s, "loop": s["loop"] + shift} for s in jams if isinstance(s.get("loop"), int)]
     tails = [inward] if shift and inward and len(inward) == len(jams) and min(s["loop"] for s in inward) >= 0 else []

@@ -199,12 +199,13 @@ class _Run:
                                         sampler=sampler, load_if_exists=True)
             check_space(study, self.space, self.scop, self.params)
             fresh = not study.get_trials(deepcopy=False)
-            auto, block = self.space.autoschedule_params(), self.space.register_block_params()
+            auto = self.space.autoschedule_params()
             if fresh and auto is not None:
                 study.enqueue_trial(auto, user_attrs={"autoschedule": True})
             enqueue_warm_start(study, self.space, warm_start, self.n_trials)
-            if fresh and block is not None:  # after the warm start: a user's or neighbour's recipe first
-                study.enqueue_trial(block, user_attrs={"autoschedule": True}, skip_if_exists=True)
+            for extra in (self.space.register_block_params(), *self.space.time_tile_params()):
+                if fresh and extra is not None:  # after the warm start: a user's or neighbour's recipe first
+                    study.enqueue_trial(extra, user_attrs={"autoschedule": True}, skip_if_exists=True)
         return study
 
     def loop(self, study: optuna.Study, harness: Harness, *, deadline: float | None,

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from autotune import RecipeSpace
 from autotune.records import resolve_study_name, tuning_study
+from autotune.space import TILE_SIZES
+from autotune.space_steps import time_tiles
 from loopnest import (
     IllegalTransformError,
     ParameterError,
@@ -282,6 +284,33 @@ def test_isl_schedule_register_blocked_is_the_second_candidate_and_maps_back(gem
     # Off the grid: snapped to the nearest factor (ties to the smaller), as loop-level jams are; strict: None.
     assert gemm_space.params_for(off_grid)["autoschedule"] == "isl+d1x2"
     assert gemm_space.params_for(off_grid, strict=True) is None
+
+
+def test_a_stencil_space_offers_time_tiles_shorter_than_its_time_loop_and_tries_them_early(gemm_space):
+    """Issue #12: heat3d 300^3 x 12 steps in isl's cubes of 32 ran its wavefront on one thread (the time
+    loop fits in one tile): 1.91x, behind the untiled `parallelize` (1.60x-1.72x) only by locality;
+    in [6, 16, 16] it measured 3.31x (idle, 2 threads). The space cuts the time loop in two and four,
+    and offers the loop around the innermost jammed (seidel2d's rows: 2.61x -> 5.64x)."""
+    heat3d = load(KERNELS / "stencil" / "heat3d_t.c")
+    space = RecipeSpace(heat3d, params={"tsteps": 12, "n": 300})
+    short = [c for c in space.choices["autoschedule"] if c.startswith("isl_s") and "+" not in c]
+    assert short[-4:] == ["isl_s6x16x16", "isl_s6x32x32", "isl_s3x16x16", "isl_s3x32x32"]
+    assert {c for c in space.choices["autoschedule"] if c.startswith("isl_s6x16x16+")} == \
+        {"isl_s6x16x16+d6x2", "isl_s6x16x16+d6x4"}
+    points = space.time_tile_params()
+    assert [p["autoschedule"] for p in points] == ["isl_s6x16x16", "isl_s6x16x16+d6x4"]
+    recipe = space.recipe_for(points[1])
+    assert recipe.to_dict()["steps"] == [{"op": "autoschedule", "sizes": [6, 16, 16]},
+                                         {"op": "unroll_jam", "loop": 6, "factor": 4}]
+    assert space.params_for(recipe, strict=True) == points[1]
+    tiled = apply_recipe(heat3d, space.recipe_for(points[0]))
+    parallel = [lvl for lvl, marks in tiled.schedule.marks.items() if "parallel" in marks]
+    assert parallel == [1] and "/6)" in tiled.schedule.rows[0][3]  # the wavefront's loop: time tiles of 6
+    # Three steps: only tiles of 2 split it; one step, nothing; a 2-D nest (no space loop left whole), nothing.
+    assert time_tiles(4, 3, TILE_SIZES) == ["isl_s2x16x16", "isl_s2x32x32"]
+    assert time_tiles(4, 1, TILE_SIZES) == [] and time_tiles(2, 12, TILE_SIZES) == []
+    assert time_tiles(3, None, TILE_SIZES) == ["isl_s4x16", "isl_s4x32", "isl_s8x16", "isl_s8x32"]
+    assert gemm_space.time_tile_params() == []
 
 
 def test_a_scalar_accumulator_is_expanded_so_its_loops_can_be_interchanged_and_tiled() -> None:

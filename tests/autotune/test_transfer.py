@@ -186,6 +186,21 @@ def test_an_autoschedule_recipe_transfers_as_isl_schedule_of_our_nest_with_the_t
     assert tiny.to_dict()["steps"] == [{"op": "autoschedule"}]
 
 
+def test_a_short_time_tile_transfers_as_as_many_pieces_of_our_time_loop() -> None:
+    """A time tile cut the neighbour's time loop into pieces that its wavefront runs in parallel: as
+    many pieces of ours (issue #12: at 3 steps, heat3d's tile of 6 would run on one thread)."""
+    heat3d = extract_scops(BLAS3.parent / "stencil" / "heat3d_t.c").scops[0]
+    tuned = Recipe.from_dict({"steps": [{"op": "autoschedule", "sizes": [6, 16, 16]},
+                                        {"op": "unroll_jam", "loop": 6, "factor": 4}]})
+    roles = loop_roles(heat3d, {"tsteps": 12, "n": 40})
+    for steps, sizes in ((3, [2, 16, 16]), (40, [20, 16, 16]), (12, [6, 16, 16])):
+        adapted = adapt_recipe(tuned, roles, heat3d, loop_roles(heat3d, {"tsteps": steps, "n": 40}))
+        assert adapted.to_dict()["steps"] == [{"op": "autoschedule", "sizes": sizes}, tuned.to_dict()["steps"][1]]
+    # Slabs whose time tile spans the neighbour's time loop are not pieces of it: kept as they are.
+    slab = Recipe.from_dict({"steps": [{"op": "autoschedule", "sizes": [16, 128]}]})
+    assert adapt_recipe(slab, roles, heat3d, loop_roles(heat3d, {"tsteps": 40, "n": 40})) == slab
+
+
 def test_a_register_blocked_isl_schedule_transfers_with_its_jams_where_they_are_legal() -> None:
     # gemm ijk and jki get the same isl schedule (i, k, j): the 4 x 4 block of isl's loops 0 and 1 applies.
     tuned = Recipe.from_dict({"steps": [{"op": "autoschedule"}, {"op": "unroll_jam", "loop": 0, "factor": 4},

@@ -132,3 +132,28 @@ def test_random_register_blocks_after_isl_schedules_preserve_outputs() -> None:
         examples=30, size_cap=23, min_depth=2)
     assert len(outcomes) >= 15
     assert outcomes.count("applied") >= 0.4 * len(outcomes), outcomes
+
+
+TIME_STEPPED = ["corpus/kernels/stencil/box9_t.c", "corpus/kernels/stencil/heat3d_t.c",
+                "corpus/kernels/stencil/jacobi2d_t.c", "corpus/kernels/stencil/seidel2d_t.c"]
+
+
+@st.composite
+def jammed_time_tiles(draw: st.DrawFn, scop: Scop) -> Recipe:
+    """isl's schedule in short time tiles (time by 2-5, space loops but the innermost by 4 or 8), then the
+    loop around the innermost jammed by 2 or 4: the autotuner's ``isl_s6x16x16+d6x4`` on a stencil
+    (issue #12). The factor divides the space tiles, as in the space: otherwise every skewed tile
+    has its own remainder and the code explodes (heat3d [3, 5, 5] jammed by 3: 4,000 lines, 37 s of
+    isl code generation, more than the compile limit; the harness reports it as a compile error)."""
+    sizes = [draw(st.integers(2, 5)), *(draw(st.sampled_from([4, 8])) for _ in range(scop.depth - 2))]
+    # isl's band is the whole nest, its innermost loop untiled (a tile loop of one tile): jam level 2d - 2.
+    jam = {"op": "unroll_jam", "loop": 2 * scop.depth - 2, "factor": draw(st.sampled_from([2, 4]))}
+    return Recipe.from_dict({"steps": [{"op": "autoschedule", "sizes": sizes}, jam]})
+
+
+def test_random_jammed_time_tiles_on_stencils_preserve_outputs() -> None:
+    outcomes = random_corpus_outcomes(
+        TIME_STEPPED, lambda data, harness: data.draw(jammed_time_tiles(harness.scop)),
+        examples=6, size_cap=13, min_depth=3)
+    assert len(outcomes) >= 5
+    assert outcomes.count("applied") >= 0.5 * len(outcomes), outcomes
