@@ -18,10 +18,12 @@ Per case:
   built outside the timed call). scipy.sparse is single-threaded: its figure is one thread's.
 
 Every variant runs once per round in a rotating order (``benchmarks/peak_measure.py``), each round's time
-the median of ``--reps`` calls; figures are medians over the rounds with the range beside them, and every
-output is checked against gcc's. The report goes to stdout (a table, or with ``--json`` one JSON object)
-and to ``OUT/sparse.md`` and ``OUT/sparse.json``; progress goes to stderr. Exit status: 0 when every
-figure was measured and verified, 1 otherwise, 2 on a usage error.
+the median of ``--reps`` calls; figures are medians over the rounds with the range beside them,
+transfer against autotuning the geometric mean of the rounds' ratios with its interval (11 rounds by
+default: at 7 the per-case intervals spanned up to 0.66-1.28), and every output is checked against gcc's.
+The report goes to stdout (a table, or with ``--json`` one JSON object) and to ``OUT/sparse.md`` and
+``OUT/sparse.json``; progress goes to stderr. Exit status: 0 when every figure was measured and
+verified, 1 otherwise, 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -132,7 +134,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--matrices", type=names, default=None,
                         help=f"comma-separated, from {','.join(m.name for m in MATRICES)} (default: all)")
     parser.add_argument("--threads", type=int, default=0, help="threads of gcc and perfembed (default: every core)")
-    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 7, --quick 2)")
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 11, --quick 2)")
     parser.add_argument("--reps", type=int, default=None, help="timed calls per round (default 5, --quick 1)")
     parser.add_argument("--trials", type=int, default=None, help="autotuning trials (default 40, --quick 2)")
     parser.add_argument("--no-transfer", action="store_true", help="autotuning only (no seed load)")
@@ -151,7 +153,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     bench = TunedRun.from_args("sparse", args, settings)
-    rounds, reps = args.rounds or (2 if args.quick else 7), args.reps or (1 if args.quick else 5)
+    rounds, reps = args.rounds or (2 if args.quick else 11), args.reps or (1 if args.quick else 5)
     cases = make_cases(args.kernels, args.matrices, QUICK if args.quick else FULL, bench.out_dir)
     report = bench.new_report(rounds, reps=reps, gcc=f"{settings.cc} {settings.cflags}", scipy=scipy.__version__)
     report["cases"] = []

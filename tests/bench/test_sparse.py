@@ -23,7 +23,7 @@ from benchmarks.peak_measure import Variant
 from benchmarks.peak_tuning import TuneConfig, cache_key
 from benchmarks.sparse import case_row, parse_args
 from benchmarks.sparse_cases import KERNELS, MATRICES, QUICK, make_cases
-from benchmarks.sparse_report import complete, summarize, tables
+from benchmarks.sparse_report import complete, paired_ratio, summarize, tables
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL_NAMES, MATRIX_NAMES = ["spmv", "spmm16"], ["powerlaw", "poisson2d"]
@@ -129,6 +129,27 @@ def test_a_recipe_that_changes_nothing_gets_the_originals_figure_and_a_refused_o
     row = case_row(case, 20000, tuning, gcc=gcc, found=[refused], twin=twin, threads=2)
     assert row["transfer"]["status"] == "refused" and "rate" not in row["transfer"]
     assert not complete({"cases": [row]})
+
+
+def test_transfer_against_autotuning_is_paired_round_by_round() -> None:
+    """Issue #15: the per-case verdict divided two medians taken over different rounds; each round times
+    both, so the figure is the geometric mean of the rounds' ratios, with its interval."""
+    def figure(times: list[float]) -> dict[str, Any]:
+        return {"status": "ok", "verified": True, "times_s": times, "rate": 1.0 / statistics.median(times)}
+
+    # Two rounds as fast, three where transfer took 1.25x as long: medians say 0.80x, the rounds 0.87x.
+    row = {"case": "spmv-x", "kernel": "spmv", "tuning": {}, "autotune": figure([1.0] * 5),
+           "transfer": figure([1.0, 1.0, 1.25, 1.25, 1.25])}
+    paired = paired_ratio(row, "transfer", "autotune")
+    assert paired is not None and paired["ratio"] == pytest.approx(0.8 ** 0.6)
+    assert paired["low"] == pytest.approx(0.8) and paired["high"] <= 1.0
+    summary = summarize({"cases": [row]})
+    target = summary["targets"]["transfer within 10% of autotuning"]
+    assert summary["ratios"]["spmv-x"]["transfer/autotune"] == pytest.approx(0.8 ** 0.6)
+    assert target["missed_by"] == ["spmv-x"] and target["below_with_confidence"] == []
+    # Rounds that do not line up (a variant missing from one) give no paired figure.
+    row["transfer"] = figure([1.0, 1.0, 1.25, 1.25])
+    assert paired_ratio(row, "transfer", "autotune") is None
 
 
 def test_the_matrix_file_counts_by_its_contents_in_the_tuning_cache(tmp_path: Path) -> None:
