@@ -24,6 +24,7 @@ from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.extract import extract_scops
 from loopnest.harness import Limits
+from loopnest.harness.timing_lock import working_beside_timers
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,15 @@ def tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: 
     """Tune one corpus nest into the database at ``url`` (runs in a worker process); ``warm_start``
     recipes are tried first where they map into the nest's space."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # The whole job (features, the recipe space's isl schedules, every trial) holds the timing lock
+    # shared: another job's timed run waits for this one to time or finish, never runs beside its work.
+    with working_beside_timers(settings.timing_lock):
+        return _tune_entry(url, entry, trials=trials, reps=reps, settings=settings, seed=seed,
+                           warm_start=warm_start)
+
+
+def _tune_entry(url: str, entry: SeedEntry, *, trials: int, reps: int, settings: Settings, seed: int,
+                warm_start: Sequence[Any]) -> SeedOutcome:
     try:
         store = get_store(url)
         scops = extract_scops(entry.file, function=entry.function).scops

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from autotune.transfer_adapt import ROLE_NAMES, Expansion, LoopRoles, adapt_recipe, loop_roles, map_loops
+from autotune.transfer_balance import balance_schedules
 from loopnest.codegen import generate_c
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness import Harness
 from loopnest.harness.compare import AcceptancePolicy, Speedup
 from loopnest.harness.progress import Progress, ProgressFn, step_reporter
+from loopnest.harness.timing_lock import working_beside_timers
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
@@ -147,6 +149,7 @@ class TransferTuner:
                 recipe = adapt_recipe(lent.recipe, nb.roles, scop, roles, deps)
                 if expansion is not None:
                     recipe = expansion.better(recipe, lent.recipe, nb.roles)
+                recipe = balance_schedules(recipe, scop, deps)
                 if recipe.is_identity or recipe.hash in seen:
                     continue
                 seen.add(recipe.hash)
@@ -158,6 +161,12 @@ class TransferTuner:
         """Screen every candidate, re-measure the best; ``progress`` hears each stage and step
         (``baseline``, ``candidate 3/5``, ``re-measuring 1/2``) as it starts."""
         assert isinstance(harness, Harness)
+        # Its compiles hold the timing lock shared: another job's timed run waits for them to end.
+        with working_beside_timers(harness.limits.timing_lock):
+            return self._evaluate(harness, neighbours, progress)
+
+    def _evaluate(self, harness: Harness, neighbours: Sequence[Neighbour],
+                  progress: ProgressFn | None) -> TransferResult:
         cands = self.candidates(harness.scop, harness.params, neighbours, harness.dependences)
         base = harness.baseline(on_step=step_reporter(progress, Progress("baseline")))
         if not base.ok or base.median is None:

@@ -65,6 +65,7 @@ from autotune.tune_outcome import TrialRecord, TuneProgress, TuneResult, tune_re
 from loopnest.errors import IllegalTransformError, ParameterError, RecipeError
 from loopnest.harness import Harness, Limits
 from loopnest.harness.index_data import SparseChoice
+from loopnest.harness.timing_lock import working_beside_timers
 from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
@@ -224,36 +225,12 @@ class _Run:
             if deadline is not None and time.monotonic() >= deadline:
                 stopped = "timeout"
                 break
-            with self.locked():
-                fail_stale(study)
-                fail_orphans(study, self.storage, study_id)
-                counts = study_counts(study)
-                if counts.evaluated >= self.n_trials:
-                    break
-                if needs_probes(study, counts):
-                    enqueue_probes(study, self.space, self.n_trials - counts.evaluated)
-                if self._ran_out(study, counts):
-                    stopped = "exhausted"
-                    break
-                trial = ask_trial(study)
-                trial_id = self.storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
-                heartbeat = Heartbeat(self.storage, trial_id, self.heartbeat_interval)
-                heartbeat.start()
-                trial.set_user_attr("worker", self.worker)  # from here on, a dead worker's trial goes stale
-                try:
-                    record, pending = _prepare(study, trial, self.space, self.scop, self.deps, counts)
-                except BaseException:
-                    heartbeat.stop()
-                    _tell_failed_quietly(study, trial)
-                    raise
-                if record is not None:
-                    heartbeat.stop()
-            if pending is not None:
-                try:
-                    record = _evaluate(study, trial, pending, harness, wall, self.recorder)
-                finally:
-                    heartbeat.stop()
-            assert record is not None
+            # The trial's work holds the timing lock shared: another job's timed run waits for it to end.
+            with working_beside_timers(harness.limits.timing_lock):
+                record = self._trial(study, study_id, harness, wall)
+            if isinstance(record, str):
+                stopped = record or stopped
+                break
             records.append(record)
             if self.on_trial is not None:
                 counts = study_counts(study)
@@ -261,6 +238,39 @@ class _Run:
                 self.on_trial(TuneProgress(record, counts.evaluated, self.n_trials, counts.best_value,
                                            best.user_attrs.get("recipe") if best is not None else None))
         return self.result(study, study_counts(study), tuple(records), base, stopped)
+
+    def _trial(self, study: optuna.Study, study_id: int, harness: Harness, wall: float) -> TrialRecord | str:
+        """Ask, prepare and evaluate one trial; or why the loop ends ("" when the budget is spent,
+        "exhausted" when nothing is left to try)."""
+        with self.locked():
+            fail_stale(study)
+            fail_orphans(study, self.storage, study_id)
+            counts = study_counts(study)
+            if counts.evaluated >= self.n_trials:
+                return ""
+            if needs_probes(study, counts):
+                enqueue_probes(study, self.space, self.n_trials - counts.evaluated)
+            if self._ran_out(study, counts):
+                return "exhausted"
+            trial = ask_trial(study)
+            trial_id = self.storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
+            heartbeat = Heartbeat(self.storage, trial_id, self.heartbeat_interval)
+            heartbeat.start()
+            trial.set_user_attr("worker", self.worker)  # from here on, a dead worker's trial goes stale
+            try:
+                record, pending = _prepare(study, trial, self.space, self.scop, self.deps, counts)
+            except BaseException:
+                heartbeat.stop()
+                _tell_failed_quietly(study, trial)
+                raise
+            if record is not None:
+                heartbeat.stop()
+                return record
+        assert pending is not None
+        try:
+            return _evaluate(study, trial, pending, harness, wall, self.recorder)
+        finally:
+            heartbeat.stop()
 
     def _ran_out(self, study: optuna.Study, counts: StudyCounts) -> bool:
         """Every distinct recipe of a listed space was settled, or the free-sample cap was reached

@@ -21,6 +21,7 @@ smaller of the two.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -49,6 +50,13 @@ def matrix_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=16)
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    """A matrix file's digest, read once per version of the file: its key is asked for by every
+    measurement, study and record of a run, and a real matrix is hundreds of megabytes."""
+    return matrix_digest(Path(path).read_bytes())
+
+
 @dataclass(frozen=True)
 class SparseChoice:
     """Which structure fills a nest's index arrays: a generated pattern (``sparsity``, ``density``;
@@ -70,7 +78,8 @@ class SparseChoice:
         a tuning study holds the trials of one structure only."""
         if self.matrix is not None:
             try:
-                digest = matrix_digest(Path(self.matrix).read_bytes())
+                stat = Path(self.matrix).stat()
+                digest = _file_digest(str(Path(self.matrix).resolve()), stat.st_mtime_ns, stat.st_size)
             except OSError as exc:
                 raise InputError(f"{Path(self.matrix).name}: cannot read the matrix file: {exc.strerror}") from None
             return f"matrix={digest}"

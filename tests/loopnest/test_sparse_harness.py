@@ -91,6 +91,25 @@ def test_matrix_market_matrix_fills_pointers_indices_and_values(tmp_path: Path) 
     assert np.array_equal(csc["colptr"], matrix.tocsc().indptr)  # the same matrix, by columns
 
 
+def test_a_matrix_file_is_hashed_once_per_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every measurement and study of a run asks for the structure's key: the file is read once, and
+    read again (a new key) when its contents change."""
+    path = write_matrix(tmp_path / "a.mtx", scipy.sparse.random(12, 9, density=0.3, random_state=1))
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+
+    def counted(self: Path) -> bytes:
+        reads.append(self)
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    first = SparseChoice(matrix=str(path)).key()
+    assert [SparseChoice(matrix=str(path)).key() for _ in range(3)] == [first] * 3
+    assert len(reads) == 1
+    write_matrix(path, scipy.sparse.random(12, 9, density=0.5, random_state=2))
+    assert SparseChoice(matrix=str(path)).key() != first and len(reads) == 2
+
+
 def test_a_matrix_that_does_not_fit_the_nest_is_a_one_line_user_error(tmp_path: Path) -> None:
     wide = write_matrix(tmp_path / "wide.mtx", scipy.sparse.random(12, 40, density=0.2, random_state=2))
     with pytest.raises(InputError) as too_wide:
