@@ -16,12 +16,11 @@ rounds (one thread late to the loop), guided in none. An explicit schedule of th
 
 from __future__ import annotations
 
-import re
-
 from loopnest.codegen_dynamic import exact_levels
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence
+from loopnest.transform.data_dependent import levels_reading
 from loopnest.transform.recipe import Recipe, apply_recipe
 
 BALANCED_SCHEDULE = "guided"
@@ -32,14 +31,13 @@ def runs_data_dependent_work(scop: Scop, level: int) -> bool:
     inside it has bounds read at an iterator this level runs over (CSR's ``rowptr[i]`` under a loop
     of ``i`` or of tiles of ``i``; not under SpMM's dense loop moved outward, whose iterations each run
     every row)."""
-    rows = scop.schedule.rows
     for index, stmt in enumerate(scop.statements):
         if not stmt.dynamic_bounds or not scop.schedule.has_loop(index, level):
             continue
-        levels, expression = exact_levels(rows[index]), str(rows[index][2 * level + 1])
+        row = scop.schedule.rows[index]
         for bound in stmt.dynamic_bounds:
-            reads = {int(d) for d in re.findall(r"\bi(\d+)\b", expression)} & bound.iterators_read()
-            if levels.get(bound.depth, -1) > level and reads:
+            if exact_levels(row).get(bound.depth, -1) > level and any(
+                    level in levels_reading(row, depth) for depth in bound.iterators_read()):
                 return True
     return False
 

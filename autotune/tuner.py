@@ -229,7 +229,7 @@ class _Run:
             with working_beside_timers(harness.limits.timing_lock):
                 record = self._trial(study, study_id, harness, wall)
             if isinstance(record, str):
-                stopped = record or stopped
+                stopped = record
                 break
             records.append(record)
             if self.on_trial is not None:
@@ -240,14 +240,14 @@ class _Run:
         return self.result(study, study_counts(study), tuple(records), base, stopped)
 
     def _trial(self, study: optuna.Study, study_id: int, harness: Harness, wall: float) -> TrialRecord | str:
-        """Ask, prepare and evaluate one trial; or why the loop ends ("" when the budget is spent,
+        """Ask, prepare and evaluate one trial; or why the loop ends ("budget" when it is spent,
         "exhausted" when nothing is left to try)."""
         with self.locked():
             fail_stale(study)
             fail_orphans(study, self.storage, study_id)
             counts = study_counts(study)
             if counts.evaluated >= self.n_trials:
-                return ""
+                return "budget"
             if needs_probes(study, counts):
                 enqueue_probes(study, self.space, self.n_trials - counts.evaluated)
             if self._ran_out(study, counts):

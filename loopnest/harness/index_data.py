@@ -77,11 +77,12 @@ class SparseChoice:
         """What identifies the structure a measurement ran on (a matrix file by its contents' hash):
         a tuning study holds the trials of one structure only."""
         if self.matrix is not None:
+            path = Path(self.matrix)
             try:
-                stat = Path(self.matrix).stat()
-                digest = _file_digest(str(Path(self.matrix).resolve()), stat.st_mtime_ns, stat.st_size)
+                stat = path.stat()
+                digest = _file_digest(str(path.resolve()), stat.st_mtime_ns, stat.st_size)
             except OSError as exc:
-                raise InputError(f"{Path(self.matrix).name}: cannot read the matrix file: {exc.strerror}") from None
+                raise InputError(f"{path.name}: cannot read the matrix file: {exc.strerror}") from None
             return f"matrix={digest}"
         density = DEFAULT_DENSITY if self.density is None else self.density
         return f"{self.sparsity}:{density:g}:seed={self.seed}"

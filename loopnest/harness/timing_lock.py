@@ -34,8 +34,6 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-_held = threading.local()  # this thread's holds (:func:`_holds`)
-
 
 def timing_lock_path(setting: str) -> Path | None:
     """The lock file of a ``timing_lock`` setting; None for ``none``."""
@@ -66,30 +64,26 @@ def _through_turnstile(path: Path, fd: int, operation: int) -> None:
 class _Hold:
     fd: int
     mode: str  # "shared" or "exclusive"
-    depth: int = 1
 
 
-def _holds() -> dict[Path, _Hold]:
-    """This thread's holds, by lock file."""
-    if not hasattr(_held, "by_path"):
-        _held.by_path = {}
-    return _held.by_path  # type: ignore[no-any-return]
+class _ThreadHolds(threading.local):
+    def __init__(self) -> None:
+        self.by_path: dict[Path, _Hold] = {}  # this thread's holds, by lock file
+
+
+_held = _ThreadHolds()
 
 
 @contextmanager
 def _hold(setting: str, mode: str) -> Iterator[None]:
     path = timing_lock_path(setting)
-    holds = _holds()
-    hold = holds.get(path) if path is not None else None
     if path is None:
         yield
         return
+    holds = _held.by_path
+    hold = holds.get(path)
     if hold is not None and (hold.mode == "exclusive" or mode == "shared"):
-        hold.depth += 1  # nested: nothing to take
-        try:
-            yield
-        finally:
-            hold.depth -= 1
+        yield  # nested: the outer block holds what this one needs
         return
     if hold is not None:  # a trial's timed run: its own hold, converted to exclusive and back
         fcntl.flock(hold.fd, fcntl.LOCK_UN)  # never wait at the turnstile holding the lock: its holder waits for us

@@ -16,7 +16,7 @@ from loopnest.codegen_dynamic import bound_texts, exact_levels
 from loopnest.ir import DynamicBound, Schedule, ScheduleDim, Scop, Statement
 
 
-def _uses(row: tuple[ScheduleDim, ...], depth: int) -> list[int]:
+def levels_reading(row: tuple[ScheduleDim, ...], depth: int) -> list[int]:
     """The loop levels whose schedule expression reads the iterator at ``depth``."""
     token = re.compile(rf"\bi{depth}\b")
     return [lv for lv in range((len(row) - 1) // 2) if isinstance(row[2 * lv + 1], str)
@@ -27,7 +27,7 @@ def _placement(stmt: Statement, row: tuple[ScheduleDim, ...], bound: DynamicBoun
     levels = exact_levels(row)
     name = stmt.iterators[bound.depth]
     level = levels.get(bound.depth)
-    if level is None or _uses(row, bound.depth) != [level]:
+    if level is None or levels_reading(row, bound.depth) != [level]:
         return (f"loop {name} of {stmt.name} has bounds read from data ({bound.reason}): it is kept whole and "
                 "cannot be tiled, skewed, strip-mined or unrolled-and-jammed")
     for depth in sorted(bound.iterators_read()):

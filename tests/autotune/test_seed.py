@@ -215,10 +215,8 @@ def test_a_build_job_holds_the_timing_lock_shared_while_it_works(tmp_path: Path,
     """Another job's timed run may not start while this job builds its nest's space or compiles (at
     --jobs 2 that made 2-thread stencil variants measure 0.02-0.4x where they run 0.4-1.6x alone); its
     own timed runs still happen (converted to exclusive)."""
-    import fcntl
-    import os
-
     import autotune.seed as seed_module
+    from tests.loopnest.test_timing_lock import _held_elsewhere
 
     lock = tmp_path / "timing.lock"
     settings, url = _database(tmp_path)
@@ -227,16 +225,7 @@ def test_a_build_job_holds_the_timing_lock_shared_while_it_works(tmp_path: Path,
     real = seed_module.tune_nest
 
     def probing(*args, **kwargs):
-        fd = os.open(lock, os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            probes.append(True)
-        else:
-            probes.append(False)
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
+        probes.append(_held_elsewhere(lock))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(seed_module, "tune_nest", probing)
