@@ -313,6 +313,24 @@ def test_a_stencil_space_offers_time_tiles_shorter_than_its_time_loop_and_tries_
     assert gemm_space.time_tile_params() == []
 
 
+def test_the_outer_parallel_loop_with_the_innermost_vectorized_is_a_legal_point(gemm_space):
+    """maxpool_2x2: `parallelize 0; vectorize 2` (7.33x, Polly 7.68x) is a point the tuner enqueues; a
+    nest of one loop (dot) has none: its parallel loop is its innermost."""
+    maxpool = load(KERNELS.parent / "generated" / "conv" / "maxpool_2x2_f64.c")
+    space = RecipeSpace(maxpool, params={"nc": 4, "ho": 16, "wo": 16})
+    point = space.parallel_simd_params()
+    assert point is not None
+    recipe = space.recipe_for(point)
+    assert recipe.to_dict()["steps"] == [{"op": "parallelize", "loop": 0}, {"op": "vectorize", "loop": 2}]
+    assert space.params_for(recipe, strict=True) == point
+    assert "parallel" in apply_recipe(maxpool, recipe).schedule.marks.get(0, ())
+    # gemm: i is the outermost parallel loop.
+    assert gemm_space.recipe_for(gemm_space.parallel_simd_params() or {}).to_dict()["steps"][0] == \
+        {"op": "parallelize", "loop": 0}
+    dot = load(KERNELS.parent / "generated" / "reduction" / "dot_f64.c")
+    assert RecipeSpace(dot, params={"n": 1000}).parallel_simd_params() is None
+
+
 def test_a_scalar_accumulator_is_expanded_so_its_loops_can_be_interchanged_and_tiled() -> None:
     """examples/matmul.c: `sum` pinned j and k, so the space offered no order and no tile of k (issue
     #12). Every recipe of the space now starts by expanding it; then every order is legal."""
