@@ -204,10 +204,12 @@ class _Run:
             if fresh and auto is not None:
                 study.enqueue_trial(auto, user_attrs={"autoschedule": True})
             enqueue_warm_start(study, self.space, warm_start, self.n_trials)
-            for extra in (self.space.register_block_params(), *self.space.time_tile_params(),
-                          self.space.parallel_simd_params()):
+            extras = [*((p, "autoschedule") for p in (self.space.register_block_params(),
+                                                       *self.space.time_tile_params())),
+                      (self.space.parallel_simd_params(), "parallel_simd")]
+            for extra, label in extras:
                 if fresh and extra is not None:  # after the warm start: a user's or neighbour's recipe first
-                    study.enqueue_trial(extra, user_attrs={"autoschedule": True}, skip_if_exists=True)
+                    study.enqueue_trial(extra, user_attrs={label: True}, skip_if_exists=True)
         return study
 
     def loop(self, study: optuna.Study, harness: Harness, *, deadline: float | None,

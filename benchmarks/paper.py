@@ -17,8 +17,8 @@ families. For each held-out nest, in one run:
   (the original is kept: the acceptance rule). Evaluations = distinct candidates;
 * **autotune n**: :func:`tune_nest` run fresh in a scratch Optuna storage (SQLite in a temporary
   folder, never the benchmark database) for ``max(tune_trials)`` evaluated trials with a fixed seed.
-  Autotune n takes the best verified recipe among the first n evaluated trials and re-evaluates it in
-  the same harness as the transfer candidates; the same 1.1x acceptance rule applies.
+  Autotune n re-evaluates the three best verified recipes among the first n evaluated trials in the
+  same harness as the transfer candidates and keeps the fastest; the same 1.1x acceptance rule applies.
   Evaluations = n (or fewer when the study ran out of legal distinct recipes);
 * **Polly**: the same baseline built by ``clang-16 -O3 -march=native -fopenmp -mllvm -polly
   -mllvm -polly-parallel`` in a second harness; speedup = gcc baseline median / Polly median. Polly's

@@ -57,29 +57,36 @@ def transfer_results(cache: RecipeCache, tuner: Any, scop: Any, params: Mapping[
     return transfer
 
 
+# Autotuning's best trials re-measured per budget; the best that holds up counts. One re-measure of the
+# single best trial picked a lucky measurement: on 2026-11-25 (seed of build 11) four nests whose
+# 10-trial winner held up (maxpool_2x2 3.19x) ended at 1.00x with 100 trials.
+REMEASURE_TOP = 3
+
+
 def autotune_results(cache: RecipeCache, history: Sequence[Any], tune_trials: Sequence[int],
                      min_speedup: float) -> dict[str, Any]:
-    """Per budget n (as a string): the best verified of the first n evaluated trials, re-measured in ``cache``."""
+    """Per budget n (as a string): the REMEASURE_TOP best verified of the first n evaluated trials (distinct
+    recipes, the original left out), each re-measured in ``cache``; the fastest re-measured one counts."""
     autotune: dict[str, Any] = {}
     for n in tune_trials:
         first = history[:n]
-        good_trials = [r for r in first if r.verified and r.speedup]
-        pick = max(good_trials, key=lambda r: r.speedup) if good_trials else None
-        entry: dict[str, Any] = {"trials": n, "evaluations": len(first),
-                                 "search_speedup": pick.speedup if pick else None,
-                                 "trial": pick.number if pick else None}
-        if pick is not None:
-            recipe = Recipe.from_dict({"steps": list(pick.recipe.get("steps", []))})
-            if recipe.is_identity:
-                entry.update(speedup=1.0, accepted=False, measured=1.0, verified=True, recipe=None)
-            else:
-                ev = cache.evaluate(recipe)
-                speedup, accepted = accept(ev.speedup if ev.verified else None, min_speedup)
-                entry.update(speedup=speedup, accepted=accepted, measured=ev.speedup,
-                             verified=ev.verified, status=ev.status,
-                             recipe=recipe.to_dict() if accepted else None)
+        picks: dict[str, tuple[Any, Recipe]] = {}
+        for r in sorted((r for r in first if r.verified and r.speedup), key=lambda r: r.speedup, reverse=True):
+            recipe = Recipe.from_dict({"steps": list(r.recipe.get("steps", []))})
+            if not recipe.is_identity and recipe.hash not in picks and len(picks) < REMEASURE_TOP:
+                picks[recipe.hash] = (r, recipe)
+        measured = [(r, recipe, cache.evaluate(recipe)) for r, recipe in picks.values()]
+        held = [m for m in measured if m[2].verified and m[2].speedup]
+        entry: dict[str, Any] = {"trials": n, "evaluations": len(first), "remeasured": len(measured)}
+        if held:
+            trial, recipe, ev = max(held, key=lambda m: m[2].speedup)
+            speedup, accepted = accept(ev.speedup, min_speedup)
+            entry.update(search_speedup=trial.speedup, trial=trial.number, speedup=speedup, accepted=accepted,
+                         measured=ev.speedup, verified=True, status=ev.status,
+                         recipe=recipe.to_dict() if accepted else None)
         else:
-            entry.update(speedup=1.0, accepted=False, measured=None, verified=False, recipe=None)
+            entry.update(search_speedup=None, trial=None, speedup=1.0, accepted=False, measured=None,
+                         verified=False, recipe=None)
         autotune[str(n)] = entry
     return autotune
 

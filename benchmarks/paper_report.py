@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks.paper_measure import REMEASURE_TOP
+
 NEAR_FRACTION = 0.9  # "transfer reaches 90% of autotuning"
 EVAL_FRACTION = 0.1  # "... with at most 10% of its evaluations"
 MAX_TARGET_K = 5  # the targets speak of transfer with few neighbours only
@@ -237,13 +239,14 @@ def _method_lines(cfg: Mapping[str, Any]) -> list[str]:
         f"candidate evaluated once. The best verified candidate counts if >= {cfg['min_speedup']}x, else the "
         "original is kept (1.0x).",
         f"- Autotune n: one fresh Optuna study per nest (TPE, seed {cfg['seed']}) in a scratch SQLite storage "
-        f"for {cfg['tune_trials'][-1]} evaluated trials; autotune n takes the best of the first n evaluated trials "
-        "and re-evaluates it in the same harness as the transfer candidates; same acceptance rule.",
+        f"for {cfg['tune_trials'][-1]} evaluated trials; autotune n re-evaluates the {REMEASURE_TOP} best of the "
+        "first n evaluated trials (distinct recipes) in the same harness as the transfer candidates and keeps "
+        "the fastest; same acceptance rule.",
         "- Polly: the original nest built by `" + cfg["polly"]["cc"] + " " + cfg["polly"]["flags"]
         + "`, outputs checked against gcc's baseline outputs.",
-        "- Caveat: the transfer result is the maximum over its candidates' measurements, while the autotuning "
-        "winner is re-measured once; with run-to-run noise of about 15% this favours transfer slightly when "
-        "k > 1.",
+        "- Caveat: both results are the maximum over single measurements in that harness (transfer: its k "
+        f"neighbours' candidates; autotuning: its {REMEASURE_TOP} best trials), which favours the method with "
+        "more candidates slightly, given run-to-run noise of about 15%.",
         "",
     ]
 
