@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", action="store_true", help="JSON lines: progress events, then the report")
     args = parser.parse_args(argv)
     settings: DatabaseSettings = get_database_settings()
-    progress = _event_line if args.events else (None if args.json else _print_progress)
+    progress = _event_line if args.events else _print_progress  # stderr: stdout keeps the one JSON object
     try:
         report = run_paper_benchmark(args.url or settings.resolved_database_url,
                                      data_dir=args.data_dir or settings.data_dir,

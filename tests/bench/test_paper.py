@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from autotune.seed import build_seed, read_manifest
 from benchmarks.harness_cache import RecipeCache
 from benchmarks.paper import PaperConfig, family_of, geomean, run_paper_benchmark, summarize
+from benchmarks.paper import main as paper_main
 from benchmarks.paper_measure import REMEASURE_TOP, autotune_results
 from benchmarks.paper_nests import select_held_out
 from database import best_recipe_for, get_or_create_target, get_store, list_nests, list_programs, list_targets
@@ -195,6 +196,17 @@ def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, DatabaseS
         assert isinstance(bad_trials.exception, ParameterError)
     finally:
         get_settings.cache_clear()
+
+
+def test_the_script_with_json_prints_one_object_and_its_progress_on_stderr(
+        seeded: tuple[str, Path, DatabaseSettings], capsys: pytest.CaptureFixture[str]) -> None:
+    # A 38-minute `python -m benchmarks.paper --json` said nothing until it ended.
+    url, data, _ = seeded
+    code = paper_main(["--json", "--url", url, "--data-dir", str(data), "--families", "blas3", "--per-family", "1",
+                       "--tune-trials", "2", "--k", "1", "--no-polly", "--reps", "1", "--out", ""])
+    captured = capsys.readouterr()
+    assert code == 0 and [r["family"] for r in json.loads(captured.out)["nests"]] == ["blas3"]
+    assert "[1/1] blas3/gemm_ijk.c" in captured.err
 
 
 # -- the summary rules, on rows made up by hand ----------------------------------------------------
