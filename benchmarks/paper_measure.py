@@ -76,13 +76,13 @@ def autotune_results(cache: RecipeCache, history: Sequence[Any], tune_trials: Se
             if not recipe.is_identity and recipe.hash not in picks and len(picks) < REMEASURE_TOP:
                 picks[recipe.hash] = (r, recipe)
         measured = [(r, recipe, cache.evaluate(recipe)) for r, recipe in picks.values()]
-        held = [m for m in measured if m[2].verified and m[2].speedup]
+        held = [(m[2].speedup, m) for m in measured if m[2].verified and m[2].speedup is not None]
         entry: dict[str, Any] = {"trials": n, "evaluations": len(first), "remeasured": len(measured)}
         if held:
-            trial, recipe, ev = max(held, key=lambda m: m[2].speedup)
-            speedup, accepted = accept(ev.speedup, min_speedup)
+            fastest, (trial, recipe, ev) = max(held, key=lambda h: h[0])
+            speedup, accepted = accept(fastest, min_speedup)
             entry.update(search_speedup=trial.speedup, trial=trial.number, speedup=speedup, accepted=accepted,
-                         measured=ev.speedup, verified=True, status=ev.status,
+                         measured=fastest, verified=True, status=ev.status,
                          recipe=recipe.to_dict() if accepted else None)
         else:
             entry.update(search_speedup=None, trial=None, speedup=1.0, accepted=False, measured=None,
