@@ -208,7 +208,9 @@ class _Run:
                                                        *self.space.time_tile_params())),
                       (self.space.parallel_simd_params(), "parallel_simd")]
             for extra, label in extras:
-                if fresh and extra is not None:  # after the warm start: a user's or neighbour's recipe first
+                # After the warm start (a user's or neighbour's recipe first), and only within the budget: one
+                # left waiting would run before the warm start of a later, larger run of this study.
+                if fresh and extra is not None and waiting_trials(study) < self.n_trials:
                     study.enqueue_trial(extra, user_attrs={label: True}, skip_if_exists=True)
         return study
 
