@@ -35,8 +35,9 @@ def runs_data_dependent_work(scop: Scop, level: int) -> bool:
         if not stmt.dynamic_bounds or not scop.schedule.has_loop(index, level):
             continue
         row = scop.schedule.rows[index]
+        levels = exact_levels(row)
         for bound in stmt.dynamic_bounds:
-            if exact_levels(row).get(bound.depth, -1) > level and any(
+            if levels.get(bound.depth, -1) > level and any(
                     level in levels_reading(row, depth) for depth in bound.iterators_read()):
                 return True
     return False

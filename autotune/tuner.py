@@ -204,14 +204,15 @@ class _Run:
             if fresh and auto is not None:
                 study.enqueue_trial(auto, user_attrs={"autoschedule": True})
             enqueue_warm_start(study, self.space, warm_start, self.n_trials)
-            extras = [*((p, "autoschedule") for p in (self.space.register_block_params(),
-                                                       *self.space.time_tile_params())),
-                      (self.space.parallel_simd_params(), "parallel_simd")]
-            for extra, label in extras:
-                # After the warm start (a user's or neighbour's recipe first), and only within the budget: one
-                # left waiting would run before the warm start of a later, larger run of this study.
-                if fresh and extra is not None and waiting_trials(study) < self.n_trials:
-                    study.enqueue_trial(extra, user_attrs={label: True}, skip_if_exists=True)
+            if fresh:
+                extras = [(p, "autoschedule") for p in (self.space.register_block_params(),
+                                                        *self.space.time_tile_params())]
+                extras.append((self.space.parallel_simd_params(), "parallel_simd"))
+                for extra, label in extras:
+                    # After the warm start (a user's or neighbour's recipe first), and only within the budget:
+                    # one left waiting would run before the warm start of a later, larger run of this study.
+                    if extra is not None and waiting_trials(study) < self.n_trials:
+                        study.enqueue_trial(extra, user_attrs={label: True}, skip_if_exists=True)
         return study
 
     def loop(self, study: optuna.Study, harness: Harness, *, deadline: float | None,

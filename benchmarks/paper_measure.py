@@ -70,20 +70,22 @@ def autotune_results(cache: RecipeCache, history: Sequence[Any], tune_trials: Se
     autotune: dict[str, Any] = {}
     for n in tune_trials:
         first = history[:n]
-        picks: dict[str, tuple[Any, Recipe]] = {}
+        picks: dict[str, tuple[Any, Recipe]] = {}  # recipe hash -> (trial, recipe), best search figure first
         for r in sorted((r for r in first if r.verified and r.speedup), key=lambda r: r.speedup, reverse=True):
+            if len(picks) == REMEASURE_TOP:
+                break
             recipe = Recipe.from_dict({"steps": list(r.recipe.get("steps", []))})
-            if not recipe.is_identity and recipe.hash not in picks and len(picks) < REMEASURE_TOP:
-                picks[recipe.hash] = (r, recipe)
-        measured = [(r, recipe, cache.evaluate(recipe)) for r, recipe in picks.values()]
-        held = [(m[2].speedup, m) for m in measured if m[2].verified and m[2].speedup is not None]
-        entry: dict[str, Any] = {"trials": n, "evaluations": len(first), "remeasured": len(measured)}
+            if not recipe.is_identity:
+                picks.setdefault(recipe.hash, (r, recipe))
+        held = [(ev.speedup, trial, ev) for trial, ev in ((t, cache.evaluate(recipe)) for t, recipe in picks.values())
+                if ev.verified and ev.speedup is not None]
+        entry: dict[str, Any] = {"trials": n, "evaluations": len(first), "remeasured": len(picks)}
         if held:
-            fastest, (trial, recipe, ev) = max(held, key=lambda h: h[0])
+            fastest, trial, ev = max(held, key=lambda h: h[0])
             speedup, accepted = accept(fastest, min_speedup)
             entry.update(search_speedup=trial.speedup, trial=trial.number, speedup=speedup, accepted=accepted,
                          measured=fastest, verified=True, status=ev.status,
-                         recipe=recipe.to_dict() if accepted else None)
+                         recipe=ev.recipe.to_dict() if accepted else None)
         else:
             entry.update(search_speedup=None, trial=None, speedup=1.0, accepted=False, measured=None,
                          verified=False, recipe=None)
