@@ -6,8 +6,9 @@ every dependence; proximity: every dependence, so producers and consumers come c
 every dependence, so parallel loops are preferred outermost), which skews and shifts where that
 makes a band permutable (the time loop of a Jacobi stencil: ``t, 2t+i, 2t+j``). Its outermost
 permutable band is then tiled (time tiling, for a stencil) and the outermost loop that carries no
-dependence is parallelized; when no tile loop is parallel (a time-tiled stencil), the two outermost
-tile loops are turned into a wavefront (``w = T + I``, then ``T``), whose inner tile loop is.
+dependence is parallelized, if at most one loop encloses it; when no tile loop is parallel (a
+time-tiled stencil), the two outermost tile loops are turned into a wavefront (``w = T + I``, then
+``T``), whose inner tile loop is.
 
 Every part is checked again by :func:`~loopnest.transform.recipe.apply_recipe` against the exact
 dependences of the original nest, as any other step is.
@@ -32,6 +33,11 @@ from loopnest.transform.tiling import tile as tile_band
 
 MAX_COEFFICIENT = 8  # larger skews buy nothing on real nests and make the ILP slow
 MAX_DISTRIBUTED = 4  # statements of an innermost loop tried in every order (4! = 24 legality checks)
+# Sequential loops a parallelized loop may sit under: one (a stencil's time loop, a wavefront). Under
+# more, the team forks once per iteration of them all: trsm's columns under its rows and their
+# predecessors forked n^2/2 times a call and ran 0.06x of the original (Pluto, too, leaves inner
+# parallel loops sequential unless asked, --innerpar).
+MAX_SEQUENTIAL_OUTSIDE = 1
 
 
 @dataclass(frozen=True)
@@ -253,9 +259,10 @@ def _unit_stride_innermost(scop: Scop, space: ScheduleSpace, points: list[int]) 
 
 
 def _parallelize_outermost(scop: Scop, space: ScheduleSpace, tile_band: tuple[int, ...]) -> Scop:
-    """The outermost loop that can run in parallel, parallelized; for a tiled band whose tile loops all
-    carry dependences, a wavefront of its two outermost tile loops first. Unchanged if none can."""
-    for level in range(scop.schedule.n_levels):
+    """The outermost loop that can run in parallel, parallelized, if at most
+    :data:`MAX_SEQUENTIAL_OUTSIDE` loops enclose it; for a tiled band whose tile loops all carry
+    dependences, a wavefront of its two outermost tile loops first. Unchanged if none can."""
+    for level in range(min(scop.schedule.n_levels, MAX_SEQUENTIAL_OUTSIDE + 1)):
         try:
             return parallelize(scop, loop=level, space=ScheduleSpace(scop, space.deps))
         except (IllegalTransformError, RecipeError):

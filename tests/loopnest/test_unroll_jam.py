@@ -142,9 +142,8 @@ TIME_STEPPED = ["corpus/kernels/stencil/box9_t.c", "corpus/kernels/stencil/heat3
 def jammed_time_tiles(draw: st.DrawFn, scop: Scop) -> Recipe:
     """isl's schedule in short time tiles (time by 2-5, space loops but the innermost by 4 or 8), then the
     loop around the innermost jammed by 2 or 4: the autotuner's ``isl_s6x16x16+d6x4`` on a stencil
-    (issue #12). The factor divides the space tiles, as in the space: otherwise every skewed tile
-    has its own remainder and the code explodes (heat3d [3, 5, 5] jammed by 3: 4,000 lines, 37 s of
-    isl code generation, more than the compile limit; the harness reports it as a compile error)."""
+    (issue #12). The factor divides the space tiles, as in the space: one that does not is refused
+    (below)."""
     sizes = [draw(st.integers(2, 5)), *(draw(st.sampled_from([4, 8])) for _ in range(scop.depth - 2))]
     # isl's band is the whole nest, its innermost loop untiled (a tile loop of one tile): jam level 2d - 2.
     jam = {"op": "unroll_jam", "loop": 2 * scop.depth - 2, "factor": draw(st.sampled_from([2, 4]))}
@@ -157,3 +156,15 @@ def test_random_jammed_time_tiles_on_stencils_preserve_outputs() -> None:
         examples=6, size_cap=13, min_depth=3)
     assert len(outcomes) >= 5
     assert outcomes.count("applied") >= 0.5 * len(outcomes), outcomes
+
+
+def test_a_jam_factor_that_does_not_divide_skewed_tiles_is_refused_at_once(tmp_path: Path) -> None:
+    """Before: heat3d time-tiled by [3, 5, 5] and jammed by 3 gave every skewed tile a remainder of its
+    own: 4,026 lines from 37 s of isl code generation, then a compile error at the harness's limit."""
+    scop = extract_scops(ROOT / "corpus/kernels/stencil/heat3d_t.c").scops[0]
+    tiles = {"op": "autoschedule", "sizes": [3, 5, 5]}
+    with pytest.raises(RecipeError, match=r"factor 3 does not divide 5, the size of the skewed tiles that loop 6 "
+                                          r"\(2\*i0 \+ i2\) walks.*use a factor that divides 5"):
+        apply_recipe(scop, Recipe.from_dict({"steps": [tiles, {"op": "unroll_jam", "loop": 6, "factor": 3}]}))
+    jammed = apply_recipe(scop, Recipe.from_dict({"steps": [tiles, {"op": "unroll_jam", "loop": 6, "factor": 5}]}))
+    assert jammed.schedule.marks[jammed.schedule.n_levels - 1] == ("jam:5", "unroll:5")
