@@ -303,8 +303,8 @@ class RecipeSpace:
         """The point of the outermost parallel loop with the innermost loop vectorized, nothing else:
         what a programmer writes first, and a trial of every study whose nest has both. isl's schedule
         vectorizes nothing, and 100 TPE trials on maxpool_2x2 never combined the two one-step probes:
-        2.31x there against 7.33x for this pair by `perfembed measure` (inside the tuner, 2026-11-25,
-        the study's best trials measured 2.65x: not reproduced, not investigated)."""
+        2.31x there against 7.33x for this pair by `perfembed measure`. Its timing is noisy: screened in
+        40 fresh processes it measured 1.6x-12x, so a study may rank it below its best once."""
         outer = [loop for loop in self.choices.get("parallel", ())[1:] if loop < self.n_levels - 1]
         if not outer or "simd" not in self.choices.get("inner", ()):
             return None

@@ -31,7 +31,7 @@ from autotune.arrays import ArrayRole, pack_depth, transposes
 from loopnest.analysis import trip_counts
 from loopnest.codegen_dynamic import bound_at
 from loopnest.errors import IllegalTransformError, RecipeError
-from loopnest.ir import Scop
+from loopnest.ir import Schedule, Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
 from loopnest.transform.expand import expand
 from loopnest.transform.parallel import SCHEDULE_KINDS, classify
@@ -327,7 +327,7 @@ def autoschedule_choices(scop: Scop, deps: list[Dependence], tile_sizes: Sequenc
         except (IllegalTransformError, RecipeError):
             continue
         if value == "isl":
-            if _skewed(result.schedule.rows):
+            if _skewed(result.schedule):
                 short = time_tiles(result.schedule.n_levels, time_trip, tile_sizes)
                 values += [f"isl_s{t}x{r}" for t, r in AUTOSCHEDULE_SLABS if t in tile_sizes] + short
             blocks = register_blocks(value, result, deps)
@@ -373,9 +373,9 @@ def inner_blocks(value: str, scheduled: Scop, deps: list[Dependence]) -> list[st
     return [f"{value}+d{depth}x{f}" for f in JAM_PAIR_FACTORS]
 
 
-def _skewed(rows: Sequence[Sequence[object]]) -> bool:
+def _skewed(schedule: Schedule) -> bool:
     """Whether a schedule skews a loop (``2*i0 + i1``: a stencil's time loop), where slabs are tried."""
-    return any(isinstance(e, str) and len(set(re.findall(r"\bi\d+\b", e))) > 1 for row in rows for e in row[1::2])
+    return any(schedule.is_skewed(s, level) for s in range(len(schedule.rows)) for level in range(schedule.n_levels))
 
 
 # -- tile bands (pure helpers of the recipe space) ---------------------------------------------------

@@ -10,6 +10,7 @@ microseconds.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,6 +174,8 @@ class Statement:
 
 ScheduleDim = int | str  # int: a constant (scalar dimension); str: an isl affine expression
 
+_ITERATOR = re.compile(r"\bi\d+\b")
+
 
 @dataclass(frozen=True)
 class Schedule:
@@ -197,6 +200,11 @@ class Schedule:
 
     def statements_at(self, level: int) -> list[int]:
         return [s for s in range(len(self.rows)) if self.has_loop(s, level)]
+
+    def is_skewed(self, statement: int, level: int) -> bool:
+        """Whether the loop at ``level`` walks a mix of iterators (``2*i0 + i1``: a skewed stencil loop)."""
+        expr = self.rows[statement][2 * level + 1]
+        return isinstance(expr, str) and len(set(_ITERATOR.findall(expr))) > 1
 
     def replace(self, **changes: Any) -> Schedule:
         return dataclasses.replace(self, **changes)

@@ -43,14 +43,13 @@ def _check_skewed_tile(sched: Schedule, loop: int, factor: int, statement: int) 
     """Refuse a factor that does not divide the size of the skewed tile the loop walks: every tile
     would get a remainder of its own (heat3d time-tiled by [3, 5, 5] and jammed by 3: 4,026 lines
     from 37 s of isl code generation, which gcc did not compile within the harness's limit)."""
-    expr = sched.rows[statement][2 * loop + 1]
-    if not isinstance(expr, str) or len(set(re.findall(r"\bi\d+\b", expr))) < 2:
-        return  # not a skewed loop: a rectangular tile's remainder is one loop, cheap to generate
+    if not sched.is_skewed(statement, loop):
+        return  # a rectangular tile's remainder is one loop, cheap to generate
+    expr = str(sched.rows[statement][2 * loop + 1])
     tile_of = re.compile(rf"floor\(\({re.escape(expr)}\)/(\d+)\)")
     for level in range(loop):
         found = tile_of.search(str(sched.rows[statement][2 * level + 1]))
-        if found and int(found.group(1)) % factor:
-            size = int(found.group(1))
+        if found and (size := int(found.group(1))) % factor:
             raise RecipeError(f"unroll_jam: factor {factor} does not divide {size}, the size of the skewed tiles "
                               f"that loop {loop} ({expr}) walks: every tile would get a remainder of its own "
                               f"(minutes of code generation); use a factor that divides {size}")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import strategies as st
 
 from loopnest import Harness, Recipe, RecipeError, apply_recipe, generate_c
-from tests.loopnest.conftest import load_expected
+from tests.loopnest.conftest import ROOT, load_expected
 from tests.loopnest.recipe_check import apply_and_verify, random_corpus_outcomes
 from tests.loopnest.test_legality import REDUCTION, nest
 
@@ -41,18 +41,7 @@ void jacobi(int steps, int n, double A[n], double B[n]) {
     }
 }
 """
-TRSM = """
-void trsm(int n, int m, double L[n][n], double X[n][m]) {
-    for (int i = 0; i < n; i++) {
-        for (int k = 0; k < i; k++)
-            for (int j = 0; j < m; j++)
-                X[i][j] -= L[i][k] * X[k][j];
-        for (int j = 0; j < m; j++)
-            X[i][j] /= L[i][i] + n;
-    }
-}
-"""
-
+TRSM = (ROOT / "corpus/generated/triangular/trsm_lower_f64.c").read_text()
 
 def _recipe(**args: object) -> Recipe:
     return Recipe.from_dict({"steps": [{"op": "autoschedule", **args}]})
