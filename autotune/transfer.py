@@ -10,6 +10,7 @@ from typing import Any
 
 from autotune.transfer_adapt import ROLE_NAMES, Expansion, LoopRoles, adapt_recipe, loop_roles, map_loops
 from autotune.transfer_balance import balance_schedules
+from autotune.transfer_priors import PRIOR_SOURCE, space_priors
 from loopnest.codegen import generate_c
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness import Harness
@@ -20,8 +21,9 @@ from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
-__all__ = ["MIN_SPEEDUP", "ROLE_NAMES", "Candidate", "Lent", "LoopRoles", "Neighbour", "TransferResult",
-           "TransferTuner", "adapt_recipe", "best_of_families", "loop_roles", "map_loops", "recipe_family"]
+__all__ = ["MIN_SPEEDUP", "PRIOR_SOURCE", "ROLE_NAMES", "Candidate", "Lent", "LoopRoles", "Neighbour",
+           "TransferResult", "TransferTuner", "adapt_recipe", "best_of_families", "loop_roles", "map_loops",
+           "recipe_family", "within_gate"]
 
 # The acceptance margin: a recipe must beat the original by this factor to be offered.
 MIN_SPEEDUP = 1.1
@@ -85,11 +87,19 @@ class Neighbour:
         return (Lent(self.recipe, self.recorded_speedup), *self.others)
 
 
+def within_gate(neighbours: Sequence[Neighbour], gate_distance: float | None) -> bool:
+    """Whether the nearest neighbour lies within the confidence gate (no gate: always; no neighbour: never)."""
+    if gate_distance is None:
+        return True
+    return bool(neighbours) and min(nb.distance for nb in neighbours) <= gate_distance + 1e-12
+
+
 @dataclass(frozen=True)
 class Candidate:
-    """A neighbour's recipe adapted to the nest, and how its evaluation went."""
+    """A neighbour's recipe adapted to the nest (or, with no neighbour within the gate, one of the
+    recipe space's first guesses: ``neighbour`` None), and how its evaluation went."""
 
-    neighbour: Neighbour
+    neighbour: Neighbour | None
     recipe: Recipe
     speedup: float | None = None
     verified: bool = False
@@ -98,6 +108,11 @@ class Candidate:
     # The winner's figure: re-measured in fresh, interleaved runs, never the screening figure above.
     confirmed: Speedup | None = None
     lent: Lent | None = None  # the neighbour's recipe it was adapted from (None: its best)
+
+    @property
+    def source(self) -> str:
+        """Where it came from: the neighbour's name, or :data:`PRIOR_SOURCE`."""
+        return PRIOR_SOURCE if self.neighbour is None else self.neighbour.name
 
 
 @dataclass(frozen=True)
@@ -125,25 +140,32 @@ class TransferTuner:
     is accepted: neither the winner's curse of a best-of-k figure nor a busy machine makes a
     slowdown look like a speedup, and a screening run that flattered the runner-up's rival does not
     decide between two that both hold up.
+
+    ``gate_distance``: the embedding's confidence gate. When no neighbour lies within it, the recipe
+    space's first guesses (:func:`autotune.transfer_priors.space_priors`) are candidates too; None
+    (no gate) offers the neighbours' recipes alone.
     """
 
     def __init__(self, *, min_speedup: float | None = None, policy: AcceptancePolicy | None = None,
-                 confirm: int = 2) -> None:
+                 confirm: int = 2, gate_distance: float | None = None) -> None:
         policy = policy or AcceptancePolicy()
         self.policy = policy if min_speedup is None else dataclasses.replace(policy, margin=min_speedup)
         self.min_speedup = self.policy.margin
         self.confirm = confirm
+        self.gate_distance = gate_distance
 
     def candidates(self, scop: Scop, params: Mapping[str, int], neighbours: Sequence[Neighbour],
                    deps: list[Dependence] | None = None) -> list[Candidate]:
-        """Each neighbour's recipes (its best, then its other families) adapted to ``scop``, nearest
-        neighbour first, so more neighbours only add candidates; recipes that adapt to nothing or to
-        one already offered are left out."""
+        """When no neighbour lies within the gate, the recipe space's first guesses; then each
+        neighbour's recipes (its best, then its other families) adapted to ``scop``, nearest neighbour
+        first, so more neighbours only add candidates. Recipes that adapt to nothing or to one already
+        offered are left out."""
         deps = compute_dependences(scop) if deps is None else deps
+        out = [] if within_gate(neighbours, self.gate_distance) else \
+            [Candidate(None, recipe) for recipe in space_priors(scop, params, deps)]
+        seen = {c.recipe.hash for c in out}
         roles = loop_roles(scop, params, deps)
         expansion = Expansion.of(scop, params)
-        seen: set[str] = set()
-        out = []
         for nb in neighbours:
             for lent in nb.lent:
                 recipe = adapt_recipe(lent.recipe, nb.roles, scop, roles, deps)
@@ -179,13 +201,13 @@ class TransferTuner:
             if transformed is not None and generate_c(transformed) == original:
                 screened.append(_unchanged(cand))
                 continue
-            on_step = step_reporter(progress, Progress("candidate", "", i, len(cands), cand.neighbour.name))
+            on_step = step_reporter(progress, Progress("candidate", "", i, len(cands), cand.source))
             screened.append(self._screen(harness, cand, base.median, transformed, on_step))
         ranked = sorted((c for c in screened if c.verified and (c.speedup or 0.0) > 1.0),
                         key=lambda c: c.speedup or 0.0, reverse=True)[: self.confirm]
         best: Candidate | None = None
         for i, cand in enumerate(ranked, 1):
-            on_step = step_reporter(progress, Progress("re-measuring", "", i, len(ranked), cand.neighbour.name))
+            on_step = step_reporter(progress, Progress("re-measuring", "", i, len(ranked), cand.source))
             comparison = harness.compare(cand.recipe, policy=self.policy, on_step=on_step)
             confirmed = dataclasses.replace(cand, confirmed=comparison.speedup,
                                             message=comparison.message or cand.message)

@@ -1,7 +1,8 @@
 """The paper's evaluation on this machine: transfer tuning vs autotuning vs Polly, leave one family out.
 
     python -m benchmarks.paper [--json] [--url URL] [--data-dir DIR] [--per-family 2] [--families F ...]
-                               [--k 1,3,5] [--tune-trials 10,25,100] [--no-polly] [--reps 3] [--out FILE.md]
+                               [--k 1,3,5] [--tune-trials 10,25,100] [--no-polly] [--no-gate] [--reps 3]
+                               [--out FILE.md]
 
 (also ``perfembed bench paper``, which runs this module in a child process with ``--events`` and shows
 its progress: nothing in the packages imports ``benchmarks``). For every family F of the tuned nests in
@@ -12,9 +13,12 @@ families. For each held-out nest, in one run:
 * **baseline**: ``gcc -O3 -march=native -fopenmp`` (the harness baseline), measured once in one
   :class:`~loopnest.harness.Harness`; every gcc ratio below is over this one median;
 * **transfer k**: the best verified recipes of the k nearest neighbours, adapted to the nest
-  (:meth:`TransferTuner.candidates`), each distinct candidate evaluated once in the same harness. The
-  result is the best verified candidate when it is at least ``min_speedup`` (1.1x) faster, else 1.0
-  (the original is kept: the acceptance rule). Evaluations = distinct candidates;
+  (:meth:`TransferTuner.candidates`), each distinct candidate evaluated once in the same harness. As
+  in the service, when no neighbour lies within the embedding's confidence gate the recipe space's
+  first guesses (isl's schedule, the outermost parallel loop with the innermost vectorized) are
+  candidates too, listed as from the recipe space (``--no-gate``: never). The result is the best
+  verified candidate when it is at least ``min_speedup`` (1.1x) faster, else 1.0 (the original is
+  kept: the acceptance rule). Evaluations = distinct candidates, the first guesses included;
 * **autotune n**: :func:`tune_nest` run fresh in a scratch Optuna storage (SQLite in a temporary
   folder, never the benchmark database) for ``max(tune_trials)`` evaluated trials with a fixed seed.
   Autotune n re-evaluates the three best verified recipes among the first n evaluated trials in the
@@ -131,13 +135,17 @@ def build_parser(description: str = "Leave one family out: transfer vs autotunin
     parser.add_argument("--tune-trials", type=_ints, default=[10, 25, 100], help="autotuning budgets, e.g. 10,25,100")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-gate", action="store_true",
+                        help="transfer screens the neighbours' recipes alone, also with no neighbour within the "
+                             "confidence gate (default: then also the recipe space's first guesses, as the service)")
     return parser
 
 
 def config_from_args(args: argparse.Namespace, *, polly: bool) -> PaperConfig:
     """The :class:`PaperConfig` of the options :func:`build_parser` defines."""
     return PaperConfig(per_family=args.per_family, k_values=args.k, tune_trials=args.tune_trials,
-                       families=args.families, reps=args.reps, seed=args.seed, polly=polly)
+                       families=args.families, reps=args.reps, seed=args.seed, polly=polly,
+                       gate=not args.no_gate)
 
 
 def main(argv: list[str] | None = None) -> int:

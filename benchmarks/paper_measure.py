@@ -42,8 +42,9 @@ def transfer_results(cache: RecipeCache, tuner: Any, scop: Any, params: Mapping[
         evaluated: list[dict[str, Any]] = []
         for cand in cands:
             ev = cache.evaluate(cand.recipe)
-            evaluated.append({"from": cand.neighbour.name, "from_nest_id": cand.neighbour.nest_id,
-                              "distance": cand.neighbour.distance, "recipe": cand.recipe.to_dict(),
+            nb = cand.neighbour  # None: a first guess of the recipe space (no neighbour within the gate)
+            evaluated.append({"from": cand.source, "from_nest_id": None if nb is None else nb.nest_id,
+                              "distance": None if nb is None else nb.distance, "recipe": cand.recipe.to_dict(),
                               "speedup": ev.speedup, "verified": ev.verified, "status": ev.status})
         good = [c for c in evaluated if c["verified"] and c["speedup"]]
         best = max(good, key=lambda c: c["speedup"]) if good else None

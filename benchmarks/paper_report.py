@@ -210,7 +210,8 @@ def _nest_lines(report: Mapping[str, Any]) -> list[str]:
         cells += [_cell(r["transfer"][str(k)]) for k in k_values]
         cells += [_cell(r["autotune"][str(n)]) for n in tune_trials]
         cells.append(_polly_cell(r["polly"]))
-        cells.append(", ".join(f"{nb['name']} ({nb['distance']:.2g})" for nb in r["neighbours"][:3]) or "none")
+        near = ", ".join(f"{nb['name']} ({nb['distance']:.2g})" for nb in r["neighbours"][:3]) or "none"
+        cells.append(near + (" - beyond the gate" if r.get("within_gate") is False else ""))
         lines.append("| " + " | ".join(cells) + " |")
     if report["skipped"]:
         lines += ["", "Skipped: " + "; ".join(f"{s['name']} ({s['reason']})" for s in report["skipped"]) + "."]
@@ -230,6 +231,17 @@ def _polly_cell(polly: Mapping[str, Any]) -> str:
     return str(polly.get("status", "-"))
 
 
+def _gate_line(cfg: Mapping[str, Any]) -> str:
+    """How transfer treated nests with no neighbour within the confidence gate (reports before the gate: nothing)."""
+    if "gate_distance" not in cfg:
+        return ""
+    if cfg["gate_distance"] is None:
+        return "No gate (`--no-gate`): the neighbours' recipes alone, however far."
+    return (f"As in the service, a nest whose nearest neighbour lies beyond the confidence gate (squared distance "
+            f"{cfg['gate_distance']:.3g}; marked in the table) also screens the recipe space's first guesses "
+            "(isl's schedule, the outermost parallel loop with the innermost vectorized), counted as evaluations.")
+
+
 def _method_lines(cfg: Mapping[str, Any]) -> list[str]:
     return [
         "", "## Method", "",
@@ -237,7 +249,7 @@ def _method_lines(cfg: Mapping[str, Any]) -> list[str]:
         "excludes every nest of that family, so no recipe reaches a nest from its own family.",
         "- Transfer k: the k nearest neighbours' best verified recipes, adapted to the nest; each distinct "
         f"candidate evaluated once. The best verified candidate counts if >= {cfg['min_speedup']}x, else the "
-        "original is kept (1.0x).",
+        "original is kept (1.0x). " + _gate_line(cfg),
         f"- Autotune n: one fresh Optuna study per nest (TPE, seed {cfg['seed']}) in a scratch SQLite storage "
         f"for {cfg['tune_trials'][-1]} evaluated trials; autotune n re-evaluates the {REMEASURE_TOP} best of the "
         "first n evaluated trials (distinct recipes) in the same harness as the transfer candidates and keeps "

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.records import ensure_local_target
-from autotune.transfer import TransferTuner
+from autotune.transfer import TransferTuner, within_gate
 from autotune.tune_outcome import TuneResult
 from autotune.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from benchmarks.harness_cache import RecipeCache
@@ -65,7 +65,10 @@ class PaperConfig:
     trials with sampler ``seed``), timed repetitions ``reps``, the acceptance margin ``min_speedup``,
     and Polly (``polly``, built with ``polly_cc`` and ``polly_flags``). ``fit_model``: fit the standard
     embedding on every stored nest first (:meth:`EmbeddingStore.fit`; a model the database does not
-    hold yet is registered and becomes its current one); False uses the database's current model."""
+    hold yet is registered and becomes its current one); False uses the database's current model.
+    ``gate``: as the service does, transfer also screens the recipe space's first guesses when no
+    neighbour lies within the embedding's confidence gate (:mod:`autotune.transfer_priors`); False
+    screens the neighbours' recipes alone."""
 
     per_family: int = 2
     k_values: Sequence[int] = (1, 3, 5)
@@ -78,6 +81,7 @@ class PaperConfig:
     polly_cc: str = POLLY_CC
     polly_flags: str = POLLY_FLAGS
     fit_model: bool = True
+    gate: bool = True
 
     def checked(self) -> PaperConfig:
         """The same run with sorted, distinct budgets; a :class:`ParameterError` names a value out of range."""
@@ -120,7 +124,8 @@ class PaperRun:
         if self.config.fit_model:
             self.embeddings.fit()
         self.model_version = self.embeddings.model()[0]  # the model searches use: the database's current one
-        self.tuner = TransferTuner(min_speedup=self.config.min_speedup)
+        self.gate_distance = self.embeddings.gate_distance() if self.config.gate else None
+        self.tuner = TransferTuner(min_speedup=self.config.min_speedup, gate_distance=self.gate_distance)
         self.use_polly = self.config.polly and polly_available(self.config.polly_cc)
         total = len(self.selection.held)
         self.emit(ProgressEvent("start", 0, total,
@@ -204,6 +209,7 @@ class PaperRun:
             "baseline_s": base.median, "baseline_spread": base.spread, "excluded_nests": len(exclude),
             "neighbours": [{"nest_id": nb.nest_id, "name": nb.name, "family": family_of_nest.get(nb.nest_id),
                             "distance": nb.distance, "recorded_speedup": nb.recorded_speedup} for nb in neighbours],
+            "within_gate": within_gate(neighbours, self.gate_distance),
             "transfer": transfer, "autotune": autotune, "polly": polly,
             "autotune_evaluated": len(history), "autotune_stopped": tuned.stopped,
         }
@@ -227,6 +233,7 @@ class PaperRun:
                 "k_values": list(cfg.k_values), "tune_trials": list(cfg.tune_trials), "per_family": cfg.per_family,
                 "families": sel.chosen_families, "reps": cfg.reps, "threads": self.threads, "seed": cfg.seed,
                 "min_speedup": cfg.min_speedup, "transfer_families": settings.transfer_families,
+                "gate_distance": self.gate_distance,
                 "cc": settings.cc, "cflags": settings.cflags,
                 "polly": {"requested": cfg.polly, "available": self.use_polly, "cc": cfg.polly_cc,
                           "flags": cfg.polly_flags, "note": polly_note},

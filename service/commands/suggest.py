@@ -75,6 +75,9 @@ def neighbour_table(neighbours: list[dict[str, Any]], candidates: list[dict[str,
         table.add_row(nb["name"], f"{nb['distance']:.3g}", fmt_value(nb["recorded_speedup"], "{:.2f}x"),
                       _where(nb.get("target"), here),
                       "\n".join(_adapted_text(c, nb) for c in cands) if cands else "- (does not apply)")
+    guesses = [c for c in candidates if c.get("from_nest_id", 0) is None]  # no neighbour within the gate
+    if guesses:
+        table.add_row(guesses[0]["from"], "-", "-", "-", "\n".join(_text(c) for c in guesses))
     return table
 
 

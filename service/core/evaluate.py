@@ -62,7 +62,7 @@ def _measurement(result: TransferResult, threads: int, names: Sequence[str]) -> 
 
 def _measured(c: TransferCandidate, names: Sequence[str]) -> MeasuredCandidate:
     recipe = c.recipe.to_dict()
-    return MeasuredCandidate(source=c.neighbour.name, recipe=recipe, recipe_text=recipe_text(recipe, names),
+    return MeasuredCandidate(source=c.source, recipe=recipe, recipe_text=recipe_text(recipe, names),
                              speedup=c.speedup, verified=c.verified, status=c.status, message=c.message,
                              confirmed=None if c.confirmed is None else c.confirmed.to_dict())
 
@@ -71,6 +71,6 @@ def _accepted(best: TransferCandidate | None, names: Sequence[str]) -> AcceptedR
     if best is None or best.confirmed is None:
         return None
     conf, recipe = best.confirmed, best.recipe.to_dict()
-    return AcceptedRecipe(source=best.neighbour.name, recipe=recipe, recipe_text=recipe_text(recipe, names),
+    return AcceptedRecipe(source=best.source, recipe=recipe, recipe_text=recipe_text(recipe, names),
                           speedup=conf.ratio, interval=(conf.low, conf.high), confidence=conf.confidence,
                           pairs=conf.pairs, threads=conf.threads, loaded=conf.loaded, text=conf.describe())

@@ -36,10 +36,11 @@ class NeighbourView:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A neighbour's recipe adapted to the nest (``recipe_text`` in the nest's own loop names)."""
+    """A neighbour's recipe adapted to the nest (``recipe_text`` in the nest's own loop names), or a
+    first guess of the recipe space when no neighbour lies within the gate (``source_nest_id`` None)."""
 
     source: str  # the neighbour's name
-    source_nest_id: int
+    source_nest_id: int | None
     recipe: JsonDict
     recipe_text: str | None
     source_recipe_text: str | None = None  # the neighbour's recipe it came from, in the neighbour's loop names

@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from autotune.transfer import Candidate as TransferCandidate
-from autotune.transfer import Neighbour, TransferTuner
+from autotune.transfer import Neighbour, TransferTuner, within_gate
 from database import nest_name
 from database.errors import NotFoundError
 from embeddings.features import static_features
@@ -68,7 +68,8 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
                                                        names=names, structure=structure_key(program.sparse))
         targets = target_views(session, here)
     neighbours, gate = _neighbours_and_gate(ctx, features, k=options.k, own=own, min_speedup=min_speedup)
-    tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(ctx.settings), margin=min_speedup))
+    tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(ctx.settings), margin=min_speedup),
+                          gate_distance=math.inf if gate.threshold is None else gate.threshold)
     adapted = tuner.candidates(scop, params, neighbours, deps)
     candidates = tuple(_candidate(c, names) for c in adapted)
     entry = NestSuggestion(
@@ -88,6 +89,8 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
 
 
 def _candidate(c: TransferCandidate, names: Sequence[str]) -> Candidate:
+    if c.neighbour is None:  # the recipe space's first guess: no neighbour lent it
+        return Candidate(c.source, None, c.recipe.to_dict(), recipe_text(c.recipe, names))
     lent = c.lent or c.neighbour.lent[0]
     return Candidate(c.neighbour.name, c.neighbour.nest_id, c.recipe.to_dict(), recipe_text(c.recipe, names),
                      recipe_text(lent.recipe, c.neighbour.loop_names), lent.speedup)
@@ -102,7 +105,7 @@ def _neighbours_and_gate(ctx: CoreContext, features: Mapping[str, float | None],
     except NotFoundError:  # no embedding model yet: no neighbour, and nothing to trust
         neighbours, threshold = [], 0.0
     nearest = min((n.distance for n in neighbours), default=None)
-    confident = bool(neighbours) and neighbours[0].distance <= threshold + 1e-12
+    confident = within_gate(neighbours, threshold)
     return neighbours, GateDecision(confident, threshold if math.isfinite(threshold) else None, nearest)
 
 

@@ -86,7 +86,10 @@ class SuggestedNestPublic(BaseModel):
     recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest "
                                       "(per neighbour, nearest first: its best, then its best of other recipe "
                                       "families), each with recipe_text in this nest's loop names, and "
-                                      "from_recipe_text and from_speedup: the neighbour's recipe it came from")
+                                      "from_recipe_text and from_speedup: the neighbour's recipe it came from. "
+                                      "When no neighbour is within the gate, also the recipe space's first "
+                                      "guesses (isl's schedule; the outermost parallel loop with the innermost "
+                                      "vectorized), with from_nest_id null")
     results: list[JsonObject] = Field(default_factory=list,
                                       description="This nest's own results: measured now (evaluate), or else "
                                       "its tuned_before result; never a neighbour's")

@@ -17,6 +17,7 @@ import typer
 from typer.testing import CliRunner
 
 from autotune.seed import build_seed, read_manifest
+from autotune.transfer import PRIOR_SOURCE
 from benchmarks.harness_cache import RecipeCache
 from benchmarks.paper import PaperConfig, family_of, geomean, run_paper_benchmark, summarize
 from benchmarks.paper import main as paper_main
@@ -81,6 +82,9 @@ def test_report_structure_and_one_nest_per_family(report: dict) -> None:
     for key in ("a", "b"):
         assert report["summary"]["targets"][key]["status"] in ("PASS", "FAIL", "NOT AVAILABLE")
     assert set(report["summary"]["near_autotune"]) >= {"k=1", "k=2", "best k"}
+    # The service's confidence gate applies (the model's own), and the report says how.
+    assert report["config"]["gate_distance"] > 0 and all(isinstance(r["within_gate"], bool) for r in report["nests"])
+    assert "beyond the confidence gate" in Path(report["report"]["markdown"]).read_text()
 
 
 def _transferable_by_family(url: str) -> dict[str, set[int]]:
@@ -107,8 +111,12 @@ def test_neighbours_come_from_other_families_only(seeded: tuple[str, Path, Datab
         assert set(ids) <= eligible and len(ids) == len(set(ids)) == min(max(K_VALUES), len(eligible)), row["name"]
         assert all(nb["family"] != row["family"] for nb in row["neighbours"])
         for k in K_VALUES:
-            assert all(c["from_nest_id"] in [nb["nest_id"] for nb in row["neighbours"][:k]]
-                       for c in row["transfer"][str(k)]["candidates"])
+            lent = [c for c in row["transfer"][str(k)]["candidates"] if c["from_nest_id"] is not None]
+            assert all(c["from_nest_id"] in [nb["nest_id"] for nb in row["neighbours"][:k]] for c in lent)
+            # The recipe space's first guesses, only for a nest with no neighbour within the confidence gate.
+            guesses = [c for c in row["transfer"][str(k)]["candidates"] if c["from_nest_id"] is None]
+            assert all(c["from"] == PRIOR_SOURCE and c["distance"] is None for c in guesses)
+            assert not guesses or row["within_gate"] is False
 
 
 def test_transfer_follows_the_acceptance_rule_and_counts_distinct_candidates(report: dict) -> None:
@@ -122,7 +130,9 @@ def test_transfer_follows_the_acceptance_rule_and_counts_distinct_candidates(rep
                 assert t["speedup"] == 1.0 and t["recipe"] is None
             hashes = {Recipe.from_dict(c["recipe"]).hash for c in t["candidates"]}
             # Each neighbour lends its best recipe of up to PERFEMBED_TRANSFER_FAMILIES families.
-            assert t["evaluations"] == len(t["candidates"]) == len(hashes) <= k * report["config"]["transfer_families"]
+            # ... and, with no neighbour within the gate, the recipe space's two first guesses.
+            assert t["evaluations"] == len(t["candidates"]) == len(hashes) \
+                <= k * report["config"]["transfer_families"] + (0 if row["within_gate"] else 2)
         # a larger k only adds candidates
         small, large = (row["transfer"][str(k)]["candidates"] for k in K_VALUES)
         assert [c["recipe"] for c in small] == [c["recipe"] for c in large[:len(small)]]
@@ -203,9 +213,11 @@ def test_the_script_with_json_prints_one_object_and_its_progress_on_stderr(
     # A 38-minute `python -m benchmarks.paper --json` said nothing until it ended.
     url, data, _ = seeded
     code = paper_main(["--json", "--url", url, "--data-dir", str(data), "--families", "blas3", "--per-family", "1",
-                       "--tune-trials", "2", "--k", "1", "--no-polly", "--reps", "1", "--out", ""])
+                       "--tune-trials", "2", "--k", "1", "--no-polly", "--no-gate", "--reps", "1", "--out", ""])
     captured = capsys.readouterr()
-    assert code == 0 and [r["family"] for r in json.loads(captured.out)["nests"]] == ["blas3"]
+    out = json.loads(captured.out)
+    assert code == 0 and [r["family"] for r in out["nests"]] == ["blas3"]
+    assert out["config"]["gate_distance"] is None and out["nests"][0]["within_gate"] is True  # --no-gate
     assert "[1/1] blas3/gemm_ijk.c" in captured.err
 
 

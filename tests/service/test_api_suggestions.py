@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import database
+from autotune.transfer import PRIOR_SOURCE
 from loopnest.errors import CompileError, PerfembedError, SourceError
 from service.core import TransferCore
 from tests.service import fake_harness
@@ -28,6 +29,10 @@ def test_each_nest_gets_a_job_when_the_gate_says_no(tmp_path: Path) -> None:
         assert data["evaluated"] is False and nest["index"] == 0 and nest["neighbours"] == []
         assert nest["gate"]["confident"] is False and nest["gate"]["distance"] is None
         assert nest["gate"]["threshold"] > 0 and nest["job_id"] is not None
+        # No neighbour within the gate: the recipe space's first guesses are the candidates, from no stored nest.
+        assert nest["recipes"] and all(c["from_nest_id"] is None and c["from"] == PRIOR_SOURCE
+                                       for c in nest["recipes"])
+        assert nest["recipes"][0]["recipe"]["steps"][0]["op"] == "autoschedule"
         job = api.get(f"/v1/tuning-jobs/{nest['job_id']}").json()
         assert job["status"] == "queued" and job["nest_id"] == nest["nest_id"]
         # Asked again, the same open job answers: one job per nest.

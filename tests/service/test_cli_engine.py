@@ -95,3 +95,5 @@ def test_suggest_on_an_empty_database_names_the_file_and_says_how_to_load_the_se
     assert proc.returncode == 0, proc.stderr
     assert "gemm_ijk.c#0 (function gemm_ijk, nest 0)" in proc.stdout and "program.c" not in proc.stdout
     assert "perfembed seed load" in proc.stdout
+    # No neighbour within the gate: the recipe space's first guesses are still offered, isl's schedule first.
+    assert "recipe space (no neighbour within the gate)" in proc.stdout and "autoschedule" in proc.stdout

@@ -117,6 +117,15 @@ def test_suggest_form_answers_from_the_database_and_names_bad_input(ui: TestClie
     assert empty.status_code == 422 and "paste a C program" in empty.text
 
 
+def test_suggest_form_with_no_neighbour_offers_the_recipe_spaces_first_guesses(tmp_path: Path) -> None:
+    settings = ServiceSettings(data_dir=tmp_path / "empty", threads=1)
+    source = (Path(__file__).parents[2] / "corpus/kernels/blas3/gemm_ijk.c").read_text()
+    with TestClient(create_app(settings)) as client:
+        answer = client.post("/ui/suggest", data={"source": source, "params": "ni=32 nj=32 nk=32"})
+    assert answer.status_code == 200 and "No stored neighbour." in answer.text
+    assert "recipe space (no neighbour within the gate)" in answer.text and "autoschedule (isl)" in answer.text
+
+
 def test_reads_need_a_key_when_the_server_says_so(db: UiDatabase) -> None:
     with _client(db, api_keys_for_reads=True) as client:
         refused = client.get("/ui")

@@ -1,0 +1,98 @@
+"""The confidence gate in transfer: with no neighbour within it, the recipe space's first guesses are
+candidates too (reproduction: jacobi3d_7pt_pp in the paper benchmark of 2026-11-25, whose five
+neighbours, tensor contractions and layout copies at squared distance 14-19, lent seven recipes that
+all ran slower than the original, while the outermost parallel loop with the innermost vectorized was
+among autotuning's best)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autotune.transfer import PRIOR_SOURCE, Neighbour, TransferTuner, loop_roles, within_gate
+from autotune.transfer_priors import space_priors
+from loopnest import Harness, Recipe, apply_recipe, extract_scops
+from loopnest.polyhedral import compute_dependences
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+STENCIL = CORPUS / "generated/stencil_2d/jacobi2d_9pt_star_copy_f64.c"
+STENCIL_PARAMS = {"n": 48, "tsteps": 3}
+GEMM = CORPUS / "kernels/blas3/gemm_ijk.c"
+GEMM_PARAMS = {"ni": 48, "nj": 48, "nk": 48}
+# A gemm neighbour's best: loop-level steps that carry nothing to a time-stepped stencil.
+GEMM_BEST = Recipe.from_dict({"steps": [{"op": "tile", "loops": [1], "sizes": [16]},
+                                        {"op": "unroll", "factor": 4, "loop": 2}]})
+
+
+def _stencil():
+    scop = extract_scops(STENCIL).scops[0]
+    return scop, compute_dependences(scop)
+
+
+def _gemm_neighbour(distance: float) -> Neighbour:
+    gemm = extract_scops(GEMM).scops[0]
+    return Neighbour(7, "blas3/gemm_ijk.c#0", distance, GEMM_BEST, loop_roles(gemm, GEMM_PARAMS), 2.0)
+
+
+def _ops(recipe: Recipe) -> list[str]:
+    return [step["op"] for step in recipe.to_dict()["steps"]]
+
+
+def test_the_first_guesses_are_isls_schedule_and_the_parallel_loop_with_simd_and_both_apply() -> None:
+    scop, deps = _stencil()
+    guesses = space_priors(scop, STENCIL_PARAMS, deps)
+    assert [_ops(r)[0] for r in guesses] == ["autoschedule", "parallelize"]
+    assert _ops(guesses[1]) == ["parallelize", "vectorize"]
+    # The time loop (loop 0) carries every dependence: the parallel loop is a space loop inside it.
+    assert guesses[1].to_dict()["steps"][0]["loop"] != 0
+    for recipe in guesses:
+        apply_recipe(scop, recipe, deps)  # legal on this nest
+
+
+def test_a_neighbour_beyond_the_gate_adds_the_first_guesses_before_its_own_recipes() -> None:
+    scop, deps = _stencil()
+    far, farther = _gemm_neighbour(distance=14.5), _gemm_neighbour(distance=16.0)
+    tuner = TransferTuner(gate_distance=4.2)
+    cands = tuner.candidates(scop, STENCIL_PARAMS, [far], deps)
+    guesses = [c for c in cands if c.neighbour is None]
+    lent = [c for c in cands if c.neighbour is not None]
+    assert lent and cands[:len(guesses)] == guesses  # first, so that more neighbours still only add candidates
+    assert [c.recipe.hash for c in guesses] == [r.hash for r in space_priors(scop, STENCIL_PARAMS, deps)]
+    assert all(c.source == PRIOR_SOURCE for c in guesses) and lent[0].source == far.name
+    more = tuner.candidates(scop, STENCIL_PARAMS, [far, farther], deps)
+    assert [c.recipe.hash for c in more[:len(cands)]] == [c.recipe.hash for c in cands]
+
+
+def test_within_the_gate_or_without_a_gate_only_the_neighbours_recipes_are_candidates() -> None:
+    scop, deps = _stencil()
+    near, far = _gemm_neighbour(distance=1.0), _gemm_neighbour(distance=14.5)
+    for tuner, neighbours in ((TransferTuner(gate_distance=4.2), [near, far]), (TransferTuner(), [far])):
+        cands = tuner.candidates(scop, STENCIL_PARAMS, neighbours, deps)
+        assert cands and all(c.neighbour is not None for c in cands)
+    assert within_gate([far, near], 4.2) and not within_gate([far], 4.2) and within_gate([far], None)
+
+
+def test_with_no_neighbour_at_all_the_first_guesses_are_the_candidates() -> None:
+    scop, deps = _stencil()
+    cands = TransferTuner(gate_distance=4.2).candidates(scop, STENCIL_PARAMS, [], deps)
+    assert [c.recipe.hash for c in cands] == [r.hash for r in space_priors(scop, STENCIL_PARAMS, deps)]
+    assert TransferTuner().candidates(scop, STENCIL_PARAMS, [], deps) == []
+
+
+def test_a_first_guess_a_neighbour_already_lent_is_offered_once() -> None:
+    scop, deps = _stencil()
+    first = space_priors(scop, STENCIL_PARAMS, deps)[1]  # parallelize + vectorize, in the stencil's own loops
+    stencil_roles = loop_roles(scop, STENCIL_PARAMS, deps)
+    twin = Neighbour(8, "stencil_twin.c#0", 9.0, first, stencil_roles, 1.8)
+    cands = TransferTuner(gate_distance=4.2).candidates(scop, STENCIL_PARAMS, [twin], deps)
+    hashes = [c.recipe.hash for c in cands]
+    assert len(hashes) == len(set(hashes)) and first.hash in hashes
+    assert [c.neighbour for c in cands] == [None, None]  # the twin lends nothing the guesses do not
+
+
+def test_the_first_guesses_are_screened_and_verified_like_any_candidate() -> None:
+    scop, deps = _stencil()
+    with Harness(scop, STENCIL_PARAMS, reps=1) as harness:
+        result = TransferTuner(gate_distance=4.2, min_speedup=1e9).evaluate(harness, [_gemm_neighbour(14.5)])
+    guesses = [c for c in result.candidates if c.neighbour is None]
+    assert len(guesses) == 2 and all(c.verified and c.status == "ok" for c in guesses)
+    assert result.evaluations == len(result.candidates) and not result.accepted
