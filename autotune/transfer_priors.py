@@ -5,7 +5,7 @@ for a different kind of nest; in the leave-one-family-out benchmark of 2026-11-2
 the 3-d Jacobi stencil's five neighbours were tensor contractions and layout copies at squared distance
 14-19 (the gate: 4.2), and none of their seven adapted recipes beat the original (0.22x-0.98x), while
 two of autotuning's first ten trials, the outermost parallel loop with the innermost vectorized and
-isl's schedule, were among its best. So below the gate transfer also screens those two, exactly as
+isl's schedule, were among its best. So beyond the gate transfer also screens those two, exactly as
 every autotuning study starts (:meth:`autotune.space.RecipeSpace.autoschedule_params`,
 :meth:`~autotune.space.RecipeSpace.parallel_simd_params`): two more evaluations, counted as such.
 """

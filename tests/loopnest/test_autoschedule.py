@@ -43,6 +43,7 @@ void jacobi(int steps, int n, double A[n], double B[n]) {
 """
 TRSM = (ROOT / "corpus/generated/triangular/trsm_lower_f64.c").read_text()
 
+
 def _recipe(**args: object) -> Recipe:
     return Recipe.from_dict({"steps": [{"op": "autoschedule", **args}]})
 
