@@ -24,6 +24,9 @@ families. For each held-out nest, in one run:
   Autotune n re-evaluates the three best verified recipes among the first n evaluated trials in the
   same harness as the transfer candidates and keeps the fastest; the same 1.1x acceptance rule applies.
   Evaluations = n (or fewer when the study ran out of legal distinct recipes);
+* **confirmed**: each distinct recipe a method accepted, compared with the baseline interleaved in fresh
+  processes until its interval clears the margin (:mod:`benchmarks.paper_confirm`); a method keeps its
+  figure only when it holds up (``--no-confirm``: not done). The summary is given both ways;
 * **Polly**: the same baseline built by ``clang-16 -O3 -march=native -fopenmp -mllvm -polly
   -mllvm -polly-parallel`` in a second harness; speedup = gcc baseline median / Polly median. Polly's
   outputs are checked against gcc's baseline outputs; an unverified or failed Polly build is listed
@@ -138,6 +141,8 @@ def build_parser(description: str = "Leave one family out: transfer vs autotunin
     parser.add_argument("--no-gate", action="store_true",
                         help="transfer screens the neighbours' recipes alone, also with no neighbour within the "
                              "confidence gate (default: then also the recipe space's first guesses, as the service)")
+    parser.add_argument("--no-confirm", action="store_true",
+                        help="skip confirming each method's winner by interleaved re-measurement")
     return parser
 
 
@@ -145,7 +150,7 @@ def config_from_args(args: argparse.Namespace, *, polly: bool) -> PaperConfig:
     """The :class:`PaperConfig` of the options :func:`build_parser` defines."""
     return PaperConfig(per_family=args.per_family, k_values=args.k, tune_trials=args.tune_trials,
                        families=args.families, reps=args.reps, seed=args.seed, polly=polly,
-                       gate=not args.no_gate)
+                       gate=not args.no_gate, confirm=not args.no_confirm)
 
 
 def main(argv: list[str] | None = None) -> int:

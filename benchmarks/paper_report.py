@@ -151,7 +151,44 @@ def markdown_report(report: Mapping[str, Any], plot_name: str | None = None) -> 
     ]
     if plot_name:
         lines += ["", f"![geomean speedup vs mean evaluations]({plot_name})"]
-    return "\n".join([*lines, *_nest_lines(report), *_method_lines(cfg)])
+    return "\n".join([*lines, *_confirmed_lines(report), *_nest_lines(report), *_method_lines(cfg)])
+
+
+def _confirmed_lines(report: Mapping[str, Any]) -> list[str]:
+    """The summary again over the confirmed figures, and each nest's confirmed winners (reports before the
+    confirmation: nothing)."""
+    conf = report.get("confirmed")
+    if not conf:
+        return []
+    cfg, policy = report["config"], conf["policy"]
+    k, n = str(cfg["k_values"][-1]), str(cfg["tune_trials"][-1])
+    lines = ["", "## Confirmed: each method's winner re-measured interleaved with the baseline", "",
+             f"Every distinct accepted recipe compared with the baseline in one driver (AB BA ...), "
+             f"{policy['pairs_per_run']} pairs per fresh process, at least {policy['min_runs']} processes, until the "
+             f"{policy['confidence']:.0%} interval of the ratio clears {policy['margin']}x (at most "
+             f"{policy['max_pairs']} pairs). A method keeps its figure only when the interval's low end clears the "
+             f"margin, else 1.0x. {conf['held']} of {conf['confirmed_cells']} accepted results held up; "
+             f"{conf['recipes_compared']} recipes compared, {conf['loaded']} of them under CPU pressure.", "",
+             *_summary_lines(cfg, conf["summary"]), *_target_lines(conf["summary"]), "",
+             "| nest | " + f"T k={k} | confirmed | AT {n} | confirmed |", "| --- | --- | --- | --- | --- |"]
+    for r in report["nests"]:
+        c = r.get("confirmed")
+        if not c:
+            continue
+        cells = [_cell(r["transfer"][k]), _confirmed_cell(c["transfer"][k]), _cell(r["autotune"][n]),
+                 _confirmed_cell(c["autotune"][n])]
+        lines.append(f"| {r['name']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _confirmed_cell(cell: Mapping[str, Any]) -> str:
+    """A confirmed result: the ratio and its interval, and whether it held up."""
+    if cell.get("held") is None:
+        return "1.00x (original kept)"
+    if "ratio" not in cell:
+        return f"1.00x ({cell.get('status', 'not compared')})"
+    mark = "*" if cell["held"] else " (did not hold: 1.00x)"
+    return f"{cell['ratio']:.2f}x [{cell['low']:.2f}, {cell['high']:.2f}]{mark}"
 
 
 def _summary_lines(cfg: Mapping[str, Any], summary: Mapping[str, Any]) -> list[str]:
@@ -258,7 +295,8 @@ def _method_lines(cfg: Mapping[str, Any]) -> list[str]:
         + "`, outputs checked against gcc's baseline outputs.",
         "- Caveat: both results are the maximum over single measurements in that harness (transfer: its k "
         f"neighbours' candidates; autotuning: its {REMEASURE_TOP} best trials), which favours the method with "
-        "more candidates slightly, given run-to-run noise of about 15%.",
+        "more candidates slightly, given run-to-run noise of about 15%; the confirmed summary (where the report "
+        "has one) re-measures each winner interleaved with the baseline.",
         "",
     ]
 
@@ -324,4 +362,8 @@ def summary_table(report: Mapping[str, Any]) -> str:
                      f"{m['nests']:>6}")
     for key, t in report["summary"]["targets"].items():
         lines.append(f"target ({key}): {t['status']}" + (f" (k={t['passing_k']})" if t["passing_k"] else ""))
+    if report.get("confirmed"):
+        for key, t in report["confirmed"]["summary"]["targets"].items():
+            lines.append(f"target ({key}), winners confirmed: {t['status']}"
+                         + (f" (k={t['passing_k']})" if t["passing_k"] else ""))
     return "\n".join(lines)

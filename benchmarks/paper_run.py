@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from autotune.transfer import TransferTuner, within_gate
 from autotune.tune_outcome import TuneResult
 from autotune.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from benchmarks.harness_cache import RecipeCache
+from benchmarks.paper_confirm import CONFIRM_POLICY, confirm_row, confirmed_summary
 from benchmarks.paper_measure import (
     POLLY_CC,
     POLLY_FLAGS,
@@ -68,7 +69,8 @@ class PaperConfig:
     hold yet is registered and becomes its current one); False uses the database's current model.
     ``gate``: as the service does, transfer also screens the recipe space's first guesses when no
     neighbour lies within the embedding's confidence gate (:mod:`autotune.transfer_priors`); False
-    screens the neighbours' recipes alone."""
+    screens the neighbours' recipes alone. ``confirm``: each method's accepted recipe is compared with the
+    baseline interleaved until its interval clears the margin (:mod:`benchmarks.paper_confirm`)."""
 
     per_family: int = 2
     k_values: Sequence[int] = (1, 3, 5)
@@ -82,6 +84,7 @@ class PaperConfig:
     polly_flags: str = POLLY_FLAGS
     fit_model: bool = True
     gate: bool = True
+    confirm: bool = True
 
     def checked(self) -> PaperConfig:
         """The same run with sorted, distinct budgets; a :class:`ParameterError` names a value out of range."""
@@ -203,6 +206,11 @@ class PaperRun:
             transfer = transfer_results(cache, self.tuner, scop, params, neighbours, deps, cfg.k_values,
                                         cfg.min_speedup)
             autotune = autotune_results(cache, history, cfg.tune_trials, cfg.min_speedup)
+            confirmed = None
+            if cfg.confirm:
+                self.emit(ProgressEvent("measure", pos, total, held.name, "winners confirmed, interleaved"))
+                confirmed = confirm_row(harness, {"transfer": transfer, "autotune": autotune},
+                                        replace(CONFIRM_POLICY, margin=cfg.min_speedup))
             polly = self._polly(pos, held, harness, base.median)
         return {
             "nest_id": held.nest_id, "name": held.name, "index": held.index, "family": held.family, "params": params,
@@ -210,7 +218,7 @@ class PaperRun:
             "neighbours": [{"nest_id": nb.nest_id, "name": nb.name, "family": family_of_nest.get(nb.nest_id),
                             "distance": nb.distance, "recorded_speedup": nb.recorded_speedup} for nb in neighbours],
             "within_gate": within_gate(neighbours, self.gate_distance),
-            "transfer": transfer, "autotune": autotune, "polly": polly,
+            "transfer": transfer, "autotune": autotune, "confirmed": confirmed, "polly": polly,
             "autotune_evaluated": len(history), "autotune_stopped": tuned.stopped,
         }
 
@@ -227,7 +235,7 @@ class PaperRun:
         cfg, sel, settings = self.config, self.selection, self.settings
         measured = [r for r in rows if r is not None]
         polly_note = None if not cfg.polly or self.use_polly else f"{cfg.polly_cc} not found: Polly not available"
-        return {
+        report: dict[str, Any] = {
             "benchmark": "paper",
             "config": {
                 "k_values": list(cfg.k_values), "tune_trials": list(cfg.tune_trials), "per_family": cfg.per_family,
@@ -248,6 +256,9 @@ class PaperRun:
                                  polly_available=self.use_polly),
             "seconds": round(time.time() - self.started, 1),
         }
+        if cfg.confirm:
+            report["confirmed"] = confirmed_summary(report, replace(CONFIRM_POLICY, margin=cfg.min_speedup))
+        return report
 
 
 def _load() -> list[float] | None:

@@ -21,6 +21,8 @@ from autotune.transfer import PRIOR_SOURCE
 from benchmarks.harness_cache import RecipeCache
 from benchmarks.paper import PaperConfig, family_of, geomean, run_paper_benchmark, summarize
 from benchmarks.paper import main as paper_main
+from benchmarks.paper_confirm import CONFIRM_RUNS
+from benchmarks.paper_confirm import main as confirm_main
 from benchmarks.paper_measure import REMEASURE_TOP, autotune_results
 from benchmarks.paper_nests import select_held_out
 from database import best_recipe_for, get_or_create_target, get_store, list_nests, list_programs, list_targets
@@ -172,6 +174,46 @@ def test_polly_is_verified_against_gcc_or_reported(report: dict) -> None:
     if HAS_CLANG:
         polly = report["summary"]["methods"][-1]
         assert polly["nests"] + polly["unverified"] + polly["failed"] == len(report["nests"])
+
+
+def test_each_accepted_winner_is_confirmed_interleaved(report: dict) -> None:
+    """A method keeps its figure only when its winner holds up compared with the baseline interleaved."""
+    for row in report["nests"]:
+        conf = row["confirmed"]
+        for kind, budgets in (("transfer", K_VALUES), ("autotune", TUNE_TRIALS)):
+            for b in budgets:
+                cell, mine = row[kind][str(b)], conf[kind][str(b)]
+                if not cell["accepted"]:
+                    assert mine == {"speedup": 1.0, "accepted": False, "held": None}
+                    continue
+                sp = conf["recipes"][Recipe.from_dict(cell["recipe"]).hash]["speedup"]
+                if sp is None:  # the comparison failed: the original is kept
+                    assert mine["held"] is False and mine["speedup"] == 1.0
+                    continue
+                assert sp["runs"] >= CONFIRM_RUNS and sp["pairs"] >= 5 * CONFIRM_RUNS and sp["threads"] == 1
+                assert mine["held"] == (sp["low"] > 1.1) == mine["accepted"]
+                assert mine["speedup"] == (sp["ratio"] if mine["held"] else 1.0)
+    conf = report["confirmed"]
+    assert [m["method"] for m in conf["summary"]["methods"]] == [m["method"] for m in report["summary"]["methods"]]
+    assert conf["nests"] == len(report["nests"]) and conf["held"] <= conf["confirmed_cells"]
+    assert "## Confirmed" in Path(report["report"]["markdown"]).read_text()
+
+
+def test_a_saved_report_is_confirmed_on_the_database_it_was_measured_on(
+        seeded: tuple[str, Path, DatabaseSettings], report: dict, tmp_path: Path, capsys) -> None:
+    saved = json.loads(json.dumps({k: v for k, v in report.items() if k not in ("_events", "confirmed")}))
+    for row in saved["nests"]:
+        del row["confirmed"]
+    saved["nests"][0]["name"] = "elsewhere/not_this_nest.c"  # not what the database holds: never confirmed
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(saved))
+    assert confirm_main([str(path), "--url", seeded[0], "--json", "--out", str(tmp_path / "confirmed.md")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["nests"][0]["confirmed"] is None and all(r["confirmed"] for r in out["nests"][1:])
+    assert out["confirmed"]["nests"] == len(out["nests"]) - 1
+    assert "## Confirmed" in (tmp_path / "confirmed.md").read_text()
+    assert confirm_main([str(tmp_path / "missing.json")]) == 2
+    assert "not a readable JSON report" in capsys.readouterr().err
 
 
 def test_markdown_and_plot_are_written(report: dict) -> None:
