@@ -176,8 +176,21 @@ def _render(report: dict[str, Any]) -> None:
     console.print(table)
     for key, target in report["summary"]["targets"].items():
         console.print(f"target ({key}): {target['status']}: {target['name']}")
+    _render_confirmed(report.get("confirmed"))
     if report.get("report"):
         console.print(f"wrote {report['report']['markdown']} and {report['report']['plot']}")
+
+
+def _render_confirmed(confirmed: dict[str, Any] | None) -> None:
+    """The geomeans and targets again with each method's winner re-measured interleaved with the baseline."""
+    if not confirmed:
+        return
+    geomeans = ", ".join(f"{m['method']} {m['geomean_speedup']:.2f}x" for m in confirmed["summary"]["methods"]
+                         if m["kind"] in ("transfer", "autotune") and m["geomean_speedup"])
+    console.print(f"winners re-measured interleaved: {confirmed['held']} of {confirmed['confirmed_cells']} held up; "
+                  f"{geomeans}")
+    for key, target in confirmed["summary"]["targets"].items():
+        console.print(f"target ({key}), winners confirmed: {target['status']}")
 
 
 def _pass_through(module: str, ctx: typer.Context) -> None:

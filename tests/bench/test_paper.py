@@ -241,6 +241,11 @@ def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, DatabaseS
         out = json.loads(result.stdout)
         assert [r["family"] for r in out["nests"]] == ["blas3"] and out["nests"][0]["polly"] == {"status": "off"}
         assert (tmp_path / "p.md").exists() and (tmp_path / "p.png").exists()
+        human = runner.invoke(app, ["bench", "paper", "--families", "blas3", "--per-family", "1", "--tune-trials",
+                                    "2", "--k", "1", "--no-polly", "--reps", "1", "--no-report"])
+        assert human.exit_code == 0, human.output
+        assert "target (a): " in human.stdout and "target (a), winners confirmed: " in human.stdout
+        assert "winners re-measured interleaved: " in human.stdout
         bad = runner.invoke(app, ["bench", "paper", "--families", "nope"])  # the child's user error, as is
         assert isinstance(bad.exception, PerfembedError) and "nope" in str(bad.exception)
         assert bad.exception.to_dict()["error"] == "ParameterError" and bad.exception.exit_code == 2
