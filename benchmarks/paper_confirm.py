@@ -135,15 +135,15 @@ def confirm_report(report: dict[str, Any], url: str, *, margin: float | None = N
                          cflags=cfg["cflags"]) as harness:
                 row["confirmed"] = confirm_row(harness, row, policy)
             if progress is not None:
-                progress(f"[{pos + 1}/{len(report['nests'])}] {row['name']} {_line(row['confirmed'], cfg)}")
+                line = confirmed_line(row["confirmed"], cfg["k_values"][-1], cfg["tune_trials"][-1])
+                progress(f"[{pos + 1}/{len(report['nests'])}] {row['name']} {line}")
     report["confirmed"] = confirmed_summary(report, policy)
     return report
 
 
-def _line(conf: Mapping[str, Any], cfg: Mapping[str, Any]) -> str:
-    """A confirmed nest in a line: the largest k's and budget's confirmed figures."""
-    k, n = str(cfg["k_values"][-1]), str(cfg["tune_trials"][-1])
-    return f"T{k} {conf['transfer'][k]['speedup']:.2f}x A{n} {conf['autotune'][n]['speedup']:.2f}x"
+def confirmed_line(conf: Mapping[str, Any], k: int, n: int) -> str:
+    """A confirmed nest in a few words: transfer k's and autotune n's confirmed figures."""
+    return f"T{k} {conf['transfer'][str(k)]['speedup']:.2f}x A{n} {conf['autotune'][str(n)]['speedup']:.2f}x"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,7 @@ from autotune.transfer import TransferTuner, within_gate
 from autotune.tune_outcome import TuneResult
 from autotune.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from benchmarks.harness_cache import RecipeCache
-from benchmarks.paper_confirm import CONFIRM_POLICY, confirm_row, confirmed_summary
+from benchmarks.paper_confirm import CONFIRM_POLICY, confirm_row, confirmed_line, confirmed_summary
 from benchmarks.paper_measure import (
     POLLY_CC,
     POLLY_FLAGS,
@@ -276,4 +276,6 @@ def _row_line(row: Mapping[str, Any], k_values: Sequence[int], tune_trials: Sequ
     polly = row["polly"]
     if polly.get("speedup") and polly.get("status") == "verified":
         parts.append(f"Polly {polly['speedup']:.2f}x")
+    if row.get("confirmed"):
+        parts.append("confirmed " + confirmed_line(row["confirmed"], k_values[-1], tune_trials[-1]))
     return " ".join(parts)

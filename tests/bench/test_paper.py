@@ -265,7 +265,7 @@ def test_the_script_with_json_prints_one_object_and_its_progress_on_stderr(
     out = json.loads(captured.out)
     assert code == 0 and [r["family"] for r in out["nests"]] == ["blas3"]
     assert out["config"]["gate_distance"] is None and out["nests"][0]["within_gate"] is True  # --no-gate
-    assert "[1/1] blas3/gemm_ijk.c" in captured.err
+    assert "[1/1] blas3/gemm_ijk.c" in captured.err and " confirmed T1 " in captured.err
 
 
 # -- the summary rules, on rows made up by hand ----------------------------------------------------
