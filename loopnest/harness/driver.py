@@ -179,7 +179,12 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
     lines = [*_declarations(scop, layouts), *_input_copies(loaded), *_initializer(layouts, inputs)]
     iterators = [f"  int {it};" for it in scop.iterators]
     for w, text in enumerate(kernels):
-        lines += [f"static void perfembed_kernel_{w}(void) {{", *iterators, text, "}", ""]
+        # noinline: a single kernel called through a one-entry table was inlined into main, where gcc 12
+        # compiled it differently (2026-11-25: SpMM's original took 49 ms there and 16 ms as a function, so
+        # every single-kernel ratio of that nest read 3x higher than the paired driver's). A kernel of its
+        # own is what the user's program has, and both drivers now time the same code.
+        lines += [f"static __attribute__((noinline)) void perfembed_kernel_{w}(void) {{", *iterators, text, "}",
+                  ""]
     lines += _main(scop, len(kernels), loaded)
     for w in range(len(kernels)):
         if len(kernels) > 1:
