@@ -169,7 +169,7 @@ def _confirmed_lines(report: Mapping[str, Any]) -> list[str]:
              f"{policy['max_pairs']} pairs). A method keeps its figure only when the interval's low end clears the "
              f"margin, else 1.0x. {conf['held']} of {conf['confirmed_cells']} accepted results held up; "
              f"{conf['recipes_compared']} recipes compared, {conf['loaded']} of them under CPU pressure.", "",
-             *_summary_lines(cfg, conf["summary"]), *_target_lines(conf["summary"]), "",
+             *_summary_lines(cfg, conf["summary"])[2:], *_target_lines(conf["summary"]), "",  # [2:]: no heading
              "| nest | " + f"T k={k} | confirmed | AT {n} | confirmed |", "| --- | --- | --- | --- | --- |"]
     for r in report["nests"]:
         c = r.get("confirmed")
