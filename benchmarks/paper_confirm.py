@@ -32,6 +32,7 @@ from benchmarks.paper_nests import rebuild_scop, select_held_out
 from benchmarks.paper_report import summarize, write_report
 from database import get_store
 from database.config import get_database_settings
+from loopnest.errors import PerfembedError
 from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.transform.recipe import Recipe
@@ -130,7 +131,11 @@ def confirm_report(report: dict[str, Any], url: str, *, margin: float | None = N
             if held is None or held.name != row["name"]:
                 row["confirmed"] = None  # the database is not the one measured: never confirm another nest
                 continue
-            scop = rebuild_scop(held, Path(scratch))
+            try:
+                scop = rebuild_scop(held, Path(scratch))
+            except (LookupError, PerfembedError):  # measured before, but the source no longer extracts here
+                row["confirmed"] = None
+                continue
             with Harness(scop, row["params"], reps=cfg["reps"], threads=cfg["threads"], limits=limits, cc=cfg["cc"],
                          cflags=cfg["cflags"]) as harness:
                 row["confirmed"] = confirm_row(harness, row, policy)
