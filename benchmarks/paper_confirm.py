@@ -151,6 +151,18 @@ def confirmed_line(conf: Mapping[str, Any], k: int, n: int) -> str:
     return f"T{k} {conf['transfer'][str(k)]['speedup']:.2f}x A{n} {conf['autotune'][str(n)]['speedup']:.2f}x"
 
 
+REPORT_CONFIG = ("k_values", "tune_trials", "per_family", "families", "reps", "threads", "cc", "cflags", "min_speedup")
+
+
+def _missing_fields(report: Any) -> str:
+    """The first field a saved paper report lacks (what :func:`confirm_report` reads), or ""."""
+    if not isinstance(report, dict) or not isinstance(report.get("config"), dict):
+        return "config"
+    if not isinstance(report.get("nests"), list):
+        return "nests"
+    return next((f"config.{key}" for key in REPORT_CONFIG if key not in report["config"]), "")
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line: confirm a saved report, write it back (JSON on stdout with ``--json``)."""
     parser = argparse.ArgumentParser(description="Confirm a paper benchmark report's winners by interleaved "
@@ -166,7 +178,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.report}: not a readable JSON report ({exc})", file=sys.stderr)
         return 2
     url = args.url or get_database_settings().resolved_database_url
-    report = confirm_report(report, url, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    missing = _missing_fields(report)
+    if missing:
+        print(f"error: {args.report}: not a paper benchmark report (no {missing})", file=sys.stderr)
+        return 2
+    try:
+        report = confirm_report(report, url, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    except PerfembedError as exc:  # e.g. a database without the tuned nests the report held out
+        print(f"error: {exc}", file=sys.stderr)
+        return getattr(exc, "exit_code", 2)
     if args.out:
         write_report(report, Path(args.out))
     if args.json:

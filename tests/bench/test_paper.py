@@ -214,6 +214,9 @@ def test_a_saved_report_is_confirmed_on_the_database_it_was_measured_on(
     assert "## Confirmed" in (tmp_path / "confirmed.md").read_text()
     assert confirm_main([str(tmp_path / "missing.json")]) == 2
     assert "not a readable JSON report" in capsys.readouterr().err
+    (tmp_path / "other.json").write_text(json.dumps({"config": {"k_values": [1]}, "nests": []}))
+    assert confirm_main([str(tmp_path / "other.json")]) == 2
+    assert "not a paper benchmark report (no config.tune_trials)" in capsys.readouterr().err
 
 
 def test_markdown_and_plot_are_written(report: dict) -> None:
