@@ -360,10 +360,10 @@ def summary_table(report: Mapping[str, Any]) -> str:
             continue
         lines.append(f"{m['method']:<16} {_fmt(m['geomean_speedup']):>9} {_fmt(m['mean_evaluations'], '', 1):>11} "
                      f"{m['nests']:>6}")
-    for key, t in report["summary"]["targets"].items():
-        lines.append(f"target ({key}): {t['status']}" + (f" (k={t['passing_k']})" if t["passing_k"] else ""))
+    summaries = [("", report["summary"])]
     if report.get("confirmed"):
-        for key, t in report["confirmed"]["summary"]["targets"].items():
-            lines.append(f"target ({key}), winners confirmed: {t['status']}"
-                         + (f" (k={t['passing_k']})" if t["passing_k"] else ""))
+        summaries.append((", winners confirmed", report["confirmed"]["summary"]))
+    for label, summary in summaries:
+        for key, t in summary["targets"].items():
+            lines.append(f"target ({key}){label}: {t['status']}" + (f" (k={t['passing_k']})" if t["passing_k"] else ""))
     return "\n".join(lines)

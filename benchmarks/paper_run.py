@@ -129,6 +129,7 @@ class PaperRun:
         self.model_version = self.embeddings.model()[0]  # the model searches use: the database's current one
         self.gate_distance = self.embeddings.gate_distance() if self.config.gate else None
         self.tuner = TransferTuner(min_speedup=self.config.min_speedup, gate_distance=self.gate_distance)
+        self.confirm_policy = replace(CONFIRM_POLICY, margin=self.config.min_speedup)
         self.use_polly = self.config.polly and polly_available(self.config.polly_cc)
         total = len(self.selection.held)
         self.emit(ProgressEvent("start", 0, total,
@@ -209,8 +210,7 @@ class PaperRun:
             confirmed = None
             if cfg.confirm:
                 self.emit(ProgressEvent("measure", pos, total, held.name, "winners confirmed, interleaved"))
-                confirmed = confirm_row(harness, {"transfer": transfer, "autotune": autotune},
-                                        replace(CONFIRM_POLICY, margin=cfg.min_speedup))
+                confirmed = confirm_row(harness, {"transfer": transfer, "autotune": autotune}, self.confirm_policy)
             polly = self._polly(pos, held, harness, base.median)
         return {
             "nest_id": held.nest_id, "name": held.name, "index": held.index, "family": held.family, "params": params,
@@ -257,7 +257,7 @@ class PaperRun:
             "seconds": round(time.time() - self.started, 1),
         }
         if cfg.confirm:
-            report["confirmed"] = confirmed_summary(report, replace(CONFIRM_POLICY, margin=cfg.min_speedup))
+            report["confirmed"] = confirmed_summary(report, self.confirm_policy)
         return report
 
 
