@@ -79,6 +79,7 @@ from autotune.space_steps import (
     width,
 )
 from loopnest.errors import IllegalTransformError, ParameterError, RecipeError
+from loopnest.harness.driver import MEASUREMENT_FORM
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
@@ -244,8 +245,10 @@ class RecipeSpace:
 
     @property
     def signature(self) -> str:
-        """A short hash of the parameter names and choices: equal signatures, compatible studies."""
-        text = json.dumps({k: list(v) for k, v in self.choices.items()}, sort_keys=True)
+        """A short hash of the parameter names and choices and of how the harness measures
+        (:data:`~loopnest.harness.driver.MEASUREMENT_FORM`): equal signatures, compatible studies. A study
+        measured under an earlier driver is not resumed under this one."""
+        text = json.dumps({k: list(v) for k, v in self.choices.items()}, sort_keys=True) + MEASUREMENT_FORM
         if self.expand_steps:  # a space over the expanded nest is another space
             text += json.dumps(self.expand_steps, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]

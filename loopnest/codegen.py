@@ -91,6 +91,8 @@ class _Printer:
             out.append(f"#pragma omp parallel for{clause}{schedule_clause(marks)}")
         elif "simd" in marks:
             out.append(f"#pragma omp simd{clause}")
+        elif "ivdep" in marks:
+            out.append("#pragma GCC ivdep")
         out += [f"#pragma GCC unroll {m.split(':')[1]}" for m in marks if m.startswith("unroll:")]
         return out
 

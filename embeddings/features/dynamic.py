@@ -301,8 +301,10 @@ class _Run:
     limits: Limits
 
     def harness(self, threads: int) -> Harness:
+        # The driver's static arrays, as every stored nest's features were measured (the embedding compares
+        # them); the tuning harness times the user's form.
         return Harness(self.scop, self.params, reps=self.reps, threads=threads, limits=self.limits, cc=self.cc,
-                       cflags=self.cflags)
+                       cflags=self.cflags, form="global")
 
 
 def _time_features(run: _Run, t_one: int, t_n: int, values: dict[str, float | None],

@@ -160,8 +160,23 @@ def check_static_size(scop: Scop, params: Mapping[str, int], layouts: list[Array
                              f"{of_which}; the measurement driver holds at most {MAX_STATIC_BYTES // 2**20} MiB")
 
 
+# How a kernel reaches the nest's variables. "global": it reads the driver's static arrays directly, so
+# the compiler knows they are distinct objects of fixed extents. "parameters": the way the user's function
+# has them: the variables the source declares as parameters (arrays, sizes, read-only scalars) come in
+# through the parameters of a function the compiler may not look through (noipa), so it must assume what
+# the user's compile assumes: arrays that may alias and extents known only at run time.
+# "restrict": the same with every array parameter restrict-qualified (the arrays do not overlap, which the
+# dependence analysis assumes of distinct arrays).
+ARRAY_FORMS = ("global", "parameters", "restrict")
+# What the harness's measurements mean: stored with every study's space signature, so a tuning study
+# measured under an earlier driver is never resumed under this one (autotune.records.tuning_study).
+# "parameters+ivdep" (2026-11-26): the user's form, and generated code that states independence.
+MEASUREMENT_FORM = "parameters+ivdep"
+
+
 def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[str, int],
-                      layouts: list[ArrayLayout], inputs: Collection[str] = ()) -> str:
+                      layouts: list[ArrayLayout], inputs: Collection[str] = (),
+                      forms: str | Sequence[str] = "global") -> str:
     """The driver program, run as ``prog PARAM... REPS OUT...`` (one output file per kernel).
 
     The arrays named in ``inputs`` (index arrays, :mod:`loopnest.harness.index_data`) are read once
@@ -172,9 +187,14 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
     kernels run interleaved in one process, the order rotating each repetition (AB BA AB ...), each
     from freshly initialized inputs, and every line is ``KERNEL TIME``; each kernel's outputs are
     dumped from a run of its own after the timed ones.
+
+    ``forms``: one of :data:`ARRAY_FORMS` for every kernel, or one per kernel.
     """
     check_static_size(scop, params, layouts, inputs)
     kernels = [kernel] if isinstance(kernel, str) else list(kernel)
+    form_of = [forms] * len(kernels) if isinstance(forms, str) else list(forms)
+    if len(form_of) != len(kernels) or not set(form_of) <= set(ARRAY_FORMS):
+        raise ValueError(f"forms {forms!r}: one of {ARRAY_FORMS} for each of the {len(kernels)} kernels")
     loaded = [lay for lay in layouts if lay.info.name in inputs and lay.info.storage != "region"]
     lines = [*_declarations(scop, layouts), *_input_copies(loaded), *_initializer(layouts, inputs)]
     iterators = [f"  int {it};" for it in scop.iterators]
@@ -183,8 +203,11 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
         # compiled it differently (2026-11-25: SpMM's original took 49 ms there and 16 ms as a function, so
         # every single-kernel ratio of that nest read 3x higher than the paired driver's). A kernel of its
         # own is what the user's program has, and both drivers now time the same code.
-        lines += [f"static __attribute__((noinline)) void perfembed_kernel_{w}(void) {{", *iterators, text, "}",
-                  ""]
+        if form_of[w] == "global":
+            lines += [f"static __attribute__((noinline)) void perfembed_kernel_{w}(void) {{", *iterators, text,
+                      "}", ""]
+        else:
+            lines += _kernel_with_parameters(scop, layouts, w, [*iterators, text], restrict=form_of[w] == "restrict")
     lines += _main(scop, len(kernels), loaded)
     for w in range(len(kernels)):
         if len(kernels) > 1:
@@ -192,6 +215,34 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
         lines += _dump(layouts, f"argv[{len(scop.params) + 2 + w}]")
     lines += ["  return 0;", "}", ""]
     return "\n".join(lines)
+
+
+def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body: list[str], *,
+                            restrict: bool = False) -> list[str]:
+    """Kernel ``w`` as a noipa function of the source's parameters, and the thunk the timing loop calls.
+
+    Parameter names shadow the driver's statics of the same name, so the kernel text is unchanged. An
+    extent the source declares as a bare size parameter (``float C[ni][nj]``) stays that parameter, as
+    in the user's variable-length array; any other extent is its value. Written scalars stay static:
+    the driver dumps them after the run."""
+    sizes = [(scop.param_types.get(p, "int"), p, p) for p in scop.params]
+    scalars = [(lay.info.element_type, lay.info.name, lay.info.name) for lay in layouts
+               if lay.info.storage == "param" and lay.info.is_scalar and not lay.info.written
+               and lay.info.name not in scop.params]
+    arrays = []
+    for lay in layouts:
+        if lay.info.storage != "param" or lay.info.is_scalar:
+            continue
+        inner = "".join(f"[{dim if dim in scop.params else extent}]"
+                        for dim, extent in zip(lay.info.dims[1:], lay.extents[1:], strict=True))
+        pointer = f"*restrict {lay.info.name}" if restrict else f"*{lay.info.name}"
+        declarator = f"({pointer}){inner}" if inner else pointer
+        arrays.append((lay.info.element_type, declarator, lay.info.name))
+    formals = ", ".join(f"{ctype} {decl}" for ctype, decl, _ in [*sizes, *scalars, *arrays]) or "void"
+    actuals = ", ".join(arg for _, _, arg in [*sizes, *scalars, *arrays])
+    return [f"static __attribute__((noipa)) void perfembed_body_{w}({formals}) {{", *body, "}",
+            f"static __attribute__((noinline)) void perfembed_kernel_{w}(void) {{ perfembed_body_{w}({actuals}); }}",
+            ""]
 
 
 def _declarations(scop: Scop, layouts: list[ArrayLayout]) -> list[str]:

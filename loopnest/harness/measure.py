@@ -130,6 +130,9 @@ class Harness:
     cc: str = "gcc"
     cflags: str = "-O3 -march=native -fopenmp"
     sparse: SparseChoice | None = None  # the structure of the index arrays of a sparse nest (default: uniform)
+    # How the kernels reach the nest's variables (loopnest.harness.driver.ARRAY_FORMS): as the source
+    # declares them, by default, so the original runs as it does in the user's function.
+    form: str = "parameters"
     _tmp: tempfile.TemporaryDirectory[str] | None = None
     _baseline: VariantResult | None = None
     _deps: list[Dependence] | None = None
@@ -184,7 +187,7 @@ class Harness:
         """Compile once, then run ``runs`` times in fresh processes and keep the run of the lowest median."""
         work = self._dir()
         src, exe, out = work / f"{label}.c", work / label, work / f"{label}.out"
-        src.write_text(synthesize_driver(self.scop, kernel, self.params, self.layouts, self.inputs))
+        src.write_text(synthesize_driver(self.scop, kernel, self.params, self.layouts, self.inputs, self.form))
         report_step(on_step, "compiling")
         start = time.perf_counter()
         compiled = run_limited([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
@@ -257,7 +260,7 @@ class Harness:
         work, label = self._dir(), f"pair_{recipe.hash[:12]}"
         src, exe = work / f"{label}.c", work / label
         src.write_text(synthesize_driver(self.scop, [generate_c(self.scop), generate_c(scop)], self.params,
-                                         self.layouts, self.inputs))
+                                         self.layouts, self.inputs, self.form))
         report_step(on_step, "compiling")
         compiled = run_limited([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
                                cwd=work, limits=self.limits)

@@ -149,6 +149,27 @@ def vectorize(scop: Scop, *, loop: int, space: ScheduleSpace, reduction: bool = 
     return _annotate(scop, loop, "simd", space, "vectorize", reduction is not False)
 
 
+def mark_independent_loops(scop: Scop, space: ScheduleSpace) -> Scop:
+    """Mark ``ivdep`` every loop level that carries no dependence (scalars private to an iteration
+    aside) and is not already an OpenMP loop: codegen prints ``#pragma GCC ivdep`` there.
+
+    The dependence analysis takes distinct arrays to be distinct, and every step's legality rests on
+    that; the pragma tells gcc what was proved. Without it, in the user's function (arrays passed as
+    pointers that may alias) gcc left the innermost loops of transformed nests scalar: the best recipe
+    of gemm_ijk_tn_alpha_f32 ran 0.40 ms there against 0.025 ms with the driver's static arrays, and
+    0.034 ms with the pragma (2026-11-26). Every level, not only the innermost, because unroll-and-jam
+    prints its point loops as copies, leaving an outer level innermost in the code."""
+    sched = scop.schedule
+    marks = dict(sched.marks)
+    for level in range(sched.n_levels):
+        if not sched.statements_at(level) or {"parallel", "simd"} & set(marks.get(level, ())):
+            continue
+        blocking, _, _ = classify(scop, space, level, reductions=False)
+        if not blocking:
+            marks[level] = tuple(sorted({*marks.get(level, ()), "ivdep"}))
+    return scop.replace(schedule=sched.replace(marks=marks))
+
+
 def unroll(scop: Scop, *, loop: int, factor: int) -> Scop:
     """Ask the compiler to unroll the loops at depth ``loop`` (``#pragma GCC unroll``); always legal."""
     check_level(scop, loop, "unroll")

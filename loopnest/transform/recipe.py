@@ -23,7 +23,15 @@ from loopnest.transform.expand import expand
 from loopnest.transform.fusion import distribute, fuse
 from loopnest.transform.interchange import interchange
 from loopnest.transform.pack import pack, pack_dependences
-from loopnest.transform.parallel import MAX_CHUNK, SCHEDULE_KINDS, parallelize, recheck, unroll, vectorize
+from loopnest.transform.parallel import (
+    MAX_CHUNK,
+    SCHEDULE_KINDS,
+    mark_independent_loops,
+    parallelize,
+    recheck,
+    unroll,
+    vectorize,
+)
 from loopnest.transform.skew import skew
 from loopnest.transform.tiling import tile
 from loopnest.transform.unroll_jam import unroll_jam
@@ -186,6 +194,7 @@ def apply_recipe(scop: Scop, recipe: Recipe, deps: list[Dependence] | None = Non
     """``scop`` with every step applied; raises :class:`IllegalTransformError` naming the
     dependence the first illegal step would violate, before any code is generated."""
     deps = compute_dependences(scop) if deps is None else deps
+    original = scop
     for index, step in enumerate(recipe.steps):
         kind = STEP_KINDS[step.op]
         args = dict(step.args)
@@ -206,7 +215,9 @@ def apply_recipe(scop: Scop, recipe: Recipe, deps: list[Dependence] | None = Non
         elif step.op == "pack":  # ... and against the copies' and the buffer's
             deps = pack_dependences(scop, deps, args["array"])
         scop = _check_legal(scop, deps, index, step.op)
-    return scop
+    # A recipe that changes nothing (none, or ``fuse`` of loops already fused) leaves the original as
+    # written: its code is the baseline's, so transfer never measures it.
+    return scop if scop == original else mark_independent_loops(scop, ScheduleSpace(scop, deps))
 
 
 def _check_legal(scop: Scop, deps: list[Dependence], index: int, op: str) -> Scop:

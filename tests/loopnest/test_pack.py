@@ -20,8 +20,8 @@ from tests.loopnest.test_legality import REDUCTION, nest
 TILE = {"op": "tile", "loops": [0, 1, 2], "sizes": [8, 16, 4]}
 # Words of C, OpenMP and perfembed's own macros that generated code may hold besides the nest's names.
 _OWN_WORDS = {"for", "if", "else", "int", "const", "double", "pragma", "omp", "parallel", "simd", "private",
-              "reduction", "schedule", "static", "GCC", "unroll", "define", "undef", "__attribute__", "aligned",
-              "perfembed_min", "perfembed_max", "perfembed_floord", "n", "d", "x", "y"}
+              "reduction", "schedule", "static", "GCC", "unroll", "ivdep", "define", "undef", "__attribute__",
+              "aligned", "perfembed_min", "perfembed_max", "perfembed_floord", "n", "d", "x", "y"}
 
 
 def _pack(scop: Scop, *steps: dict) -> Scop:

@@ -167,4 +167,4 @@ def test_a_jam_factor_that_does_not_divide_skewed_tiles_is_refused_at_once(tmp_p
                                           r"\(2\*i0 \+ i2\) walks.*use a factor that divides 5"):
         apply_recipe(scop, Recipe.from_dict({"steps": [tiles, {"op": "unroll_jam", "loop": 6, "factor": 3}]}))
     jammed = apply_recipe(scop, Recipe.from_dict({"steps": [tiles, {"op": "unroll_jam", "loop": 6, "factor": 5}]}))
-    assert jammed.schedule.marks[jammed.schedule.n_levels - 1] == ("jam:5", "unroll:5")
+    assert {"jam:5", "unroll:5"} <= set(jammed.schedule.marks[jammed.schedule.n_levels - 1])
