@@ -1,19 +1,21 @@
-"""The measurement driver's two array forms, side by side, over the corpus: does a nest run as fast in the
-harness as in the user's function, and does its best stored recipe gain as much in both?
+"""The measurement driver's array forms, side by side, over the corpus: does a nest run as fast in the
+user's form as with the driver's static arrays, and does its best stored recipe gain as much in both?
 
     python -m benchmarks.driver_forms [--family F ...] [--limit N] [--scale 0.5] [--reps 5] [--json] [--out FILE]
+    perfembed bench driver-forms [same options]
 
-For each corpus nest (at the seed build's scaled sizes) one driver holds four kernels, timed interleaved
+For each corpus nest (at the seed build's scaled sizes) one driver holds five kernels, timed interleaved
 in one process (the order rotating each repetition, each from fresh inputs): the original and the seed's
-best recipe for it, each in the ``global`` form (the driver's static arrays, what the seed was measured
-with) and in the ``parameters`` form (the arrays, sizes and scalars the source declares as parameters
-passed to a function the compiler cannot look through, as in the user's own file). Every kernel's outputs
-are verified against the original's in the global form.
+best recipe, each in the ``global`` form (the driver's static arrays, what the seed was measured with
+until 2026-11-26) and in the ``parameters`` form (what the source declares as parameters passed to a
+function the compiler cannot look through, as in the user's own file: the harness's form now), and the
+recipe once more with its array parameters ``restrict``-qualified. Every kernel's outputs are verified
+against the original's in the global form.
 
 Reported per nest: the original's time in each form and their ratio (parameters / global, with a 95%
-interval over the repetitions), and the recipe's speedup in each form. The summary says how many nests
-run within 25% in both forms and how many the global form flatters by 2x or more, and whether the
-recipes' speedups carry over.
+interval over the repetitions), and the recipe's speedup in each form. The summary counts the nests whose
+original runs within 25% in both forms and those 2x slower in the user's form, and compares the recipes'
+speedups (geometric mean, best below 1x counted as 1x; nests at 1.1x or more).
 """
 
 from __future__ import annotations

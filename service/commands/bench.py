@@ -215,3 +215,10 @@ def sparse_command(ctx: typer.Context) -> None:
     autotuned recipes, scipy.sparse (benchmarks/sparse.py; its options pass through: --quick, --json,
     --kernels, --matrices, --retune, --help, ...)."""
     _pass_through("benchmarks.sparse", ctx)
+
+
+@bench_app.command("driver-forms", add_help_option=False, context_settings=_PASS_THROUGH)
+def driver_forms_command(ctx: typer.Context) -> None:
+    """Each corpus nest's original and best stored recipe timed with the driver's static arrays and in the
+    user's form (benchmarks/driver_forms.py; its options pass through: --family, --limit, --json, --help, ...)."""
+    _pass_through("benchmarks.driver_forms", ctx)
