@@ -168,9 +168,9 @@ def check_static_size(scop: Scop, params: Mapping[str, int], layouts: list[Array
 # "restrict": the same with every array parameter restrict-qualified (the arrays do not overlap, which the
 # dependence analysis assumes of distinct arrays).
 ARRAY_FORMS = ("global", "parameters", "restrict")
-# What the harness's measurements mean: stored with every study's space signature, so a tuning study
-# measured under an earlier driver is never resumed under this one (autotune.records.tuning_study).
-# "parameters+ivdep" (2026-11-26): the user's form, and generated code that states independence.
+# What the harness's measurements mean, part of every recipe space's signature (autotune.space), so a
+# tuning study measured under an earlier driver is never resumed under this one. "parameters+ivdep"
+# (2026-11-26): the user's form, and generated code that states independence (#pragma GCC ivdep).
 MEASUREMENT_FORM = "parameters+ivdep"
 
 
