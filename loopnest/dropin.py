@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from loopnest.codegen import generate_c
+from loopnest.codegen_guard import guarded_c
 from loopnest.errors import SourceError
 from loopnest.frontend.source_span import statement_span
 from loopnest.ir import Scop
@@ -16,7 +16,8 @@ def _indent(code: str, pad: str) -> str:
 
 
 def replace_regions(path: Path, transformed: Mapping[int, Scop], scops: list[Scop]) -> str:
-    """The text of ``path`` with nest ``i`` of ``scops`` replaced by the code of ``transformed[i]``."""
+    """The text of ``path`` with nest ``i`` of ``scops`` replaced by the code of ``transformed[i]``, run
+    where the arrays it reaches through pointers do not overlap (:mod:`loopnest.codegen_guard`)."""
     text = Path(path).read_text()
     edits: list[tuple[int, int, str]] = []
     for index, new in transformed.items():
@@ -29,12 +30,12 @@ def replace_regions(path: Path, transformed: Mapping[int, Scop], scops: list[Sco
             end = sum(len(line) + 1 for line in lines[: region.last_line])
             first = lines[region.first_line - 1] if region.first_line <= len(lines) else ""
             pad = first[: len(first) - len(first.lstrip())]
-            edits.append((start, end, _indent(generate_c(new), pad) + "\n"))
+            edits.append((start, end, _indent(guarded_c(scops[index], new), pad) + "\n"))
         else:
             start, end = statement_span(text, region.first_line)
             line_start = text.rfind("\n", 0, start) + 1
             pad = text[line_start:start] if not text[line_start:start].strip() else ""
-            code = _indent(generate_c(new), pad)
+            code = _indent(guarded_c(scops[index], new), pad)
             edits.append((start, end, code[len(pad):] if pad else code))
     for start, end, code in sorted(edits, reverse=True):
         text = text[:start] + code + text[end:]

@@ -1,0 +1,84 @@
+"""The drop-in code of a tuned nest: the tuned code where its arrays do not overlap, the original's where they do.
+
+The dependence analysis, and so the legality of every recipe, takes distinct arrays to be distinct
+objects; the generated code says so to the compiler (``#pragma GCC ivdep``). In the user's function an
+array is often a pointer, and a caller may pass overlapping ones (``f(n, x + 1, x)``). As Polly does, the
+drop-in code checks at run time that the elements the nest touches through a pointer do not overlap
+another array's it writes or reads (at least one of the two written), and runs the original's schedule
+otherwise. Only text produced from the IR reaches the check: isl's bounds of each accessed footprint,
+printed by the code generator's own expression printer.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from loopnest.codegen import _HELPERS, _fresh_prefix, _Printer, generate_c
+from loopnest.ir import ArrayInfo, Scop
+from loopnest.omp_clauses import checked_name
+
+_ADDRESS = "(__UINTPTR_TYPE__)"  # gcc's and clang's own name for uintptr_t: no header needed
+
+
+def _is_pointer(info: ArrayInfo) -> bool:
+    """A parameter array (a pointer in C whatever its declaration) or a declared pointer."""
+    return not info.is_scalar and info.storage != "region" and (info.storage == "param" or info.dims[0] is None)
+
+
+def _footprint(scop: Scop, array: str) -> isl.Set | None:
+    context = isl.Set(scop.context)
+    found: isl.Set | None = None
+    for stmt in scop.statements:
+        for acc in stmt.accesses:
+            if acc.array == array:
+                rng = isl.Map(acc.relation).range().intersect_params(context)
+                found = rng if found is None else found.union(rng)
+    return found
+
+
+def _address_range(scop: Scop, array: str, printer: _Printer, build: isl.AstBuild) -> tuple[str, str] | None:
+    """C expressions of the first address the nest touches in ``array`` and one past the last (its
+    lexicographic first and last elements: row-major, so the lowest and highest addresses)."""
+    fp = _footprint(scop, array)
+    if fp is None or fp.is_empty():
+        return None
+    name = checked_name(scop, array)
+    ends = []
+    for bound in (fp.lexmin_pw_multi_aff(), fp.lexmax_pw_multi_aff()):
+        subscripts = [printer.expr(build.expr_from_pw_aff(bound.get_pw_aff(k)))
+                      for k in range(bound.dim(isl.dim_type.out))]
+        ends.append(f"&{name}{''.join(f'[{s}]' for s in subscripts)}")
+    return f"{_ADDRESS}{ends[0]}", f"{_ADDRESS}({ends[1]} + 1)"
+
+
+def overlap_check(scop: Scop) -> tuple[str, list[str]] | None:
+    """The condition under which the tuned code may run (no overlap), and the helper macros it uses; None
+    when no pointer can overlap a written array (or an array written through a pointer)."""
+    printer = _Printer(scop, _fresh_prefix(scop), "  ")
+    build = isl.AstBuild.from_context(isl.Set(scop.context))
+    arrays = {name: info for name, info in sorted(scop.arrays.items())
+              if not info.is_scalar and info.storage != "region"}
+    ranges = {name: r for name in arrays if (r := _address_range(scop, name, printer, build)) is not None}
+    names = sorted(ranges)
+    tests = []
+    for k, a in enumerate(names):
+        for b in names[k + 1:]:
+            pointer = _is_pointer(arrays[a]) or _is_pointer(arrays[b])
+            if pointer and (arrays[a].written or arrays[b].written):
+                (a_lo, a_hi), (b_lo, b_hi) = ranges[a], ranges[b]
+                tests.append(f"({a_hi} <= {b_lo} || {b_hi} <= {a_lo})")
+    if not tests:
+        return None
+    return " && ".join(tests), [_HELPERS[h] for h in sorted(printer.used_helpers)]
+
+
+def guarded_c(original: Scop, tuned: Scop) -> str:
+    """The braced C block that replaces the nest: ``tuned`` where its arrays do not overlap, else the
+    original's schedule (generated from the IR, as the tuned code is)."""
+    check = None if tuned == original else overlap_check(original)  # the original's order needs no check
+    if check is None:
+        return generate_c(tuned)
+    condition, defines = check
+    undefs = [f"#undef {line.split()[1].split('(')[0]}" for line in defines]
+    return "\n".join(["{", *defines, f"if ({condition})", generate_c(tuned), "else", generate_c(original), *undefs,
+                      "}"])
