@@ -2,9 +2,11 @@
 
 Every C variant is perfembed's measurement driver (:func:`loopnest.harness.synthesize_driver`) around
 one kernel text, so all of them allocate the same arrays and fill them with the same pseudo-random
-values: the gcc baseline is exactly what perfembed compiles as its baseline; Polly compiles that same
-program with clang-16; perfembed's recipes are the baseline's nest transformed. numpy runs in this
-process on the very same input values (dumped by the driver) under the same thread count.
+values: the gcc baseline is the nest as perfembed generates its baseline, in the driver's static-array
+form (every array a static global of fixed extents; the tuning harness times the user's form since
+2026-11-26, README "What the harness times"); Polly compiles that same program with clang-16;
+perfembed's recipes are the baseline's nest transformed. numpy runs in this process on the very same
+input values (dumped by the driver) under the same thread count.
 
 A round runs each variant once, each C variant in a fresh sandboxed process (one untimed warm-up call,
 then one timed call from freshly initialized inputs, or the median of ``KernelRun.reps`` of them); the

@@ -4,9 +4,10 @@ The dependence analysis, and so the legality of every recipe, takes distinct arr
 objects; the generated code says so to the compiler (``#pragma GCC ivdep``). In the user's function an
 array is often a pointer, and a caller may pass overlapping ones (``f(n, x + 1, x)``). As Polly does, the
 drop-in code checks at run time that the elements the nest touches through a pointer do not overlap
-another array's it writes or reads (at least one of the two written), and runs the original's schedule
-otherwise. Only text produced from the IR reaches the check: isl's bounds of each accessed footprint,
-printed by the code generator's own expression printer.
+another array's, or a scalar's, it writes or reads (at least one of the two written), and runs the
+original's schedule otherwise. An array of pointers (``double **a``) has no such range: a nest that
+reaches one keeps the original's schedule in the drop-in code. Only text produced from the IR reaches
+the check: isl's bounds of each accessed footprint, printed by the code generator's own expression printer.
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ _ADDRESS = "(__UINTPTR_TYPE__)"  # gcc's and clang's own name for uintptr_t: no 
 
 def _is_pointer(info: ArrayInfo) -> bool:
     """A parameter array (a pointer in C whatever its declaration) or a declared pointer."""
-    return not info.is_scalar and info.storage != "region" and (info.storage == "param" or info.dims[0] is None)
+    return not info.is_scalar and (info.storage == "param" or info.dims[0] is None)
+
+
+def _rows_apart(info: ArrayInfo) -> bool:
+    """An array of pointers (``double **a``, ``double *rows[n]``): its rows are separate allocations, so
+    the first and last element it touches bound no address range."""
+    return any(dim is None for dim in info.dims[1:])
 
 
 def _footprint(scop: Scop, array: str) -> isl.Set | None:
@@ -56,9 +63,13 @@ def overlap_check(scop: Scop) -> tuple[str, list[str]] | None:
     when no pointer can overlap a written array (or an array written through a pointer)."""
     printer = _Printer(scop, _fresh_prefix(scop), "  ")
     build = isl.AstBuild.from_context(isl.Set(scop.context))
-    arrays = {name: info for name, info in sorted(scop.arrays.items())
-              if not info.is_scalar and info.storage != "region"}
-    ranges = {name: r for name in arrays if (r := _address_range(scop, name, printer, build)) is not None}
+    # Arrays, and scalars that live in memory a pointer could reach (a by-value parameter is a copy).
+    arrays = {name: info for name, info in sorted(scop.arrays.items()) if info.storage != "region"
+              and not (info.is_scalar and (info.storage == "param" or name in scop.params))}
+    ranges = {name: (f"{_ADDRESS}&{checked_name(scop, name)}", f"{_ADDRESS}(&{checked_name(scop, name)} + 1)")
+              for name, info in arrays.items() if info.is_scalar}
+    ranges |= {name: r for name, info in arrays.items()
+               if not info.is_scalar and (r := _address_range(scop, name, printer, build)) is not None}
     names = sorted(ranges)
     tests = []
     for k, a in enumerate(names):
@@ -74,8 +85,17 @@ def overlap_check(scop: Scop) -> tuple[str, list[str]] | None:
 
 def guarded_c(original: Scop, tuned: Scop) -> str:
     """The braced C block that replaces the nest: ``tuned`` where its arrays do not overlap, else the
-    original's schedule (generated from the IR, as the tuned code is)."""
-    check = None if tuned == original else overlap_check(original)  # the original's order needs no check
+    original's schedule (generated from the IR, as the tuned code is). A nest that reaches an array of
+    pointers keeps the original's schedule, with a comment that says why: no range check covers it."""
+    if tuned == original:  # the original's order needs no check
+        return generate_c(tuned)
+    apart = sorted(name for name, info in original.arrays.items()
+                   if info.storage != "region" and not info.is_scalar and _rows_apart(info))
+    if apart:
+        names = ", ".join(checked_name(original, name) for name in apart)
+        return "\n".join([f"/* perfembed: the tuned schedule is not used here: {names} holds pointers to rows, "
+                          "whose overlap it cannot check at run time */", generate_c(original)])
+    check = overlap_check(original)
     if check is None:
         return generate_c(tuned)
     condition, defines = check

@@ -219,7 +219,8 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
 
 def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body: list[str], *,
                             restrict: bool = False) -> list[str]:
-    """Kernel ``w`` as a noipa function of the source's parameters, and the thunk the timing loop calls.
+    """Kernel ``w`` as an external noipa function of the source's parameters, and the thunk the timing
+    loop calls.
 
     Parameter names shadow the driver's statics of the same name, so the kernel text is unchanged. An
     extent the source declares as a bare size parameter (``float C[ni][nj]``) stays that parameter, as
@@ -240,7 +241,9 @@ def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body
         arrays.append((lay.info.element_type, declarator, lay.info.name))
     formals = ", ".join(f"{ctype} {decl}" for ctype, decl, _ in [*sizes, *scalars, *arrays]) or "void"
     actuals = ", ".join(arg for _, _, arg in [*sizes, *scalars, *arrays])
-    return [f"static __attribute__((noipa)) void perfembed_body_{w}({formals}) {{", *body, "}",
+    # Not static, and noinline beside noipa: clang has no noipa, and would propagate the one call's
+    # arguments (the driver's arrays) into a static function's body.
+    return [f"__attribute__((noinline, noipa)) void perfembed_body_{w}({formals}) {{", *body, "}",
             f"static __attribute__((noinline)) void perfembed_kernel_{w}(void) {{ perfembed_body_{w}({actuals}); }}",
             ""]
 

@@ -150,22 +150,25 @@ def vectorize(scop: Scop, *, loop: int, space: ScheduleSpace, reduction: bool = 
 
 
 def mark_independent_loops(scop: Scop, space: ScheduleSpace) -> Scop:
-    """Mark ``ivdep`` every loop level that carries no dependence (scalars private to an iteration
-    aside) and is not already an OpenMP loop: codegen prints ``#pragma GCC ivdep`` there.
+    """Mark ``ivdep`` every loop level that carries no dependence (dependences on scalar temporaries whose
+    values never cross an iteration aside: C locals, registers to gcc) and is not already an OpenMP loop:
+    codegen prints ``#pragma GCC ivdep`` there. Marks from an earlier application are dropped first.
 
     The dependence analysis takes distinct arrays to be distinct, and every step's legality rests on
     that; the pragma tells gcc what was proved. Without it, in the user's function (arrays passed as
     pointers that may alias) gcc left the innermost loops of transformed nests scalar: the best recipe
     of gemm_ijk_tn_alpha_f32 ran 0.40 ms there against 0.015-0.025 ms with the driver's static arrays,
     and 0.023 ms with the pragma (2026-11-26). Every level, not only the innermost, because unroll-and-jam
-    prints its point loops as copies, leaving an outer level innermost in the code."""
+    prints its point loops as copies, leaving an outer level innermost in the code. A buffer of ``pack``
+    is one array every iteration reuses: ``parallelize`` makes it private, ``ivdep`` could not."""
     sched = scop.schedule
-    marks = dict(sched.marks)
+    marks = {lvl: kept for lvl, m in sched.marks.items() if (kept := tuple(x for x in m if x != "ivdep"))}
+    temporaries = {a.name for a in scop.local_scalars if a.is_scalar}
     for level in range(sched.n_levels):
         if not sched.statements_at(level) or {"parallel", "simd"} & set(marks.get(level, ())):
             continue
-        blocking, _, _ = classify(scop, space, level, reductions=False)
-        if not blocking:
+        blocking, private, _ = classify(scop, space, level, reductions=False)
+        if not blocking and set(private) <= temporaries:
             marks[level] = tuple(sorted({*marks.get(level, ()), "ivdep"}))
     return scop.replace(schedule=sched.replace(marks=marks))
 

@@ -194,7 +194,7 @@ def apply_recipe(scop: Scop, recipe: Recipe, deps: list[Dependence] | None = Non
     """``scop`` with every step applied; raises :class:`IllegalTransformError` naming the
     dependence the first illegal step would violate, before any code is generated."""
     deps = compute_dependences(scop) if deps is None else deps
-    original = scop
+    original, space = scop, None
     for index, step in enumerate(recipe.steps):
         kind = STEP_KINDS[step.op]
         args = dict(step.args)
@@ -214,15 +214,16 @@ def apply_recipe(scop: Scop, recipe: Recipe, deps: list[Dependence] | None = Non
             deps = compute_dependences(scop)
         elif step.op == "pack":  # ... and against the copies' and the buffer's
             deps = pack_dependences(scop, deps, args["array"])
-        scop = _check_legal(scop, deps, index, step.op)
+        scop, space = _check_legal(scop, deps, index, step.op)
     # A recipe that changes nothing (none, or ``fuse`` of loops already fused) leaves the original as
     # written: its code is the baseline's, so transfer never measures it.
-    return scop if scop == original else mark_independent_loops(scop, ScheduleSpace(scop, deps))
+    return scop if space is None or scop == original else mark_independent_loops(scop, space)
 
 
-def _check_legal(scop: Scop, deps: list[Dependence], index: int, op: str) -> Scop:
+def _check_legal(scop: Scop, deps: list[Dependence], index: int, op: str) -> tuple[Scop, ScheduleSpace]:
     """Refuse a schedule that reverses a dependence or a parallel/simd mark that became illegal;
-    returns ``scop`` with the privatized scalars and reduction clauses of each marked loop recomputed."""
+    returns ``scop`` with the privatized scalars and reduction clauses of each marked loop recomputed,
+    and the dependences seen through its schedule (marks aside, the same schedule)."""
     space = ScheduleSpace(scop, deps)
     dep = space.violated()
     if dep is not None:
@@ -244,4 +245,4 @@ def _check_legal(scop: Scop, deps: list[Dependence], index: int, op: str) -> Sco
                     f"step {index} ({op}) is illegal: loop {level} is marked {'/'.join(marks)} but now "
                     f"carries the dependence {blocking[0].describe()}", step=index,
                     dependence=blocking[0].describe())
-    return scop.replace(schedule=scop.schedule.replace(private=private, marks=all_marks))
+    return scop.replace(schedule=scop.schedule.replace(private=private, marks=all_marks)), space

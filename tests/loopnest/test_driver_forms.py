@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from loopnest import Harness, Recipe, apply_recipe, generate_c, verify_outputs
+from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
 from loopnest.harness.driver import synthesize_driver
 from loopnest.harness.sandbox import run_limited
 from loopnest.polyhedral import ScheduleSpace, compute_dependences
@@ -25,6 +25,7 @@ from tests.loopnest.test_legality import JACOBI_1D, nest
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMM_TN = ROOT / "corpus" / "generated" / "gemm_orders" / "gemm_ijk_tn_alpha_f32.c"
+GEMM = ROOT / "corpus" / "kernels" / "blas3" / "gemm_ijk.c"
 # A global array beside parameter arrays: only the parameters travel as parameters.
 MIXED = """
 static double bias[64];
@@ -103,3 +104,18 @@ def test_a_transformed_gemm_vectorizes_in_the_users_form(tmp_path: Path) -> None
     last = first + _body(source, 0).count("\n")
     vectorized = {int(m) for m in re.findall(r"variant\.c:(\d+):\d+: optimized: loop vectorized", report.stderr)}
     assert any(first <= line <= last for line in vectorized), report.stderr
+
+
+def test_a_loop_whose_iterations_reuse_a_pack_buffer_is_not_marked() -> None:
+    """Review finding: a pack buffer is one array that every iteration of the loops around its copy
+    overwrites; ``parallelize`` makes it private, but ``ivdep`` would tell gcc those iterations are
+    independent. gemm in ikj order, tiled; with packing, A's block copied at the k tile loop and B's at the
+    j tile loop (benchmarks/pack.py)."""
+    gemm = extract_scops(GEMM).scops[0]
+    head = [{"op": "interchange", "order": [0, 2, 1]}, {"op": "tile", "loops": [0, 1, 2], "sizes": [32, 64, 256]}]
+    packs = [{"op": "pack", "array": "A", "loop": 1}, {"op": "pack", "array": "B", "loop": 2}]
+    tiled = apply_recipe(gemm, Recipe.from_dict({"steps": head}))
+    packed = apply_recipe(gemm, Recipe.from_dict({"steps": head + packs}))
+    assert 2 in _ivdep_levels(tiled)  # the j tile loop: nothing carried
+    assert not {0, 1, 2} & _ivdep_levels(packed)
+    assert 3 in _ivdep_levels(packed)  # the i point loop, inside every copy

@@ -80,3 +80,20 @@ def test_the_check_names_only_the_nests_variables_and_pairs_with_a_pointer(tmp_p
     pairs = re.findall(r"&(\w+)\[[^]]*\] \+ 1\) <= \(__UINTPTR_TYPE__\)&(\w+)\[", condition)
     assert {tuple(sorted(p)) for p in pairs} == {("G", "p"), ("G", "q"), ("H", "q"), ("p", "q")}
     assert overlap_check(g) is None  # only the file's own arrays: nothing to check
+
+
+def test_a_global_scalar_is_checked_against_pointers_and_arrays_of_pointers_keep_the_original(tmp_path: Path) -> None:
+    """Review findings: a pointer may reach a global scalar the nest writes; the rows of ``double **`` are
+    separate allocations, so the first and last element bound no address range."""
+    path = tmp_path / "k.c"
+    path.write_text("double total;\n"
+                    "void f(int n, double *p) {\n  for (int i = 0; i < n; i++) total += p[i];\n}\n"
+                    "void g(int n, double **a, double **b) {\n"
+                    "  for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) a[i][j] = 0.5 * b[i][j];\n}\n")
+    f, g = extract_scops(path).scops
+    check = overlap_check(f)
+    assert check is not None and "&total" in check[0] and "&p[" in check[0]
+    tuned = apply_recipe(g, Recipe.from_dict({"steps": [{"op": "interchange", "order": [1, 0]}]}))
+    code = replace_regions(path, {1: tuned}, [f, g])
+    assert "holds pointers to rows" in code and "a, b" in code
+    assert "for (int c1 = 0; c1 < n; c1 += 1)" in code and "a[c1][c3] = (0.5 * b[c1][c3])" in code  # i outer
