@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 from database import enqueue_job, get_store
 from loopnest.config import get_settings
 from loopnest.errors import ParameterError
+from loopnest.frontend.extract import extract_scops
+from loopnest.transform.recipe_text import loop_names, recipe_text
 from service.commands.tune import tune_command, worker_command
 from tests.autotune.conftest import GEMM
 
@@ -47,8 +49,15 @@ def test_tune_reports_json_writes_the_best_variant_and_resumes(settings_db, tmp_
     # The polyhedral scheduler candidate is the first trial of every study, the warm start the next.
     assert nest["evaluations"][0]["recipe"]["steps"][0]["op"] == "autoschedule"
     assert nest["best_speedup"] > 1.0 and nest["evaluations"][1]["recipe"] == json.loads(recipe.read_text())
-    # The best recipe also in gemm's own loop names (i, j, k), never by depth.
-    assert nest["best_recipe_text"] and not re.search(r"\bloop\d", nest["best_recipe_text"])
+    # The best recipe also in gemm's own loop names (i, j, k), never by depth, up to isl's own loops (after
+    # autoschedule, loop0...: recipe_text). Which of the three trials wins is the machine's call: since the
+    # harness times the user's form (2026-11-26) an autoschedule + unroll-and-jam trial won in CI.
+    scop = extract_scops(GEMM).scops[0]
+    best = nest["best_recipe"]
+    assert nest["best_recipe_text"] == recipe_text(best, loop_names(scop))
+    if all(step["op"] != "autoschedule" for step in best["steps"]):
+        assert not re.search(r"\bloop\d", nest["best_recipe_text"])
+    assert recipe_text(json.loads(recipe.read_text()), loop_names(scop)) == "interchange to i, k, j"
     text = out.read_text()
     assert "void gemm_ijk(" in text and text != GEMM.read_text()
     if shutil.which("gcc"):
