@@ -34,7 +34,7 @@ from autotune.seed import read_manifest, scaled
 from database.seed import best_recipes
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
 from loopnest.errors import PerfembedError
-from loopnest.harness.compare import interval
+from loopnest.harness.compare import interval, kernel_times
 from loopnest.harness.driver import synthesize_driver
 from loopnest.harness.sandbox import run_limited
 from loopnest.harness.timing_lock import timed_exclusively
@@ -45,14 +45,6 @@ KERNELS = ("original/global", "original/parameters", "best/global", "best/parame
 FORMS = tuple(name.split("/")[1] for name in KERNELS)
 
 
-def _times(stdout: str) -> list[list[float]]:
-    out: list[list[float]] = [[] for _ in KERNELS]
-    for line in stdout.splitlines():
-        kernel, seconds = line.split()
-        out[int(kernel)].append(max(float(seconds), 1e-9))
-    return out
-
-
 def _ratio(num: Sequence[float], den: Sequence[float]) -> dict[str, float]:
     ratio, low, high = interval([math.log(a / b) for a, b in zip(num, den, strict=True)], 0.95)
     return {"ratio": ratio, "low": low, "high": high}
@@ -60,7 +52,7 @@ def _ratio(num: Sequence[float], den: Sequence[float]) -> dict[str, float]:
 
 def measure_nest(file: Path, function: str | None, params: dict[str, int], recipe: Recipe, *, reps: int,
                  threads: int) -> dict[str, Any]:
-    """The four kernels of one nest, timed interleaved in one run and verified."""
+    """The five kernels of one nest (:data:`KERNELS`), timed interleaved in one run and verified."""
     scop = extract_scops(file, function=function).scops[0]
     with Harness(scop, params, reps=reps, threads=threads) as h:
         best = apply_recipe(scop, recipe, h.dependences)
@@ -83,7 +75,7 @@ def measure_nest(file: Path, function: str | None, params: dict[str, int], recip
             check = verify_outputs(outs[0], outs[k], h.layouts, reorders_reduction=k >= 2 and reorders_reduction(best))
             if not check.verified:
                 return {"status": "wrong-output", "message": f"{KERNELS[k]}: {check.mismatch}"}
-        times = _times(ran.stdout)
+        times = kernel_times(ran.stdout, len(KERNELS))
     return {"status": "ok", "threads": threads, "repetitions": len(times[0]),
             "median_s": {name: statistics.median(ts) for name, ts in zip(KERNELS, times, strict=True)},
             "original_parameters_over_global": _ratio(times[1], times[0]),

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
-from loopnest.harness.compare import interval
+from loopnest.harness.compare import interval, kernel_times
 from loopnest.harness.driver import synthesize_driver
 from loopnest.harness.sandbox import run_limited
 
@@ -40,14 +40,6 @@ def recipes(sizes: list[int], jam: int = 0) -> dict[str, Recipe]:
             {"op": "unroll_jam", "loop": 3, "factor": jam} if jam else {"op": "vectorize", "loop": 5}]
     packs = [{"op": "pack", "array": "A", "loop": 1}, {"op": "pack", "array": "B", "loop": 2}]
     return {"tile": Recipe.from_dict(head + tail), "tile+pack": Recipe.from_dict(head + packs + tail)}
-
-
-def _times(stdout: str, kernels: int) -> list[list[float]]:
-    out: list[list[float]] = [[] for _ in range(kernels)]
-    for line in stdout.splitlines():
-        kernel, seconds = line.split()
-        out[int(kernel)].append(max(float(seconds), 1e-9))
-    return out
 
 
 def measure(n: int, threads: int, reps: int, runs: int, sizes: list[int], jam: int = 0) -> dict[str, Any]:
@@ -76,7 +68,7 @@ def measure(n: int, threads: int, reps: int, runs: int, sizes: list[int], jam: i
                 if not check.verified:
                     raise SystemExit(f"{NAMES[k]}: wrong output ({check.mismatch})")
                 errors[k] = max(errors[k], check.max_rel_error)
-            for k, ts in enumerate(_times(ran.stdout, len(kernels))):
+            for k, ts in enumerate(kernel_times(ran.stdout, len(kernels))):
                 times[k] += ts
     flops = 2.0 * n**3
     report: dict[str, Any] = {"n": n, "threads": threads, "pairs": len(times[0]), "tile_sizes": sizes,

@@ -70,13 +70,19 @@ def interval(log_ratios: list[float], confidence: float) -> tuple[float, float, 
     return math.exp(mean), math.exp(result.confidence_interval.low), math.exp(result.confidence_interval.high)
 
 
-def pair_log_ratios(stdout: str) -> list[float]:
-    """log(baseline / variant) of each repetition of a two-kernel driver's ``KERNEL TIME`` lines."""
-    times: dict[int, list[float]] = {0: [], 1: []}
+def kernel_times(stdout: str, kernels: int) -> list[list[float]]:
+    """Each kernel's repetition times from a multi-kernel driver's ``KERNEL TIME`` lines (at least 1 ns)."""
+    times: list[list[float]] = [[] for _ in range(kernels)]
     for line in stdout.splitlines():
         kernel, seconds = line.split()
         times[int(kernel)].append(max(float(seconds), 1e-9))
-    return [math.log(a / b) for a, b in zip(times[0], times[1], strict=False)]
+    return times
+
+
+def pair_log_ratios(stdout: str) -> list[float]:
+    """log(baseline / variant) of each repetition of a two-kernel driver's ``KERNEL TIME`` lines."""
+    baseline, variant = kernel_times(stdout, 2)
+    return [math.log(a / b) for a, b in zip(baseline, variant, strict=False)]
 
 
 class PressureMeter:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import loopnest.dropin
-from loopnest import Recipe, apply_recipe, extract_scops, generate_c, replace_regions
+from loopnest import Recipe, Scop, apply_recipe, extract_scops, generate_c, replace_regions
 from loopnest.codegen_guard import overlap_check
 
 PROGRAM = """#include <stdio.h>
@@ -65,13 +65,18 @@ def test_overlapping_arrays_run_the_original_schedule(tmp_path: Path, monkeypatc
     assert _run(tmp_path, "unguarded", replace_regions(path, tuned, scops)) != original
 
 
-def test_the_check_names_only_the_nests_variables_and_pairs_with_a_pointer(tmp_path: Path) -> None:
+def _two_nests(tmp_path: Path, source: str) -> tuple[Path, Scop, Scop]:
     path = tmp_path / "k.c"
-    path.write_text("static double G[64], H[64];\n"
-                    "void f(int n, double *p, double q[n]) {\n"
-                    "  for (int i = 0; i < n; i++) { G[i] = p[i] + H[i]; q[i] = 2.0 * H[i]; }\n}\n"
-                    "void g(void) {\n  for (int i = 0; i < 64; i++) G[i] = H[i];\n}\n")
+    path.write_text(source)
     f, g = extract_scops(path).scops
+    return path, f, g
+
+
+def test_the_check_names_only_the_nests_variables_and_pairs_with_a_pointer(tmp_path: Path) -> None:
+    _, f, g = _two_nests(tmp_path, "static double G[64], H[64];\n"
+                                   "void f(int n, double *p, double q[n]) {\n"
+                                   "  for (int i = 0; i < n; i++) { G[i] = p[i] + H[i]; q[i] = 2.0 * H[i]; }\n}\n"
+                                   "void g(void) {\n  for (int i = 0; i < 64; i++) G[i] = H[i];\n}\n")
     check = overlap_check(f)
     assert check is not None
     condition, _ = check
@@ -85,12 +90,10 @@ def test_the_check_names_only_the_nests_variables_and_pairs_with_a_pointer(tmp_p
 def test_a_global_scalar_is_checked_against_pointers_and_arrays_of_pointers_keep_the_original(tmp_path: Path) -> None:
     """Review findings: a pointer may reach a global scalar the nest writes; the rows of ``double **`` are
     separate allocations, so the first and last element bound no address range."""
-    path = tmp_path / "k.c"
-    path.write_text("double total;\n"
-                    "void f(int n, double *p) {\n  for (int i = 0; i < n; i++) total += p[i];\n}\n"
-                    "void g(int n, double **a, double **b) {\n"
-                    "  for (int i = 0; i < n; i++) for (int j = 0; j < n; j++) a[i][j] = 0.5 * b[i][j];\n}\n")
-    f, g = extract_scops(path).scops
+    path, f, g = _two_nests(tmp_path, "double total;\n"
+                                      "void f(int n, double *p) {\n  for (int i = 0; i < n; i++) total += p[i];\n}\n"
+                                      "void g(int n, double **a, double **b) {\n  for (int i = 0; i < n; i++)"
+                                      " for (int j = 0; j < n; j++) a[i][j] = 0.5 * b[i][j];\n}\n")
     check = overlap_check(f)
     assert check is not None and "&total" in check[0] and "&p[" in check[0]
     tuned = apply_recipe(g, Recipe.from_dict({"steps": [{"op": "interchange", "order": [1, 0]}]}))
