@@ -5,8 +5,11 @@ objects; the generated code says so to the compiler (``#pragma GCC ivdep``). In 
 array is often a pointer, and a caller may pass overlapping ones (``f(n, x + 1, x)``). As Polly does, the
 drop-in code checks at run time that the elements the nest touches through a pointer do not overlap
 another array's, or a scalar's, it writes or reads (at least one of the two written), and runs the
-original's schedule otherwise. An array of pointers (``double **a``) has no such range: a nest that
-reaches one keeps the original's schedule in the drop-in code. Only text produced from the IR reaches
+original's schedule otherwise. The analysis also takes every parameter to be >= 0 (isl's context): a
+recipe proven legal there can compute another result for a negative offset (``A[i][j] = A[i + k][j + 1]``
+interchanged, called with k = -1), so the check starts with the context. An array of pointers
+(``double **a``) has no such range: a nest that reaches one keeps the original's schedule in the drop-in
+code. Only text produced from the IR reaches
 the check: isl's bounds of each accessed footprint, printed by the code generator's own expression printer.
 """
 
@@ -17,6 +20,7 @@ import islpy as isl
 from loopnest.codegen import _HELPERS, _fresh_prefix, _Printer, generate_c
 from loopnest.ir import ArrayInfo, Scop
 from loopnest.omp_clauses import checked_name
+from loopnest.polyhedral import access_footprints
 
 _ADDRESS = "(__UINTPTR_TYPE__)"  # gcc's and clang's own name for uintptr_t: no header needed
 
@@ -32,21 +36,10 @@ def _rows_apart(info: ArrayInfo) -> bool:
     return any(dim is None for dim in info.dims[1:])
 
 
-def _footprint(scop: Scop, array: str) -> isl.Set | None:
-    context = isl.Set(scop.context)
-    found: isl.Set | None = None
-    for stmt in scop.statements:
-        for acc in stmt.accesses:
-            if acc.array == array:
-                rng = isl.Map(acc.relation).range().intersect_params(context)
-                found = rng if found is None else found.union(rng)
-    return found
-
-
 def _address_range(scop: Scop, array: str, printer: _Printer, build: isl.AstBuild) -> tuple[str, str] | None:
     """C expressions of the first address the nest touches in ``array`` and one past the last (its
     lexicographic first and last elements: row-major, so the lowest and highest addresses)."""
-    fp = _footprint(scop, array)
+    fp = access_footprints(scop, isl.Set(scop.context)).get(array)
     if fp is None or fp.is_empty():
         return None
     name = checked_name(scop, array)
@@ -58,10 +51,18 @@ def _address_range(scop: Scop, array: str, printer: _Printer, build: isl.AstBuil
     return f"{_ADDRESS}{ends[0]}", f"{_ADDRESS}({ends[1]} + 1)"
 
 
-def overlap_check(scop: Scop) -> tuple[str, list[str]] | None:
-    """The condition under which the tuned code may run (no overlap), and the helper macros it uses; None
-    when no pointer can overlap a written array (or an array written through a pointer)."""
-    printer = _Printer(scop, _fresh_prefix(scop), "  ")
+def _context_condition(scop: Scop, printer: _Printer) -> str | None:
+    """The C condition of the parameter values every recipe was proven legal for (the context), or None
+    where the context assumes nothing."""
+    context = isl.Set(scop.context)
+    if context.plain_is_universe():
+        return None
+    build = isl.AstBuild.from_context(isl.Set.universe(context.get_space()))
+    return printer.expr(build.expr_from_set(context))
+
+
+def _overlap_tests(scop: Scop, printer: _Printer) -> list[str]:
+    """One test per pair of variables that may share memory (a pointer, and a write on either side)."""
     build = isl.AstBuild.from_context(isl.Set(scop.context))
     # Arrays, and scalars that live in memory a pointer could reach (a by-value parameter is a copy).
     arrays = {name: info for name, info in sorted(scop.arrays.items()) if info.storage != "region"
@@ -78,6 +79,16 @@ def overlap_check(scop: Scop) -> tuple[str, list[str]] | None:
             if pointer and (arrays[a].written or arrays[b].written):
                 (a_lo, a_hi), (b_lo, b_hi) = ranges[a], ranges[b]
                 tests.append(f"({a_hi} <= {b_lo} || {b_hi} <= {a_lo})")
+    return tests
+
+
+def tuned_code_condition(scop: Scop) -> tuple[str, list[str]] | None:
+    """The condition under which the tuned code may run, and the helper macros it uses: the parameters
+    lie in the context, then (``&&`` stops early, so no bound is computed outside it) no pointer overlaps
+    a written array or an array written through a pointer. None when neither needs a check."""
+    printer = _Printer(scop, _fresh_prefix(scop), "  ")
+    context = _context_condition(scop, printer)
+    tests = ([] if context is None else [context]) + _overlap_tests(scop, printer)
     if not tests:
         return None
     return " && ".join(tests), [_HELPERS[h] for h in sorted(printer.used_helpers)]
@@ -95,7 +106,7 @@ def guarded_c(original: Scop, tuned: Scop) -> str:
         names = ", ".join(checked_name(original, name) for name in apart)
         return "\n".join([f"/* perfembed: the tuned schedule is not used here: {names} holds pointers to rows, "
                           "whose overlap it cannot check at run time */", generate_c(original)])
-    check = overlap_check(original)
+    check = tuned_code_condition(original)
     if check is None:
         return generate_c(tuned)
     condition, defines = check

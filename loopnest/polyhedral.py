@@ -65,6 +65,16 @@ def _remember(relation: str, value: isl.Map) -> isl.Map:
     return value
 
 
+def access_footprints(scop: Scop, context: isl.Set) -> dict[str, isl.Set]:
+    """The elements of each variable that the nest's accesses touch, for parameter values in ``context``."""
+    found: dict[str, isl.Set] = {}
+    for stmt in scop.statements:
+        for acc in stmt.accesses:
+            rng = isl.Map(acc.relation).range().intersect_params(context)
+            found[acc.array] = found[acc.array].union(rng) if acc.array in found else rng
+    return found
+
+
 def domains(scop: Scop) -> isl.UnionSet:
     out = isl.UnionSet.empty(isl.Set(scop.context).get_space())
     for stmt in scop.statements:

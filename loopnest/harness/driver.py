@@ -14,6 +14,7 @@ import numpy as np
 from loopnest.errors import ParameterError
 from loopnest.frontend.symbols import SCALAR_TYPES, canonical_scalar
 from loopnest.ir import ArrayInfo, Scop
+from loopnest.polyhedral import access_footprints
 
 _DTYPES = {
     "double": np.float64, "float": np.float32, "long double": np.longdouble,
@@ -112,11 +113,7 @@ def array_layouts(scop: Scop, params: Mapping[str, int]) -> list[ArrayLayout]:
     element outside a declared extent.
     """
     fixed, context = parameter_context(scop, params)
-    footprints: dict[str, isl.Set] = {}
-    for stmt in scop.statements:
-        for acc in stmt.accesses:
-            rng = isl.Map(acc.relation).range().intersect_params(context)
-            footprints[acc.array] = footprints[acc.array].union(rng) if acc.array in footprints else rng
+    footprints = access_footprints(scop, context)
     out = []
     for name, info in sorted(scop.arrays.items()):
         if name in scop.params:

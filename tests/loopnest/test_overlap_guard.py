@@ -16,7 +16,7 @@ import pytest
 
 import loopnest.dropin
 from loopnest import Recipe, Scop, apply_recipe, extract_scops, generate_c, replace_regions
-from loopnest.codegen_guard import overlap_check
+from loopnest.codegen_guard import tuned_code_condition
 
 PROGRAM = """#include <stdio.h>
 void scale(int n, double *a, double *b)
@@ -77,14 +77,14 @@ def test_the_check_names_only_the_nests_variables_and_pairs_with_a_pointer(tmp_p
                                    "void f(int n, double *p, double q[n]) {\n"
                                    "  for (int i = 0; i < n; i++) { G[i] = p[i] + H[i]; q[i] = 2.0 * H[i]; }\n}\n"
                                    "void g(void) {\n  for (int i = 0; i < 64; i++) G[i] = H[i];\n}\n")
-    check = overlap_check(f)
+    check = tuned_code_condition(f)
     assert check is not None
     condition, _ = check
     assert set(re.findall(r"[A-Za-z_]\w*", condition)) <= {"G", "H", "p", "q", "n", "__UINTPTR_TYPE__"}
     # G-H: two arrays of the file, never the same object; every other pair has a pointer and a write.
     pairs = re.findall(r"&(\w+)\[[^]]*\] \+ 1\) <= \(__UINTPTR_TYPE__\)&(\w+)\[", condition)
     assert {tuple(sorted(p)) for p in pairs} == {("G", "p"), ("G", "q"), ("H", "q"), ("p", "q")}
-    assert overlap_check(g) is None  # only the file's own arrays: nothing to check
+    assert tuned_code_condition(g) is None  # only the file's own arrays: nothing to check
 
 
 def test_a_global_scalar_is_checked_against_pointers_and_arrays_of_pointers_keep_the_original(tmp_path: Path) -> None:
@@ -94,9 +94,63 @@ def test_a_global_scalar_is_checked_against_pointers_and_arrays_of_pointers_keep
                                       "void f(int n, double *p) {\n  for (int i = 0; i < n; i++) total += p[i];\n}\n"
                                       "void g(int n, double **a, double **b) {\n  for (int i = 0; i < n; i++)"
                                       " for (int j = 0; j < n; j++) a[i][j] = 0.5 * b[i][j];\n}\n")
-    check = overlap_check(f)
+    check = tuned_code_condition(f)
     assert check is not None and "&total" in check[0] and "&p[" in check[0]
     tuned = apply_recipe(g, Recipe.from_dict({"steps": [{"op": "interchange", "order": [1, 0]}]}))
     code = replace_regions(path, {1: tuned}, [f, g])
     assert "holds pointers to rows" in code and "a, b" in code
     assert "for (int c1 = 0; c1 < n; c1 += 1)" in code and "a[c1][c3] = (0.5 * b[c1][c3])" in code  # i outer
+
+
+SWEEP = """#include <stdio.h>
+void sweep(int n, int k, double A[n + 2][n + 2])
+{
+  for (int i = 1; i <= n; i++)
+    for (int j = 0; j < n; j++)
+      A[i][j] = A[i + k][j + 1] + 1.0;
+}
+int main(void)
+{
+  static double A[66][66];
+  for (int i = 0; i < 66; i++) for (int j = 0; j < 66; j++) A[i][j] = (i * 3 + j) % 11;
+  void (*volatile call)(int, int, double (*)[66]) = sweep;
+  call(64, -1, A);
+  double s = 0;
+  for (int i = 0; i < 66; i++) for (int j = 0; j < 66; j++) s = 0.75 * s + A[i][j];
+  printf("%.17g\\n", s);
+  return 0;
+}
+"""
+
+
+def test_a_negative_parameter_runs_the_original_schedule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review finding (reproduced): the analysis takes parameters to be >= 0, where interchanging this nest
+    is legal; with k = -1 the nest reads A[i - 1][j + 1], a dependence (1, -1) the interchange reverses.
+    One array, so no overlap test: the drop-in code ran the tuned loops unchecked and printed another sum."""
+    path = tmp_path / "sweep.c"
+    path.write_text(SWEEP)
+    scops = extract_scops(path).scops
+    tuned = {0: apply_recipe(scops[0], Recipe.from_dict({"steps": [{"op": "interchange", "order": [1, 0]}]}))}
+    original = _run(tmp_path, "original", SWEEP)
+    guarded = replace_regions(path, tuned, scops)
+    assert "if (((n >= 0) && (k >= 0)))" in guarded
+    assert _run(tmp_path, "guarded", guarded) == original
+    monkeypatch.setattr(loopnest.dropin, "guarded_c", lambda _original, new: generate_c(new))
+    assert _run(tmp_path, "unguarded", replace_regions(path, tuned, scops)) != original
+
+
+def test_the_check_admits_adjacent_arrays_and_refuses_one_shared_element(tmp_path: Path) -> None:
+    """The bounds themselves: ``a`` touches a[0..n-1] and ``b`` b[0..n-1]; b = a + n is adjacent (tuned
+    code), b = a + n - 1 shares one element (original), and so does a = b + n - 1."""
+    path = tmp_path / "scale.c"
+    path.write_text(PROGRAM)
+    check = tuned_code_condition(extract_scops(path).scops[0])
+    assert check is not None
+    condition, defines = check
+    probe = "\n".join(["#include <stdio.h>", *defines,
+                        f"static int tuned(int n, double *a, double *b) {{ return {condition}; }}",
+                        "int main(void) {", "  static double x[4096];",
+                        "  printf(\"%d %d %d %d %d\\n\", tuned(1024, x, x + 1024), tuned(1024, x, x + 1023),",
+                        "         tuned(1024, x + 1023, x), tuned(1024, x + 1024, x), tuned(-1, x, x));",
+                        "  return 0;", "}"])
+    assert _run(tmp_path, "probe", probe).split() == ["1", "0", "0", "1", "0"]
