@@ -38,7 +38,7 @@ _BINARY = {
 
 
 @dataclass
-class _Printer:
+class CPrinter:
     scop: Scop
     prefix: str
     indent: str
@@ -281,7 +281,7 @@ def _full_blocks(scop: Scop, reached: isl.UnionSet, jams: dict[int, int]) -> isl
 def _separate_full_blocks(scop: Scop, sched: isl.UnionMap, jams: dict[int, int]) -> isl.UnionMap:
     """``sched`` with the instances in full blocks of the unroll-and-jam point levels renamed
     ``S<i>_full``, so that isl generates the full blocks apart from the partial block that remains
-    (the remainder loop); the printer unrolls the point loops of the full blocks (``_Printer._jammed``).
+    (the remainder loop); the printer unrolls the point loops of the full blocks (``CPrinter._jammed``).
     The schedule points are unchanged, so the order of execution is too."""
     if not jams:
         return sched
@@ -386,10 +386,20 @@ def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     tree = _ast(scop, sched, _separate_option(scop), prefix)
     values: dict[str, str] = {}
     dynamic = DynamicLoops(scop, prefix, values) if any(s.dynamic_bounds for s in scop.statements) else None
-    printer = _Printer(scop, prefix, indent, dynamic=dynamic, jams=jams, values=values,
+    printer = CPrinter(scop, prefix, indent, dynamic=dynamic, jams=jams, values=values,
                        selects=not _clashes_with_selects(scop))
     body = printer.node(tree, 1)
     decls = _declarations(scop, indent)
-    defines = [_HELPERS[h] for h in sorted(printer.used_helpers)]
-    undefs = [f"#undef perfembed_{h}" for h in sorted(printer.used_helpers)]
+    defines, undefs = helper_macros(printer.used_helpers)
     return "\n".join(["{", *defines, *decls, *body, *undefs, "}"])
+
+
+def expression_printer(scop: Scop) -> CPrinter:
+    """A printer of isl expressions over ``scop``'s names as the generated code prints them; the helper
+    macros its output uses collect in ``used_helpers`` (:func:`helper_macros`)."""
+    return CPrinter(scop, _fresh_prefix(scop), "  ")
+
+
+def helper_macros(names: set[str]) -> tuple[list[str], list[str]]:
+    """The ``#define`` lines of the helper macros ``names``, and the ``#undef`` lines that close them."""
+    return [_HELPERS[h] for h in sorted(names)], [f"#undef perfembed_{h}" for h in sorted(names)]

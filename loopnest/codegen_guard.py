@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from loopnest.codegen import _HELPERS, _fresh_prefix, _Printer, generate_c
+from loopnest.codegen import CPrinter, expression_printer, generate_c, helper_macros
 from loopnest.ir import ArrayInfo, Scop
 from loopnest.omp_clauses import checked_name
 from loopnest.polyhedral import access_footprints
@@ -36,7 +36,7 @@ def _rows_apart(info: ArrayInfo) -> bool:
     return any(dim is None for dim in info.dims[1:])
 
 
-def _address_range(scop: Scop, array: str, printer: _Printer, build: isl.AstBuild) -> tuple[str, str] | None:
+def _address_range(scop: Scop, array: str, printer: CPrinter, build: isl.AstBuild) -> tuple[str, str] | None:
     """C expressions of the first address the nest touches in ``array`` and one past the last (its
     lexicographic first and last elements: row-major, so the lowest and highest addresses)."""
     fp = access_footprints(scop, isl.Set(scop.context)).get(array)
@@ -51,7 +51,7 @@ def _address_range(scop: Scop, array: str, printer: _Printer, build: isl.AstBuil
     return f"{_ADDRESS}{ends[0]}", f"{_ADDRESS}({ends[1]} + 1)"
 
 
-def _context_condition(scop: Scop, printer: _Printer) -> str | None:
+def _context_condition(scop: Scop, printer: CPrinter) -> str | None:
     """The C condition of the parameter values every recipe was proven legal for (the context), or None
     where the context assumes nothing."""
     context = isl.Set(scop.context)
@@ -61,7 +61,7 @@ def _context_condition(scop: Scop, printer: _Printer) -> str | None:
     return printer.expr(build.expr_from_set(context))
 
 
-def _overlap_tests(scop: Scop, printer: _Printer) -> list[str]:
+def _overlap_tests(scop: Scop, printer: CPrinter) -> list[str]:
     """One test per pair of variables that may share memory (a pointer, and a write on either side)."""
     build = isl.AstBuild.from_context(isl.Set(scop.context))
     # Arrays, and scalars that live in memory a pointer could reach (a by-value parameter is a copy).
@@ -82,16 +82,17 @@ def _overlap_tests(scop: Scop, printer: _Printer) -> list[str]:
     return tests
 
 
-def tuned_code_condition(scop: Scop) -> tuple[str, list[str]] | None:
-    """The condition under which the tuned code may run, and the helper macros it uses: the parameters
+def tuned_code_condition(scop: Scop) -> tuple[str, set[str]] | None:
+    """The condition under which the tuned code may run, and the helper macros it uses (their names, for
+    :func:`~loopnest.codegen.helper_macros`): the parameters
     lie in the context, then (``&&`` stops early, so no bound is computed outside it) no pointer overlaps
     a written array or an array written through a pointer. None when neither needs a check."""
-    printer = _Printer(scop, _fresh_prefix(scop), "  ")
+    printer = expression_printer(scop)
     context = _context_condition(scop, printer)
     tests = ([] if context is None else [context]) + _overlap_tests(scop, printer)
     if not tests:
         return None
-    return " && ".join(tests), [_HELPERS[h] for h in sorted(printer.used_helpers)]
+    return " && ".join(tests), printer.used_helpers
 
 
 def guarded_c(original: Scop, tuned: Scop) -> str:
@@ -109,7 +110,7 @@ def guarded_c(original: Scop, tuned: Scop) -> str:
     check = tuned_code_condition(original)
     if check is None:
         return generate_c(tuned)
-    condition, defines = check
-    undefs = [f"#undef {line.split()[1].split('(')[0]}" for line in defines]
+    condition, helpers = check
+    defines, undefs = helper_macros(helpers)
     return "\n".join(["{", *defines, f"if ({condition})", generate_c(tuned), "else", generate_c(original), *undefs,
                       "}"])

@@ -16,6 +16,7 @@ import pytest
 
 import loopnest.dropin
 from loopnest import Recipe, Scop, apply_recipe, extract_scops, generate_c, replace_regions
+from loopnest.codegen import helper_macros
 from loopnest.codegen_guard import tuned_code_condition
 
 PROGRAM = """#include <stdio.h>
@@ -146,8 +147,8 @@ def test_the_check_admits_adjacent_arrays_and_refuses_one_shared_element(tmp_pat
     path.write_text(PROGRAM)
     check = tuned_code_condition(extract_scops(path).scops[0])
     assert check is not None
-    condition, defines = check
-    probe = "\n".join(["#include <stdio.h>", *defines,
+    condition, helpers = check
+    probe = "\n".join(["#include <stdio.h>", *helper_macros(helpers)[0],
                         f"static int tuned(int n, double *a, double *b) {{ return {condition}; }}",
                         "int main(void) {", "  static double x[4096];",
                         "  printf(\"%d %d %d %d %d\\n\", tuned(1024, x, x + 1024), tuned(1024, x, x + 1023),",
