@@ -64,9 +64,10 @@ def _context_condition(scop: Scop, printer: CPrinter) -> str | None:
 def _overlap_tests(scop: Scop, printer: CPrinter) -> list[str]:
     """One test per pair of variables that may share memory (a pointer, and a write on either side)."""
     build = isl.AstBuild.from_context(isl.Set(scop.context))
-    # Arrays, and scalars that live in memory a pointer could reach (a by-value parameter is a copy).
+    # Arrays, and scalars that live in memory a pointer could reach (a by-value parameter is a copy; so
+    # is, for a pointer, a local whose address is never taken, and a `register` one cannot be taken).
     arrays = {name: info for name, info in sorted(scop.arrays.items()) if info.storage != "region"
-              and not (info.is_scalar and (info.storage == "param" or name in scop.params))}
+              and not (info.is_scalar and (info.storage == "param" or name in scop.params or not info.addressed))}
     ranges = {name: (f"{_ADDRESS}&{checked_name(scop, name)}", f"{_ADDRESS}(&{checked_name(scop, name)} + 1)")
               for name, info in arrays.items() if info.is_scalar}
     ranges |= {name: r for name, info in arrays.items()

@@ -50,6 +50,7 @@ class ArrayInfo:
     dims: tuple[str | None, ...]  # declared extents as C text; None where unknown (pointer, [])
     storage: str  # "param" | "global" | "local" | "extern" | "region" (declared inside the nest)
     written: bool
+    addressed: bool = True  # False: a local whose address its function never takes (no pointer reaches it)
 
     @property
     def is_scalar(self) -> bool:

@@ -106,5 +106,6 @@ def _arrays(statements: tuple[Statement, ...], parts: ScopParts) -> dict[str, Ar
     for name in parts.used:
         sym = parts.symbols[name]
         storage = "region" if name in parts.locals else sym.storage
-        out[name] = ArrayInfo(name, sym.scalar_type or sym.base_type, sym.dims, storage, name in written)
+        out[name] = ArrayInfo(name, sym.scalar_type or sym.base_type, sym.dims, storage, name in written,
+                              sym.addressed)
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator
@@ -50,6 +51,9 @@ class Symbol:
     # The declared extents as syntax (None where unknown), for the frontend to read them as affine
     # expressions: they bound indirect subscripts and data-dependent loops.
     dim_nodes: tuple[c_ast.Node | None, ...] = field(default=(), compare=False, repr=False)
+    # False for a local whose address the function never takes: no pointer can reach it (nor, when it
+    # is declared ``register``, may C code take its address: the drop-in check leaves it out).
+    addressed: bool = True
 
     @property
     def scalar_type(self) -> str | None:
@@ -127,11 +131,17 @@ class _LocalDecls(c_ast.NodeVisitor):
     def __init__(self, typedefs: dict[str, str]) -> None:
         self.typedefs = typedefs
         self.symbols: dict[str, Symbol] = {}
+        self.addressed: set[str] = set()  # names under a unary & anywhere in the function
 
     def visit_Decl(self, node: c_ast.Decl) -> None:
         sym = symbol_from_decl(node, "local", self.typedefs)
         if sym is not None:
             self.symbols.setdefault(sym.name, sym)
+        self.generic_visit(node)
+
+    def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
+        if node.op == "&" and isinstance(node.expr, c_ast.ID):
+            self.addressed.add(node.expr.name)
         self.generic_visit(node)
 
 
@@ -148,5 +158,5 @@ def collect_function_symbols(func: c_ast.FuncDef, typedefs: dict[str, str]) -> d
     visitor = _LocalDecls(typedefs)
     visitor.visit(func.body)
     for name, sym in visitor.symbols.items():
-        out.setdefault(name, sym)
+        out.setdefault(name, sym if name in visitor.addressed else dataclasses.replace(sym, addressed=False))
     return out

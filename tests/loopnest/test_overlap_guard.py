@@ -155,3 +155,27 @@ def test_the_check_admits_adjacent_arrays_and_refuses_one_shared_element(tmp_pat
                         "         tuned(1024, x + 1023, x), tuned(1024, x + 1024, x), tuned(-1, x, x));",
                         "  return 0;", "}"])
     assert _run(tmp_path, "probe", probe).split() == ["1", "0", "0", "1", "0"]
+
+
+def test_a_local_accumulator_is_checked_only_where_its_address_is_taken(tmp_path: Path) -> None:
+    """Review finding (reproduced): the check took ``&s`` of every written local scalar, so a ``register``
+    accumulator made the drop-in file fail to compile ("address of register variable requested"). A
+    local whose address the function never takes cannot be reached by a pointer: no test; one whose
+    address is taken is still checked against the pointers."""
+    path = tmp_path / "dot.c"
+    path.write_text("#include <stdio.h>\n"
+                    "double dot(int n, double *a, double *b) {\n  register double s = 0.0;\n"
+                    "  for (int i = 0; i < n; i++)\n    s += a[i] * b[i];\n  return s;\n}\n"
+                    "double dot2(int n, double *a, double *b, double **where) {\n  double s = 0.0;\n  *where = &s;\n"
+                    "  for (int i = 0; i < n; i++)\n    s += a[i] * b[i];\n  return s;\n}\n"
+                    "int main(void) {\n  static double x[100], y[100]; double *w;\n"
+                    "  for (int i = 0; i < 100; i++) { x[i] = i % 3; y[i] = i % 5; }\n"
+                    "  printf(\"%g %g\\n\", dot(100, x, y), dot2(100, x, y, &w));\n  return 0;\n}\n")
+    scops = extract_scops(path).scops
+    dot, dot2 = scops[:2]
+    unroll = Recipe.from_dict({"steps": [{"op": "unroll", "loop": 0, "factor": 4}]})
+    check, check2 = tuned_code_condition(dot), tuned_code_condition(dot2)
+    assert check is not None and "&s" not in check[0]
+    assert check2 is not None and "&s" in check2[0]
+    code = replace_regions(path, {0: apply_recipe(dot, unroll), 1: apply_recipe(dot2, unroll)}, scops)
+    assert _run(tmp_path, "tuned", code) == _run(tmp_path, "original", path.read_text())
