@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 USER_ERROR = 2  # the CLI's exit code for a user error: restarting would only repeat it
 PR_SET_PDEATHSIG = 1
+ORPHAN_GRACE_S = 30.0  # as WorkerPool's grace_s: time to finish the trial once the server is gone
 
 
 def worker_command(parent_pid: int) -> list[str]:
@@ -29,14 +30,28 @@ def worker_command(parent_pid: int) -> list[str]:
     return [sys.executable, "-m", "service.cli", "worker", "--log", "--exit-with", str(parent_pid)]
 
 
-def exit_with_parent(parent_pid: int) -> None:
+def exit_with_parent(parent_pid: int, *, grace_s: float = ORPHAN_GRACE_S) -> None:
     """Have the kernel send this process SIGTERM when its parent dies (Linux); if the parent is
-    already gone (it died before this call), stop now."""
+    already gone (it died before this call), stop now. Should the stop that SIGTERM starts not end the
+    process within ``grace_s`` of the parent's death, a watcher thread ends it: no worker outlives its
+    server, whatever its shutdown waits for."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
     if os.getppid() != parent_pid:
         raise SystemExit(0)
+    threading.Thread(target=_end_when_orphaned, args=(parent_pid, grace_s), name="exit-with-parent",
+                     daemon=True).start()
+
+
+def _end_when_orphaned(parent_pid: int, grace_s: float) -> None:
+    while os.getppid() == parent_pid:  # a process whose parent dies is re-parented at once
+        time.sleep(0.5)
+    time.sleep(grace_s)
+    sys.stderr.write(f"perfembed worker {os.getpid()}: its server ended {grace_s:g} s ago and it has not stopped; "
+                     "ending it now (its job is taken over when the lease runs out)\n")
+    sys.stderr.flush()
+    os._exit(1)
 
 
 def _write(line: str) -> None:

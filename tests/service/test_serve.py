@@ -119,6 +119,39 @@ def test_a_killed_server_takes_its_worker_with_it(tmp_path: Path) -> None:
         _kill_group(serve)
 
 
+HUNG_WORKER = (  # a worker bound to its parent whose graceful stop never ends: it ignores SIGTERM
+    "import os, signal, sys, time\n"
+    "from service.supervisor import exit_with_parent\n"
+    "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+    "exit_with_parent(int(sys.argv[1]), grace_s=1.0)\n"
+    "print(os.getpid(), flush=True)\n"
+    "time.sleep(600)\n")
+PARENT = ("import subprocess, sys, time\n"  # starts the worker, passes its pid on, waits to be killed
+          "child = subprocess.Popen([sys.executable, '-c', sys.argv[1], str(__import__('os').getpid())],"
+          " stdout=subprocess.PIPE, text=True)\n"
+          "print(child.stdout.readline().strip(), flush=True)\n"
+          "time.sleep(600)\n")
+
+
+def test_an_orphaned_worker_whose_stop_hangs_is_ended_after_the_grace_period() -> None:
+    """No worker outlives its server, even one whose SIGTERM handling never ends (the CI failure of
+    test_a_killed_server_takes_its_worker_with_it, not reproduced, could have been such a hang)."""
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, HUNG_WORKER], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert parent.stdout is not None
+        watch = ProcessWatch(int(parent.stdout.readline()))
+        parent.kill()
+        parent.wait()
+        time.sleep(0.5)
+        assert not watch.exited()  # SIGTERM ignored: only the watcher can end it
+        wait_until(watch.exited, timeout=30, what="the watcher to end the orphan")
+        watch.close()
+    finally:
+        parent.kill()
+        parent.wait()
+
+
 def _kill_group(serve: subprocess.Popen[str]) -> None:
     """The server's process group (the server and any worker left), if the test failed half-way."""
     try:
