@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import islpy as isl
 import numpy as np
 
+from loopnest.codegen import expression_printer
 from loopnest.errors import ParameterError
 from loopnest.frontend.symbols import SCALAR_TYPES, canonical_scalar
 from loopnest.ir import ArrayInfo, Scop
@@ -167,8 +168,10 @@ def check_static_size(scop: Scop, params: Mapping[str, int], layouts: list[Array
 ARRAY_FORMS = ("global", "parameters", "restrict")
 # What the harness's measurements mean, part of every recipe space's signature (autotune.space), so a
 # tuning study measured under an earlier driver is never resumed under this one. "parameters+ivdep"
-# (2026-11-26): the user's form, and generated code that states independence (#pragma GCC ivdep).
-MEASUREMENT_FORM = "parameters+ivdep"
+# (2026-11-26): the user's form, and generated code that states independence (#pragma GCC ivdep);
+# "+extents" (2026-11-27): extents computed from the size parameters (``A[n + 2][m + 2]``) stay run-time
+# values, as in the user's function (they were the measured values, a stride gcc could fold).
+MEASUREMENT_FORM = "parameters+ivdep+extents"
 
 
 def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[str, int],
@@ -204,7 +207,8 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
             lines += [f"static __attribute__((noinline)) void perfembed_kernel_{w}(void) {{", *iterators, text,
                       "}", ""]
         else:
-            lines += _kernel_with_parameters(scop, layouts, w, [*iterators, text], restrict=form_of[w] == "restrict")
+            lines += _kernel_with_parameters(scop, layouts, w, [*iterators, text], params,
+                                             restrict=form_of[w] == "restrict")
     lines += _main(scop, len(kernels), loaded)
     for w in range(len(kernels)):
         if len(kernels) > 1:
@@ -214,14 +218,38 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
     return "\n".join(lines)
 
 
-def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body: list[str], *,
-                            restrict: bool = False) -> list[str]:
+def _runtime_extent(scop: Scop, dim: str | None, extent: int, params: Mapping[str, int]) -> str:
+    """The C text of a declared extent as the user's function has it: a run-time value of the size
+    parameters where the source declares an affine expression of them (``n + 2``), printed from isl (never
+    the source's text) once it is found to equal ``extent`` at these values; otherwise the value itself.
+    gcc then knows a row's stride no better than in the user's variable-length array."""
+    if dim is None:
+        return str(extent)
+    if dim in scop.params:
+        return dim
+    if "/" in dim or "%" in dim:  # C's integer division is not isl's floor for every sign: keep the value
+        return str(extent)
+    try:
+        pa = isl.PwAff(f"[{', '.join(scop.params)}] -> {{ [({dim})] }}")
+    except isl.Error:
+        return str(extent)  # not an affine expression of the size parameters (a call, a cast, a global)
+    point = isl.Set(f"[{', '.join(scop.params)}] -> {{ : {' and '.join(f'{p} = {params[p]}' for p in scop.params)} }}")
+    values = pa.intersect_params(point)
+    if pa.n_piece() != 1 or not values.is_cst() or values.eval(point.sample_point()).to_python() != extent:
+        return str(extent)
+    build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space().params()))
+    return expression_printer(scop).expr(build.expr_from_pw_aff(pa))
+
+
+def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body: list[str], params: Mapping[str, int],
+                            *, restrict: bool = False) -> list[str]:
     """Kernel ``w`` as an external noipa function of the source's parameters, and the thunk the timing
     loop calls.
 
     Parameter names shadow the driver's statics of the same name, so the kernel text is unchanged. An
-    extent the source declares as a bare size parameter (``float C[ni][nj]``) stays that parameter, as
-    in the user's variable-length array; any other extent is its value. Written scalars stay static:
+    extent the source declares as a size parameter (``float C[ni][nj]``) or an affine expression of them
+    (``float A[n + 2][m + 2]``) stays a run-time value, as in the user's variable-length array
+    (:func:`_runtime_extent`); any other extent is its value. Written scalars stay static:
     the driver dumps them after the run."""
     sizes = [(scop.param_types.get(p, "int"), p, p) for p in scop.params]
     scalars = [(lay.info.element_type, lay.info.name, lay.info.name) for lay in layouts
@@ -231,7 +259,7 @@ def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body
     for lay in layouts:
         if lay.info.storage != "param" or lay.info.is_scalar:
             continue
-        inner = "".join(f"[{dim if dim in scop.params else extent}]"
+        inner = "".join(f"[{_runtime_extent(scop, dim, extent, params)}]"
                         for dim, extent in zip(lay.info.dims[1:], lay.extents[1:], strict=True))
         pointer = f"*restrict {lay.info.name}" if restrict else f"*{lay.info.name}"
         declarator = f"({pointer}){inner}" if inner else pointer

@@ -119,3 +119,34 @@ def test_a_loop_whose_iterations_reuse_a_pack_buffer_is_not_marked() -> None:
     assert 2 in _ivdep_levels(tiled)  # the j tile loop: nothing carried
     assert not {0, 1, 2} & _ivdep_levels(packed)
     assert 3 in _ivdep_levels(packed)  # the i point loop, inside every copy
+
+
+HALO = """
+void smooth(int n, int m, float A[n + 2][m + 2], float B[n + 2][2 * m + 4], float C[n][n * m]) {
+  for (int i = 1; i <= n; i++)
+    for (int j = 1; j <= m; j++)
+      B[i][j] = 0.25f * (A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]) + C[i - 1][j];
+}
+"""
+
+
+def test_an_extent_computed_from_the_sizes_stays_a_run_time_value(tmp_path: Path) -> None:
+    """The user's ``float A[n + 2][m + 2]`` has a row stride known only at run time; the driver used to pass
+    the measured value (``(*A)[66]``), a stride gcc could fold. An affine extent is now printed from isl;
+    one that is not affine (``n * m``) keeps its value. Both forms compute the same outputs."""
+    scop = nest(tmp_path, HALO)
+    with Harness(scop, {"n": 40, "m": 64}, reps=1, threads=1) as h:
+        kernels = [generate_c(scop)] * 2
+        source = synthesize_driver(scop, kernels, h.params, h.layouts, forms=["global", "parameters"])
+        signature = _body(source, 1).split("{", 1)[0]
+        assert "float (*A)[(m + 2)]" in signature and "float (*B)[((2 * m) + 4)]" in signature
+        assert "float (*C)[2560]" in signature
+        src, exe = h.workdir / "forms.c", h.workdir / "forms"
+        src.write_text(source)
+        assert run_limited([h.cc, *shlex.split(h.cflags), "-o", str(exe), str(src), "-lm"], cwd=h.workdir,
+                           limits=h.limits).ok
+        outs = [h.workdir / f"out.{k}" for k in range(2)]
+        ran = run_limited([str(exe), *(str(h.params[p]) for p in scop.params), "2", *map(str, outs)],
+                          cwd=h.workdir, limits=h.limits)
+        assert ran.ok, ran.stderr
+        assert outs[0].read_bytes() == outs[1].read_bytes()
