@@ -9,8 +9,8 @@ original's schedule otherwise. The analysis also takes every parameter to be >= 
 recipe proven legal there can compute another result for a negative offset (``A[i][j] = A[i + k][j + 1]``
 interchanged, called with k = -1), so the check starts with the context. An array of pointers
 (``double **a``) has no such range: a nest that reaches one keeps the original's schedule in the drop-in
-code. Only text produced from the IR reaches
-the check: isl's bounds of each accessed footprint, printed by the code generator's own expression printer.
+code. Only text produced from the IR reaches the check: isl's bounds of each accessed footprint, printed by
+the code generator's own expression printer.
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ def _rows_apart(info: ArrayInfo) -> bool:
     return any(dim is None for dim in info.dims[1:])
 
 
-def _address_range(scop: Scop, array: str, printer: CPrinter, build: isl.AstBuild) -> tuple[str, str] | None:
-    """C expressions of the first address the nest touches in ``array`` and one past the last (its
-    lexicographic first and last elements: row-major, so the lowest and highest addresses)."""
-    fp = access_footprints(scop, isl.Set(scop.context)).get(array)
+def _address_range(scop: Scop, array: str, fp: isl.Set | None, printer: CPrinter,
+                   build: isl.AstBuild) -> tuple[str, str] | None:
+    """C expressions of the first address the nest touches in ``array`` (its footprint ``fp``) and one past
+    the last (its lexicographic first and last elements: row-major, so the lowest and highest addresses)."""
     if fp is None or fp.is_empty():
         return None
     name = checked_name(scop, array)
@@ -70,8 +70,9 @@ def _overlap_tests(scop: Scop, printer: CPrinter) -> list[str]:
               and not (info.is_scalar and (info.storage == "param" or name in scop.params or not info.addressed))}
     ranges = {name: (f"{_ADDRESS}&{checked_name(scop, name)}", f"{_ADDRESS}(&{checked_name(scop, name)} + 1)")
               for name, info in arrays.items() if info.is_scalar}
-    ranges |= {name: r for name, info in arrays.items()
-               if not info.is_scalar and (r := _address_range(scop, name, printer, build)) is not None}
+    footprints = access_footprints(scop, isl.Set(scop.context))
+    ranges |= {name: r for name, info in arrays.items() if not info.is_scalar
+               and (r := _address_range(scop, name, footprints.get(name), printer, build)) is not None}
     names = sorted(ranges)
     tests = []
     for k, a in enumerate(names):
@@ -85,9 +86,9 @@ def _overlap_tests(scop: Scop, printer: CPrinter) -> list[str]:
 
 def tuned_code_condition(scop: Scop) -> tuple[str, set[str]] | None:
     """The condition under which the tuned code may run, and the helper macros it uses (their names, for
-    :func:`~loopnest.codegen.helper_macros`): the parameters
-    lie in the context, then (``&&`` stops early, so no bound is computed outside it) no pointer overlaps
-    a written array or an array written through a pointer. None when neither needs a check."""
+    :func:`~loopnest.codegen.helper_macros`): the parameters lie in the context, then (``&&`` stops early,
+    so no bound is computed outside it) no pointer overlaps a written array or an array written through a
+    pointer. None when neither needs a check."""
     printer = expression_printer(scop)
     context = _context_condition(scop, printer)
     tests = ([] if context is None else [context]) + _overlap_tests(scop, printer)
