@@ -34,6 +34,11 @@ class ProcessWatch:
     def exited(self) -> bool:
         return bool(select.select([self._fd], [], [], 0)[0])
 
+    def kill(self) -> None:
+        """SIGKILL that process, if it still runs (through the pidfd: never another process)."""
+        if not self.exited():
+            signal.pidfd_send_signal(self._fd, signal.SIGKILL)
+
     def close(self) -> None:
         os.close(self._fd)
 
@@ -138,18 +143,19 @@ def test_an_orphaned_worker_whose_stop_hangs_is_ended_after_the_grace_period() -
     test_a_killed_server_takes_its_worker_with_it, not reproduced, could have been such a hang)."""
     parent = subprocess.Popen([sys.executable, "-c", PARENT, HUNG_WORKER], stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert parent.stdout is not None
+    watch = ProcessWatch(int(parent.stdout.readline()))
     try:
-        assert parent.stdout is not None
-        watch = ProcessWatch(int(parent.stdout.readline()))
         parent.kill()
         parent.wait()
         time.sleep(0.5)
         assert not watch.exited()  # SIGTERM ignored: only the watcher can end it
         wait_until(watch.exited, timeout=30, what="the watcher to end the orphan")
-        watch.close()
     finally:
         parent.kill()
         parent.wait()
+        watch.kill()  # a failed run leaves no worker that ignores SIGTERM behind for 10 minutes
+        watch.close()
 
 
 def _kill_group(serve: subprocess.Popen[str]) -> None:
