@@ -238,6 +238,15 @@ def _declared_names(scop: Scop) -> set[str]:
     return names
 
 
+def unused_prefix(scop: Scop, base: str) -> str:
+    """``base``, lengthened with underscores until no name of the nest starts with it: local names of
+    generated code that begin with it cannot shadow a variable the nest uses."""
+    names = _declared_names(scop)
+    while any(n.startswith(base) for n in names):
+        base += "_"
+    return base
+
+
 def _fresh_prefix(scop: Scop) -> str:
     names = _declared_names(scop)
     prefix = "c"

@@ -56,6 +56,12 @@ class ArrayInfo:
     def is_scalar(self) -> bool:
         return not self.dims
 
+    @property
+    def holds_row_pointers(self) -> bool:
+        """An array of pointers (``double **a``, ``double *rows[n]``): its rows are separate objects,
+        reached through a table of pointers, rather than one block of memory."""
+        return any(dim is None for dim in self.dims[1:])
+
 
 @dataclass(frozen=True)
 class Access:

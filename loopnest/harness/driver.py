@@ -170,8 +170,9 @@ ARRAY_FORMS = ("global", "parameters", "restrict")
 # tuning study measured under an earlier driver is never resumed under this one. "parameters+ivdep"
 # (2026-11-26): the user's form, and generated code that states independence (#pragma GCC ivdep);
 # "+extents" (2026-11-27): extents computed from the size parameters (``A[n + 2][m + 2]``) stay run-time
-# values, as in the user's function (they were the measured values, a stride gcc could fold).
-MEASUREMENT_FORM = "parameters+ivdep+extents"
+# values, as in the user's function (they were the measured values, a stride gcc could fold); "+rows"
+# (2026-11-27): an array of pointers is passed as a table of row pointers (it was one block of rows).
+MEASUREMENT_FORM = "parameters+ivdep+extents+rows"
 
 
 def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[str, int],
@@ -241,6 +242,24 @@ def _runtime_extent(scop: Scop, dim: str | None, extent: int, params: Mapping[st
     return expression_printer(scop).expr(build.expr_from_pw_aff(pa))
 
 
+_ROW_TABLE = "perfembed_rows_"
+
+
+def _passes_row_table(lay: ArrayLayout) -> bool:
+    """A parameter ``T **a`` (or ``T *a[n]``): the kernel gets a table of pointers to the rows of the
+    driver's contiguous array. Deeper tables (``T ***``) are passed as one block, not the user's form."""
+    return lay.info.storage == "param" and len(lay.info.dims) == 2 and lay.info.holds_row_pointers
+
+
+def _row_tables(layouts: list[ArrayLayout]) -> tuple[list[str], list[str]]:
+    """The declarations of the row tables and the lines of ``perfembed_init`` that fill them."""
+    tables = [lay for lay in layouts if _passes_row_table(lay)]
+    declared = [f"static {lay.info.element_type} *{_ROW_TABLE}{lay.info.name}[{lay.extents[0]}];" for lay in tables]
+    filled = [f"  for (long perfembed_k = 0; perfembed_k < {lay.extents[0]}L; perfembed_k++) "
+              f"{_ROW_TABLE}{lay.info.name}[perfembed_k] = {lay.info.name}[perfembed_k];" for lay in tables]
+    return declared, filled
+
+
 def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body: list[str], params: Mapping[str, int],
                             *, restrict: bool = False) -> list[str]:
     """Kernel ``w`` as an external noipa function of the source's parameters, and the thunk the timing
@@ -249,8 +268,10 @@ def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body
     Parameter names shadow the driver's statics of the same name, so the kernel text is unchanged. An
     extent the source declares as a size parameter (``float C[ni][nj]``) or an affine expression of them
     (``float A[n + 2][m + 2]``) stays a run-time value, as in the user's variable-length array
-    (:func:`_runtime_extent`); any other extent is its value. Written scalars stay static:
-    the driver dumps them after the run."""
+    (:func:`_runtime_extent`); any other extent is its value. An array of pointers (``double **a``)
+    is passed as a table of row pointers into the driver's array (:func:`_passes_row_table`), so
+    every access loads its row as in the user's function. Written scalars stay static: the driver
+    dumps them after the run."""
     sizes = [(scop.param_types.get(p, "int"), p, p) for p in scop.params]
     scalars = [(lay.info.element_type, lay.info.name, lay.info.name) for lay in layouts
                if lay.info.storage == "param" and lay.info.is_scalar and not lay.info.written
@@ -258,6 +279,10 @@ def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body
     arrays = []
     for lay in layouts:
         if lay.info.storage != "param" or lay.info.is_scalar:
+            continue
+        if _passes_row_table(lay):
+            pointer = f"**restrict {lay.info.name}" if restrict else f"**{lay.info.name}"
+            arrays.append((lay.info.element_type, pointer, f"{_ROW_TABLE}{lay.info.name}"))
             continue
         inner = "".join(f"[{_runtime_extent(scop, dim, extent, params)}]"
                         for dim, extent in zip(lay.info.dims[1:], lay.extents[1:], strict=True))
@@ -283,7 +308,7 @@ def _declarations(scop: Scop, layouts: list[ArrayLayout]) -> list[str]:
             continue
         dims = "".join(f"[{e}]" for e in lay.extents)
         lines.append(f"static {lay.info.element_type} {lay.info.name}{dims};")
-    return lines
+    return [*lines, *_row_tables(layouts)[0]]
 
 
 def _input_copies(loaded: list[ArrayLayout]) -> list[str]:
@@ -325,7 +350,7 @@ def _initializer(layouts: list[ArrayLayout], inputs: Collection[str] = ()) -> li
             lines += [f"  {{ {info.element_type} *perfembed_p = ({info.element_type} *){info.name};",
                       f"    for (long perfembed_k = 0; perfembed_k < {lay.count}L; perfembed_k++)",
                       f"      perfembed_p[perfembed_k] = ({info.element_type}){value}; }}"]
-    return [*lines, "}"]
+    return [*lines, *_row_tables(layouts)[1], "}"]
 
 
 def _main(scop: Scop, n_kernels: int, loaded: list[ArrayLayout]) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from loopnest.codegen import generate_c
+from loopnest.codegen_guard import guarded_c
 from loopnest.errors import CompileError, ExecutionError, ParameterError
 from loopnest.harness.compare import AcceptancePolicy, Comparison, PairedRuns, PressureMeter
 from loopnest.harness.driver import (
@@ -250,7 +251,9 @@ class Harness:
     def compare(self, recipe: Recipe, *, transformed: Scop | None = None,
                 policy: AcceptancePolicy | None = None, on_step: StepFn | None = None) -> Comparison:
         """Baseline and variant interleaved in one driver, in fresh processes, until the speedup's
-        interval is clearly above or below the margin; outputs verified from the first run.
+        interval is clearly above or below the margin; outputs verified from the first run. The variant
+        is the drop-in code the user's file gets (:func:`~loopnest.codegen_guard.guarded_c`: its run-time
+        overlap check included), so an accepted figure is one the user's program can have.
         ``on_step`` hears ``compiling``, then ``timing run N`` for each run."""
         policy = policy or AcceptancePolicy()
         base = self.baseline()
@@ -259,7 +262,7 @@ class Harness:
         scop = transformed or apply_recipe(self.scop, recipe, self.dependences)
         work, label = self._dir(), f"pair_{recipe.hash[:12]}"
         src, exe = work / f"{label}.c", work / label
-        src.write_text(synthesize_driver(self.scop, [generate_c(self.scop), generate_c(scop)], self.params,
+        src.write_text(synthesize_driver(self.scop, [generate_c(self.scop), guarded_c(self.scop, scop)], self.params,
                                          self.layouts, self.inputs, self.form))
         report_step(on_step, "compiling")
         compiled = run_limited([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],

@@ -88,9 +88,10 @@ def test_the_check_names_only_the_nests_variables_and_pairs_with_a_pointer(tmp_p
     assert tuned_code_condition(g) is None  # only the file's own arrays: nothing to check
 
 
-def test_a_global_scalar_is_checked_against_pointers_and_arrays_of_pointers_keep_the_original(tmp_path: Path) -> None:
+def test_a_global_scalar_is_checked_against_pointers_and_arrays_of_pointers_row_by_row(tmp_path: Path) -> None:
     """Review findings: a pointer may reach a global scalar the nest writes; the rows of ``double **`` are
-    separate allocations, so the first and last element bound no address range."""
+    separate allocations, so the first and last element bound no address range: each row is checked
+    (tests/loopnest/test_row_pointer_guard.py)."""
     path, f, g = _two_nests(tmp_path, "double total;\n"
                                       "void f(int n, double *p) {\n  for (int i = 0; i < n; i++) total += p[i];\n}\n"
                                       "void g(int n, double **a, double **b) {\n  for (int i = 0; i < n; i++)"
@@ -99,8 +100,9 @@ def test_a_global_scalar_is_checked_against_pointers_and_arrays_of_pointers_keep
     assert check is not None and "&total" in check[0] and "&p[" in check[0]
     tuned = apply_recipe(g, Recipe.from_dict({"steps": [{"op": "interchange", "order": [1, 0]}]}))
     code = replace_regions(path, {1: tuned}, [f, g])
-    assert "holds pointers to rows" in code and "a, b" in code
-    assert "for (int c1 = 0; c1 < n; c1 += 1)" in code and "a[c1][c3] = (0.5 * b[c1][c3])" in code  # i outer
+    assert "holds pointers to rows" not in code and "&a[perfembed_check_row][0]" in code
+    assert "&b[perfembed_check_row][0]" in code and "&total" not in code.split("void g", 1)[1]
+    assert code.count("a[c1][c3] = (0.5 * b[c1][c3])") == 1 and "a[c3][c1] = (0.5 * b[c3][c1])" in code  # both orders
 
 
 SWEEP = """#include <stdio.h>
