@@ -92,7 +92,7 @@ def tuned_code_condition(scop: Scop) -> tuple[str, set[str]] | None:
     :func:`~loopnest.codegen.helper_macros`): the parameters lie in the context, then (``&&`` stops early,
     so no bound is computed outside it) no pointer overlaps a written array or an array written through a
     pointer. None when neither needs a check."""
-    printer = expression_printer(scop)
+    printer = _check_printer(scop)
     context = _context_condition(scop, printer)
     tests = ([] if context is None else [context]) + _overlap_tests(scop, printer)
     if not tests:
@@ -213,11 +213,26 @@ def _row_tables(original: Scop) -> list[str]:
 
 def _walkable(original: Scop, tables: list[str]) -> bool:
     """Whether the check can walk every array of pointers the nest reaches: one level of row pointers
-    (``T **``, ``T *a[n]``) whose rows the nest touches form one interval."""
+    (``T **``, ``T *a[n]``) whose rows the nest touches form one interval, and every one of those rows
+    surely loaded by the original: no access to the table under a data-dependent guard or bound, or
+    through a subscript the analysis over-approximates (``a[idx[i]][j]``), where the check would load row
+    pointers the original never loads (review of eb11ade: a segfault past the end of a one-row table)."""
     footprints = access_footprints(original, isl.Set(original.context))
     printer = expression_printer(original)
-    return all(len(original.arrays[n].dims) == 2 and n in footprints
-               and _row_table(original, n, footprints[n], printer, "row") is not None for n in tables)
+    surely = all(stmt.exact_domain and not acc.approximated for stmt in original.statements
+                 for acc in stmt.accesses if acc.array in tables)
+    return surely and all(len(original.arrays[n].dims) == 2 and n in footprints
+                          and _row_table(original, n, footprints[n], printer, "row") is not None for n in tables)
+
+
+def _check_printer(scop: Scop) -> CPrinter:
+    """The expression printer of the run-time check, where an unsigned size parameter reads as a ``long``:
+    isl's bounds subtract parameters (``row - k``), which C computes modulo 2^32 in ``unsigned int``,
+    sending a span's start 32 GiB past its row (review of eb11ade: the tuned code ran on overlapping
+    rows for an ``unsigned k``)."""
+    printer = expression_printer(scop)
+    printer.values = {p: f"((long){p})" for p in scop.params if scop.param_types.get(p, "int").startswith("unsigned")}
+    return printer
 
 
 def guarded_c(original: Scop, tuned: Scop) -> str:
@@ -233,7 +248,7 @@ def guarded_c(original: Scop, tuned: Scop) -> str:
         return "\n".join([f"/* perfembed: the tuned schedule is not used here: {names} holds pointers to rows, "
                           "whose overlap it cannot check at run time */", generate_c(original)])
     if tables:
-        printer = expression_printer(original)
+        printer = _check_printer(original)
         p = unused_prefix(original, "perfembed_check_")
         context = _context_condition(original, printer)
         body = _indented([f"int {p}ok = {context or 1};", f"if ({p}ok) {{", *_span_check(original, tables, printer, p),

@@ -171,7 +171,7 @@ ARRAY_FORMS = ("global", "parameters", "restrict")
 # (2026-11-26): the user's form, and generated code that states independence (#pragma GCC ivdep);
 # "+extents" (2026-11-27): extents computed from the size parameters (``A[n + 2][m + 2]``) stay run-time
 # values, as in the user's function (they were the measured values, a stride gcc could fold); "+rows"
-# (2026-11-27): an array of pointers is passed as a table of row pointers (it was one block of rows).
+# (2026-11-27): an array of pointers is a table of row pointers (it was one block of rows).
 MEASUREMENT_FORM = "parameters+ivdep+extents+rows"
 
 
@@ -242,22 +242,19 @@ def _runtime_extent(scop: Scop, dim: str | None, extent: int, params: Mapping[st
     return expression_printer(scop).expr(build.expr_from_pw_aff(pa))
 
 
-_ROW_TABLE = "perfembed_rows_"
+_ROW_BLOCK = "perfembed_rows_of_"
 
 
-def _passes_row_table(lay: ArrayLayout) -> bool:
-    """A parameter ``T **a`` (or ``T *a[n]``): the kernel gets a table of pointers to the rows of the
-    driver's contiguous array. Deeper tables (``T ***``) are passed as one block, not the user's form."""
-    return lay.info.storage == "param" and len(lay.info.dims) == 2 and lay.info.holds_row_pointers
+def _row_table(lay: ArrayLayout) -> bool:
+    """An array of pointers (``T **a``, ``T *a[n]``, a parameter or a variable of the file): in every form
+    the driver declares it as the user's program has it, a table of pointers to rows, here the rows of a
+    contiguous block (:func:`_elements`). Deeper tables (``T ***``) stay one block: not the user's form."""
+    return lay.info.storage != "region" and len(lay.info.dims) == 2 and lay.info.holds_row_pointers
 
 
-def _row_tables(layouts: list[ArrayLayout]) -> tuple[list[str], list[str]]:
-    """The declarations of the row tables and the lines of ``perfembed_init`` that fill them."""
-    tables = [lay for lay in layouts if _passes_row_table(lay)]
-    declared = [f"static {lay.info.element_type} *{_ROW_TABLE}{lay.info.name}[{lay.extents[0]}];" for lay in tables]
-    filled = [f"  for (long perfembed_k = 0; perfembed_k < {lay.extents[0]}L; perfembed_k++) "
-              f"{_ROW_TABLE}{lay.info.name}[perfembed_k] = {lay.info.name}[perfembed_k];" for lay in tables]
-    return declared, filled
+def _elements(lay: ArrayLayout) -> str:
+    """The C name of the driver's storage of the array's elements, which are initialized and dumped."""
+    return f"{_ROW_BLOCK}{lay.info.name}" if _row_table(lay) else lay.info.name
 
 
 def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body: list[str], params: Mapping[str, int],
@@ -269,9 +266,8 @@ def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body
     extent the source declares as a size parameter (``float C[ni][nj]``) or an affine expression of them
     (``float A[n + 2][m + 2]``) stays a run-time value, as in the user's variable-length array
     (:func:`_runtime_extent`); any other extent is its value. An array of pointers (``double **a``)
-    is passed as a table of row pointers into the driver's array (:func:`_passes_row_table`), so
-    every access loads its row as in the user's function. Written scalars stay static: the driver
-    dumps them after the run."""
+    is passed as the driver's table of row pointers (:func:`_row_table`), so every access loads its
+    row as in the user's function. Written scalars stay static: the driver dumps them after the run."""
     sizes = [(scop.param_types.get(p, "int"), p, p) for p in scop.params]
     scalars = [(lay.info.element_type, lay.info.name, lay.info.name) for lay in layouts
                if lay.info.storage == "param" and lay.info.is_scalar and not lay.info.written
@@ -280,9 +276,9 @@ def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body
     for lay in layouts:
         if lay.info.storage != "param" or lay.info.is_scalar:
             continue
-        if _passes_row_table(lay):
+        if _row_table(lay):
             pointer = f"**restrict {lay.info.name}" if restrict else f"**{lay.info.name}"
-            arrays.append((lay.info.element_type, pointer, f"{_ROW_TABLE}{lay.info.name}"))
+            arrays.append((lay.info.element_type, pointer, lay.info.name))
             continue
         inner = "".join(f"[{_runtime_extent(scop, dim, extent, params)}]"
                         for dim, extent in zip(lay.info.dims[1:], lay.extents[1:], strict=True))
@@ -307,8 +303,10 @@ def _declarations(scop: Scop, layouts: list[ArrayLayout]) -> list[str]:
         if lay.info.storage == "region":
             continue
         dims = "".join(f"[{e}]" for e in lay.extents)
-        lines.append(f"static {lay.info.element_type} {lay.info.name}{dims};")
-    return [*lines, *_row_tables(layouts)[0]]
+        lines.append(f"static {lay.info.element_type} {_elements(lay)}{dims};")
+        if _row_table(lay):
+            lines.append(f"static {lay.info.element_type} *{lay.info.name}[{lay.extents[0]}];")
+    return lines
 
 
 def _input_copies(loaded: list[ArrayLayout]) -> list[str]:
@@ -340,17 +338,21 @@ def _initializer(layouts: list[ArrayLayout], inputs: Collection[str] = ()) -> li
         info = lay.info
         if info.storage == "region":
             continue
+        if _row_table(lay):
+            lines.append(f"  for (long perfembed_k = 0; perfembed_k < {lay.extents[0]}L; perfembed_k++) "
+                         f"{info.name}[perfembed_k] = {_elements(lay)}[perfembed_k];")
         if info.name in inputs and not info.is_scalar:
-            lines.append(f"  memcpy({info.name}, perfembed_input_{info.name}, sizeof(perfembed_input_{info.name}));")
+            buf = f"perfembed_input_{info.name}"
+            lines.append(f"  memcpy({_elements(lay)}, {buf}, sizeof({buf}));")
             continue
         value = "perfembed_next()" if is_floating(info.element_type) else "(long)(perfembed_next() * 8.0)"
         if info.is_scalar:
             lines.append(f"  {info.name} = ({info.element_type}){value};")
         else:
-            lines += [f"  {{ {info.element_type} *perfembed_p = ({info.element_type} *){info.name};",
+            lines += [f"  {{ {info.element_type} *perfembed_p = ({info.element_type} *){_elements(lay)};",
                       f"    for (long perfembed_k = 0; perfembed_k < {lay.count}L; perfembed_k++)",
                       f"      perfembed_p[perfembed_k] = ({info.element_type}){value}; }}"]
-    return [*lines, *_row_tables(layouts)[1], "}"]
+    return [*lines, "}"]
 
 
 def _main(scop: Scop, n_kernels: int, loaded: list[ArrayLayout]) -> list[str]:
@@ -386,6 +388,6 @@ def _dump(layouts: list[ArrayLayout], path: str) -> list[str]:
     lines = ["  {", f"    FILE *perfembed_out = fopen({path}, \"wb\");", "    if (!perfembed_out) return 65;"]
     for lay in layouts:
         if lay.info.written and lay.info.storage != "region":
-            ref = lay.info.name if lay.extents else f"&{lay.info.name}"
-            lines.append(f"    fwrite({ref}, sizeof({lay.info.name}), 1, perfembed_out);")
+            ref = _elements(lay) if lay.extents else f"&{lay.info.name}"
+            lines.append(f"    fwrite({ref}, sizeof({_elements(lay)}), 1, perfembed_out);")
     return [*lines, "    fclose(perfembed_out);", "  }"]

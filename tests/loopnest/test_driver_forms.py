@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
+from loopnest.codegen_guard import guarded_c
 from loopnest.harness.driver import synthesize_driver
-from loopnest.harness.sandbox import run_limited
+from loopnest.harness.sandbox import RunResult, run_limited
 from loopnest.polyhedral import ScheduleSpace, compute_dependences
 from tests.loopnest.test_legality import JACOBI_1D, nest
 
@@ -43,9 +44,9 @@ def _body(source: str, w: int) -> str:
     return source[source.index(f"perfembed_body_{w}("):].split("\nstatic", 1)[0]
 
 
-def _kernels_that_ran_and_agree(h: Harness, source: str, kernels: int) -> list[int]:
+def _kernels_that_ran_and_agree(h: Harness, source: str, kernels: int) -> tuple[RunResult, list[int]]:
     """Compile the driver ``source``, run it twice over at the harness's sizes, check that every kernel's
-    outputs match the first's, and return the kernels that printed a time."""
+    outputs match the first's, and return the run and the kernels that printed a time."""
     src, exe = h.workdir / "driver.c", h.workdir / "driver"
     src.write_text(source)
     assert run_limited([h.cc, *shlex.split(h.cflags), "-o", str(exe), str(src), "-lm"], cwd=h.workdir,
@@ -55,7 +56,7 @@ def _kernels_that_ran_and_agree(h: Harness, source: str, kernels: int) -> list[i
     ran = run_limited([str(exe), *sizes, "2", *map(str, outs)], cwd=h.workdir, limits=h.limits)
     assert ran.ok, ran.describe()
     assert all(verify_outputs(outs[0], out, h.layouts).verified for out in outs[1:])
-    return sorted({int(line.split()[0]) for line in ran.stdout.splitlines()})
+    return ran, sorted({int(line.split()[0]) for line in ran.stdout.splitlines()})
 
 
 def test_the_parameters_form_passes_what_the_source_declares_as_parameters(tmp_path: Path) -> None:
@@ -67,7 +68,7 @@ def test_the_parameters_form_passes_what_the_source_declares_as_parameters(tmp_p
         assert "double (*A)[m]" in signature and "double (*B)[m]" in signature and "double s" in signature
         assert "bias" not in signature  # a global of the user's file stays a global
         assert "double (*restrict A)[m]" in _body(source, 2)
-        assert _kernels_that_ran_and_agree(h, source, 3) == [0, 1, 2]
+        assert _kernels_that_ran_and_agree(h, source, 3)[1] == [0, 1, 2]
 
 
 def test_a_form_per_kernel_is_checked() -> None:
@@ -166,18 +167,31 @@ void f(int n, int m, double **a, double **b) {
       a[j][i] = 2.0 * b[j][i] + a[j][i];
 }
 """
+# The same with the written table a variable of the file.
+GLOBAL_ROWS = "double **a;\n" + ROWS.replace("double **a, ", "")
 
 
-def test_an_array_of_pointers_is_passed_as_a_table_of_rows(tmp_path: Path) -> None:
-    """Found 2026-11-27: the driver passed ``double **a`` as one block of rows of a fixed length (``double
-    (*a)[40]``), so every row's address was a multiply gcc could fold; the user's function loads each row's
-    pointer. The table points into the driver's array, so outputs are dumped and compared as before."""
-    scop = nest(tmp_path, ROWS)
+def _reports_its_choice(guarded: str) -> str:
+    """Drop-in code that prints to stderr which schedule it runs (the test's own instrument)."""
+    return guarded.replace("if (perfembed_check_ok)\n",
+                           'fprintf(stderr, "tuned=%d\\n", perfembed_check_ok);\nif (perfembed_check_ok)\n')
+
+
+@pytest.mark.parametrize("source", [ROWS, GLOBAL_ROWS], ids=["parameter", "global"])
+@pytest.mark.parametrize("form", ["parameters", "global"])
+def test_an_array_of_pointers_is_a_table_of_rows(tmp_path: Path, source: str, form: str) -> None:
+    """Found 2026-11-27: the driver declared ``double **a`` as one block of rows of a fixed length
+    (``double (*a)[40]``), where the user's function loads each row's pointer; and the drop-in code's
+    check, which the paired comparison times, saw that block's table span over its own rows and ran the
+    original's schedule (review of eb11ade). Now every array of pointers is a table of row pointers
+    into a block the driver initializes and dumps, and the check runs the tuned code."""
+    scop = nest(tmp_path, source)
     swapped = apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "interchange", "order": [1, 0]}]}))
     with Harness(scop, {"n": 30, "m": 40}, reps=1, threads=1) as h:
-        source = synthesize_driver(scop, [generate_c(scop), generate_c(swapped)], h.params, h.layouts,
-                                   forms="parameters")
-        assert "double **a" in _body(source, 0) and "double **b" in _body(source, 0)
-        call = source[source.index("{ perfembed_body_0("):].split("\n", 1)[0]
-        assert "perfembed_rows_a" in call and "perfembed_rows_b" in call
-        assert _kernels_that_ran_and_agree(h, source, 2) == [0, 1]
+        kernels = [generate_c(scop), _reports_its_choice(guarded_c(scop, swapped))]
+        driver = synthesize_driver(scop, kernels, h.params, h.layouts, forms=form)
+        assert "static double *a[40];" in driver and "static double perfembed_rows_of_a[40][30];" in driver
+        if form == "parameters" and source == ROWS:
+            assert "double **a" in _body(driver, 0) and "double **b" in _body(driver, 0)
+        ran, kernels_ran = _kernels_that_ran_and_agree(h, driver, 2)
+        assert kernels_ran == [0, 1] and set(ran.stderr.split()) == {"tuned=1"}

@@ -69,6 +69,19 @@ def _reports_its_choice(guarded: str) -> str:
                            'fprintf(stderr, "tuned=%d\\n", perfembed_check_ok);\nif (perfembed_check_ok)\n')
 
 
+def _original_and_drop_in(tmp_path: Path, kernel: str, main: str) -> str:
+    """Build ``kernel`` with ``main`` as written and as drop-in code (interchanged), check that both print
+    the same, and return which schedule the drop-in code reported running."""
+    header = "#include <stdio.h>\n#include <stdlib.h>\n"
+    want = subprocess.run([str(_build(tmp_path, "original", header + kernel + main))], check=True,
+                          capture_output=True, text=True).stdout
+    dropin = _reports_its_choice(_guarded(tmp_path, kernel))
+    got = subprocess.run([str(_build(tmp_path, "tuned", header + dropin + main))], check=True,
+                         capture_output=True, text=True)
+    assert got.stdout == want
+    return got.stderr
+
+
 def _overlap(n: int, m: int, rows_a: list[int], rows_b: list[int]) -> bool:
     """Whether a row of ``a`` (m + 1 elements, written) shares an element with another row of a or b."""
     spans_a = [(o, o + m + 1) for o in rows_a]
@@ -139,16 +152,56 @@ int main(void)
 def test_rows_of_unequal_length_packed_together_are_apart(tmp_path: Path) -> None:
     """Each row's own columns are checked (0..i for row i), not the longest row's for every row, which
     would take these packed rows to overlap."""
-    guarded = _guarded(tmp_path, TRIANGLE)
-    header = "#include <stdio.h>\n#include <stdlib.h>\n"
-    want = subprocess.run([str(_build(tmp_path, "original", header + TRIANGLE + PACKED))], check=True,
-                          capture_output=True, text=True).stdout
-    got = subprocess.run([str(_build(tmp_path, "tuned", header + _reports_its_choice(guarded) + PACKED))],
-                         check=True, capture_output=True, text=True)
-    assert (got.stdout, got.stderr) == (want, "tuned=1\n")
+    assert _original_and_drop_in(tmp_path, TRIANGLE, PACKED) == "tuned=1\n"
 
 
 def test_rows_the_check_cannot_walk_keep_the_original_schedule(tmp_path: Path) -> None:
     """Every other row (``a[2 * i]``): walking the rows between would read pointers the nest never reads."""
     code = _guarded(tmp_path, KERNEL.replace("a[i][j] =", "a[2 * i][j] =").replace("a[i][j + 1]", "a[2 * i][j + 1]"))
     assert "holds pointers to rows" in code and "perfembed_check_ok" not in code
+
+
+UNSIGNED = """void f(int n, unsigned k, double **a, double **b)
+{
+  for (int i = k; i < n; i++)
+    for (int j = i - k; j < i; j++)
+      a[i][j] = 0.5 * b[i][j] + a[i][j + 1];
+}
+"""
+# Rows of a one element apart: they overlap, so only the original's schedule gives the original's answer.
+ONE_APART = """
+int main(void)
+{
+  static double pa[64], pb[64];
+  double *a[8], *b[8];
+  for (int k = 0; k < 64; k++) { pa[k] = k % 13; pb[k] = k % 7; }
+  for (int i = 0; i < 8; i++) { a[i] = pa + i; b[i] = pb + 8 * i; }
+  void (*volatile call)(int, unsigned, double **, double **) = f;
+  call(6, 2, a, b);
+  double s = 0;
+  for (int k = 0; k < 64; k++) s += pa[k] * (1 + k % 11);
+  printf("%.17g\\n", s);
+  return 0;
+}
+"""
+
+
+def test_an_unsigned_size_in_a_rows_bounds_is_computed_in_long(tmp_path: Path) -> None:
+    """Review of eb11ade (reproduced): row i's first column is i - k, which C computed in unsigned int
+    (2^32 - k + i): the span started 32 GiB past its row, the sweep saw no overlap, and the tuned code ran
+    on rows one element apart, printing another sum."""
+    assert "((long)k)" in _guarded(tmp_path, UNSIGNED)
+    assert _original_and_drop_in(tmp_path, UNSIGNED, ONE_APART) == "tuned=0\n"
+
+
+def test_rows_the_original_may_never_load_are_not_walked(tmp_path: Path) -> None:
+    """Review of eb11ade (reproduced): under a data guard, or through a subscript the analysis
+    over-approximates, the nest may not load every row pointer in its footprint; the check loaded them all
+    and crashed past the end of a one-row table that the original ran on. Such nests keep the original's
+    schedule."""
+    guarded = KERNEL.replace("a[i][j] = ", "if (b[i][j] > 0) a[i][j] = ")
+    indirect = (KERNEL.replace("int m,", "int m, int *row,").replace("double **b", "double *b[n]")
+                .replace("b[i][j]", "b[row[i]][j]"))
+    for source in (guarded, indirect):
+        code = _guarded(tmp_path, source)
+        assert "holds pointers to rows" in code and "perfembed_check_ok" not in code
