@@ -115,10 +115,10 @@ class _RowTable:
 
 def _row_table(scop: Scop, name: str, fp: isl.Set, printer: CPrinter, row: str) -> _RowTable | None:
     """The rows and columns of ``name`` (``T **``) the footprint ``fp`` covers; None where its rows are not
-    one interval (``a[2 * i]``: the check would read row pointers the nest never reads)."""
+    one interval (``a[2 * i]``: the check would read row pointers the nest never reads), or none."""
     context = isl.Set(scop.context)
     rows = fp.project_out(isl.dim_type.set, 1, 1)
-    if not rows.is_equal(isl.Set(rows.polyhedral_hull())):
+    if rows.is_empty() or not rows.is_equal(isl.Set(rows.polyhedral_hull())):
         return None
     build = isl.AstBuild.from_context(context)
     nonempty = fp.params().gist(context)
