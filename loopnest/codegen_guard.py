@@ -60,7 +60,7 @@ def _context_condition(scop: Scop, printer: CPrinter) -> str | None:
 def _memory_ranges(scop: Scop, printer: CPrinter, build: isl.AstBuild,
                    footprints: dict[str, isl.Set]) -> tuple[dict[str, ArrayInfo], dict[str, tuple[str, str]]]:
     """The variables that may share memory with a pointer, and the address range each one's accesses
-    touch (arrays of pointers excluded: their rows are no one range, :func:`_row_spans`)."""
+    touch (arrays of pointers excluded: their rows are no one range, :func:`_span_check`)."""
     # Arrays, and scalars that live in memory a pointer could reach (a by-value parameter is a copy; so
     # is, for a pointer, a local whose address is never taken, and a `register` one cannot be taken).
     arrays = {name: info for name, info in sorted(scop.arrays.items()) if info.storage != "region"
@@ -136,17 +136,15 @@ def _row_table(scop: Scop, name: str, fp: isl.Set, printer: CPrinter, row: str) 
     return _RowTable(checked_name(scop, name), scop.arrays[name].written, condition, (first, last), (low, high))
 
 
-def _span_check(scop: Scop, tables: list[str], printer: CPrinter, p: str) -> list[str]:
+def _span_check(scop: Scop, walks: list[_RowTable], footprints: dict[str, isl.Set], printer: CPrinter,
+                p: str) -> list[str]:
     """C statements that leave ``{p}ok`` nonzero when no two address spans the nest touches overlap with a
-    write on either side: a span per row of each array of pointers (and one for its table of row
-    pointers, read), one per other variable. Sorted by start, then swept once: O(s log s) for s spans,
+    write on either side: a span per row of each array of pointers (``walks``; and one for its table of
+    row pointers, read), one per other variable. Sorted by start, then swept once: O(s log s) for s spans,
     beside a nest that touches every row. If the spans' buffer cannot be had, ``{p}ok`` is 0 and the
     original's schedule runs."""
-    context = isl.Set(scop.context)
-    build = isl.AstBuild.from_context(context)
-    footprints = access_footprints(scop, context)
+    build = isl.AstBuild.from_context(isl.Set(scop.context))
     arrays, ranges = _memory_ranges(scop, printer, build, footprints)
-    walks = [t for name in tables if (t := _row_table(scop, name, footprints[name], printer, f"{p}row")) is not None]
     span, s, k = f"struct {p}span", f"{p}s", f"{p}k"
 
     def put(lo: str, hi: str, written: bool) -> str:
@@ -207,22 +205,30 @@ def _indented(lines: list[str], depth: int = 1) -> list[str]:
 
 
 def _row_tables(original: Scop) -> list[str]:
+    """The arrays of pointers the nest reaches (its own declared ones aside)."""
     return sorted(name for name, info in original.arrays.items()
-                  if info.storage != "region" and not info.is_scalar and info.holds_row_pointers)
+                  if info.storage != "region" and info.holds_row_pointers)
 
 
-def _walkable(original: Scop, tables: list[str]) -> bool:
-    """Whether the check can walk every array of pointers the nest reaches: one level of row pointers
-    (``T **``, ``T *a[n]``) whose rows the nest touches form one interval, and every one of those rows
-    surely loaded by the original: no access to the table under a data-dependent guard or bound, or
-    through a subscript the analysis over-approximates (``a[idx[i]][j]``), where the check would load row
-    pointers the original never loads (review of eb11ade: a segfault past the end of a one-row table)."""
-    footprints = access_footprints(original, isl.Set(original.context))
-    printer = expression_printer(original)
-    surely = all(stmt.exact_domain and not acc.approximated for stmt in original.statements
-                 for acc in stmt.accesses if acc.array in tables)
-    return surely and all(len(original.arrays[n].dims) == 2 and n in footprints
-                          and _row_table(original, n, footprints[n], printer, "row") is not None for n in tables)
+def _row_walks(original: Scop, tables: list[str], footprints: dict[str, isl.Set], printer: CPrinter,
+               row: str) -> list[_RowTable] | None:
+    """How the check walks each array of pointers the nest reaches (``row`` the name of its row variable),
+    or None where it cannot walk one: not one level of row pointers (``T **``, ``T *a[n]``), rows not one
+    interval, or rows the original may not load: an access to the table under a data-dependent guard or
+    bound, or through a subscript the analysis over-approximates (``a[idx[i]][j]``), where the check would
+    load row pointers the original never loads (review of eb11ade: a segfault past the end of a one-row
+    table)."""
+    if not all(stmt.exact_domain and not acc.approximated for stmt in original.statements
+               for acc in stmt.accesses if acc.array in tables):
+        return None
+    walks = []
+    for name in tables:
+        walk = (_row_table(original, name, footprints[name], printer, row)
+                if original.arrays[name].is_row_table and name in footprints else None)
+        if walk is None:
+            return None
+        walks.append(walk)
+    return walks
 
 
 def _check_printer(scop: Scop) -> CPrinter:
@@ -243,16 +249,18 @@ def guarded_c(original: Scop, tuned: Scop) -> str:
     if tuned == original:  # the original's order needs no check
         return generate_c(tuned)
     tables = _row_tables(original)
-    if tables and not _walkable(original, tables):
-        names = ", ".join(checked_name(original, name) for name in tables)
-        return "\n".join([f"/* perfembed: the tuned schedule is not used here: {names} holds pointers to rows, "
-                          "whose overlap it cannot check at run time */", generate_c(original)])
     if tables:
         printer = _check_printer(original)
         p = unused_prefix(original, "perfembed_check_")
+        footprints = access_footprints(original, isl.Set(original.context))
+        walks = _row_walks(original, tables, footprints, printer, f"{p}row")
+        if walks is None:
+            names = ", ".join(checked_name(original, name) for name in tables)
+            return "\n".join([f"/* perfembed: the tuned schedule is not used here: {names} holds pointers to "
+                              "rows, whose overlap it cannot check at run time */", generate_c(original)])
         context = _context_condition(original, printer)
-        body = _indented([f"int {p}ok = {context or 1};", f"if ({p}ok) {{", *_span_check(original, tables, printer, p),
-                          "}"])
+        body = _indented([f"int {p}ok = {context or 1};", f"if ({p}ok) {{",
+                          *_span_check(original, walks, footprints, printer, p), "}"])
         defines, undefs = helper_macros(printer.used_helpers)
         return "\n".join(["{", *defines, "  /* perfembed: the tuned schedule runs where no row overlaps another "
                           "array's or row's elements */", *body, f"if ({p}ok)", generate_c(tuned), "else",

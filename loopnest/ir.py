@@ -62,6 +62,12 @@ class ArrayInfo:
         reached through a table of pointers, rather than one block of memory."""
         return any(dim is None for dim in self.dims[1:])
 
+    @property
+    def is_row_table(self) -> bool:
+        """One level of row pointers (``T **a``, ``T *a[n]``): the form the measurement driver builds as
+        a table and the drop-in code's check walks row by row (a table of tables is neither)."""
+        return len(self.dims) == 2 and self.holds_row_pointers
+
 
 @dataclass(frozen=True)
 class Access:

@@ -245,16 +245,16 @@ def _runtime_extent(scop: Scop, dim: str | None, extent: int, params: Mapping[st
 _ROW_BLOCK = "perfembed_rows_of_"
 
 
-def _row_table(lay: ArrayLayout) -> bool:
+def _is_row_table(lay: ArrayLayout) -> bool:
     """An array of pointers (``T **a``, ``T *a[n]``, a parameter or a variable of the file): in every form
     the driver declares it as the user's program has it, a table of pointers to rows, here the rows of a
     contiguous block (:func:`_elements`). Deeper tables (``T ***``) stay one block: not the user's form."""
-    return lay.info.storage != "region" and len(lay.info.dims) == 2 and lay.info.holds_row_pointers
+    return lay.info.storage != "region" and lay.info.is_row_table
 
 
 def _elements(lay: ArrayLayout) -> str:
     """The C name of the driver's storage of the array's elements, which are initialized and dumped."""
-    return f"{_ROW_BLOCK}{lay.info.name}" if _row_table(lay) else lay.info.name
+    return f"{_ROW_BLOCK}{lay.info.name}" if _is_row_table(lay) else lay.info.name
 
 
 def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body: list[str], params: Mapping[str, int],
@@ -266,7 +266,7 @@ def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body
     extent the source declares as a size parameter (``float C[ni][nj]``) or an affine expression of them
     (``float A[n + 2][m + 2]``) stays a run-time value, as in the user's variable-length array
     (:func:`_runtime_extent`); any other extent is its value. An array of pointers (``double **a``)
-    is passed as the driver's table of row pointers (:func:`_row_table`), so every access loads its
+    is passed as the driver's table of row pointers (:func:`_is_row_table`), so every access loads its
     row as in the user's function. Written scalars stay static: the driver dumps them after the run."""
     sizes = [(scop.param_types.get(p, "int"), p, p) for p in scop.params]
     scalars = [(lay.info.element_type, lay.info.name, lay.info.name) for lay in layouts
@@ -276,7 +276,7 @@ def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body
     for lay in layouts:
         if lay.info.storage != "param" or lay.info.is_scalar:
             continue
-        if _row_table(lay):
+        if _is_row_table(lay):
             pointer = f"**restrict {lay.info.name}" if restrict else f"**{lay.info.name}"
             arrays.append((lay.info.element_type, pointer, lay.info.name))
             continue
@@ -304,7 +304,7 @@ def _declarations(scop: Scop, layouts: list[ArrayLayout]) -> list[str]:
             continue
         dims = "".join(f"[{e}]" for e in lay.extents)
         lines.append(f"static {lay.info.element_type} {_elements(lay)}{dims};")
-        if _row_table(lay):
+        if _is_row_table(lay):
             lines.append(f"static {lay.info.element_type} *{lay.info.name}[{lay.extents[0]}];")
     return lines
 
@@ -338,7 +338,7 @@ def _initializer(layouts: list[ArrayLayout], inputs: Collection[str] = ()) -> li
         info = lay.info
         if info.storage == "region":
             continue
-        if _row_table(lay):
+        if _is_row_table(lay):
             lines.append(f"  for (long perfembed_k = 0; perfembed_k < {lay.extents[0]}L; perfembed_k++) "
                          f"{info.name}[perfembed_k] = {_elements(lay)}[perfembed_k];")
         if info.name in inputs and not info.is_scalar:
