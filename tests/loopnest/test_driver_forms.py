@@ -23,6 +23,7 @@ from loopnest.harness.driver import synthesize_driver
 from loopnest.harness.sandbox import RunResult, run_limited
 from loopnest.polyhedral import ScheduleSpace, compute_dependences
 from tests.loopnest.test_legality import JACOBI_1D, nest
+from tests.loopnest.test_row_pointer_guard import reports_its_choice
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMM_TN = ROOT / "corpus" / "generated" / "gemm_orders" / "gemm_ijk_tn_alpha_f32.c"
@@ -171,12 +172,6 @@ void f(int n, int m, double **a, double **b) {
 GLOBAL_ROWS = "double **a;\n" + ROWS.replace("double **a, ", "")
 
 
-def _reports_its_choice(guarded: str) -> str:
-    """Drop-in code that prints to stderr which schedule it runs (the test's own instrument)."""
-    return guarded.replace("if (perfembed_check_ok)\n",
-                           'fprintf(stderr, "tuned=%d\\n", perfembed_check_ok);\nif (perfembed_check_ok)\n')
-
-
 @pytest.mark.parametrize("source", [ROWS, GLOBAL_ROWS], ids=["parameter", "global"])
 @pytest.mark.parametrize("form", ["parameters", "global"])
 def test_an_array_of_pointers_is_a_table_of_rows(tmp_path: Path, source: str, form: str) -> None:
@@ -188,7 +183,7 @@ def test_an_array_of_pointers_is_a_table_of_rows(tmp_path: Path, source: str, fo
     scop = nest(tmp_path, source)
     swapped = apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "interchange", "order": [1, 0]}]}))
     with Harness(scop, {"n": 30, "m": 40}, reps=1, threads=1) as h:
-        kernels = [generate_c(scop), _reports_its_choice(guarded_c(scop, swapped))]
+        kernels = [generate_c(scop), reports_its_choice(guarded_c(scop, swapped))]
         driver = synthesize_driver(scop, kernels, h.params, h.layouts, forms=form)
         assert "static double *a[40];" in driver and "static double perfembed_rows_of_a[40][30];" in driver
         if form == "parameters" and source == ROWS:

@@ -63,7 +63,7 @@ def _guarded(tmp_path: Path, kernel: str, recipe: Recipe = INTERCHANGE) -> str:
     return replace_regions(path, {0: apply_recipe(scops[0], recipe)}, scops)
 
 
-def _reports_its_choice(guarded: str) -> str:
+def reports_its_choice(guarded: str) -> str:
     """The drop-in code, printing to stderr which schedule it runs (the test's own instrument)."""
     assert guarded.count("if (perfembed_check_ok)\n") == 1
     return guarded.replace("if (perfembed_check_ok)\n",
@@ -76,7 +76,7 @@ def _original_and_drop_in(tmp_path: Path, kernel: str, main: str) -> str:
     header = "#include <stdio.h>\n#include <stdlib.h>\n"
     want = subprocess.run([str(_build(tmp_path, "original", header + kernel + main))], check=True,
                           capture_output=True, text=True).stdout
-    dropin = _reports_its_choice(_guarded(tmp_path, kernel))
+    dropin = reports_its_choice(_guarded(tmp_path, kernel))
     got = subprocess.run([str(_build(tmp_path, "tuned", header + dropin + main))], check=True,
                          capture_output=True, text=True)
     assert got.stdout == want
@@ -98,7 +98,7 @@ def test_an_interchange_over_row_pointers_gives_the_original_answer_and_runs_whe
     assert "#pragma GCC ivdep" in guarded and "holds pointers to rows" not in guarded
     header = "#include <stdio.h>\n#include <stdlib.h>\n"
     original = _build(tmp_path, "original", header + KERNEL + MAIN)
-    tuned = _build(tmp_path, "tuned", header + _reports_its_choice(guarded) + MAIN)
+    tuned = _build(tmp_path, "tuned", header + reports_its_choice(guarded) + MAIN)
     unchecked = _build(tmp_path, "unchecked", header + guarded.replace("if (perfembed_check_ok)\n", "if (1)\n") + MAIN)
 
     @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
