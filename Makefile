@@ -25,8 +25,9 @@ lint: install
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
+# --durations: every run (CI's included) lists its slowest tests; the whole run must stay under ~15 minutes.
 test: install lint
-	$(BIN)/pytest -q -n 2 --dist loadfile
+	$(BIN)/pytest -q -n 2 --dist loadfile --durations=15
 
 # Migrate, load the shipped seed database into an empty database, then serve the API with WORKERS
 # tuning workers beside it; one Ctrl-C stops them all. Data (SQLite + FAISS) goes to the per-user

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_type, op_type
+from loopnest.codegen_build import build_options, jam_factors, separate_full_blocks
 from loopnest.codegen_dynamic import DynamicLoops
 from loopnest.codegen_simd import SELECT_CALLS, SELECT_LOCAL_PREFIX, select_calls, select_helper
 from loopnest.frontend.symbols import canonical_scalar
@@ -264,48 +265,6 @@ def _clashes_with_selects(scop: Scop) -> bool:
     return any(n.startswith(SELECT_LOCAL_PREFIX) for n in names)
 
 
-def _jam_factors(scop: Scop) -> dict[int, int]:
-    out = {}
-    for level, marks in scop.schedule.marks.items():
-        for m in marks:
-            if m.startswith("jam:"):
-                out[level] = int(m.split(":")[1])
-    return out
-
-
-def _full_blocks(scop: Scop, reached: isl.UnionSet, jams: dict[int, int]) -> isl.UnionSet:
-    """The schedule points whose block of every unroll-and-jam point level is complete."""
-    n = 2 * scop.schedule.n_levels + 1
-    dims = ", ".join(f"d{k}" for k in range(n))
-    full = reached
-    for level, factor in jams.items():
-        pos = 2 * level + 1
-        for k in range(factor):
-            image = ", ".join(f"{factor}*floor(d{pos}/{factor}) + {k}" if j == pos else f"d{j}" for j in range(n))
-            shift = isl.UnionMap(f"[{', '.join(scop.params)}] -> {{ [{dims}] -> [{image}] }}")
-            full = full.intersect(shift.intersect_range(reached).domain())
-    return full
-
-
-def _separate_full_blocks(scop: Scop, sched: isl.UnionMap, jams: dict[int, int]) -> isl.UnionMap:
-    """``sched`` with the instances in full blocks of the unroll-and-jam point levels renamed
-    ``S<i>_full``, so that isl generates the full blocks apart from the partial block that remains
-    (the remainder loop); the printer unrolls the point loops of the full blocks (``CPrinter._jammed``).
-    The schedule points are unchanged, so the order of execution is too."""
-    if not jams:
-        return sched
-    full = _full_blocks(scop, sched.range(), jams)
-    maps: list[isl.Map] = []
-    sched.intersect_range(full).foreach_map(maps.append)
-    out = sched.subtract_range(full)
-    for m in maps:
-        name = m.get_tuple_name(isl.dim_type.in_)
-        out = out.union(isl.UnionMap(m.set_tuple_name(isl.dim_type.in_, f"{name}_full")))
-    # The same points, fewer pieces: without it isl failed to build the AST ("cannot handle void
-    # expression") for a stencil with two packed arrays jammed by 4 (residual2d, seed build).
-    return out.detect_equalities().coalesce()
-
-
 class _Subscripts:
     """isl's at-each-domain callback: a statement's call gets its quasi-affine subscripts appended
     after its iterators, each expressed by isl in the loop iterators around it (so a packed
@@ -357,19 +316,6 @@ def _declarations(scop: Scop, indent: str) -> list[str]:
     return out
 
 
-def _separate_option(scop: Scop) -> isl.UnionMap | None:
-    """isl's ``separate`` option for the loop levels marked ``separate``: the loop is split where the
-    set of statements it runs changes, so its body has no guards (a time-tiled stencil's shifted
-    statements otherwise leave an ``if`` per statement in the innermost loop, which gcc does not
-    vectorize)."""
-    levels = [lvl for lvl, marks in scop.schedule.marks.items() if "separate" in marks]
-    if not levels:
-        return None
-    dims = ", ".join(f"d{k}" for k in range(2 * scop.schedule.n_levels + 1))
-    positions = " or ".join(f"x = {2 * lvl + 1}" for lvl in sorted(levels))
-    return isl.UnionMap(f"[{', '.join(scop.params)}] -> {{ [{dims}] -> separate[x] : {positions} }}")
-
-
 def _ast(scop: Scop, sched: isl.UnionMap, options: isl.UnionMap | None, prefix: str) -> isl.AstNode:
     n_dims = 2 * scop.schedule.n_levels + 1
     ids = isl.IdList.alloc(isl.DEFAULT_CONTEXT, n_dims)
@@ -390,9 +336,9 @@ def _ast(scop: Scop, sched: isl.UnionMap, options: isl.UnionMap | None, prefix: 
 def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     """The C text of ``scop`` under its schedule: a braced block, ready to replace the region."""
     prefix = _fresh_prefix(scop)
-    jams = _jam_factors(scop)
-    sched = _separate_full_blocks(scop, schedule_map(scop), jams)
-    tree = _ast(scop, sched, _separate_option(scop), prefix)
+    jams = jam_factors(scop)
+    sched = separate_full_blocks(scop, schedule_map(scop), jams)
+    tree = _ast(scop, sched, build_options(scop, jams), prefix)
     values: dict[str, str] = {}
     dynamic = DynamicLoops(scop, prefix, values) if any(s.dynamic_bounds for s in scop.statements) else None
     printer = CPrinter(scop, prefix, indent, dynamic=dynamic, jams=jams, values=values,
