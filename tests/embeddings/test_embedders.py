@@ -176,3 +176,16 @@ def test_label_aware_embeddings_keep_labels_together(est: Any) -> None:
     d = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
     np.fill_diagonal(d, np.inf)
     assert (labels[d.argmin(axis=1)] == labels).mean() > 0.9
+
+
+def test_the_supervised_targets_name_every_op_of_the_recipe_language() -> None:
+    """The supervised design predicts which ops a nest's best recipe uses; before, the ops added by the
+    second recipe language (unroll_jam, expand, pack, autoschedule) were missing, so a best recipe of
+    `autoschedule; unroll_jam` had the same target as the original itself."""
+    from embeddings.designs import RECIPE_OPS, tuning_targets
+    from loopnest.transform.recipe import STEP_KINDS
+
+    assert set(RECIPE_OPS) == set(STEP_KINDS)
+    blocked = tuning_targets([([{"op": "autoschedule"}, {"op": "unroll_jam", "loop": 1, "factor": 4}], 4.0)])
+    untouched = tuning_targets([([], 4.0)])
+    assert not np.array_equal(blocked, untouched)
