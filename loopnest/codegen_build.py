@@ -57,18 +57,18 @@ def _level_option(scop: Scop, kind: str, positions: list[int]) -> isl.UnionMap:
     return isl.UnionMap(f"[{', '.join(scop.params)}] -> {{ [{dims}] -> {kind}[x] : {where} }}")
 
 
-def _atomic_positions(scop: Scop, jams: dict[int, int]) -> list[int]:
+def _atomic_positions(scop: Scop, jams: dict[int, int], separated: list[int]) -> list[int]:
     """The schedule positions outside the unroll-and-jam point loops that isl builds ``atomic`` (one loop
     for all statements, no splitting): in a time-skewed schedule whose innermost statements run
-    shifted (marked ``separate``) only. There, splitting every outer level where the full blocks and the
-    remainder differ multiplied the code: jacobi2d_5pt_pp time-tiled 5 x 32 and jammed by 4 took isl
-    12.5 s to build and gcc 20 s to compile (158 KB of C, 30-60 s a tuning trial); atomic, 0.9 s and
-    0.8 s (8 KB), 1.47x [1.38, 1.58] over the original where the split code ran 0.56x-0.97x. The best
-    recipes of the five seed stencils it changes ran the same (0.99x-1.03x against the split code,
-    paired). Not elsewhere: atomic outer levels made gemm's register-blocked tiles 0.23x-0.9x as fast
-    (isl's split is what takes the bounds out of the full tiles), and seidel's 0.69x-0.92x."""
+    shifted (``separated``, the positions marked ``separate``) only. There, splitting every outer level
+    where the full blocks and the remainder differ multiplied the code: jacobi2d_5pt_pp time-tiled
+    5 x 32 and jammed by 4 took isl 12.5 s to build and gcc 20 s to compile (158 KB of C, 30-60 s a
+    tuning trial); atomic, 0.4 s and 0.7 s (8 KB), 1.47x [1.38, 1.58] over the original where the
+    split code ran 0.56x-0.97x. The best recipes of the five seed stencils it changes ran the same
+    (0.99x-1.03x against the split code, paired). Not elsewhere: atomic outer levels made gemm's
+    register-blocked tiles 0.23x-0.9x as fast (isl's split is what takes the bounds out of the full
+    tiles), and seidel's 0.69x-0.92x."""
     schedule = scop.schedule
-    separated = {2 * lvl + 1 for lvl, marks in schedule.marks.items() if "separate" in marks}
     skewed = any(schedule.is_skewed(s, lvl) for s in range(len(schedule.rows)) for lvl in range(schedule.n_levels))
     if not jams or not separated or not skewed:
         return []
@@ -82,7 +82,7 @@ def build_options(scop: Scop, jams: dict[int, int]) -> isl.UnionMap | None:
     shifted statements otherwise leave an ``if`` per statement in the innermost loop, which gcc does not
     vectorize). ``atomic`` where :func:`_atomic_positions` says."""
     separated = sorted(2 * lvl + 1 for lvl, marks in scop.schedule.marks.items() if "separate" in marks)
-    atomic = _atomic_positions(scop, jams)
+    atomic = _atomic_positions(scop, jams, separated)
     options = [_level_option(scop, kind, positions)
                for kind, positions in (("separate", separated), ("atomic", atomic)) if positions]
     if not options:
