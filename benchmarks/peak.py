@@ -47,7 +47,7 @@ from benchmarks.peak_measure import (
     numpy_variant,
     working_limits,
 )
-from benchmarks.peak_report import complete, render_markdown, render_text, summarize
+from benchmarks.peak_report import missing_figures, render_markdown, render_text, summarize
 from benchmarks.peak_stream import measure_stream
 from benchmarks.peak_tuning import ROOT, Nest
 from benchmarks.tuned_run import TunedRun, UsageParser, check_at_least, finish_report, run_main
@@ -202,7 +202,7 @@ def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_main(argv, parse_args, run_benchmark, render_text, complete)
+    return run_main(argv, parse_args, run_benchmark, render_text, missing_figures)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,14 @@ def rate(figure: dict[str, Any] | None) -> float | None:
     return float(figure["rate"])
 
 
+def why_missing(figure: dict[str, Any]) -> str:
+    """A figure's status and message, or what is wrong with it, in a few words."""
+    if figure.get("verified") is False:
+        return "wrong output" + (f" ({figure['message']})" if figure.get("message") else "")
+    status = figure.get("status") or "not measured"
+    return f"{status} ({figure['message']})" if figure.get("message") else status
+
+
 def ratio(row: dict[str, Any], a: str, b: str) -> float | None:
     x, y = rate(row.get(a)), rate(row.get(b))
     return x / y if x and y else None
@@ -39,13 +47,20 @@ def figures(report: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]
             yield row["kernel"], candidate["name"], candidate
 
 
-def complete(report: dict[str, Any]) -> bool:
-    """Every figure measured and verified (Polly may be "not available"), and STREAM's arrays checked."""
+def missing_figures(report: dict[str, Any]) -> list[str]:
+    """``kernel/variant: why`` for every figure not measured or not verified (Polly may be "not
+    available"), and STREAM when its arrays did not check out."""
+    missing = []
     stream = report.get("stream")
     if stream is not None and stream.get("status") != "ok":
-        return False
-    return all(rate(fig) is not None or (name == "polly" and fig.get("status") == "not available")
-               for _, name, fig in figures(report))
+        missing.append(f"STREAM: {why_missing(stream)}")
+    return missing + [f"{kernel}/{name}: {why_missing(fig)}" for kernel, name, fig in figures(report)
+                      if rate(fig) is None and not (name == "polly" and fig.get("status") == "not available")]
+
+
+def complete(report: dict[str, Any]) -> bool:
+    """Every figure measured and verified (Polly may be "not available"), and STREAM's arrays checked."""
+    return not missing_figures(report)
 
 
 def summarize(report: dict[str, Any]) -> dict[str, Any]:

@@ -47,7 +47,7 @@ from benchmarks.peak_measure import (
     working_limits,
 )
 from benchmarks.sparse_cases import FULL, KERNELS, MATRICES, QUICK, Case, make_cases, scipy_twin
-from benchmarks.sparse_report import complete, render_markdown, render_text, summarize
+from benchmarks.sparse_report import missing_figures, render_markdown, render_text, summarize
 from benchmarks.tuned_run import TunedRun, UsageParser, check_at_least, finish_report, run_main
 from loopnest.codegen import generate_c
 from loopnest.config import Settings
@@ -167,7 +167,7 @@ def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_main(argv, parse_args, run_benchmark, render_text, complete)
+    return run_main(argv, parse_args, run_benchmark, render_text, missing_figures)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from benchmarks.peak_report import (
     recipe_text,
     text_tables,
     times,
+    why_missing,
 )
 from loopnest.harness.compare import interval
 
@@ -65,9 +66,16 @@ def figures(report: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]
             yield row["case"], candidate["name"], candidate
 
 
+def missing_figures(report: dict[str, Any]) -> list[str]:
+    """``case/figure: why`` for every figure not measured or not verified."""
+    if not report.get("cases"):
+        return ["no case was run"]
+    return [f"{case}/{name}: {why_missing(fig)}" for case, name, fig in figures(report) if rate(fig) is None]
+
+
 def complete(report: dict[str, Any]) -> bool:
     """Every figure measured and verified."""
-    return bool(report.get("cases")) and all(rate(fig) is not None for _, _, fig in figures(report))
+    return not missing_figures(report)
 
 
 def summarize(report: dict[str, Any]) -> dict[str, Any]:

@@ -120,15 +120,20 @@ def finish_report(report: Report, out_dir: Path, start: float, summarize: Callab
 
 
 def print_report(report: Report, as_json: bool, render_text: Callable[[Report], str],
-                 complete: Callable[[Report], bool]) -> int:
-    """One JSON object or the text tables on stdout; the exit status (0 when every figure is in)."""
+                 missing_figures: Callable[[Report], list[str]]) -> int:
+    """One JSON object or the text tables on stdout; the exit status (0 when every figure is in). What
+    is missing goes to stderr as well, so a script reading only the exit status and stderr knows why."""
     sys.stdout.write(json.dumps(report, default=str) + "\n" if as_json else render_text(report))
-    return 0 if complete(report) else 1
+    missing = missing_figures(report)
+    if missing:
+        shown = "; ".join(missing[:5]) + (f"; and {len(missing) - 5} more" if len(missing) > 5 else "")
+        sys.stderr.write(f"incomplete: {len(missing)} figure(s) not measured or not verified: {shown}\n")
+    return 1 if missing else 0
 
 
 def run_main(argv: list[str] | None, parse_args: Callable[[list[str] | None], argparse.Namespace],
              run_benchmark: Callable[[argparse.Namespace, Settings], Report], render_text: Callable[[Report], str],
-             complete: Callable[[Report], bool]) -> int:
+             missing_figures: Callable[[Report], list[str]]) -> int:
     """A benchmark's ``main``: parse, run with the settings, print; the exit status."""
     args = parse_args(argv)
-    return print_report(run_benchmark(args, get_settings()), args.json, render_text, complete)
+    return print_report(run_benchmark(args, get_settings()), args.json, render_text, missing_figures)

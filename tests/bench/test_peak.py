@@ -23,7 +23,8 @@ import pytest
 from benchmarks.peak import kernel_row, kernel_scop
 from benchmarks.peak_kernels import select
 from benchmarks.peak_measure import KernelRun, Variant, interleave, working_limits
-from benchmarks.peak_report import complete, summarize, tables
+from benchmarks.peak_report import complete, missing_figures, render_text, summarize, tables
+from benchmarks.tuned_run import print_report
 from loopnest.codegen import generate_c
 from loopnest.harness import Limits, array_layouts
 
@@ -145,3 +146,17 @@ def test_a_wrong_result_is_shown_as_wrong_and_never_counted(tmp_path: Path) -> N
     assert not complete(report)
     (_, _, rows), = tables(report)
     assert rows[0][4].endswith("WRONG")
+
+
+def test_an_incomplete_run_exits_1_and_says_which_figure_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    # With --json, stdout is the JSON object only: stderr must say why the exit status is 1.
+    failed = {"status": "failed", "message": "perfembed tune exited 1", "rate": None}
+    report = {"kernels": [{"kernel": "gemm", "gcc": {"status": "ok", "rate": 10.0, "verified": True},
+                           "perfembed": failed, "polly": {"status": "not available", "rate": None}}]}
+    assert print_report(report, True, render_text, missing_figures) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out) == report
+    assert err == ("incomplete: 1 figure(s) not measured or not verified: "
+                   "gemm/perfembed: failed (perfembed tune exited 1)\n")
+    report["kernels"][0]["perfembed"] = {"status": "ok", "rate": 12.0, "verified": True}
+    assert print_report(report, True, render_text, missing_figures) == 0 and capsys.readouterr().err == ""
