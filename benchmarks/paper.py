@@ -23,7 +23,9 @@ families. For each held-out nest, in one run:
   folder, never the benchmark database) for ``max(tune_trials)`` evaluated trials with a fixed seed.
   Autotune n re-evaluates the three best verified recipes among the first n evaluated trials in the
   same harness as the transfer candidates and keeps the fastest; the same 1.1x acceptance rule applies.
-  Evaluations = n (or fewer when the study ran out of legal distinct recipes);
+  Evaluations = n (or fewer when the study ran out of legal distinct recipes). A search already run
+  with the same nest, settings, machine and tuner code is read back instead of run again
+  (:mod:`benchmarks.paper_autotune_cache`; ``--fresh-autotune``: never), its winners re-measured all the same;
 * **confirmed**: each distinct recipe a method accepted, compared with the baseline interleaved in fresh
   processes until its interval clears the margin (:mod:`benchmarks.paper_confirm`); a method keeps its
   figure only when it holds up (``--no-confirm``: not done). The summary is given both ways;
@@ -143,6 +145,10 @@ def build_parser(description: str = "Leave one family out: transfer vs autotunin
                              "confidence gate (default: then also the recipe space's first guesses, as the service)")
     parser.add_argument("--no-confirm", action="store_true",
                         help="skip confirming each method's winner by interleaved re-measurement")
+    parser.add_argument("--fresh-autotune", action="store_true",
+                        help="run every autotuning search again (default: reuse a search of the same nest, "
+                             "settings, machine and tuner code from DATA_DIR/paper-autotune; its winners are "
+                             "re-measured in this run either way)")
     return parser
 
 
@@ -150,7 +156,8 @@ def config_from_args(args: argparse.Namespace, *, polly: bool) -> PaperConfig:
     """The :class:`PaperConfig` of the options :func:`build_parser` defines."""
     return PaperConfig(per_family=args.per_family, k_values=args.k, tune_trials=args.tune_trials,
                        families=args.families, reps=args.reps, seed=args.seed, polly=polly,
-                       gate=not args.no_gate, confirm=not args.no_confirm)
+                       gate=not args.no_gate, confirm=not args.no_confirm,
+                       reuse_autotune=not args.fresh_autotune)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -123,6 +123,18 @@ def _load_note(cfg: Mapping[str, Any]) -> list[str]:
     return [text, ""]
 
 
+def _reuse_note(report: Mapping[str, Any]) -> list[str]:
+    """A line on the autotuning searches read back from earlier runs (reports before the cache: nothing)."""
+    reused = sorted({str(r["autotune_searched_at"]) for r in report.get("nests", []) if r.get("autotune_searched_at")})
+    if not reused:
+        return []
+    count = sum(1 for r in report.get("nests", []) if r.get("autotune_searched_at"))
+    return [f"Autotuning searches of {count} of the {len(report.get('nests', []))} nests were read back from earlier "
+            f"runs with the same nest, settings, machine and tuner code (run {reused[0]}"
+            + (f" to {reused[-1]}" if len(reused) > 1 else "") + "); their winners were re-measured in this run, "
+            "beside the baseline and the transfer candidates.", ""]
+
+
 def _time(seconds: float) -> str:
     """A baseline time in ms, or in us for the nests too small to read in ms."""
     return f"{seconds * 1e3:.2f} ms" if seconds >= 1e-4 else f"{seconds * 1e6:.1f} us"
@@ -146,6 +158,7 @@ def markdown_report(report: Mapping[str, Any], plot_name: str | None = None) -> 
         f"threads: {cfg['threads'] or 'all cores'}; embedding model `{cfg['model_version']}`.",
         "",
         *_load_note(cfg),
+        *_reuse_note(report),
         *_summary_lines(cfg, summary),
         *_target_lines(summary),
     ]

@@ -16,6 +16,7 @@ from autotune.transfer import TransferTuner, within_gate
 from autotune.tune_outcome import TuneResult
 from autotune.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from benchmarks.harness_cache import RecipeCache
+from benchmarks.paper_autotune_cache import AutotuneCache, ReusedSearch, search_key
 from benchmarks.paper_confirm import CONFIRM_POLICY, confirm_row, confirmed_line, confirmed_summary
 from benchmarks.paper_measure import (
     POLLY_CC,
@@ -70,7 +71,10 @@ class PaperConfig:
     ``gate``: as the service does, transfer also screens the recipe space's first guesses when no
     neighbour lies within the embedding's confidence gate (:mod:`autotune.transfer_priors`); False
     screens the neighbours' recipes alone. ``confirm``: each method's accepted recipe is compared with the
-    baseline interleaved until its interval clears the margin (:mod:`benchmarks.paper_confirm`)."""
+    baseline interleaved until its interval clears the margin (:mod:`benchmarks.paper_confirm`).
+    ``reuse_autotune``: a search already run with the same nest, settings, machine and tuner code is
+    read back from the data folder instead of run again (:mod:`benchmarks.paper_autotune_cache`; its
+    winners are still re-measured in this run); False searches again and keeps the new searches."""
 
     per_family: int = 2
     k_values: Sequence[int] = (1, 3, 5)
@@ -85,6 +89,7 @@ class PaperConfig:
     fit_model: bool = True
     gate: bool = True
     confirm: bool = True
+    reuse_autotune: bool = True
 
     def checked(self) -> PaperConfig:
         """The same run with sorted, distinct budgets; a :class:`ParameterError` names a value out of range."""
@@ -131,6 +136,7 @@ class PaperRun:
         self.tuner = TransferTuner(min_speedup=self.config.min_speedup, gate_distance=self.gate_distance)
         self.confirm_policy = replace(CONFIRM_POLICY, margin=self.config.min_speedup)
         self.use_polly = self.config.polly and polly_available(self.config.polly_cc)
+        self.autotune_cache = AutotuneCache(self.data_dir / "paper-autotune", reuse=self.config.reuse_autotune)
         total = len(self.selection.held)
         self.emit(ProgressEvent("start", 0, total,
                                 detail=f"{total} held-out nests in {len(self.selection.chosen_families)} families"))
@@ -166,9 +172,20 @@ class PaperRun:
         except (LookupError, PerfembedError) as exc:
             raise _Skipped(str(exc)) from exc
 
-    def _autotune(self, pos: int, held: HeldOut, scop: Scop, params: Mapping[str, int]) -> TuneResult:
-        """Autotuning, fresh, in a scratch storage (its own harness: its timings only pick winners)."""
+    def _autotune(self, pos: int, held: HeldOut, scop: Scop, params: Mapping[str, int]) -> TuneResult | ReusedSearch:
+        """Autotuning, fresh, in a scratch storage (its own harness: its timings only pick winners), or the
+        same search read back from an earlier run."""
         total, cfg = len(self.selection.held), self.config
+        search = {"trials": max(cfg.tune_trials), "seed": cfg.seed, "reps": cfg.reps, "threads": self.threads,
+                  "limits": repr(self.limits), "cc": self.settings.cc, "cflags": self.settings.cflags}
+        nest = {"index": held.index, "name": held.normalized.get("name"), "schedule": held.normalized.get("schedule"),
+                "function": held.normalized.get("function")}
+        key = search_key(held.source, nest, params, search, cc=self.settings.cc)
+        reused = self.autotune_cache.get(key)
+        if reused is not None:
+            self.emit(ProgressEvent("autotune", pos, total, held.name, f"search of {reused.searched_at} reused",
+                                    len([r for r in reused.evaluations if r.evaluated]), max(cfg.tune_trials)))
+            return reused
 
         def on_trial(tp: Any) -> None:
             best = f"best {tp.best_speedup:.2f}x" if tp.best_speedup else ""
@@ -179,12 +196,14 @@ class PaperRun:
                             reps=cfg.reps, threads=self.threads, limits=self.limits, cc=self.settings.cc,
                             cflags=self.settings.cflags)
         try:
-            return tune_nest(scop, params, config, on_trial=on_trial)
+            result = tune_nest(scop, params, config, on_trial=on_trial)
         except PerfembedError as exc:
             raise _Skipped(f"autotuning failed: {exc}") from exc
+        self.autotune_cache.put(key, result)
+        return result
 
     def _measure(self, pos: int, held: HeldOut, scop: Scop, params: dict[str, int], deps: list[Dependence],
-                 tuned: TuneResult) -> dict[str, Any]:
+                 tuned: TuneResult | ReusedSearch) -> dict[str, Any]:
         """Neighbours from other families only, then one gcc harness: baseline, transfer candidates,
         autotuning winners; then Polly, checked against gcc's outputs."""
         cfg, total = self.config, len(self.selection.held)
@@ -220,6 +239,7 @@ class PaperRun:
             "within_gate": within_gate(neighbours, self.gate_distance),
             "transfer": transfer, "autotune": autotune, "confirmed": confirmed, "polly": polly,
             "autotune_evaluated": len(history), "autotune_stopped": tuned.stopped,
+            "autotune_searched_at": tuned.searched_at if isinstance(tuned, ReusedSearch) else None,
         }
 
     def _polly(self, pos: int, held: HeldOut, gcc: Harness, gcc_median: float) -> dict[str, Any]:
@@ -241,7 +261,7 @@ class PaperRun:
                 "k_values": list(cfg.k_values), "tune_trials": list(cfg.tune_trials), "per_family": cfg.per_family,
                 "families": sel.chosen_families, "reps": cfg.reps, "threads": self.threads, "seed": cfg.seed,
                 "min_speedup": cfg.min_speedup, "transfer_families": settings.transfer_families,
-                "gate_distance": self.gate_distance,
+                "gate_distance": self.gate_distance, "autotune_cache": self.autotune_cache.summary(),
                 "cc": settings.cc, "cflags": settings.cflags,
                 "polly": {"requested": cfg.polly, "available": self.use_polly, "cc": cfg.polly_cc,
                           "flags": cfg.polly_flags, "note": polly_note},

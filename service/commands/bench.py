@@ -70,6 +70,9 @@ def paper_command(
     seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Autotuning sampler seed."),
     out: Path | None = typer.Option(DEFAULT_OUT, "--out", help="Markdown report (the plot goes beside it)."),
     no_report: bool = typer.Option(False, "--no-report", help="Write no markdown or plot."),
+    fresh_autotune: bool = typer.Option(
+        False, "--fresh-autotune", help="Search every nest again (default: reuse an earlier run's search of the "
+        "same nest, settings, machine and tuner code; its winners are re-measured in this run either way)."),
 ) -> None:
     """Leave one family out: transfer (k neighbours) vs autotuning (n trials) vs Polly, with a report."""
     args = ["--per-family", str(per_family), "--k", ",".join(map(str, _ints(k, "--k", 50))),
@@ -79,6 +82,8 @@ def paper_command(
         args += ["--families", *families]
     if not polly:
         args.append("--no-polly")
+    if fresh_autotune:
+        args.append("--fresh-autotune")
     # Progress goes to stderr in both modes: a run takes tens of minutes, and stdout stays one JSON object.
     report = _with_progress(args)
     if json_out:
@@ -177,6 +182,11 @@ def _render(report: dict[str, Any]) -> None:
     for key, target in report["summary"]["targets"].items():
         console.print(f"target ({key}): {target['status']}: {target['name']}")
     _render_confirmed(report.get("confirmed"))
+    cache = report["config"].get("autotune_cache") or {}
+    if cache.get("reused"):
+        console.print(f"autotuning searches reused from earlier runs: {cache['reused']} of "
+                      f"{cache['reused'] + cache['searched']} (winners re-measured in this run; --fresh-autotune: "
+                      "search again)")
     if report.get("report"):
         console.print(f"wrote {report['report']['markdown']} and {report['report']['plot']}")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -249,6 +250,10 @@ def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, DatabaseS
         assert human.exit_code == 0, human.output
         assert "target (a): " in human.stdout and "target (a), winners confirmed: " in human.stdout
         assert "winners re-measured interleaved: " in human.stdout
+        assert "autotuning searches reused from earlier runs: 1 of 1" in human.stdout  # the --json run's search
+        fresh = runner.invoke(app, ["bench", "paper", "--families", "blas3", "--per-family", "1", "--tune-trials",
+                                    "2", "--k", "1", "--no-polly", "--reps", "1", "--no-report", "--fresh-autotune"])
+        assert fresh.exit_code == 0 and "searches reused" not in fresh.stdout
         bad = runner.invoke(app, ["bench", "paper", "--families", "nope"])  # the child's user error, as is
         assert isinstance(bad.exception, PerfembedError) and "nope" in str(bad.exception)
         assert bad.exception.to_dict()["error"] == "ParameterError" and bad.exception.exit_code == 2
@@ -269,6 +274,36 @@ def test_the_script_with_json_prints_one_object_and_its_progress_on_stderr(
     assert code == 0 and [r["family"] for r in out["nests"]] == ["blas3"]
     assert out["config"]["gate_distance"] is None and out["nests"][0]["within_gate"] is True  # --no-gate
     assert "[1/1] blas3/gemm_ijk.c" in captured.err and " confirmed T1 " in captured.err
+
+
+def test_a_second_run_reuses_the_searches_and_re_measures_their_winners(
+        seeded: tuple[str, Path, DatabaseSettings], report: dict) -> None:
+    # The autotune arms were 65 of a run's 83 minutes, searched again on every run although they do not
+    # depend on the database: a second run reads them back and measures their winners again itself.
+    url, data, settings = seeded
+    assert report["config"]["autotune_cache"]["searched"] == 3 and report["config"]["autotune_cache"]["reused"] == 0
+    assert all(r["autotune_searched_at"] is None for r in report["nests"])
+    config = PaperConfig(per_family=1, k_values=K_VALUES, tune_trials=TUNE_TRIALS, polly=False, reps=1, confirm=False)
+    events = []
+    again = run_paper_benchmark(url, data_dir=data, config=config, out=data / "again.md", settings=settings,
+                                progress=events.append)
+    assert again["config"]["autotune_cache"]["reused"] == 3 and again["config"]["autotune_cache"]["searched"] == 0
+    assert sum(1 for e in events if e.phase == "autotune") == 3  # one "reused" line per nest, no trials
+    before = {r["name"]: r for r in report["nests"]}
+    for row in again["nests"]:
+        first = before[row["name"]]
+        assert row["autotune_searched_at"] and row["autotune_evaluated"] == first["autotune_evaluated"]
+        for n in TUNE_TRIALS:
+            a, b = first["autotune"][str(n)], row["autotune"][str(n)]
+            assert (b["evaluations"], b["remeasured"], b["search_speedup"]) == (
+                a["evaluations"], a["remeasured"], a["search_speedup"])
+            if b["accepted"]:  # the figure is this run's measurement, not the search's
+                assert b["speedup"] == b["measured"] and b["verified"]
+    assert "were read back from earlier runs" in (data / "again.md").read_text()
+    fresh = run_paper_benchmark(url, data_dir=data, config=replace(config, families=["blas3"], reuse_autotune=False),
+                                out=None, settings=settings)
+    assert fresh["config"]["autotune_cache"]["searched"] == 1 and fresh["config"]["autotune_cache"]["reused"] == 0
+    assert fresh["nests"][0]["autotune_searched_at"] is None
 
 
 # -- the summary rules, on rows made up by hand ----------------------------------------------------

@@ -1,0 +1,55 @@
+"""What the paper benchmark keys a reused autotuning search on, and what it does with a damaged entry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autotune.tune_outcome import TrialRecord, TuneResult
+from benchmarks.paper_autotune_cache import AutotuneCache, search_key, tuner_modules
+
+ROOT = Path(__file__).resolve().parents[2]
+SEARCH = {"trials": 100, "seed": 0, "reps": 3, "threads": None, "limits": "Limits()", "cc": "gcc", "cflags": "-O3"}
+
+
+def test_the_key_holds_the_code_the_search_runs_and_not_transfer() -> None:
+    modules = tuner_modules()
+    # The frontend, recipe space, legality, code generation and the measurement driver: a change to any
+    # searches again.
+    assert {"loopnest.frontend.extract", "loopnest.frontend.build", "autotune.space", "autotune.tuner",
+            "loopnest.codegen", "loopnest.transform.skew", "loopnest.harness.driver",
+            "loopnest.polyhedral"} <= set(modules)
+    # What the benchmark is re-run for never enters the search.
+    assert not {"autotune.transfer", "embeddings.model", "database.embedding_store"} & set(modules)
+
+
+def test_the_key_changes_with_the_nest_its_parameters_and_the_search() -> None:
+    gemm = (ROOT / "corpus" / "kernels" / "blas3" / "gemm_ijk.c").read_text()
+    gemv = (ROOT / "corpus" / "kernels" / "blas2" / "gemv.c").read_text()
+    nest = {"index": 0, "name": "S", "schedule": "{ S0[i0] -> [0, i0] }"}
+    params = {"ni": 48, "nj": 48, "nk": 48}
+    key = search_key(gemm, nest, params, SEARCH, cc="gcc")
+    assert key == search_key(gemm, dict(nest), dict(reversed(params.items())), dict(SEARCH), cc="gcc")
+    others = {search_key(gemv, nest, params, SEARCH, cc="gcc"),
+              search_key(gemm + "\n", nest, params, SEARCH, cc="gcc"),
+              search_key(gemm, nest | {"index": 1}, params, SEARCH, cc="gcc"),
+              search_key(gemm, nest, params | {"nk": 64}, SEARCH, cc="gcc"),
+              search_key(gemm, nest, params, SEARCH | {"seed": 1}, cc="gcc"),
+              search_key(gemm, nest, params, SEARCH | {"reps": 5}, cc="gcc"),
+              search_key(gemm, nest, params, SEARCH | {"threads": 1}, cc="gcc")}
+    assert key not in others and len(others) == 7
+
+
+def test_a_kept_search_reads_back_and_a_damaged_one_is_searched_again(tmp_path: Path) -> None:
+    records = (TrialRecord(0, "complete", "ok", {"tile": 32}, {"steps": [{"op": "tile", "loop": 0, "size": 32}]},
+                           speedup=1.5, median_s=0.01, verified=True),
+               TrialRecord(1, "pruned", "illegal", {}, {"steps": []}, message="refused"))
+    result = TuneResult("s", None, 1.5, 0, 2, 1, records, stopped="budget")
+    cache = AutotuneCache(tmp_path)
+    cache.put("k", result)
+    back = cache.get("k")
+    assert back is not None and back.evaluations == records and back.stopped == "budget" and back.searched_at
+    assert list(tmp_path.iterdir()) == [tmp_path / "k.json"]  # no temporary file left
+    assert AutotuneCache(tmp_path, reuse=False).get("k") is None
+    (tmp_path / "k.json").write_text('{"evaluations": [')
+    assert cache.get("k") is None and cache.get("absent") is None
+    assert cache.summary()["reused"] == 1 and cache.summary()["searched"] == 1
