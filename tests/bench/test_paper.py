@@ -278,8 +278,9 @@ def test_the_script_with_json_prints_one_object_and_its_progress_on_stderr(
 
 def test_a_second_run_reuses_the_searches_and_re_measures_their_winners(
         seeded: tuple[str, Path, DatabaseSettings], report: dict) -> None:
-    # The autotune arms were 65 of a run's 83 minutes, searched again on every run although they do not
-    # depend on the database: a second run reads them back and measures their winners again itself.
+    # The autotune arms (100 trials a nest, against about 10 evaluations for transfer) were searched again on
+    # every run although they do not depend on the database: a second run reads them back and measures their
+    # winners again itself.
     url, data, settings = seeded
     assert report["config"]["autotune_cache"]["searched"] == 3 and report["config"]["autotune_cache"]["reused"] == 0
     assert all(r["autotune_searched_at"] is None for r in report["nests"])
