@@ -10,7 +10,7 @@ from typing import Any
 
 from autotune.transfer_adapt import ROLE_NAMES, Expansion, LoopRoles, adapt_recipe, loop_roles, map_loops
 from autotune.transfer_balance import balance_schedules
-from autotune.transfer_priors import PRIOR_SOURCE, space_priors
+from autotune.transfer_priors import PRIOR_MODES, PRIOR_SOURCE, PRIOR_SOURCE_NEAR, prior_kinds, space_priors
 from loopnest.codegen import generate_c
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness import Harness
@@ -108,11 +108,15 @@ class Candidate:
     # The winner's figure: re-measured in fresh, interleaved runs, never the screening figure above.
     confirmed: Speedup | None = None
     lent: Lent | None = None  # the neighbour's recipe it was adapted from (None: its best)
+    near: bool = False  # a first guess tried although a neighbour lies within the gate
 
     @property
     def source(self) -> str:
-        """Where it came from: the neighbour's name, or :data:`PRIOR_SOURCE`."""
-        return PRIOR_SOURCE if self.neighbour is None else self.neighbour.name
+        """Where it came from: the neighbour's name, or :data:`PRIOR_SOURCE` (:data:`PRIOR_SOURCE_NEAR`
+        for a first guess tried beside neighbours within the gate)."""
+        if self.neighbour is None:
+            return PRIOR_SOURCE_NEAR if self.near else PRIOR_SOURCE
+        return self.neighbour.name
 
 
 @dataclass(frozen=True)
@@ -143,11 +147,16 @@ class TransferTuner:
 
     ``gate_distance``: the embedding's confidence gate. When no neighbour lies within it, the recipe
     space's first guesses (:func:`autotune.transfer_priors.space_priors`) are candidates too; None
-    (no gate) offers the neighbours' recipes alone.
+    (no gate) counts every neighbour as within it. ``priors``: which first guesses are tried all the
+    same with a neighbour within the gate (:data:`~autotune.transfer_priors.PRIOR_MODES`; ``gate``:
+    none, the neighbours' recipes alone).
     """
 
     def __init__(self, *, min_speedup: float | None = None, policy: AcceptancePolicy | None = None,
-                 confirm: int = 2, gate_distance: float | None = None) -> None:
+                 confirm: int = 2, gate_distance: float | None = None, priors: str = "gate") -> None:
+        if priors not in PRIOR_MODES:
+            raise ValueError(f"unknown transfer priors {priors!r}; choose one of {', '.join(PRIOR_MODES)}")
+        self.priors = priors
         policy = policy or AcceptancePolicy()
         self.policy = policy if min_speedup is None else dataclasses.replace(policy, margin=min_speedup)
         self.min_speedup = self.policy.margin
@@ -156,13 +165,14 @@ class TransferTuner:
 
     def candidates(self, scop: Scop, params: Mapping[str, int], neighbours: Sequence[Neighbour],
                    deps: list[Dependence] | None = None) -> list[Candidate]:
-        """When no neighbour lies within the gate, the recipe space's first guesses; then each
-        neighbour's recipes (its best, then its other families) adapted to ``scop``, nearest neighbour
-        first, so more neighbours only add candidates. Recipes that adapt to nothing or to one already
-        offered are left out."""
+        """The recipe space's first guesses (every kind when no neighbour lies within the gate, else those
+        of ``priors``); then each neighbour's recipes (its best, then its other families) adapted to
+        ``scop``, nearest neighbour first, so more neighbours only add candidates. Recipes that adapt to
+        nothing or to one already offered are left out."""
         deps = compute_dependences(scop) if deps is None else deps
-        out = [] if within_gate(neighbours, self.gate_distance) else \
-            [Candidate(None, recipe) for recipe in space_priors(scop, params, deps)]
+        near = within_gate(neighbours, self.gate_distance)
+        out = [Candidate(None, recipe, near=near)
+               for recipe in space_priors(scop, params, deps, prior_kinds(self.priors, near))]
         seen = {c.recipe.hash for c in out}
         roles = loop_roles(scop, params, deps)
         expansion = Expansion.of(scop, params)

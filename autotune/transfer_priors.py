@@ -8,6 +8,13 @@ two of autotuning's first ten trials, the outermost parallel loop with the inner
 isl's schedule, were among its best. So beyond the gate transfer also screens those two, exactly as
 every autotuning study starts (:meth:`autotune.space.RecipeSpace.autoschedule_params`,
 :meth:`~autotune.space.RecipeSpace.parallel_simd_params`): two more evaluations, counted as such.
+
+Within the gate, :data:`PRIOR_MODES` says what else is tried (``PERFEMBED_TRANSFER_PRIORS``): ``gate``
+nothing (the default), ``schedule`` isl's schedule, ``always`` both first guesses. In the shipped seed
+(build 14), isl's schedule alone is the nest's best recorded recipe, or within 10% of it, on 15 of the
+29 2-d stencils, and on three nests where transfer fell short in the paper benchmark of 2026-11-25 it
+is their best (jacobi2d_9pt_star_copy 1.61x, jacobi3d_7pt_kji 9.94x, SpMM 3.69x, recorded by the seed
+build), at one evaluation more. Which default holds up is for the paper benchmark (``--priors``).
 """
 
 from __future__ import annotations
@@ -20,21 +27,37 @@ from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence
 from loopnest.transform.recipe import Recipe, apply_recipe
 
-__all__ = ["PRIOR_SOURCE", "space_priors"]
+__all__ = ["PRIOR_KINDS", "PRIOR_MODES", "PRIOR_SOURCE", "PRIOR_SOURCE_NEAR", "prior_kinds", "space_priors"]
 
 # Where a prior candidate comes from, in reports and answers (in place of a neighbour's name).
 PRIOR_SOURCE = "recipe space (no neighbour within the gate)"
+PRIOR_SOURCE_NEAR = "recipe space (first guess, tried beside the neighbours)"
+
+PRIOR_KINDS = ("schedule", "parallel")  # isl's schedule; the outermost parallel loop, innermost vectorized
+# Per mode, the first guesses tried when a neighbour lies within the gate (beyond it: every kind).
+PRIOR_MODES: dict[str, tuple[str, ...]] = {"gate": (), "schedule": ("schedule",), "always": PRIOR_KINDS}
 
 
-def space_priors(scop: Scop, params: Mapping[str, int], deps: list[Dependence]) -> list[Recipe]:
-    """The recipe space's first guesses for ``scop`` that apply to it, each once: isl's schedule (tiled
-    when a tiled variant exists), then the outermost parallel loop with the innermost one vectorized."""
+def prior_kinds(mode: str, near: bool) -> tuple[str, ...]:
+    """The first guesses transfer tries in ``mode`` (one of :data:`PRIOR_MODES`), with a neighbour within
+    the gate (``near``) or none."""
+    return PRIOR_MODES[mode] if near else PRIOR_KINDS
+
+
+def space_priors(scop: Scop, params: Mapping[str, int], deps: list[Dependence],
+                 kinds: tuple[str, ...] = PRIOR_KINDS) -> list[Recipe]:
+    """The recipe space's first guesses of ``kinds`` for ``scop`` that apply to it, each once: isl's
+    schedule (tiled when a tiled variant exists), then the outermost parallel loop with the innermost
+    one vectorized."""
+    if not kinds:
+        return []
     try:
         space = RecipeSpace(scop, deps, params=params)
     except (IllegalTransformError, ParameterError, RecipeError):
         return []  # a nest the space cannot describe has no first guess either
     out: list[Recipe] = []
-    for point in (space.autoschedule_params(), space.parallel_simd_params()):
+    points = {"schedule": space.autoschedule_params, "parallel": space.parallel_simd_params}
+    for point in (points[kind]() for kind in PRIOR_KINDS if kind in kinds):
         if point is None:
             continue
         recipe = space.recipe_for(point)

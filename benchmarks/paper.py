@@ -16,7 +16,8 @@ families. For each held-out nest, in one run:
   (:meth:`TransferTuner.candidates`), each distinct candidate evaluated once in the same harness. As
   in the service, when no neighbour lies within the embedding's confidence gate the recipe space's
   first guesses (isl's schedule, the outermost parallel loop with the innermost vectorized) are
-  candidates too, listed as from the recipe space (``--no-gate``: never). The result is the best
+  candidates too, listed as from the recipe space (``--no-gate``: never; ``--priors schedule|always``:
+  isl's schedule, or both, also within the gate). The result is the best
   verified candidate when it is at least ``min_speedup`` (1.1x) faster, else 1.0 (the original is
   kept: the acceptance rule). Evaluations = distinct candidates, the first guesses included;
 * **autotune n**: :func:`tune_nest` run fresh in a scratch Optuna storage (SQLite in a temporary
@@ -58,6 +59,7 @@ from typing import Any
 
 import optuna
 
+from autotune.transfer_priors import PRIOR_MODES
 from benchmarks.paper_measure import (
     POLLY_CC,
     POLLY_FLAGS,
@@ -143,6 +145,9 @@ def build_parser(description: str = "Leave one family out: transfer vs autotunin
     parser.add_argument("--no-gate", action="store_true",
                         help="transfer screens the neighbours' recipes alone, also with no neighbour within the "
                              "confidence gate (default: then also the recipe space's first guesses, as the service)")
+    parser.add_argument("--priors", choices=list(PRIOR_MODES), default=None,
+                        help="first guesses of the recipe space transfer tries beside neighbours within the gate "
+                             "(default: PERFEMBED_TRANSFER_PRIORS, 'gate': none)")
     parser.add_argument("--no-confirm", action="store_true",
                         help="skip confirming each method's winner by interleaved re-measurement")
     parser.add_argument("--fresh-autotune", action="store_true",
@@ -156,7 +161,7 @@ def config_from_args(args: argparse.Namespace, *, polly: bool) -> PaperConfig:
     """The :class:`PaperConfig` of the options :func:`build_parser` defines."""
     return PaperConfig(per_family=args.per_family, k_values=args.k, tune_trials=args.tune_trials,
                        families=args.families, reps=args.reps, seed=args.seed, polly=polly,
-                       gate=not args.no_gate, confirm=not args.no_confirm,
+                       gate=not args.no_gate, priors=args.priors, confirm=not args.no_confirm,
                        reuse_autotune=not args.fresh_autotune)
 
 

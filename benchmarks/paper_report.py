@@ -282,14 +282,19 @@ def _polly_cell(polly: Mapping[str, Any]) -> str:
 
 
 def _gate_line(cfg: Mapping[str, Any]) -> str:
-    """How transfer treated nests with no neighbour within the confidence gate (reports before the gate: nothing)."""
+    """How transfer treated nests with no neighbour within the confidence gate (reports before the gate: nothing),
+    and which first guesses it tried beside near neighbours (``--priors``)."""
     if "gate_distance" not in cfg:
         return ""
+    near = {"schedule": " Beside neighbours within the gate, isl's schedule is screened too (`--priors schedule`).",
+            "always": " Beside neighbours within the gate, both first guesses are screened too (`--priors always`)."
+            }.get(cfg.get("transfer_priors") or "gate", "")
     if cfg["gate_distance"] is None:
-        return "No gate (`--no-gate`): the neighbours' recipes alone, however far."
+        return "No gate (`--no-gate`): the neighbours' recipes alone, however far." + near
     return (f"As in the service, a nest whose nearest neighbour lies beyond the confidence gate (squared distance "
             f"{cfg['gate_distance']:.3g}; marked in the table) also screens the recipe space's first guesses "
-            "(isl's schedule, the outermost parallel loop with the innermost vectorized), counted as evaluations.")
+            "(isl's schedule, the outermost parallel loop with the innermost vectorized), counted as evaluations."
+            + near)
 
 
 def _method_lines(cfg: Mapping[str, Any]) -> list[str]:

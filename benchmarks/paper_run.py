@@ -70,7 +70,9 @@ class PaperConfig:
     hold yet is registered and becomes its current one); False uses the database's current model.
     ``gate``: as the service does, transfer also screens the recipe space's first guesses when no
     neighbour lies within the embedding's confidence gate (:mod:`autotune.transfer_priors`); False
-    screens the neighbours' recipes alone. ``confirm``: each method's accepted recipe is compared with the
+    screens the neighbours' recipes alone. ``priors``: the first guesses transfer tries all the same with a
+    neighbour within the gate (:data:`autotune.transfer_priors.PRIOR_MODES`; None: the settings'
+    ``transfer_priors``, as the service). ``confirm``: each method's accepted recipe is compared with the
     baseline interleaved until its interval clears the margin (:mod:`benchmarks.paper_confirm`).
     ``reuse_autotune``: a search already run with the same nest, settings, machine and tuner code is
     read back from the data folder instead of run again (:mod:`benchmarks.paper_autotune_cache`; its
@@ -88,6 +90,7 @@ class PaperConfig:
     polly_flags: str = POLLY_FLAGS
     fit_model: bool = True
     gate: bool = True
+    priors: str | None = None
     confirm: bool = True
     reuse_autotune: bool = True
 
@@ -133,7 +136,9 @@ class PaperRun:
             self.embeddings.fit()
         self.model_version = self.embeddings.model()[0]  # the model searches use: the database's current one
         self.gate_distance = self.embeddings.gate_distance() if self.config.gate else None
-        self.tuner = TransferTuner(min_speedup=self.config.min_speedup, gate_distance=self.gate_distance)
+        self.priors = self.config.priors or self.settings.transfer_priors
+        self.tuner = TransferTuner(min_speedup=self.config.min_speedup, gate_distance=self.gate_distance,
+                                   priors=self.priors)
         self.confirm_policy = replace(CONFIRM_POLICY, margin=self.config.min_speedup)
         self.use_polly = self.config.polly and polly_available(self.config.polly_cc)
         self.autotune_cache = AutotuneCache(self.data_dir / "paper-autotune", reuse=self.config.reuse_autotune)
@@ -261,7 +266,8 @@ class PaperRun:
                 "k_values": list(cfg.k_values), "tune_trials": list(cfg.tune_trials), "per_family": cfg.per_family,
                 "families": sel.chosen_families, "reps": cfg.reps, "threads": self.threads, "seed": cfg.seed,
                 "min_speedup": cfg.min_speedup, "transfer_families": settings.transfer_families,
-                "gate_distance": self.gate_distance, "autotune_cache": self.autotune_cache.summary(),
+                "gate_distance": self.gate_distance, "transfer_priors": self.priors,
+                "autotune_cache": self.autotune_cache.summary(),
                 "cc": settings.cc, "cflags": settings.cflags,
                 "polly": {"requested": cfg.polly, "available": self.use_polly, "cc": cfg.polly_cc,
                           "flags": cfg.polly_flags, "note": polly_note},

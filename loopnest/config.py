@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Self, TypeVar
+from typing import Literal, Self, TypeVar
 
 from platformdirs import user_data_path
 from pydantic import Field, ValidationError, field_validator, model_validator
@@ -114,6 +114,12 @@ class Settings(BaseSettings):
     # min_speedup on its own nest.
     transfer_families: int = Field(default=3, ge=1, le=20,
                                    description="Recipe families each neighbour lends to transfer.")
+    # The recipe space's first guesses transfer also tries when a neighbour lies within the confidence
+    # gate (beyond it, always both): none, isl's schedule, or it and the parallel loop with simd
+    # (autotune.transfer_priors.PRIOR_MODES).
+    transfer_priors: Literal["gate", "schedule", "always"] = Field(
+        default="gate", description="First guesses transfer tries beside near neighbours: gate (none), schedule, "
+        "always.")
 
     # Analysis limits (corpus/ maxima: 11 statements in a nest, depth 7, 767 AST nodes and nesting
     # 38 in one function); a program over one is rejected with an error naming the setting.

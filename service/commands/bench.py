@@ -70,6 +70,9 @@ def paper_command(
     seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Autotuning sampler seed."),
     out: Path | None = typer.Option(DEFAULT_OUT, "--out", help="Markdown report (the plot goes beside it)."),
     no_report: bool = typer.Option(False, "--no-report", help="Write no markdown or plot."),
+    priors: str | None = typer.Option(
+        None, "--priors", help="First guesses transfer tries beside neighbours within the gate: gate (none), "
+        "schedule, always (default: PERFEMBED_TRANSFER_PRIORS)."),
     fresh_autotune: bool = typer.Option(
         False, "--fresh-autotune", help="Search every nest again (default: reuse an earlier run's search of the "
         "same nest, settings, machine and tuner code; its winners are re-measured in this run either way)."),
@@ -84,6 +87,8 @@ def paper_command(
         args.append("--no-polly")
     if fresh_autotune:
         args.append("--fresh-autotune")
+    if priors is not None:
+        args += ["--priors", priors]
     # Progress goes to stderr in both modes: a run takes tens of minutes, and stdout stays one JSON object.
     report = _with_progress(args)
     if json_out:

@@ -69,7 +69,8 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
         targets = target_views(session, here)
     neighbours, gate = _neighbours_and_gate(ctx, features, k=options.k, own=own, min_speedup=min_speedup)
     tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(ctx.settings), margin=min_speedup),
-                          gate_distance=math.inf if gate.threshold is None else gate.threshold)
+                          gate_distance=math.inf if gate.threshold is None else gate.threshold,
+                          priors=ctx.settings.transfer_priors)
     adapted = tuner.candidates(scop, params, neighbours, deps)
     candidates = tuple(_candidate(c, names) for c in adapted)
     entry = NestSuggestion(

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from autotune.transfer import PRIOR_SOURCE, Neighbour, TransferTuner, loop_roles, within_gate
-from autotune.transfer_priors import space_priors
+from autotune.transfer_priors import PRIOR_SOURCE_NEAR, space_priors
 from loopnest import Harness, Recipe, apply_recipe, extract_scops
 from loopnest.polyhedral import compute_dependences
 
@@ -96,3 +98,27 @@ def test_the_first_guesses_are_screened_and_verified_like_any_candidate() -> Non
     guesses = [c for c in result.candidates if c.neighbour is None]
     assert len(guesses) == 2 and all(c.verified and c.status == "ok" for c in guesses)
     assert result.evaluations == len(result.candidates) and not result.accepted
+
+
+def test_priors_schedule_and_always_add_first_guesses_beside_near_neighbours() -> None:
+    # jacobi2d_9pt_star_copy's neighbours lay within the gate in the paper benchmark of 2026-11-25 and lent
+    # gemm recipes (1.19x), while isl's schedule alone was its seed best (1.61x): `schedule` tries it too.
+    scop, deps = _stencil()
+    near, far = _gemm_neighbour(distance=1.0), _gemm_neighbour(distance=14.5)
+    both = space_priors(scop, STENCIL_PARAMS, deps)
+    gate = TransferTuner(gate_distance=4.2).candidates(scop, STENCIL_PARAMS, [near], deps)
+    for mode, expected in (("schedule", both[:1]), ("always", both)):
+        tuner = TransferTuner(gate_distance=4.2, priors=mode)
+        cands = tuner.candidates(scop, STENCIL_PARAMS, [near], deps)
+        guesses = cands[:len(expected)]
+        assert [c.recipe.hash for c in guesses] == [r.hash for r in expected]
+        assert all(c.neighbour is None and c.source == PRIOR_SOURCE_NEAR for c in guesses)
+        # The neighbour's recipes follow, as without the mode (less any the guesses already offered).
+        assert [c.recipe.hash for c in cands[len(expected):]] == [
+            c.recipe.hash for c in gate if c.recipe.hash not in {r.hash for r in expected}]
+        # Beyond the gate every mode screens both first guesses, labelled as before.
+        beyond = tuner.candidates(scop, STENCIL_PARAMS, [far], deps)
+        assert [c.source for c in beyond[:2]] == [PRIOR_SOURCE] * 2
+    assert _ops(both[0])[0] == "autoschedule"
+    with pytest.raises(ValueError, match="unknown transfer priors"):
+        TransferTuner(priors="sometimes")

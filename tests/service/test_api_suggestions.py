@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 import database
 from autotune.transfer import PRIOR_SOURCE
+from autotune.transfer_priors import PRIOR_SOURCE_NEAR
 from loopnest.errors import CompileError, PerfembedError, SourceError
 from service.core import TransferCore
 from tests.service import fake_harness
@@ -79,6 +80,17 @@ def test_answers_come_from_the_database_when_a_neighbour_has_a_verified_recipe(a
     assert 0 < nearest["distance"] <= threshold
     assert set(nest) == {"index", "nest_id", "name", "function", "params", "loop_names", "tuned_before",
                          "neighbours", "recipes", "gate", "job_id", "results"}  # nothing internal
+
+
+def test_with_transfer_priors_schedule_isls_schedule_is_offered_beside_a_near_neighbour(tmp_path: Path) -> None:
+    api, auth = _app_and_key(tmp_path, transfer_priors="schedule")
+    with api:
+        nest = api.post("/v1/suggestions", json=gemm_program(), headers=auth).json()["nests"][0]
+        assert nest["gate"]["confident"] is True
+        first, lent = nest["recipes"][0], nest["recipes"][1]
+        assert first["from"] == PRIOR_SOURCE_NEAR and first["from_nest_id"] is None
+        assert first["recipe"]["steps"][0]["op"] == "autoschedule"
+        assert lent["from"] == "gemm_jki.c#0" and lent["from_nest_id"] == nest["neighbours"][0]["nest_id"]
 
 
 @pytest.mark.parametrize("body, status, needle", [
