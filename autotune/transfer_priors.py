@@ -12,9 +12,10 @@ every autotuning study starts (:meth:`autotune.space.RecipeSpace.autoschedule_pa
 Within the gate, :data:`PRIOR_MODES` says what else is tried (``PERFEMBED_TRANSFER_PRIORS``): ``gate``
 nothing (the default), ``schedule`` isl's schedule, ``always`` both first guesses. In the shipped seed
 (build 14), isl's schedule alone is the nest's best recorded recipe, or within 10% of it, on 15 of the
-29 2-d stencils, and on three nests where transfer fell short in the paper benchmark of 2026-11-25 it
-is their best (jacobi2d_9pt_star_copy 1.61x, jacobi3d_7pt_kji 9.94x, SpMM 3.69x, recorded by the seed
-build), at one evaluation more. Which default holds up is for the paper benchmark (``--priors``).
+29 2-d stencils and 6 of the 22 3-d ones, and on three nests where transfer fell short in the paper
+benchmark of 2026-11-25 it is their best (jacobi2d_9pt_star_copy 1.61x, jacobi3d_7pt_kji 11.29x, SpMM
+3.69x, as the seed build recorded them), at one evaluation more. Which default holds up is for the
+paper benchmark to say (``--priors``).
 """
 
 from __future__ import annotations
