@@ -25,6 +25,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from autotune.transfer_priors import PRIOR_MODES
 from loopnest.errors import InternalError, ParameterError, PerfembedError
 from service.commands.options import MAX_NEST, MAX_SEED, MAX_TRIALS, make_console
 
@@ -88,6 +89,8 @@ def paper_command(
     if fresh_autotune:
         args.append("--fresh-autotune")
     if priors is not None:
+        if priors not in PRIOR_MODES:
+            raise ParameterError(f"--priors {priors!r}: expected one of {', '.join(PRIOR_MODES)}")
         args += ["--priors", priors]
     # Progress goes to stderr in both modes: a run takes tens of minutes, and stdout stays one JSON object.
     report = _with_progress(args)

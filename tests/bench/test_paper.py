@@ -260,6 +260,9 @@ def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, DatabaseS
         assert bad.exception.to_dict()["error"] == "ParameterError" and bad.exception.exit_code == 2
         bad_trials = runner.invoke(app, ["bench", "paper", "--tune-trials", "10,x"])
         assert isinstance(bad_trials.exception, ParameterError)
+        bad_priors = runner.invoke(app, ["bench", "paper", "--priors", "sometimes"])
+        assert isinstance(bad_priors.exception, ParameterError) and "gate, schedule, always" in str(
+            bad_priors.exception)
     finally:
         get_settings.cache_clear()
 
