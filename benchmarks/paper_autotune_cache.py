@@ -5,8 +5,8 @@ and depend on nothing the benchmark is usually re-run for: the search starts fre
 storage with a fixed sampler seed, never reading the database or the embedding. A finished search
 is kept under a key of everything it does depend on: the nest (its program's source text and which
 nest of it), the parameter values, budget, seed, repetitions, threads and limits, the compiler, its
-flags and version and the machine (:func:`machine_signature`), and the text of every module of ours
-the frontend and the tuner import and of the frontend's headers (:func:`tuner_code_digest`). A run
+flags and version and the machine (its signature's hash), and the text of every module of ours the
+frontend and the tuner import and of the frontend's headers (:func:`tuner_code_digest`). A run
 after a change to transfer, the embedding or the seed reuses it; a change to the frontend, the recipe
 space, legality, code generation or the harness searches again.
 
@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from autotune.tune_outcome import TrialRecord, TuneResult
-from embeddings.features.signature import machine_signature
 
 CACHE_FORMAT = 1
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -88,13 +87,14 @@ def tuner_code_digest() -> str:
 
 
 def search_key(source: str, nest: Mapping[str, Any], params: Mapping[str, int], search: Mapping[str, Any], *,
-               cc: str) -> str:
+               machine: str) -> str:
     """The key of one autotuning search: the nest (its program's ``source`` text and ``nest``, what picks it
     out of the program: index, name, schedule), its parameters, the search's settings (``search``: budget,
-    seed, reps, threads, limits, flags), the machine and compiler, and the frontend's and tuner's code.
-    Not the Scop itself: it holds the path the source was written to, a new folder on every run."""
+    seed, reps, threads, limits, flags), ``machine`` (the machine signature's hash: CPU model, cores, compiler
+    and its version), and the frontend's and tuner's code. Not the Scop itself: it holds the path the source
+    was written to, a new folder on every run."""
     text = json.dumps({"source": source, "nest": nest, "params": dict(sorted(params.items())), "search": search,
-                       "machine": machine_signature(cc=cc).signature_hash, "code": tuner_code_digest(),
+                       "machine": machine, "code": tuner_code_digest(),
                        "format": CACHE_FORMAT}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
@@ -109,22 +109,22 @@ class ReusedSearch:
 
 
 class AutotuneCache:
-    """Finished searches as JSON files in ``folder``, one per key (None: keep nothing, reuse nothing).
-    ``reuse=False`` searches every nest again and keeps the new searches."""
+    """Finished searches as JSON files in ``folder``, one per key. ``reuse=False`` searches every nest
+    again and keeps the new searches."""
 
-    def __init__(self, folder: Path | None, *, reuse: bool = True) -> None:
+    def __init__(self, folder: Path, *, reuse: bool = True) -> None:
         self.folder = folder
         self.reuse = reuse
         self.reused = 0
         self.searched = 0
 
-    def _path(self, key: str) -> Path | None:
-        return None if self.folder is None else self.folder / f"{key}.json"
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.json"
 
     def get(self, key: str) -> ReusedSearch | None:
         """The search kept under ``key``; None when there is none or it does not read back."""
         path = self._path(key)
-        if not self.reuse or path is None or not path.is_file():
+        if not self.reuse or not path.is_file():
             return None
         try:
             data = json.loads(path.read_text())
@@ -139,8 +139,6 @@ class AutotuneCache:
         """Keep a finished search (written to a temporary name first: a killed run leaves no half file)."""
         self.searched += 1
         path = self._path(key)
-        if path is None:
-            return
         path.parent.mkdir(parents=True, exist_ok=True)
         data = {"format": CACHE_FORMAT, "searched_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "stopped": result.stopped, "evaluations": [r.to_dict() for r in result.evaluations]}
@@ -149,5 +147,5 @@ class AutotuneCache:
         tmp.replace(path)
 
     def summary(self) -> dict[str, Any]:
-        return {"folder": str(self.folder) if self.folder else None, "reuse": self.reuse, "reused": self.reused,
+        return {"folder": str(self.folder), "reuse": self.reuse, "reused": self.reused,
                 "searched": self.searched, "code": tuner_code_digest()}

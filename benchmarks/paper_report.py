@@ -125,13 +125,14 @@ def _load_note(cfg: Mapping[str, Any]) -> list[str]:
 
 def _reuse_note(report: Mapping[str, Any]) -> list[str]:
     """A line on the autotuning searches read back from earlier runs (reports before the cache: nothing)."""
-    reused = sorted({str(r["autotune_searched_at"]) for r in report.get("nests", []) if r.get("autotune_searched_at")})
-    if not reused:
+    nests = report.get("nests", [])
+    stamps = [str(r["autotune_searched_at"]) for r in nests if r.get("autotune_searched_at")]
+    if not stamps:
         return []
-    count = sum(1 for r in report.get("nests", []) if r.get("autotune_searched_at"))
-    return [f"Autotuning searches of {count} of the {len(report.get('nests', []))} nests were read back from earlier "
-            f"runs with the same nest, settings, machine and tuner code (run {reused[0]}"
-            + (f" to {reused[-1]}" if len(reused) > 1 else "") + "); their winners were re-measured in this run, "
+    first, last = min(stamps), max(stamps)
+    return [f"Autotuning searches of {len(stamps)} of the {len(nests)} nests were read back from earlier "
+            f"runs with the same nest, settings, machine and tuner code (run {first}"
+            + (f" to {last}" if last != first else "") + "); their winners were re-measured in this run, "
             "beside the baseline and the transfer candidates.", ""]
 
 

@@ -38,6 +38,7 @@ from benchmarks.paper_report import (
 )
 from database import Store
 from database.embedding_store import EmbeddingStore
+from embeddings.features.signature import machine_signature
 from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.harness import Harness, Limits
@@ -129,6 +130,7 @@ class PaperRun:
         self.threads = self.settings.threads or None
         self.limits = Limits.from_settings(self.settings)
         self.target_id = ensure_local_target(self.store, cc=self.settings.cc).id
+        self.machine = machine_signature(cc=self.settings.cc).signature_hash  # once: every search key holds it
         self.selection: Selection = select_held_out(self.store, self.target_id, per_family=self.config.per_family,
                                                     families=self.config.families)
         self.embeddings = EmbeddingStore(self.store, data_dir=self.data_dir)
@@ -185,7 +187,7 @@ class PaperRun:
                   "limits": repr(self.limits), "cc": self.settings.cc, "cflags": self.settings.cflags}
         nest = {"index": held.index, "name": held.normalized.get("name"), "schedule": held.normalized.get("schedule"),
                 "function": held.normalized.get("function")}
-        key = search_key(held.source, nest, params, search, cc=self.settings.cc)
+        key = search_key(held.source, nest, params, search, machine=self.machine)
         reused = self.autotune_cache.get(key)
         if reused is not None:
             self.emit(ProgressEvent("autotune", pos, total, held.name, f"search of {reused.searched_at} reused",

@@ -27,16 +27,17 @@ def test_the_key_changes_with_the_nest_its_parameters_and_the_search() -> None:
     gemv = (ROOT / "corpus" / "kernels" / "blas2" / "gemv.c").read_text()
     nest = {"index": 0, "name": "S", "schedule": "{ S0[i0] -> [0, i0] }"}
     params = {"ni": 48, "nj": 48, "nk": 48}
-    key = search_key(gemm, nest, params, SEARCH, cc="gcc")
-    assert key == search_key(gemm, dict(nest), dict(reversed(params.items())), dict(SEARCH), cc="gcc")
-    others = {search_key(gemv, nest, params, SEARCH, cc="gcc"),
-              search_key(gemm + "\n", nest, params, SEARCH, cc="gcc"),
-              search_key(gemm, nest | {"index": 1}, params, SEARCH, cc="gcc"),
-              search_key(gemm, nest, params | {"nk": 64}, SEARCH, cc="gcc"),
-              search_key(gemm, nest, params, SEARCH | {"seed": 1}, cc="gcc"),
-              search_key(gemm, nest, params, SEARCH | {"reps": 5}, cc="gcc"),
-              search_key(gemm, nest, params, SEARCH | {"threads": 1}, cc="gcc")}
-    assert key not in others and len(others) == 7
+    key = search_key(gemm, nest, params, SEARCH, machine="m")
+    assert key == search_key(gemm, dict(nest), dict(reversed(params.items())), dict(SEARCH), machine="m")
+    others = {search_key(gemv, nest, params, SEARCH, machine="m"),
+              search_key(gemm + "\n", nest, params, SEARCH, machine="m"),
+              search_key(gemm, nest | {"index": 1}, params, SEARCH, machine="m"),
+              search_key(gemm, nest, params | {"nk": 64}, SEARCH, machine="m"),
+              search_key(gemm, nest, params, SEARCH | {"seed": 1}, machine="m"),
+              search_key(gemm, nest, params, SEARCH | {"reps": 5}, machine="m"),
+              search_key(gemm, nest, params, SEARCH | {"threads": 1}, machine="m"),
+              search_key(gemm, nest, params, SEARCH, machine="another")}
+    assert key not in others and len(others) == 8
 
 
 def test_a_kept_search_reads_back_and_a_damaged_one_is_searched_again(tmp_path: Path) -> None:
