@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from autotune.space import RecipeSpace
 from autotune.transfer import PRIOR_SOURCE, Neighbour, TransferTuner, loop_roles, within_gate
 from autotune.transfer_priors import PRIOR_SOURCE_NEAR, space_priors
 from loopnest import Harness, Recipe, apply_recipe, extract_scops
@@ -122,3 +123,23 @@ def test_priors_schedule_and_always_add_first_guesses_beside_near_neighbours() -
     assert _ops(both[0])[0] == "autoschedule"
     with pytest.raises(ValueError, match="unknown transfer priors"):
         TransferTuner(priors="sometimes")
+
+
+def test_with_a_time_loop_the_schedule_guess_is_isls_schedule_in_short_time_tiles() -> None:
+    # Reproduction, paper benchmark of 2026-11-28: on heat2d_pp, jacobi2d_9pt_star_copy and
+    # jacobi3d_7pt_pp the first trial's cubes of 32 (longer than the time loop: a wavefront of one tile)
+    # ran 0.51-0.67x of the original, isl's schedule in short time tiles 1.10-1.72x.
+    scop, deps = _stencil()
+    space = RecipeSpace(scop, deps, params=STENCIL_PARAMS)
+    short = space.time_tile_params()
+    assert short, "a time-stepped stencil has short time tiles in its space"
+    guess = space_priors(scop, STENCIL_PARAMS, deps, kinds=("schedule",))
+    assert [r.hash for r in guess] == [space.recipe_for(short[0]).hash]
+    assert guess[0].hash != space.recipe_for(space.autoschedule_params()).hash
+    # Without a time loop the guess stays the first trial of every study.
+    gemm = extract_scops(GEMM).scops[0]
+    gemm_deps = compute_dependences(gemm)
+    gemm_space = RecipeSpace(gemm, gemm_deps, params=GEMM_PARAMS)
+    assert gemm_space.time_tile_params() == []
+    assert [r.hash for r in space_priors(gemm, GEMM_PARAMS, gemm_deps, kinds=("schedule",))] == [
+        gemm_space.recipe_for(gemm_space.autoschedule_params()).hash]
