@@ -22,7 +22,7 @@ are gemm nests (1.00x -> 1.34x, 1.43x confirmed) but not transfer's geomean beyo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from autotune.space import RecipeSpace
@@ -58,6 +58,11 @@ def _schedule_point(space: RecipeSpace) -> dict[str, Any] | None:
     return short[0] if short else space.autoschedule_params()
 
 
+# Each kind of first guess: its point in the nest's recipe space, or None where the space has none.
+_GUESSES: dict[str, Callable[[RecipeSpace], dict[str, Any] | None]] = {
+    "schedule": _schedule_point, "parallel": RecipeSpace.parallel_simd_params}
+
+
 def space_priors(scop: Scop, params: Mapping[str, int], deps: list[Dependence],
                  kinds: tuple[str, ...] = PRIOR_KINDS) -> list[Recipe]:
     """The recipe space's first guesses of ``kinds`` for ``scop`` that apply to it, each once: isl's
@@ -70,8 +75,7 @@ def space_priors(scop: Scop, params: Mapping[str, int], deps: list[Dependence],
     except (IllegalTransformError, ParameterError, RecipeError):
         return []  # a nest the space cannot describe has no first guess either
     out: list[Recipe] = []
-    points = {"schedule": lambda: _schedule_point(space), "parallel": space.parallel_simd_params}
-    for point in (points[kind]() for kind in PRIOR_KINDS if kind in kinds):
+    for point in (_GUESSES[kind](space) for kind in PRIOR_KINDS if kind in kinds):
         if point is None:
             continue
         recipe = space.recipe_for(point)
