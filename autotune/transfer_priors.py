@@ -48,19 +48,9 @@ def prior_kinds(mode: str, near: bool) -> tuple[str, ...]:
     return PRIOR_MODES[mode] if near else PRIOR_KINDS
 
 
-def _schedule_point(space: RecipeSpace) -> dict[str, Any] | None:
-    """isl's schedule in short time tiles when the nest has a time loop, else the first trial of every
-    study. The first trial's cubes of 32 are longer than a short time loop, so its wavefront runs on
-    one thread: in the paper benchmark's searches of 2026-11-28 (user's form, half sizes) the cubes ran
-    0.67x (heat2d_pp), 0.63x (jacobi2d_9pt_star_copy) and 0.51x (jacobi3d_7pt_pp) of the original, the
-    short time tiles 1.72x, 1.32x and 1.10x."""
-    short = space.time_tile_params()
-    return short[0] if short else space.autoschedule_params()
-
-
 # Each kind of first guess: its point in the nest's recipe space, or None where the space has none.
 _GUESSES: dict[str, Callable[[RecipeSpace], dict[str, Any] | None]] = {
-    "schedule": _schedule_point, "parallel": RecipeSpace.parallel_simd_params}
+    "schedule": RecipeSpace.autoschedule_params, "parallel": RecipeSpace.parallel_simd_params}
 
 
 def space_priors(scop: Scop, params: Mapping[str, int], deps: list[Dependence],

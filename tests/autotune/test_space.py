@@ -299,6 +299,7 @@ def test_a_stencil_space_offers_time_tiles_shorter_than_its_time_loop_and_tries_
         {"isl_s6x16x16+d6x2", "isl_s6x16x16+d6x4"}
     points = space.time_tile_params()
     assert [p["autoschedule"] for p in points] == ["isl_s6x16x16", "isl_s6x16x16+d6x4"]
+    assert space.autoschedule_params() == points[0]  # the first trial: cubes of 32 would run on one thread
     recipe = space.recipe_for(points[1])
     assert recipe.to_dict()["steps"] == [{"op": "autoschedule", "sizes": [6, 16, 16]},
                                          {"op": "unroll_jam", "loop": 6, "factor": 4}]

@@ -227,3 +227,19 @@ def test_a_fresh_study_tries_the_outer_parallel_loop_with_the_innermost_vectoriz
     recipes = [r.recipe for r in result.evaluations if r.evaluated]
     assert recipes[0]["steps"][0]["op"] == "autoschedule"
     assert {"steps": [{"op": "parallelize", "loop": 0}, {"op": "vectorize", "loop": 2}]} in recipes
+
+
+def test_a_stencil_studys_first_trial_is_isls_schedule_in_short_time_tiles(db_url, monkeypatch):
+    """Issue #12, paper benchmark of 2026-11-28: the first trial of every study was isl's cubes of 32,
+    longer than a stencil's time loop, so their wavefront ran on one thread (0.51-0.67x of the original
+    on heat2d_pp, jacobi2d_9pt_star_copy and jacobi3d_7pt_pp; the short time tiles 1.10-1.72x)."""
+    monkeypatch.setattr(TuneConfig, "harness", lambda self, scop, params: FakeHarness(scop, params, reps=1))
+    path = Path(__file__).resolve().parents[2] / "corpus/generated/stencil_2d/jacobi2d_9pt_star_copy_f64.c"
+    scop = extract_scops(path).scops[0]
+    params = {"n": 48, "tsteps": 3}
+    result = tune_nest(scop, params, TuneConfig(storage=db_url, study_name="jacobi", n_trials=3, seed=0))
+    first = next(r for r in result.evaluations if r.evaluated).recipe
+    short = RecipeSpace(scop, params=params).time_tile_params()[0]["autoschedule"]  # "isl_s{T}x{S}"
+    sizes = [int(s) for s in short.removeprefix("isl_s").split("x")]
+    assert first["steps"] == [{"op": "autoschedule", "sizes": sizes}]
+    assert sizes[0] < params["tsteps"]  # a time tile shorter than the time loop, not a cube of 32
