@@ -239,7 +239,8 @@ def test_a_stencil_studys_first_trial_is_isls_schedule_in_short_time_tiles(db_ur
     params = {"n": 48, "tsteps": 3}
     result = tune_nest(scop, params, TuneConfig(storage=db_url, study_name="jacobi", n_trials=3, seed=0))
     first = next(r for r in result.evaluations if r.evaluated).recipe
-    short = RecipeSpace(scop, params=params).time_tile_params()[0]["autoschedule"]  # "isl_s{T}x{S}"
-    sizes = [int(s) for s in short.removeprefix("isl_s").split("x")]
-    assert first["steps"] == [{"op": "autoschedule", "sizes": sizes}]
-    assert sizes[0] < params["tsteps"]  # a time tile shorter than the time loop, not a cube of 32
+    space = RecipeSpace(scop, params=params)
+    assert first == space.recipe_for(space.time_tile_params()[0]).to_dict()
+    step = first["steps"][0]
+    assert step["op"] == "autoschedule" and len(first["steps"]) == 1
+    assert step["sizes"][0] < params["tsteps"]  # a time tile shorter than the time loop, not a cube of 32
