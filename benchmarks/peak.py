@@ -9,11 +9,12 @@ Kernels (``benchmarks/peak_kernels.py``): gemm, 2mm, syrk, a CNN layer and a bat
 corpus, at sizes of 1-2 s under gcc, and the stencils jacobi2d, heat2d, heat3d and seidel2d against
 the machine's STREAM bandwidth (``benchmarks/peak_stream.c``). Per kernel:
 
-- gcc: perfembed's baseline (its measurement driver, ``gcc -O3 -march=native -fopenmp``);
+- gcc: perfembed's baseline (its measurement driver in the user's form, ``gcc -O3 -march=native -fopenmp``);
 - Polly: the same program through ``clang-16 -O3 -march=native -fopenmp -mllvm -polly -mllvm
   -polly-parallel``, with what Polly did (packing, parallel code) read from its LLVM IR;
 - perfembed: what perfembed finds for the kernel (``benchmarks/peak_tuning.py``: transfer from the
-  shipped seed, then autotuning), cached in ``OUT/tuning.json``;
+  shipped seed, then autotuning), cached in ``OUT/tuning.json``, timed as the drop-in code the user's
+  file gets (its run-time overlap check included);
 - numpy: the same computation on the same input values, with the same number of BLAS threads.
 
 Every variant runs once per round in a rotating order (``benchmarks/peak_measure.py``); figures are
@@ -37,6 +38,7 @@ from threadpoolctl import threadpool_info
 
 from benchmarks.peak_kernels import KERNELS, Kernel, select
 from benchmarks.peak_measure import (
+    DRIVER_FORM,
     POLLY_CC,
     POLLY_FLAGS,
     KernelRun,
@@ -52,6 +54,7 @@ from benchmarks.peak_stream import measure_stream
 from benchmarks.peak_tuning import ROOT, Nest
 from benchmarks.tuned_run import TunedRun, UsageParser, check_at_least, finish_report, run_main
 from loopnest.codegen import generate_c
+from loopnest.codegen_guard import guarded_c
 from loopnest.config import Settings
 from loopnest.errors import PerfembedError
 from loopnest.frontend.extract import extract_scops
@@ -91,10 +94,9 @@ def recipe_variant(run: KernelRun, scop: Scop, source: str, recipe: dict[str, An
         variant = Variant(name, info={"source": source, "recipe": recipe})
         variant.fail("refused", str(exc))
         return variant
-    text = generate_c(transformed)
-    variant = run.build(name, text)
+    variant = run.build(name, guarded_c(scop, transformed))
     variant.reorders = reorders_reduction(transformed)
-    variant.info.update(source=source, recipe=recipe, same_code=text == generate_c(scop))
+    variant.info.update(source=source, recipe=recipe, same_code=generate_c(transformed) == generate_c(scop))
     return variant
 
 
@@ -185,7 +187,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     bench = TunedRun.from_args("peak", args, settings)
     rounds = args.rounds or (2 if args.quick else 5)
-    report = bench.new_report(rounds, gcc=f"{settings.cc} {settings.cflags}", polly=f"{POLLY_CC} {POLLY_FLAGS}")
+    report = bench.new_report(rounds, gcc=f"{settings.cc} {settings.cflags}", polly=f"{POLLY_CC} {POLLY_FLAGS}",
+                               form=DRIVER_FORM)
     start = time.perf_counter()
     if any(k.kind == "stencil" for k in args.kernels):
         bench.progress("STREAM bandwidth")

@@ -168,6 +168,14 @@ def tables(report: dict[str, Any]) -> list[Section]:
     return out
 
 
+def form_line(cfg: dict[str, Any]) -> str:
+    """How every C variant reached its arrays (reports without a ``form`` predate 2026-11-28: static arrays)."""
+    form = cfg.get("form", "global")
+    described = {"parameters": "the user's form (arrays passed as the function declares them)",
+                 "global": "the driver's static arrays (not the user's form)"}.get(form, f"the {form!r} form")
+    return f"every C variant in {described}"
+
+
 def _footer(report: dict[str, Any]) -> list[str]:
     s, cfg = report["summary"], report["config"]
     lines = [f"{k}: {times(v)}" for k, v in s.items() if k.startswith("dense geomean")]
@@ -176,6 +184,7 @@ def _footer(report: dict[str, Any]) -> list[str]:
     before, after = report["load_before"], report["load_after"]
     lines.append(f"machine: {report['machine']['cpu']}, {report['machine']['cores']} cores; load average "
                  f"{before['loadavg'][0]:.1f} before, {after['loadavg'][0]:.1f} after; {report['seconds']} s")
+    lines.append(form_line(cfg))
     lines.append(f"gcc: {cfg['gcc']}; Polly: {cfg['polly']}; perfembed: transfer={cfg['tuning']['transfer']}, "
                  f"{cfg['tuning']['trials']} trials at the tuning sizes, code {cfg['code']}")
     if not s["complete"]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from loopnest.harness import Limits, run_limited
+from loopnest.harness.timing_lock import timed_exclusively
 
 SOURCE = Path(__file__).resolve().with_name("peak_stream.c")
 LLC_FALLBACK = 32 << 20  # bytes, when sysfs does not say
@@ -50,8 +51,9 @@ def measure_stream(*, threads: int, quick: bool, limits: Limits, cc: str, cflags
         built = run_limited([cc, *shlex.split(cflags), "-o", str(exe), str(src), "-lm"], cwd=work, limits=box)
         if not built.ok:
             return {**result, "status": "compile-error", "message": built.describe()}
-        ran = run_limited([str(exe), str(elements), str(ntimes)], cwd=work, limits=box,
-                          env={"OMP_NUM_THREADS": str(threads)}, threads=threads)
+        with timed_exclusively(box.timing_lock):
+            ran = run_limited([str(exe), str(elements), str(ntimes)], cwd=work, limits=box,
+                              env={"OMP_NUM_THREADS": str(threads)}, threads=threads)
     if not ran.ok:
         return {**result, "status": ran.status, "message": ran.describe()}
     return {**result, **parse_stream(ran.stdout, elements)}

@@ -39,6 +39,7 @@ import scipy
 from benchmarks.peak import candidates, kernel_scop, recipe_variant
 from benchmarks.peak_kernels import select_named
 from benchmarks.peak_measure import (
+    DRIVER_FORM,
     KernelRun,
     Variant,
     interleave,
@@ -155,7 +156,8 @@ def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any
     bench = TunedRun.from_args("sparse", args, settings)
     rounds, reps = args.rounds or (2 if args.quick else 11), args.reps or (1 if args.quick else 5)
     cases = make_cases(args.kernels, args.matrices, QUICK if args.quick else FULL, bench.out_dir)
-    report = bench.new_report(rounds, reps=reps, gcc=f"{settings.cc} {settings.cflags}", scipy=scipy.__version__)
+    report = bench.new_report(rounds, reps=reps, gcc=f"{settings.cc} {settings.cflags}", scipy=scipy.__version__,
+                               form=DRIVER_FORM)
     report["cases"] = []
     start = time.perf_counter()
     for case in cases:

@@ -21,6 +21,7 @@ from typing import Any
 from benchmarks.peak_report import (
     Section,
     cell,
+    form_line,
     geomean,
     markdown_tables,
     rate,
@@ -182,6 +183,7 @@ def _footer(report: dict[str, Any]) -> list[str]:
                  f"{before['loadavg'][0]:.1f} before, {after['loadavg'][0]:.1f} after"
                  + (f" (CPU pressure {before['cpu_pressure_avg10']:.0%} before)" if "cpu_pressure_avg10" in before
                     else "") + f"; {report['seconds']} s")
+    lines.append(form_line(cfg))
     lines.append(f"gcc: {cfg['gcc']}; scipy {cfg['scipy']} (scipy.sparse is single-threaded); perfembed: transfer="
                  f"{cfg['tuning']['transfer']} (k={cfg['tuning']['k']}), {cfg['tuning']['trials']} autotuning "
                  f"trials warm-started with transfer's recipe, at the benchmark's sizes and matrices, "
