@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_type, op_type
+from loopnest.codegen_accumulate import Accumulators, accumulated_arrays
 from loopnest.codegen_build import build_options, jam_factors, separate_full_blocks
 from loopnest.codegen_dynamic import DynamicLoops
 from loopnest.codegen_simd import SELECT_CALLS, SELECT_LOCAL_PREFIX, select_calls, select_helper
@@ -52,6 +53,7 @@ class CPrinter:
     selects: bool = True  # False where a name of the nest would clash with the select helpers' locals
     # statement index -> its select form: a jammed or unrolled body prints one statement many times
     select_forms: dict[int, tuple[Statement, set[str]]] = field(default_factory=dict)
+    accumulating: Accumulators | None = None  # the SIMD loop being printed keeps these elements in locals
 
     def expr(self, e: isl.AstExpr) -> str:
         t = expr_type(e)
@@ -81,10 +83,10 @@ class CPrinter:
             return f"({args[0]} ? {args[1]} : {args[2]})"
         raise NotImplementedError(f"isl AST operation {op} has no C form here")
 
-    def _pragmas(self, level: int, n: isl.AstNode) -> list[str]:
+    def _pragmas(self, level: int, n: isl.AstNode, locals_for: dict[str, list[str]] | None = None) -> list[str]:
         marks = self.scop.schedule.marks.get(level, ())
         omp = {"parallel", "simd"} & set(marks)
-        clause = omp_clauses(self.scop, level, statements_under(n), self.expr) if omp else ""
+        clause = omp_clauses(self.scop, level, statements_under(n), self.expr, locals_for) if omp else ""
         out = []
         if "parallel" in marks and "simd" in marks:
             out.append(f"#pragma omp parallel for simd{clause}{schedule_clause(marks)}")
@@ -105,6 +107,8 @@ class CPrinter:
             return [line for i in range(children.n_ast_node()) for line in self.node(children.get_at(i), depth)]
         if t == AST_FOR:
             it = n.for_get_iterator().get_id().get_name()
+            if self.accumulating is not None:  # a loop inside the one that keeps elements in locals
+                self.accumulating.inner.add(it)
             init = self.expr(n.for_get_init())
             level = (int(it[len(self.prefix):]) - 1) // 2
             bounds = None if self.dynamic is None else self.dynamic.at(level, statements_under(n))
@@ -117,32 +121,58 @@ class CPrinter:
                 return copies
             # OpenMP wants a bare "var relop bound" as the loop test: no outer parentheses.
             cond, inc = _unparen(self.expr(n.for_get_cond())), self.expr(n.for_get_inc())
-            head = [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{"]
-            return [*head, *self._loop_body(n, level, depth + 1), f"{pad}}}"]
+            return self._for(n, level, (it, init, cond, inc), depth)
         if t == AST_IF:
             out = [f"{pad}if ({self.expr(n.if_get_cond())}) {{", *self.node(n.if_get_then_node(), depth + 1)]
             if n.if_has_else_node():
                 out += [f"{pad}}} else {{", *self.node(n.if_get_else_node(), depth + 1)]
             return [*out, f"{pad}}}"]
         if t == isl.ast_node_type.user:
-            call = n.user_get_expr()
-            name = call.get_op_arg(0).get_id().get_name()
-            args = [self.expr(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg())]
-            stmt = self.scop.statements[int(name[1:].split("_")[0])]
-            if self.simd_open and self.selects:
-                if stmt.index not in self.select_forms:
-                    self.select_forms[stmt.index] = select_calls(stmt)
-                stmt, used = self.select_forms[stmt.index]
-                self.used_helpers |= used
-            # Past the iterators come the statement's quasi-affine subscripts (see _Subscripts).
-            values = dict(zip(stmt.quasi_affine_texts(), args[stmt.depth:], strict=True))
-            text = stmt.to_c(lambda d: args[d], values.__getitem__)
-            inside = None if self.dynamic is None else self.dynamic.condition(stmt.index, self.narrowed,
-                                                                              lambda d: args[d])
-            return [pad + (text if inside is None else f"if ({inside}) {{ {text} }}")]
+            return [pad + self._statement(n)]
         if t == isl.ast_node_type.mark:
             return self.node(n.mark_get_node(), depth)
         raise NotImplementedError(f"isl AST node {t} has no C form here")
+
+    def _statement(self, n: isl.AstNode) -> str:
+        """The C text of the statement a user node runs (its data-dependent condition included)."""
+        call = n.user_get_expr()
+        name = call.get_op_arg(0).get_id().get_name()
+        args = [self.expr(call.get_op_arg(i)) for i in range(1, call.get_op_n_arg())]
+        stmt = original = self.scop.statements[int(name[1:].split("_")[0])]
+        if self.simd_open and self.selects:
+            if stmt.index not in self.select_forms:
+                self.select_forms[stmt.index] = select_calls(stmt)
+            stmt, used = self.select_forms[stmt.index]
+            self.used_helpers |= used
+        # Past the iterators come the statement's quasi-affine subscripts (see _Subscripts).
+        values = dict(zip(stmt.quasi_affine_texts(), args[stmt.depth:], strict=True))
+        if self.accumulating is not None:
+            stmt = self.accumulating.rewrite(original, stmt, lambda d: args[d], values.__getitem__)
+        text = stmt.to_c(lambda d: args[d], values.__getitem__)
+        inside = None if self.dynamic is None else self.dynamic.condition(stmt.index, self.narrowed,
+                                                                          lambda d: args[d])
+        return text if inside is None else f"if ({inside}) {{ {text} }}"
+
+    def _for(self, n: isl.AstNode, level: int, loop: tuple[str, str, str, str], depth: int) -> list[str]:
+        """The ``for`` node ``n`` at ``level`` (``loop``: iterator, start, test, step) under its pragmas;
+        a SIMD loop's reductions into elements it does not index accumulated in locals (codegen_accumulate)."""
+        it, init, cond, inc = loop
+        pad = self.indent * depth
+        arrays = {} if self.accumulating is not None else accumulated_arrays(self.scop, level, statements_under(n))
+        if arrays:
+            self.accumulating = locals_ = Accumulators(arrays, unused_prefix(self.scop, "perfembed_acc"), {it})
+            try:
+                body = self._loop_body(n, level, depth + 3)
+            finally:
+                self.accumulating = None
+            if locals_.names and not locals_.failed:
+                return locals_.wrap(self.scop, pad, self.indent, it, init, cond, inc,
+                                    self._pragmas(level, n, locals_.clause_names()), body)
+            # Not one local per element: the loop as written, without its SIMD pragma.
+            return [f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{",
+                    *self._loop_body(n, level, depth + 1), f"{pad}}}"]
+        return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{",
+                *self._loop_body(n, level, depth + 1), f"{pad}}}"]
 
     def _loop_body(self, n: isl.AstNode, level: int, depth: int) -> list[str]:
         """The body of the ``for`` node ``n`` at ``level``, with ``simd_open`` counting it if it is a SIMD loop."""
@@ -178,7 +208,6 @@ class CPrinter:
                       depth: int) -> list[str]:
         """A loop with bounds on data: isl's range narrowed to ``lower <= it < upper``, the test kept in
         OpenMP's canonical form ``it < bound`` where isl's is ``it <= e`` or ``it < e``."""
-        pad = self.indent * depth
         lower, upper = bounds
         if lower is not None:
             self.used_helpers.add("max")
@@ -196,10 +225,10 @@ class CPrinter:
             cond = f"{it} < perfembed_min({limit}, {upper})"
         inc = "1" if n.for_is_degenerate() else self.expr(n.for_get_inc())
         self.narrowed.append(level)
-        body = self._loop_body(n, level, depth + 1)
-        self.narrowed.pop()
-        return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{", *body,
-                f"{pad}}}"]
+        try:
+            return self._for(n, level, (it, init, cond, inc), depth)
+        finally:
+            self.narrowed.pop()
 
     def _exclusive_limit(self, cond: isl.AstExpr, it: str) -> str | None:
         """``e + 1`` for an isl loop test ``it <= e``, ``e`` for ``it < e``, else None."""

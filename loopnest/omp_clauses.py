@@ -7,7 +7,7 @@ fixed list, so the clauses hold only text derived from the validated IR.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import islpy as isl
 
@@ -71,10 +71,12 @@ def array_section(scop: Scop, name: str, statements: set[int], print_expr: Calla
 
 
 def omp_clauses(scop: Scop, level: int, statements: set[int],
-                print_expr: Callable[[isl.AstExpr], str] | None = None) -> str:
+                print_expr: Callable[[isl.AstExpr], str] | None = None,
+                locals_for: Mapping[str, list[str]] | None = None) -> str:
     """`` private(...) reduction(op: ...)`` for a loop at ``level`` that runs ``statements`` (empty
     when it has none). A sibling loop at the same depth that does not reduce a variable gets no
-    clause for it: a private copy would hide the reduced value from its reads."""
+    clause for it: a private copy would hide the reduced value from its reads. ``locals_for``: arrays
+    whose elements the loop reduces in locals (:mod:`loopnest.codegen_accumulate`), named in its place."""
     reduced = {r.variable for s in statements if (r := statement_reduction(scop.statements[s])) is not None}
     private = [checked_name(scop, n) for n in scop.schedule.private.get(level, ())]
     out = f" private({', '.join(private)})" if private else ""
@@ -90,6 +92,8 @@ def omp_clauses(scop: Scop, level: int, statements: set[int],
             continue
         if scop.arrays[name].is_scalar:
             by_op.setdefault(found.group(1), []).append(checked_name(scop, name))
+        elif locals_for is not None and name in locals_for:
+            by_op.setdefault(found.group(1), []).extend(locals_for[name])
         elif print_expr is not None:
             by_op.setdefault(found.group(1), []).append(array_section(scop, name, statements, print_expr))
         else:

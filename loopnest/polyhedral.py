@@ -264,6 +264,32 @@ class ScheduleSpace:
         pos = 2 * level + 1
         return self.deltas[dep_index].is_subset(self._set(self._prefix_zero(min(pos + 1, self._n))))
 
+    def only_at_level(self, level: int, dep_index: int) -> bool:
+        """True when, within one execution of the loop at ``level`` (every outer dimension equal), the
+        dependence joins instances that differ in that loop's iteration only (every deeper dimension,
+        textual positions included, equal): one statement's instances at one point of the deeper loops."""
+        return self._memo("only", level, dep_index, lambda: self._only_at_level(level, dep_index))
+
+    def _only_at_level(self, level: int, dep_index: int) -> bool:
+        pos = 2 * level + 1
+        if pos >= self._n:
+            return False
+        same_execution = self.deltas[dep_index].intersect(self._set(self._prefix_zero(pos)))
+        deeper = " and ".join([f"d{k} = 0" for k in range(pos + 1, self._n)] or ["true"])
+        return bool(same_execution.is_subset(self._set(deeper)))
+
+    def invariant_at(self, level: int, statement: int, access: str) -> bool:
+        """Whether ``access`` (an isl map from the statement's instances to elements) reaches one element
+        in all iterations of the loop at ``level`` while every other schedule dimension stays fixed."""
+        pos = 2 * level + 1
+        stmt = self.scop.statements[statement]
+        its = ", ".join(f"i{d}" for d in range(stmt.depth))
+        dims = ", ".join(str(d) for d in self._rows[statement])
+        domain = isl.Set(stmt.domain)
+        sched = isl.Map(f"[{self._params}] -> {{ S{statement}[{its}] -> [{dims}] }}").intersect_domain(domain)
+        by_time = sched.reverse().apply_range(isl.Map(access).intersect_domain(domain))
+        return bool(by_time.project_out(isl.dim_type.in_, pos, 1).is_single_valued())
+
     def carried_deps(self, level: int) -> list[Dependence]:
         return [d for i, d in enumerate(self.deps) if self.carried_at(level, i)]
 

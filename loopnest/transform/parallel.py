@@ -5,7 +5,9 @@ scalar temporaries declared inside the nest whose values never cross an iteratio
 those are made ``private``. A loop whose other carried dependences are all reductions on scalars
 (:mod:`loopnest.transform.reduction`) gets a ``reduction`` clause; so does an outermost loop whose
 other carried dependences are reductions into array elements (``y[j] += A[i][j] * x[i]`` over ``i``),
-with an array section: ``reduction(+: y[0:n])``.
+with an array section: ``reduction(+: y[0:n])``. A SIMD loop may also carry a reduction into one
+element it does not index (``C[i][j] += A[i][k] * B[j][k]`` over an innermost ``k``): codegen keeps the
+element in a local accumulator for the loop (:func:`accumulable`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Schedule, Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace
 from loopnest.transform._common import check_level
-from loopnest.transform.reduction import Reduction, dependence_reduction
+from loopnest.transform.reduction import Reduction, dependence_reduction, statement_reduction
 
 SCHEDULE_KINDS = ("static", "dynamic", "guided")
 MAX_CHUNK = 65536
@@ -35,10 +37,12 @@ def privatizable_scalars(scop: Scop, space: ScheduleSpace, level: int) -> set[st
     return out
 
 
-def classify(scop: Scop, space: ScheduleSpace, level: int, *,
-             reductions: bool = True) -> tuple[list[Dependence], list[str], list[Reduction]]:
+def classify(scop: Scop, space: ScheduleSpace, level: int, *, reductions: bool = True,
+             elements: bool = False) -> tuple[list[Dependence], list[str], list[Reduction]]:
     """The dependences that forbid running ``level`` in parallel, the scalars to privatize and,
-    when ``reductions``, the scalar reductions whose dependences are the only others it carries."""
+    when ``reductions``, the reductions whose dependences are the only others it carries: on scalars,
+    into array elements on an outermost loop, and (``elements``: a SIMD loop) into elements the loop
+    does not index (:func:`accumulable`)."""
     private = privatizable_scalars(scop, space, level)
     carried = space.carried_deps(level)
     blocking: list[Dependence] = []
@@ -47,11 +51,33 @@ def classify(scop: Scop, space: ScheduleSpace, level: int, *,
         if dep.array in private:
             continue
         red = dependence_reduction(scop.statements, dep.source, dep.sink, dep.array) if reductions else None
-        if (red is None or (not red.is_scalar and not outermost(space.schedule, level, dep))
-                or found.setdefault(red.variable, red) != red):
+        if (red is None or found.setdefault(red.variable, red) != red
+                or not (red.is_scalar or outermost(space.schedule, level, dep)
+                        or (elements and accumulable(scop, space, level, red.variable)))):
             blocking.append(dep)
     used = sorted({d.array for d in carried if d.array in private})
     return blocking, used, [found[v] for v in sorted(found)]
+
+
+def accumulable(scop: Scop, space: ScheduleSpace, level: int, array: str) -> bool:
+    """Whether the reduction into ``array`` can be accumulated in a local for each run of the loop at
+    ``level``: every statement under the loop that touches ``array`` reduces into it (so nothing else
+    reads or writes it there), each one's element is the same in all iterations of the loop, and within
+    one run of the loop no two instances that differ outside it (another statement, another iteration
+    of a deeper loop: a jammed copy) reach one element, so each accumulator stands for its own element."""
+    under = space.schedule.statements_at(level)
+    for s in under:
+        stmt = scop.statements[s]
+        if not any(a.array == array for a in stmt.accesses):
+            continue
+        red = statement_reduction(stmt)
+        if red is None or red.variable != array:
+            return False
+        writes = [a for a in stmt.accesses if a.is_write and a.array == array]
+        if any(a.approximated or not space.invariant_at(level, s, a.relation) for a in writes):
+            return False
+    return all(space.only_at_level(level, i) for i, dep in enumerate(space.deps)
+               if dep.array == array and dep.source in under and dep.sink in under)
 
 
 def outermost(schedule: Schedule, level: int, dep: Dependence) -> bool:
@@ -77,7 +103,8 @@ def refusal(scop: Scop, dep: Dependence, reductions: bool) -> str:
         return f"{dep.describe()} (a '{red.op}' reduction: allowed unless reduction is false)"
     if not red.is_scalar:
         return (f"{dep.describe()} (a '{red.op}' reduction into elements of {red.variable}: an array-section "
-                "reduction clause is offered on an outermost loop only)")
+                "reduction clause is offered on an outermost loop only, and a SIMD loop accumulates only an "
+                "element it does not index, touched by nothing else in the loop)")
     return f"{dep.describe()} (a '{red.op}' reduction mixed with another operator on {red.variable})"
 
 
@@ -85,16 +112,19 @@ def recheck(scop: Scop, space: ScheduleSpace, level: int,
             marks: tuple[str, ...]) -> tuple[list[Dependence], list[str], tuple[str, ...]]:
     """A marked loop checked again under the current schedule: blocking dependences, private
     scalars and its marks with the reduction clauses recomputed."""
-    blocking, private, reds = classify(scop, space, level, reductions="noreduction" not in marks)
+    blocking, private, reds = classify(scop, space, level, reductions="noreduction" not in marks,
+                                       elements="simd" in marks and "parallel" not in marks)
     kept = {m for m in marks if not m.startswith("reduction:")}
     return blocking, private, tuple(sorted(kept | {r.mark for r in reds}))
 
 
 def _annotate(scop: Scop, level: int, mark: str, space: ScheduleSpace, op: str,
               reduction: bool = True, extra: tuple[str, ...] = ()) -> Scop:
-    if any(m.startswith("unroll:") for m in scop.schedule.marks.get(level, ())):
+    marks_here = scop.schedule.marks.get(level, ())
+    if any(m.startswith("unroll:") for m in marks_here):
         raise RecipeError(f"{op}: loop {level} is unrolled; gcc accepts no OpenMP pragma on an unrolled loop")
-    blocking, private, reds = classify(scop, space, level, reductions=reduction)
+    simd_only = {mark, *marks_here} & {"simd", "parallel"} == {"simd"}
+    blocking, private, reds = classify(scop, space, level, reductions=reduction, elements=simd_only)
     if blocking:
         dep = blocking[0]
         raise IllegalTransformError(
@@ -140,13 +170,19 @@ def parallelize(scop: Scop, *, loop: int, space: ScheduleSpace, reduction: bool 
 
 def vectorize(scop: Scop, *, loop: int, space: ScheduleSpace, reduction: bool = True) -> Scop:
     """Mark the innermost loops at depth ``loop`` ``#pragma omp simd`` (with a ``reduction``
-    clause where the loop carries only reductions, unless ``reduction`` is false)."""
+    clause where the loop carries only reductions, unless ``reduction`` is false). Deeper levels that are
+    unroll-and-jam point loops do not count: their copies are printed into this loop's body."""
     check_level(scop, loop, "vectorize")
     sched = scop.schedule
     for s in sched.statements_at(loop):
-        if any(sched.has_loop(s, deeper) for deeper in range(loop + 1, sched.n_levels)):
+        if any(sched.has_loop(s, deeper) and not _jam_point(sched.marks.get(deeper, ()))
+               for deeper in range(loop + 1, sched.n_levels)):
             raise RecipeError(f"vectorize: loop {loop} is not innermost for statement S{s}")
     return _annotate(scop, loop, "simd", space, "vectorize", reduction is not False)
+
+
+def _jam_point(marks: tuple[str, ...]) -> bool:
+    return any(m.startswith("jam:") for m in marks)
 
 
 def mark_independent_loops(scop: Scop, space: ScheduleSpace) -> Scop:

@@ -30,10 +30,6 @@ def _check(scop: Scop, loop: int, factor: int) -> list[int]:
     deeper = range(loop + 1, sched.n_levels)
     if not any(sched.has_loop(s, d) for s in inside for d in deeper):
         raise RecipeError(f"unroll_jam: loop {loop} has no loop inside it; use unroll")
-    for level in deeper:
-        if "simd" in sched.marks.get(level, ()):
-            raise RecipeError(f"unroll_jam: loop {level} inside loop {loop} is marked simd and would no "
-                              "longer be innermost; vectorize after unroll_jam instead")
     for s in inside:
         _check_skewed_tile(sched, loop, factor, s)
     return inside

@@ -24,11 +24,14 @@ from autotune.study_queue import PROBE_AFTER_FREE, enqueue_probes, needs_probes,
 from database import best_recipe_for, list_measurements
 from loopnest import Harness, Recipe
 from loopnest.frontend.extract import extract_scops
-from tests.autotune.conftest import FAST, GEMM, GEMM_PARAMS, GEMV_PARAMS, corrupt_variants
+from tests.autotune.conftest import FAST, GEMM, GEMM_PARAMS, GEMV_PARAMS, KERNELS, corrupt_variants, load
 from tests.service.fake_harness import FakeHarness
 
 IKJ = {"steps": [{"op": "interchange", "order": [0, 2, 1]}]}
-SIMD_ON_REDUCTION = {"steps": [{"op": "vectorize", "loop": 2}]}  # k carries C's reduction: illegal
+# Gauss-Seidel's inner loop carries A[i][j - 1] -> A[i][j]: no SIMD there. (gemm's k, the illegal warm
+# start here before, is a legal SIMD loop since it accumulates C's element in a local.)
+SIMD_ON_RECURRENCE = {"steps": [{"op": "vectorize", "loop": 1}]}
+UNROLL_INNER = {"steps": [{"op": "unroll", "loop": 1, "factor": 2}]}
 
 
 @pytest.fixture
@@ -64,7 +67,7 @@ def test_tuning_gemm_finds_a_verified_recipe_faster_than_the_baseline(store, db_
     assert all(m.verified == (m.speedup is not None) for m in measurements)
 
 
-def test_illegal_samples_are_pruned_before_compiling(db_url, gemm, monkeypatch):
+def test_illegal_samples_are_pruned_before_compiling(db_url, monkeypatch):
     builds: list[str] = []
     real = Harness._build_and_run
 
@@ -73,12 +76,13 @@ def test_illegal_samples_are_pruned_before_compiling(db_url, gemm, monkeypatch):
         return real(self, label, kernel, limits, on_step, runs)
 
     monkeypatch.setattr(Harness, "_build_and_run", counting)
-    result = tune_nest(gemm, GEMM_PARAMS, TuneConfig(storage=db_url, study_name="gemm", n_trials=3, seed=1,
-                       warm_start=[SIMD_ON_REDUCTION, IKJ], **FAST))
+    seidel = load(KERNELS / "stencil" / "seidel2d.c")
+    result = tune_nest(seidel, {"n": 40}, TuneConfig(storage=db_url, study_name="seidel", n_trials=3, seed=1,
+                       warm_start=[SIMD_ON_RECURRENCE, UNROLL_INNER], **FAST))
     auto, first, second = result.evaluations[:3]
     assert auto.recipe["steps"][0]["op"] == "autoschedule"  # the polyhedral scheduler candidate, always first
     assert first.state == "pruned" and first.status == "illegal" and "carries the dependence" in first.message
-    assert second.recipe == IKJ and second.verified  # warm starts come next, in order
+    assert second.recipe == UNROLL_INNER and second.verified  # warm starts come next, in order
     evaluated = [r for r in result.evaluations if r.evaluated]
     assert len(evaluated) == result.evaluated == 3
     # One compile for the baseline and one per evaluated trial: nothing for the pruned sample.

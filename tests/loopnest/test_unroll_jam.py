@@ -46,6 +46,21 @@ def test_jam_of_gemm_i_with_k_innermost_is_legal_and_jams_the_copies(tmp_path: P
     assert "#pragma GCC unroll 4" in code  # on the remainder loop
 
 
+def test_jam_around_a_simd_loop_prints_the_copies_into_it(tmp_path: Path) -> None:
+    # Was refused ("marked simd and would no longer be innermost"): gemm ikj with j vectorized and i
+    # jammed by 4 is the vectorized register block (four rows of C per j), and it stays verified.
+    scop = nest(tmp_path, REDUCTION)
+    steps = [{"op": "interchange", "order": [0, 2, 1]}, {"op": "vectorize", "loop": 2},
+             {"op": "unroll_jam", "loop": 0, "factor": 4}]
+    code = generate_c(apply_recipe(scop, Recipe.from_dict({"steps": steps})))
+    full_blocks = code.split("if (")[0]
+    simd_body = full_blocks.split("#pragma omp simd")[1]
+    assert re.findall(r"C\[([^\]]*)\]\[c5\] \+=", simd_body) == [
+        "(4 * c1)", "((4 * c1) + 1)", "((4 * c1) + 2)", "((4 * c1) + 3)"]
+    with Harness(scop, {"n": 10}, reps=1, threads=2) as harness:
+        assert apply_and_verify(harness, Recipe.from_dict({"steps": steps}))
+
+
 def test_jam_after_interchange_to_ikj_is_legal(tmp_path: Path) -> None:
     scop = nest(tmp_path, REDUCTION)
     apply_recipe(scop, Recipe.from_dict({"steps": [
@@ -63,8 +78,6 @@ def test_jam_of_gemm_j_over_the_reduction_loop_is_legal(tmp_path: Path) -> None:
     ([{"op": "unroll_jam", "loop": 0, "factor": 1}], "out of range [2, 16]"),
     ([{"op": "unroll_jam", "loop": 0}], "missing ['factor']"),
     ([{"op": "unroll_jam", "loop": 2, "factor": 4}], "no loop inside it"),
-    ([{"op": "interchange", "order": [0, 2, 1]}, {"op": "vectorize", "loop": 2},
-      {"op": "unroll_jam", "loop": 0, "factor": 4}], "marked simd"),
     ([{"op": "unroll_jam", "loop": 0, "factor": 4}, {"op": "parallelize", "loop": 3}], "unrolled"),
 ])
 def test_malformed_unroll_jam_steps_are_recipe_errors(tmp_path: Path, steps: list[dict], message: str) -> None:
