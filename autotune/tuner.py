@@ -207,7 +207,8 @@ class _Run:
             if fresh:
                 extras = [(p, "autoschedule") for p in (self.space.register_block_params(),
                                                         *self.space.time_tile_params())]
-                extras.append((self.space.parallel_simd_params(), "parallel_simd"))
+                extras += [(self.space.parallel_simd_params(), "parallel_simd"),
+                           (self.space.simd_block_params(), "parallel_simd")]
                 for extra, label in extras:
                     # After the warm start (a user's or neighbour's recipe first), and only within the budget:
                     # one left waiting would run before the warm start of a later, larger run of this study.

@@ -24,6 +24,7 @@ from loopnest import (
     apply_recipe,
     compute_dependences,
     extract_scops,
+    generate_c,
 )
 from tests.autotune.conftest import GEMM_PARAMS, KERNELS, load
 
@@ -330,6 +331,26 @@ def test_the_outer_parallel_loop_with_the_innermost_vectorized_is_a_legal_point(
         {"op": "parallelize", "loop": 0}
     dot = load(KERNELS.parent / "generated" / "reduction" / "dot_f64.c")
     assert RecipeSpace(dot, params={"n": 1000}).parallel_simd_params() is None
+
+
+def test_a_vectorized_register_block_of_dot_products_is_a_legal_point() -> None:
+    """Batched gemm with B transposed (k innermost, reducing into C[b][i][j]): the outer parallel loop, k
+    vectorized with C's elements in locals, i and j jammed 4 x 2; a point of the space, as the tuner
+    enqueues it, that applies. A nest of two loops has no pair to jam around its innermost."""
+    bgemm = load(KERNELS.parent / "generated" / "batched" / "bgemm_bijk_tb_f64.c")
+    space = RecipeSpace(bgemm, params={"nb": 4, "ni": 16, "nj": 16, "nk": 16})
+    point = space.simd_block_params()
+    assert point is not None
+    recipe = space.recipe_for(point)
+    assert recipe.to_dict()["steps"] == [
+        {"op": "parallelize", "loop": 0}, {"op": "vectorize", "loop": 3},
+        {"op": "unroll_jam", "factor": 4, "loop": 1}, {"op": "unroll_jam", "factor": 2, "loop": 2}]
+    assert space.params_for(recipe, strict=True) == point
+    assert "perfembed_acc7 += " in generate_c(apply_recipe(bgemm, recipe))
+    maxpool = load(KERNELS.parent / "generated" / "conv" / "maxpool_2x2_f64.c")
+    assert RecipeSpace(maxpool, params={"nc": 4, "ho": 16, "wo": 16}).simd_block_params() is not None
+    transpose = load(KERNELS.parent / "generated" / "copy_transpose" / "copy2d_i32.c")
+    assert RecipeSpace(transpose, params=dict.fromkeys(transpose.params, 16)).simd_block_params() is None
 
 
 def test_a_scalar_accumulator_is_expanded_so_its_loops_can_be_interchanged_and_tiled() -> None:
