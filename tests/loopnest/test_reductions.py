@@ -128,6 +128,29 @@ def test_a_simd_loop_keeps_the_element_it_reduces_into_in_locals(tmp_path: Path)
     assert apply_and_verify(harness, Recipe.from_dict({"steps": DOT_BLOCK}))
 
 
+CSR_ROWS = """
+void spmv(int n, int m, int nnz, const int rowptr[n + 1], const int col[nnz], const double val[nnz],
+          const double x[m], double y[n]) {
+  for (int i = 0; i < n; i++)
+    for (int k = rowptr[i]; k < rowptr[i + 1]; k++)
+      y[i] += val[k] * x[col[k]];
+}
+"""
+
+
+def test_a_row_of_a_sparse_matrix_is_reduced_in_a_local_within_its_data_dependent_bounds(tmp_path: Path) -> None:
+    scop = nest(tmp_path, CSR_ROWS)
+    steps = [{"op": "parallelize", "loop": 0}, {"op": "vectorize", "loop": 1}]
+    text = generate_c(apply(scop, steps))
+    assert "double perfembed_acc0 = y[c1];" in text and "#pragma omp simd reduction(+: perfembed_acc0)" in text
+    # The element is loaded only when the row has an entry (the loop's own test at its first iteration).
+    load_at = text.index("double perfembed_acc0")
+    assert "if (c3 < perfembed_min(nnz, rowptr[(c1 + 1)])) {" in text[:load_at]
+    harness = Harness(scop, {"n": 50, "m": 40, "nnz": 300}, reps=1, threads=2)
+    atexit.register(harness.close)
+    assert apply_and_verify(harness, Recipe.from_dict({"steps": steps}))
+
+
 def test_an_element_the_simd_loop_indexes_or_another_statement_reads_is_refused(tmp_path: Path) -> None:
     read_too = GEMM.replace("C[i][j] += A[i][k] * B[k][j];", "{ C[i][j] += A[i][k] * B[k][j]; D[k] = C[i][j]; }"
                             ).replace("double B[n][n]", "double B[n][n], double D[n]")
