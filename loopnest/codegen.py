@@ -16,9 +16,11 @@ from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_
 from loopnest.codegen_accumulate import Accumulators, accumulated_arrays
 from loopnest.codegen_build import build_options, jam_factors, separate_full_blocks
 from loopnest.codegen_dynamic import DynamicLoops
+from loopnest.codegen_registers import Registers
 from loopnest.codegen_simd import SELECT_CALLS, SELECT_LOCAL_PREFIX, select_calls, select_helper
 from loopnest.frontend.symbols import canonical_scalar
 from loopnest.ir import Scop, Statement
+from loopnest.ir_expr import print_expr
 from loopnest.omp_clauses import checked_name, omp_clauses, schedule_clause, statement_names_under, statements_under
 from loopnest.polyhedral import schedule_map
 from loopnest.transform.pack import ALIGNMENT
@@ -54,6 +56,8 @@ class CPrinter:
     # statement index -> its select form: a jammed or unrolled body prints one statement many times
     select_forms: dict[int, tuple[Statement, set[str]]] = field(default_factory=dict)
     accumulating: Accumulators | None = None  # the SIMD loop being printed keeps these elements in locals
+    registers: bool = False  # keep innermost loops' elements in locals (codegen_registers): tuned code only
+    promoting: Registers | None = None  # the innermost loop being printed, when it does
 
     def expr(self, e: isl.AstExpr) -> str:
         t = expr_type(e)
@@ -148,9 +152,12 @@ class CPrinter:
         values = dict(zip(stmt.quasi_affine_texts(), args[stmt.depth:], strict=True))
         if self.accumulating is not None:
             stmt = self.accumulating.rewrite(original, stmt, lambda d: args[d], values.__getitem__)
-        text = stmt.to_c(lambda d: args[d], values.__getitem__)
         inside = None if self.dynamic is None else self.dynamic.condition(stmt.index, self.narrowed,
                                                                           lambda d: args[d])
+        if self.promoting is not None:
+            self.promoting.straight &= inside is None
+            stmt = self.promoting.visit(stmt, lambda e: print_expr(e, lambda d: args[d], values.__getitem__))
+        text = stmt.to_c(lambda d: args[d], values.__getitem__)
         return text if inside is None else f"if ({inside}) {{ {text} }}"
 
     def _for(self, n: isl.AstNode, level: int, loop: tuple[str, str, str, str], depth: int) -> list[str]:
@@ -171,8 +178,51 @@ class CPrinter:
             # Not one local per element: the loop as written, without its SIMD pragma.
             return [f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{",
                     *self._loop_body(n, level, depth + 1), f"{pad}}}"]
+        if self.promoting is not None:  # a loop inside the body surveyed: not straight-line code
+            self.promoting.straight = False
+        elif self.registers and self.accumulating is None and self._straight(n.for_get_body()):
+            return self._registers_for(n, level, loop, depth)
         return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{",
                 *self._loop_body(n, level, depth + 1), f"{pad}}}"]
+
+    def _registers_for(self, n: isl.AstNode, level: int, loop: tuple[str, str, str, str], depth: int) -> list[str]:
+        """An innermost loop with its elements in locals (codegen_registers): the body printed once to
+        survey its elements, then again with the chosen ones replaced."""
+        it, init, cond, inc = loop
+        pad, inner = self.indent * depth, self.indent * (depth + 2)
+        self.promoting = regs = Registers(self.scop, it, unused_prefix(self.scop, "perfembed_reg"))
+        try:
+            body = self._loop_body(n, level, depth + 1)
+            if not regs.choose():
+                return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{",
+                        *body, f"{pad}}}"]
+            shift = 2 if regs.hoisted else 0
+            body = regs.body(self._loop_body(n, level, depth + 1 + shift), self.indent * (depth + 1 + shift))
+        finally:
+            self.promoting = None
+        if not regs.hoisted:
+            return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{",
+                    *body, f"{pad}}}"]
+        # Loaded only when the loop runs at least once: an empty loop's element may lie outside the array.
+        return [f"{pad}{{", f"{pad}{self.indent}int {it} = {init};", f"{pad}{self.indent}if ({cond}) {{",
+                *regs.hoisted_loads(inner), *self._pragmas(level, n),
+                f"{inner}for ({it} = {init}; {cond}; {it} += {inc}) {{", *body, f"{inner}}}",
+                f"{pad}{self.indent}}}", f"{pad}}}"]
+
+    def _straight(self, n: isl.AstNode) -> bool:
+        """Whether ``n`` prints as straight-line statements (jammed loops unrolled), so its loop is innermost."""
+        t = node_type(n)
+        if t == isl.ast_node_type.user:
+            return True
+        if t == isl.ast_node_type.block:
+            children = n.block_get_children()
+            return all(self._straight(children.get_at(i)) for i in range(children.n_ast_node()))
+        if t == isl.ast_node_type.mark:
+            return self._straight(n.mark_get_node())
+        if t == AST_FOR and not n.for_is_degenerate():
+            level = (int(n.for_get_iterator().get_id().get_name()[len(self.prefix):]) - 1) // 2
+            return level in self.jams and self._straight(n.for_get_body())
+        return False
 
     def _loop_body(self, n: isl.AstNode, level: int, depth: int) -> list[str]:
         """The body of the ``for`` node ``n`` at ``level``, with ``simd_open`` counting it if it is a SIMD loop."""
@@ -362,8 +412,10 @@ def _ast(scop: Scop, sched: isl.UnionMap, options: isl.UnionMap | None, prefix: 
     return tree
 
 
-def generate_c(scop: Scop, *, indent: str = "  ") -> str:
-    """The C text of ``scop`` under its schedule: a braced block, ready to replace the region."""
+def generate_c(scop: Scop, *, indent: str = "  ", registers: bool = False) -> str:
+    """The C text of ``scop`` under its schedule: a braced block, ready to replace the region. With
+    ``registers``, innermost loops keep array elements in locals (:mod:`loopnest.codegen_registers`): only
+    for code that runs where no two arrays overlap."""
     prefix = _fresh_prefix(scop)
     jams = jam_factors(scop)
     sched = separate_full_blocks(scop, schedule_map(scop), jams)
@@ -371,7 +423,7 @@ def generate_c(scop: Scop, *, indent: str = "  ") -> str:
     values: dict[str, str] = {}
     dynamic = DynamicLoops(scop, prefix, values) if any(s.dynamic_bounds for s in scop.statements) else None
     printer = CPrinter(scop, prefix, indent, dynamic=dynamic, jams=jams, values=values,
-                       selects=not _clashes_with_selects(scop))
+                       selects=not _clashes_with_selects(scop), registers=registers)
     body = printer.node(tree, 1)
     decls = _declarations(scop, indent)
     defines, undefs = helper_macros(printer.used_helpers)

@@ -263,12 +263,12 @@ def guarded_c(original: Scop, tuned: Scop) -> str:
                           *_span_check(original, walks, footprints, printer, p), "}"])
         defines, undefs = helper_macros(printer.used_helpers)
         return "\n".join(["{", *defines, "  /* perfembed: the tuned schedule runs where no row overlaps another "
-                          "array's or row's elements */", *body, f"if ({p}ok)", generate_c(tuned), "else",
-                          generate_c(original), *undefs, "}"])
+                          "array's or row's elements */", *body, f"if ({p}ok)", generate_c(tuned, registers=True),
+                          "else", generate_c(original), *undefs, "}"])
     check = tuned_code_condition(original)
-    if check is None:
-        return generate_c(tuned)
+    if check is None:  # no two of its arrays can overlap
+        return generate_c(tuned, registers=True)
     condition, helpers = check
     defines, undefs = helper_macros(helpers)
-    return "\n".join(["{", *defines, f"if ({condition})", generate_c(tuned), "else", generate_c(original), *undefs,
-                      "}"])
+    return "\n".join(["{", *defines, f"if ({condition})", generate_c(tuned, registers=True), "else",
+                      generate_c(original), *undefs, "}"])

@@ -1,0 +1,171 @@
+"""An innermost loop's array elements kept in locals, where the tuned code runs on arrays that do not overlap.
+
+In the user's form the arrays are pointers, and the compiler must assume that a store through one may
+change what another reads: in a jammed gemm body ``C[i][j] += alpha * A[i][k] * B[k][j]`` (twice four
+copies) gcc 12 loads and multiplies ``alpha * A[i][k]`` again in every iteration of the ``j`` loop and
+stores ``C[i][j]`` after each of the four copies; with globals, or ``restrict`` parameters, it does
+neither. ``restrict`` on locals inside the function does not help gcc 12 (tried: the same code). So the
+printer does it itself, for the tuned branch of the drop-in code only, where the run-time check
+(:mod:`loopnest.codegen_guard`) has proven that no array reached through a pointer overlaps another the
+nest writes (the dependence analysis takes them to be distinct as well):
+
+- an element of an array the nest never writes, the same in every iteration of the loop, is loaded once
+  before the loop (``const double perfembed_reg0 = A[i][k];``), only when the loop runs at least once;
+- an element of a written array that the body reaches more than once is loaded into a local at the start
+  of the body (where it is read first) and stored once at its end, when every other element of that array
+  the body reaches is provably a different one (isl: their subscripts are never all equal).
+
+Loops whose body is not straight-line statements (an inner loop, a condition, a data-dependent guard) are
+printed as before, as are loops that keep SIMD reductions in locals (:mod:`loopnest.codegen_accumulate`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from loopnest.frontend.symbols import canonical_scalar
+from loopnest.ir import ArrayRef, Expr, Scop, Statement, Var
+
+_ISL_FUNCTIONS = {"perfembed_floord": "floord", "perfembed_min": "min", "perfembed_max": "max"}
+
+
+@dataclass(frozen=True)
+class _Ref:
+    array: str
+    subscripts: tuple[str, ...]
+    write: bool
+
+    @property
+    def text(self) -> str:
+        return self.array + "".join(f"[{s}]" for s in self.subscripts)
+
+
+def _refs(expr: Expr, text: Callable[[Expr], str], out: list[_Ref], write: bool = False) -> bool:
+    """Append the array references of ``expr`` to ``out``; False where a subscript reads an array
+    (``x[col[p]]``: its element is not known from the loop iterators)."""
+    if isinstance(expr, ArrayRef):
+        if any(isinstance(node, ArrayRef) for sub in expr.subscripts for node in _walk(sub)):
+            return False
+        out.append(_Ref(expr.name, tuple(text(s) for s in expr.subscripts), write))
+        return True
+    return all(_refs(child, text, out) for child in expr.children())
+
+
+def _walk(expr: Expr) -> list[Expr]:
+    return [expr, *(node for child in expr.children() for node in _walk(child))]
+
+
+def _substituted(expr: Expr, text: Callable[[Expr], str], locals_: dict[str, str]) -> Expr:
+    if isinstance(expr, ArrayRef) and (local := locals_.get(text(expr))) is not None:
+        return Var(local)
+    children = expr.children()
+    return expr.with_children(tuple(_substituted(c, text, locals_) for c in children)) if children else expr
+
+
+def _affine(subscripts: list[str]) -> list[isl.PwAff] | None:
+    """The subscripts as isl functions of every name they use, or None where isl cannot read one."""
+    texts = []
+    for s in subscripts:
+        for ours, isls in _ISL_FUNCTIONS.items():
+            s = s.replace(ours, isls)
+        texts.append(s)
+    names = sorted({n for t in texts for n in re.findall(r"[A-Za-z_]\w*", t)} - set(_ISL_FUNCTIONS.values()))
+    try:
+        return [isl.PwAff(f"[{', '.join(names)}] -> {{ [({t})] }}") for t in texts]
+    except isl.Error:
+        return None
+
+
+def _never_equal(a: _Ref, b: _Ref) -> bool:
+    """Whether ``a`` and ``b`` reach different elements for every value of the names their subscripts use."""
+    parsed = _affine([*a.subscripts, *b.subscripts])
+    if parsed is None:
+        return False
+    n = len(a.subscripts)
+    return any(parsed[d].eq_set(parsed[n + d]).is_empty() for d in range(n))
+
+
+@dataclass
+class Registers:
+    """One innermost loop's locals: surveyed in a first printing of its body, then substituted in a second."""
+
+    scop: Scop
+    iterator: str
+    prefix: str
+    surveying: bool = True
+    straight: bool = True
+    refs: list[_Ref] = field(default_factory=list)
+    hoisted: dict[str, str] = field(default_factory=dict)  # element text -> local
+    merged: dict[str, str] = field(default_factory=dict)
+    _types: dict[str, str] = field(default_factory=dict)  # local -> C type
+    _first_read: dict[str, bool] = field(default_factory=dict)  # merged element text -> read before written
+
+    def visit(self, stmt: Statement, text: Callable[[Expr], str]) -> Statement:
+        """Survey ``stmt`` (as this loop prints it), or return it with the chosen elements replaced."""
+        if not self.surveying:
+            locals_ = self.hoisted | self.merged
+            return stmt.replace(target=_substituted(stmt.target, text, locals_),
+                                value=_substituted(stmt.value, text, locals_))
+        if stmt.guard is not None:
+            self.straight = False
+            return stmt
+        found: list[_Ref] = []
+        ok = _refs(stmt.value, text, found)
+        if stmt.op != "=":
+            ok = ok and _refs(stmt.target, text, found)
+        ok = ok and _refs(stmt.target, text, found, write=True)
+        self.straight = self.straight and ok
+        self.refs += found
+        return stmt
+
+    def choose(self) -> bool:
+        """Pick the elements to keep in locals from the survey; False where there are none."""
+        if not self.straight:
+            return False
+        by_array: dict[str, list[_Ref]] = {}
+        for ref in self.refs:
+            by_array.setdefault(ref.array, []).append(ref)
+        for array, refs in sorted(by_array.items()):
+            info = self.scop.arrays[array]
+            ctype = canonical_scalar(info.element_type)
+            if info.is_scalar or ctype is None:
+                continue
+            if not info.written:
+                for ref in refs:
+                    if not re.search(rf"\b{re.escape(self.iterator)}\b", ref.text):
+                        self._local(self.hoisted, ref.text, ctype)
+            else:
+                self._merge(refs, ctype)
+        self.surveying = False
+        return bool(self.hoisted or self.merged)
+
+    def _merge(self, refs: list[_Ref], ctype: str) -> None:
+        distinct = list({ref.text: ref for ref in refs}.values())
+        repeated = [r for r in distinct if sum(x.text == r.text for x in refs) > 1
+                    and any(x.text == r.text and x.write for x in refs)]
+        if not repeated or not all(_never_equal(a, b) for k, a in enumerate(distinct) for b in distinct[k + 1:]):
+            return
+        for ref in repeated:
+            self._local(self.merged, ref.text, ctype)
+            self._first_read[ref.text] = not next(x for x in refs if x.text == ref.text).write
+
+    def _local(self, table: dict[str, str], text: str, ctype: str) -> None:
+        if text not in table:
+            local = f"{self.prefix}{len(self.hoisted) + len(self.merged)}"
+            table[text] = local
+            self._types[local] = ctype
+
+    def body(self, lines: list[str], pad: str) -> list[str]:
+        """The loop's body with the merged elements loaded at its start and stored at its end."""
+        loads = [f"{pad}{self._types[local]} {local} = {text};" for text, local in self.merged.items()
+                 if self._first_read[text]]
+        loads += [f"{pad}{self._types[local]} {local};" for text, local in self.merged.items()
+                  if not self._first_read[text]]
+        return [*loads, *lines, *(f"{pad}{text} = {local};" for text, local in self.merged.items())]
+
+    def hoisted_loads(self, pad: str) -> list[str]:
+        return [f"{pad}const {self._types[local]} {local} = {text};" for text, local in self.hoisted.items()]

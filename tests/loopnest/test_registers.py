@@ -1,0 +1,78 @@
+"""The tuned branch of the drop-in code keeps an innermost loop's elements in locals (loopnest/codegen_registers.py).
+
+Reproduction (2026-11-29, peak benchmark in the user's form): gemm's tuned register block ``C[i][j] += alpha *
+A[i][k] * B[k][j]`` (i jammed by 2, k by 4, j innermost) ran 28 GFLOP/s as drop-in code against 34 with
+static arrays: with the arrays as pointers, gcc 12 reloaded and multiplied ``alpha * A[i][k]`` in every
+iteration of ``j`` and stored ``C[i][j]`` after each of the four copies.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from loopnest import Recipe, apply_recipe, extract_scops
+from loopnest.codegen_guard import guarded_c
+from loopnest.harness import Harness
+from tests.loopnest.conftest import ROOT
+from tests.loopnest.recipe_check import apply_and_verify
+
+GEMM_BLOCK = Recipe.from_dict({"steps": [{"op": "interchange", "order": [0, 2, 1]},
+                                         {"op": "unroll_jam", "loop": 0, "factor": 2},
+                                         {"op": "unroll_jam", "loop": 1, "factor": 4}]})
+
+
+def _branches(code: str) -> tuple[str, str]:
+    """The tuned branch and the original's (after the check's ``else``) of a drop-in block."""
+    tuned, _, original = code.partition("\nelse\n")
+    assert original, code
+    return tuned, original
+
+
+def test_a_jammed_gemm_loads_a_once_per_loop_and_stores_each_c_element_once_per_iteration(tmp_path: Path) -> None:
+    scop = extract_scops(ROOT / "corpus/kernels/blas3/gemm_ijk.c").scops[0]
+    tuned, original = _branches(guarded_c(scop, apply_recipe(scop, GEMM_BLOCK)))
+    # The 8 elements of A the jammed body reads (2 rows x 4 columns), loaded before the j loop.
+    hoisted = re.findall(r"const double (perfembed_reg\d+) = A\[", tuned)
+    assert len(hoisted) == 8
+    # The full block's body: each of the two C elements loaded once, updated 4 times in a local, stored once.
+    assert re.search(r"double perfembed_reg8 = C\[\(2 \* c1\)\]\[c5\];", tuned)
+    assert len(re.findall(r"perfembed_reg8 \+= ", tuned)) == 4
+    assert len(re.findall(r"C\[\(2 \* c1\)\]\[c5\] = perfembed_reg8;", tuned)) == 1
+    assert "C[(2 * c1)][c5] +=" not in tuned
+    # The original's schedule, which runs where the arrays overlap, is printed as before.
+    assert "perfembed_reg" not in original
+    with Harness(scop, {"ni": 13, "nj": 11, "nk": 9}, reps=1, threads=2) as harness:  # remainders of both jams
+        assert apply_and_verify(harness, GEMM_BLOCK)
+
+
+TWO_ELEMENTS = """
+void twice(int n, double A[n][n], double B[n][n])
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      A[i][j] += B[i][j];
+      A[j][i] += B[j][i];
+      A[i][j] *= 2.0;
+    }
+}
+"""
+
+
+def test_elements_that_may_be_one_element_stay_in_memory(tmp_path: Path) -> None:
+    """``A[i][j]`` and ``A[j][i]`` are one element where ``i == j``: kept in two locals, the second store
+    would undo the first there. Neither is merged, and the variant verifies."""
+    path = tmp_path / "twice.c"
+    path.write_text(TWO_ELEMENTS)
+    scop = extract_scops(path).scops[0]
+    recipe = Recipe.from_dict({"steps": [{"op": "unroll", "loop": 1, "factor": 2}]})
+    tuned, _ = _branches(guarded_c(scop, apply_recipe(scop, recipe)))
+    assert "perfembed_reg" not in tuned
+    with Harness(scop, {"n": 9}, reps=1, threads=1) as harness:
+        assert apply_and_verify(harness, recipe)
+
+
+def test_a_nest_without_a_run_time_check_keeps_the_original_schedule_unchanged() -> None:
+    """The original's own schedule (no recipe step changes it) is the original's code: no locals."""
+    scop = extract_scops(ROOT / "corpus/kernels/blas3/gemm_ijk.c").scops[0]
+    assert "perfembed_reg" not in guarded_c(scop, scop)
