@@ -14,7 +14,7 @@ import islpy as isl
 
 from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_type, op_type
 from loopnest.codegen_accumulate import Accumulators, accumulated_arrays
-from loopnest.codegen_build import build_options, jam_factors, separate_full_blocks
+from loopnest.codegen_build import build_ast, build_options, jam_factors, separate_full_blocks
 from loopnest.codegen_dynamic import DynamicLoops
 from loopnest.codegen_registers import Registers
 from loopnest.codegen_simd import SELECT_CALLS, SELECT_LOCAL_PREFIX, select_calls, select_helper
@@ -148,7 +148,7 @@ class CPrinter:
                 self.select_forms[stmt.index] = select_calls(stmt)
             stmt, used = self.select_forms[stmt.index]
             self.used_helpers |= used
-        # Past the iterators come the statement's quasi-affine subscripts (see _Subscripts).
+        # Past the iterators come the statement's quasi-affine subscripts (codegen_build._Subscripts).
         values = dict(zip(stmt.quasi_affine_texts(), args[stmt.depth:], strict=True))
         if self.accumulating is not None:
             stmt = self.accumulating.rewrite(original, stmt, lambda d: args[d], values.__getitem__)
@@ -344,43 +344,6 @@ def _clashes_with_selects(scop: Scop) -> bool:
     return any(n.startswith(SELECT_LOCAL_PREFIX) for n in names)
 
 
-class _Subscripts:
-    """isl's at-each-domain callback: a statement's call gets its quasi-affine subscripts appended
-    after its iterators, each expressed by isl in the loop iterators around it (so a packed
-    buffer's ``i - 32*floor(i/32)`` inside a tile loop ``c1`` becomes ``c7 - 32 * c1``). An exception
-    cannot cross isl's C code, so the first one is kept and raised once the tree is built."""
-
-    def __init__(self, scop: Scop) -> None:
-        self.scop = scop
-        self.parsed: dict[str, isl.PwAff] = {}
-        self.error: Exception | None = None
-
-    def __call__(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
-        try:
-            return self._extend(node, build)
-        except Exception as exc:  # noqa: BLE001 (re-raised by generate_c)
-            self.error = self.error or exc
-            return node
-
-    def _extend(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
-        call = node.user_get_expr()
-        function = call.get_op_arg(0)
-        texts = self.scop.statements[int(function.get_id().get_name()[1:].split("_")[0])].quasi_affine_texts()
-        if not texts:
-            return node
-        iterators = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
-        statement = iterators.get_tuple_id(isl.dim_type.out)
-        args = isl.AstExprList.alloc(isl.DEFAULT_CONTEXT, call.get_op_n_arg() - 1 + len(texts))
-        for i in range(1, call.get_op_n_arg()):
-            args = args.add(call.get_op_arg(i))
-        for text in texts:
-            if text not in self.parsed:
-                self.parsed[text] = isl.PwAff(text)
-            pa = self.parsed[text].set_tuple_id(isl.dim_type.in_, statement)
-            args = args.add(build.expr_from_pw_aff(pa.pullback_pw_multi_aff(iterators)))
-        return isl.AstNode.user_from_expr(function.call(args))
-
-
 def _declarations(scop: Scop, indent: str) -> list[str]:
     """The variables declared inside the nest: scalar temporaries, and packed buffers (aligned to a
     cache line). Names, types and extents are checked, so only validated IR reaches the text."""
@@ -395,23 +358,6 @@ def _declarations(scop: Scop, indent: str) -> list[str]:
     return out
 
 
-def _ast(scop: Scop, sched: isl.UnionMap, options: isl.UnionMap | None, prefix: str) -> isl.AstNode:
-    n_dims = 2 * scop.schedule.n_levels + 1
-    ids = isl.IdList.alloc(isl.DEFAULT_CONTEXT, n_dims)
-    for k in range(n_dims):
-        ids = ids.add(isl.Id(f"{prefix}{k}"))
-    build = isl.AstBuild.from_context(isl.Set(scop.context)).set_iterators(ids)
-    if options is not None:
-        build = build.set_options(options)
-    subscripts = _Subscripts(scop)
-    if any(stmt.quasi_affine_texts() for stmt in scop.statements):
-        build, _handle = build.set_at_each_domain(subscripts)
-    tree = build.node_from_schedule_map(sched)
-    if subscripts.error is not None:
-        raise subscripts.error
-    return tree
-
-
 def generate_c(scop: Scop, *, indent: str = "  ", registers: bool = False) -> str:
     """The C text of ``scop`` under its schedule: a braced block, ready to replace the region. With
     ``registers``, innermost loops keep array elements in locals (:mod:`loopnest.codegen_registers`): only
@@ -419,7 +365,7 @@ def generate_c(scop: Scop, *, indent: str = "  ", registers: bool = False) -> st
     prefix = _fresh_prefix(scop)
     jams = jam_factors(scop)
     sched = separate_full_blocks(scop, schedule_map(scop), jams)
-    tree = _ast(scop, sched, build_options(scop, jams), prefix)
+    tree = build_ast(scop, sched, build_options(scop, jams), prefix)
     values: dict[str, str] = {}
     dynamic = DynamicLoops(scop, prefix, values) if any(s.dynamic_bounds for s in scop.statements) else None
     printer = CPrinter(scop, prefix, indent, dynamic=dynamic, jams=jams, values=values,

@@ -1,5 +1,6 @@
-"""What isl's AST build is given besides the schedule: the full blocks of unroll-and-jam split off as
-statements of their own, and the per-level ``separate``/``atomic`` options."""
+"""isl's AST build of a scheduled Scop, and what it is given besides the schedule: the full blocks of
+unroll-and-jam split off as statements of their own, the per-level ``separate``/``atomic`` options, and the
+quasi-affine subscripts of each statement call."""
 
 from __future__ import annotations
 
@@ -88,3 +89,57 @@ def build_options(scop: Scop, jams: dict[int, int]) -> isl.UnionMap | None:
     if not options:
         return None
     return options[0] if len(options) == 1 else options[0].union(options[1])
+
+
+class _Subscripts:
+    """isl's at-each-domain callback: a statement's call gets its quasi-affine subscripts appended
+    after its iterators, each expressed by isl in the loop iterators around it (so a packed
+    buffer's ``i - 32*floor(i/32)`` inside a tile loop ``c1`` becomes ``c7 - 32 * c1``). An exception
+    cannot cross isl's C code, so the first one is kept and raised once the tree is built."""
+
+    def __init__(self, scop: Scop) -> None:
+        self.scop = scop
+        self.parsed: dict[str, isl.PwAff] = {}
+        self.error: Exception | None = None
+
+    def __call__(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        try:
+            return self._extend(node, build)
+        except Exception as exc:  # noqa: BLE001 (re-raised by generate_c)
+            self.error = self.error or exc
+            return node
+
+    def _extend(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        call = node.user_get_expr()
+        function = call.get_op_arg(0)
+        texts = self.scop.statements[int(function.get_id().get_name()[1:].split("_")[0])].quasi_affine_texts()
+        if not texts:
+            return node
+        iterators = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
+        statement = iterators.get_tuple_id(isl.dim_type.out)
+        args = isl.AstExprList.alloc(isl.DEFAULT_CONTEXT, call.get_op_n_arg() - 1 + len(texts))
+        for i in range(1, call.get_op_n_arg()):
+            args = args.add(call.get_op_arg(i))
+        for text in texts:
+            if text not in self.parsed:
+                self.parsed[text] = isl.PwAff(text)
+            pa = self.parsed[text].set_tuple_id(isl.dim_type.in_, statement)
+            args = args.add(build.expr_from_pw_aff(pa.pullback_pw_multi_aff(iterators)))
+        return isl.AstNode.user_from_expr(function.call(args))
+
+
+def build_ast(scop: Scop, sched: isl.UnionMap, options: isl.UnionMap | None, prefix: str) -> isl.AstNode:
+    n_dims = 2 * scop.schedule.n_levels + 1
+    ids = isl.IdList.alloc(isl.DEFAULT_CONTEXT, n_dims)
+    for k in range(n_dims):
+        ids = ids.add(isl.Id(f"{prefix}{k}"))
+    build = isl.AstBuild.from_context(isl.Set(scop.context)).set_iterators(ids)
+    if options is not None:
+        build = build.set_options(options)
+    subscripts = _Subscripts(scop)
+    if any(stmt.quasi_affine_texts() for stmt in scop.statements):
+        build, _handle = build.set_at_each_domain(subscripts)
+    tree = build.node_from_schedule_map(sched)
+    if subscripts.error is not None:
+        raise subscripts.error
+    return tree
