@@ -206,7 +206,7 @@ class _Run:
             enqueue_warm_start(study, self.space, warm_start, self.n_trials)
             if fresh:
                 extras = [(p, "autoschedule") for p in (self.space.register_block_params(),
-                                                        *self.space.time_tile_params())]
+                                                        *self.space.time_tile_params()) if p != auto]
                 extras += [(self.space.parallel_simd_params(), "parallel_simd"),
                            (self.space.simd_block_params(), "parallel_simd")]
                 for extra, label in extras:
