@@ -234,7 +234,9 @@ class Harness:
         scop = transformed or apply_recipe(self.scop, recipe, self.dependences)
         label = f"variant_{recipe.hash[:12]}"
         limits = self.limits if wall_seconds is None else self.limits.with_wall(wall_seconds)
-        result = self._build_and_run(label, generate_c(scop), limits, on_step)
+        # The tuned branch of the drop-in code (its locals included: the driver's arrays never overlap), or
+        # the original's code where the recipe changes nothing, as guarded_c prints them.
+        result = self._build_and_run(label, generate_c(scop, registers=scop != self.scop), limits, on_step)
         if not result.ok:
             return Evaluation(recipe.to_dict(), result, None, None)
         report_step(on_step, "verifying")

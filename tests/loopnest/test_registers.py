@@ -44,6 +44,9 @@ def test_a_jammed_gemm_loads_a_once_per_loop_and_stores_each_c_element_once_per_
     assert "perfembed_reg" not in original
     with Harness(scop, {"ni": 13, "nj": 11, "nk": 9}, reps=1, threads=2) as harness:  # remainders of both jams
         assert apply_and_verify(harness, GEMM_BLOCK)
+        # A tuning trial times the same code as the drop-in code's tuned branch (the locals included).
+        timed = (harness._dir() / f"variant_{GEMM_BLOCK.hash[:12]}.c").read_text()
+        assert "const double perfembed_reg0 = A[" in timed
 
 
 TWO_ELEMENTS = """
