@@ -7,6 +7,7 @@ small: a handful of trials per study.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,13 +30,14 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 
 def corrupt_variants(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A code generator bug in every variant (not the baseline): += becomes -=."""
+    """A code generator bug in every variant (not the baseline): += becomes -=, into an array element or
+    into a local that stands for one (loopnest/codegen_registers.py)."""
     measure = importlib.import_module("loopnest.harness.measure")  # the module, not the function
     real = measure.Harness._build_and_run
 
     def corrupted(self, label, kernel, limits=None, on_step=None, runs=1):  # noqa: ANN001, ANN202
-        return real(self, label, kernel if label == "baseline" else kernel.replace("] += ", "] -= "), limits,
-                    on_step, runs)
+        wrong = kernel if label == "baseline" else re.sub(r"(\]|perfembed_reg\d+) \+= ", r"\1 -= ", kernel)
+        return real(self, label, wrong, limits, on_step, runs)
 
     monkeypatch.setattr(measure.Harness, "_build_and_run", corrupted)
 
