@@ -16,7 +16,11 @@ nest writes (the dependence analysis takes them to be distinct as well):
   the body reaches is provably a different one (isl: their subscripts are never all equal).
 
 Loops whose body is not straight-line statements (an inner loop, a condition, a data-dependent guard) are
-printed as before, as are loops that keep SIMD reductions in locals (:mod:`loopnest.codegen_accumulate`).
+printed as before, as are loops that keep SIMD reductions in locals (:mod:`loopnest.codegen_accumulate`)
+and loops where a subscript is not a function of the iterators and parameters (``x[col[p]]``, or
+``A[i][k]`` after ``k = idx[j]`` in the body). A read the original makes only under a condition (an arm of
+``?:``, the right of ``&&``) is not loaded before the loop, and subscripts with C's ``/`` or ``%`` are never
+taken for distinct (isl reads them as exact division and a non-negative modulo): review of dc3afa6.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from loopnest.frontend.symbols import canonical_scalar
-from loopnest.ir import ArrayRef, Expr, Scop, Statement, Var
+from loopnest.ir import Scop, Statement
+from loopnest.ir_expr import ArrayRef, Binary, Const, Expr, Iter, QuasiAffine, Ternary, Unary, Var
 
 _ISL_FUNCTIONS = {"perfembed_floord": "floord", "perfembed_min": "min", "perfembed_max": "max"}
 
@@ -40,21 +45,39 @@ class _Ref:
     subscripts: tuple[str, ...]
     write: bool
     statement: int = 0  # which printed statement of the body
+    conditional: bool = False  # the original may not evaluate it
 
     @property
     def text(self) -> str:
         return self.array + "".join(f"[{s}]" for s in self.subscripts)
 
 
-def _refs(expr: Expr, text: Callable[[Expr], str], out: list[_Ref], write: bool = False) -> bool:
-    """Append the array references of ``expr`` to ``out``; False where a subscript reads an array
-    (``x[col[p]]``: its element is not known from the loop iterators)."""
+def _known_element(sub: Expr, params: frozenset[str]) -> bool:
+    """Whether subscript ``sub`` is a function of the loop iterators and the nest's parameters alone: not
+    of an array (``x[col[p]]``) nor of a scalar the body may write (``k = idx[j]; A[i][k]``), whose value
+    before the loop, or at the end of the body, is another one (review of dc3afa6)."""
+    return all(isinstance(node, (Const, Iter, QuasiAffine, Binary, Unary))
+               or (isinstance(node, Var) and node.name in params) for node in _walk(sub))
+
+
+def _refs(expr: Expr, text: Callable[[Expr], str], out: list[_Ref], params: frozenset[str], *,
+          write: bool = False, conditional: bool = False) -> bool:
+    """Append the array references of ``expr`` to ``out``, each marked ``conditional`` where the original
+    may not evaluate it (an arm of ``?:``, the right of ``&&``/``||``); False where a subscript is not a
+    function of the iterators and parameters."""
     if isinstance(expr, ArrayRef):
-        if any(isinstance(node, ArrayRef) for sub in expr.subscripts for node in _walk(sub)):
+        if not all(_known_element(sub, params) for sub in expr.subscripts):
             return False
-        out.append(_Ref(expr.name, tuple(text(s) for s in expr.subscripts), write))
+        out.append(_Ref(expr.name, tuple(text(s) for s in expr.subscripts), write, conditional=conditional))
         return True
-    return all(_refs(child, text, out) for child in expr.children())
+    if isinstance(expr, Ternary):
+        return (_refs(expr.cond, text, out, params, conditional=conditional)
+                and _refs(expr.then, text, out, params, conditional=True)
+                and _refs(expr.otherwise, text, out, params, conditional=True))
+    if isinstance(expr, Binary) and expr.op in ("&&", "||"):
+        return (_refs(expr.left, text, out, params, conditional=conditional)
+                and _refs(expr.right, text, out, params, conditional=True))
+    return all(_refs(child, text, out, params, conditional=conditional) for child in expr.children())
 
 
 def _walk(expr: Expr) -> list[Expr]:
@@ -70,6 +93,8 @@ def _substituted(expr: Expr, text: Callable[[Expr], str], locals_: dict[str, str
 
 def _affine(subscripts: list[str]) -> list[isl.PwAff] | None:
     """The subscripts as isl functions of every name they use, or None where isl cannot read one."""
+    if any("/" in s or "%" in s for s in subscripts):
+        return None  # isl reads "/" as exact division and "%" as a modulo that is never negative; C does not
     texts = []
     for s in subscripts:
         for ours, isls in _ISL_FUNCTIONS.items():
@@ -117,10 +142,11 @@ class Registers:
             self.straight = False
             return stmt
         found: list[_Ref] = []
-        ok = _refs(stmt.value, text, found)
+        params = frozenset(self.scop.params)
+        ok = _refs(stmt.value, text, found, params)
         if stmt.op != "=":
-            ok = ok and _refs(stmt.target, text, found)
-        ok = ok and _refs(stmt.target, text, found, write=True)
+            ok = ok and _refs(stmt.target, text, found, params)
+        ok = ok and _refs(stmt.target, text, found, params, write=True)
         self.straight = self.straight and ok
         self.printed += 1
         self.refs += [dataclasses.replace(ref, statement=self.printed) for ref in found]
@@ -138,9 +164,9 @@ class Registers:
             ctype = canonical_scalar(info.element_type)
             if info.is_scalar or ctype is None:
                 continue
-            if not info.written:
+            if not info.written:  # loaded before the loop only where the original surely loads it
                 for ref in refs:
-                    if not re.search(rf"\b{re.escape(self.iterator)}\b", ref.text):
+                    if not ref.conditional and not re.search(rf"\b{re.escape(self.iterator)}\b", ref.text):
                         self._local(self.hoisted, ref.text, ctype)
             else:
                 self._merge(refs, ctype)

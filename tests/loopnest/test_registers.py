@@ -91,3 +91,66 @@ def test_an_element_one_statement_updates_stays_in_memory() -> None:
     tuned, _ = _branches(guarded_c(scop, apply_recipe(scop, ikj)))
     assert re.search(r"const double perfembed_reg0 = A\[c1\]\[c3\];", tuned)
     assert not re.search(r"perfembed_reg\d+ = C\[", tuned)
+
+
+# Review of dc3afa6: three nests where a local would have changed the result or read outside an array.
+GATHER = """
+void gather(int n, int m, double y[n][m], double A[n][m], int idx[m])
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      int k = idx[j];
+      y[i][j] += A[i][k];
+    }
+}
+"""
+HALVES = """
+void halves(int n, double y[n], double a[n], double b[n], double c[n])
+{
+  for (int j = 0; j < n - 1; j++) {
+    y[j / 2] += a[j];
+    y[j / 2] += b[j];
+    y[(j + 1) / 2] += c[j];
+  }
+}
+"""
+PICK = """
+void pick(int n, int m, double y[m], double A[n])
+{
+  for (int i = 0; i <= n; i++)
+    for (int j = 0; j < m; j++)
+      y[j] += (i < n ? A[i] : 0.0);
+}
+"""
+
+
+def _tuned_branch(tmp_path: Path, source: str, steps: list[dict], params: dict[str, int] | None = None) -> str:
+    """The tuned branch of the drop-in code for ``steps``; with ``params``, the variant is also run and
+    verified against the original."""
+    path = tmp_path / "kernel.c"
+    path.write_text(source)
+    scop = extract_scops(path).scops[0]
+    recipe = Recipe.from_dict({"steps": steps})
+    if params is not None:
+        with Harness(scop, params, reps=1, threads=1) as harness:
+            assert apply_and_verify(harness, recipe)
+    return _branches(guarded_c(scop, apply_recipe(scop, recipe)))[0]
+
+
+def test_an_element_whose_subscript_is_a_scalar_the_body_writes_stays_in_memory(tmp_path: Path) -> None:
+    """``A[i][k]`` with ``k = idx[j]`` written in the body: before the loop, ``k`` is not yet that value."""
+    tuned = _tuned_branch(tmp_path, GATHER, [{"op": "unroll", "loop": 1, "factor": 2}], {"n": 7, "m": 9})
+    assert "perfembed_reg" not in tuned
+
+
+def test_elements_with_c_division_in_their_subscripts_are_not_merged(tmp_path: Path) -> None:
+    """isl reads ``j / 2`` as an exact fraction, so ``y[j / 2]`` and ``y[(j + 1) / 2]`` looked distinct: one
+    local for ``y[j / 2]``, stored last, undid the third update for every even ``j``."""
+    tuned = _tuned_branch(tmp_path, HALVES, [{"op": "unroll", "loop": 0, "factor": 2}], {"n": 21})
+    assert "perfembed_reg" not in tuned
+
+
+def test_an_element_read_under_a_condition_is_not_loaded_before_the_loop(tmp_path: Path) -> None:
+    """``i < n ? A[i] : 0.0`` at ``i == n``: the original never reads ``A[n]``, one past the end."""
+    tuned = _tuned_branch(tmp_path, PICK, [{"op": "unroll", "loop": 1, "factor": 2}])
+    assert not re.search(r"perfembed_reg\d+ = A\[", tuned)
