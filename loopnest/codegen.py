@@ -114,7 +114,7 @@ class CPrinter:
             if self.accumulating is not None:  # a loop inside the one that keeps elements in locals
                 self.accumulating.inner.add(it)
             init = self.expr(n.for_get_init())
-            level = (int(it[len(self.prefix):]) - 1) // 2
+            level = self._level(it)
             bounds = None if self.dynamic is None else self.dynamic.at(level, statements_under(n))
             if bounds is not None:
                 return self._narrowed_for(n, it, init, level, bounds, depth)
@@ -182,8 +182,18 @@ class CPrinter:
             self.promoting.straight = False
         elif self.registers and self.accumulating is None and self._straight(n.for_get_body()):
             return self._registers_for(n, level, loop, depth)
-        return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{",
-                *self._loop_body(n, level, depth + 1), f"{pad}}}"]
+        return self._plain_for(n, level, loop, depth, self._loop_body(n, level, depth + 1))
+
+    def _plain_for(self, n: isl.AstNode, level: int, loop: tuple[str, str, str, str], depth: int,
+                   body: list[str]) -> list[str]:
+        """The ``for`` node ``n`` under its pragmas, around the printed ``body``."""
+        it, init, cond, inc = loop
+        pad = self.indent * depth
+        return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{", *body, f"{pad}}}"]
+
+    def _level(self, iterator: str) -> int:
+        """The schedule level of the loop isl names ``iterator`` (``c1`` level 0, ``c3`` level 1, ...)."""
+        return (int(iterator[len(self.prefix):]) - 1) // 2
 
     def _registers_for(self, n: isl.AstNode, level: int, loop: tuple[str, str, str, str], depth: int) -> list[str]:
         """An innermost loop with its elements in locals (codegen_registers): the body printed once to
@@ -194,15 +204,13 @@ class CPrinter:
         try:
             body = self._loop_body(n, level, depth + 1)
             if not regs.choose():
-                return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{",
-                        *body, f"{pad}}}"]
+                return self._plain_for(n, level, loop, depth, body)
             shift = 2 if regs.hoisted else 0
             body = regs.body(self._loop_body(n, level, depth + 1 + shift), self.indent * (depth + 1 + shift))
         finally:
             self.promoting = None
         if not regs.hoisted:
-            return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{",
-                    *body, f"{pad}}}"]
+            return self._plain_for(n, level, loop, depth, body)
         # Loaded only when the loop runs at least once: an empty loop's element may lie outside the array.
         return [f"{pad}{{", f"{pad}{self.indent}int {it} = {init};", f"{pad}{self.indent}if ({cond}) {{",
                 *regs.hoisted_loads(inner), *self._pragmas(level, n),
@@ -220,7 +228,7 @@ class CPrinter:
         if t == isl.ast_node_type.mark:
             return self._straight(n.mark_get_node())
         if t == AST_FOR and not n.for_is_degenerate():
-            level = (int(n.for_get_iterator().get_id().get_name()[len(self.prefix):]) - 1) // 2
+            level = self._level(n.for_get_iterator().get_id().get_name())
             return level in self.jams and self._straight(n.for_get_body())
         return False
 

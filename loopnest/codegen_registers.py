@@ -57,7 +57,7 @@ def _known_element(sub: Expr, params: frozenset[str]) -> bool:
     of an array (``x[col[p]]``) nor of a scalar the body may write (``k = idx[j]; A[i][k]``), whose value
     before the loop, or at the end of the body, is another one (review of dc3afa6)."""
     return all(isinstance(node, (Const, Iter, QuasiAffine, Binary, Unary))
-               or (isinstance(node, Var) and node.name in params) for node in _walk(sub))
+               or (isinstance(node, Var) and node.name in params) for node in sub.walk())
 
 
 def _refs(expr: Expr, text: Callable[[Expr], str], out: list[_Ref], params: frozenset[str], *,
@@ -78,10 +78,6 @@ def _refs(expr: Expr, text: Callable[[Expr], str], out: list[_Ref], params: froz
         return (_refs(expr.left, text, out, params, conditional=conditional)
                 and _refs(expr.right, text, out, params, conditional=True))
     return all(_refs(child, text, out, params, conditional=conditional) for child in expr.children())
-
-
-def _walk(expr: Expr) -> list[Expr]:
-    return [expr, *(node for child in expr.children() for node in _walk(child))]
 
 
 def _substituted(expr: Expr, text: Callable[[Expr], str], locals_: dict[str, str]) -> Expr:
