@@ -17,7 +17,7 @@ from loopnest.frontend.assemble import RawStatement, ScopParts, assemble
 from loopnest.frontend.data_dependent import conjunction, extent_constraints, iterator_bounded
 from loopnest.frontend.expressions import Accesses, ExpressionBuilder, Loop
 from loopnest.frontend.literals import shorten
-from loopnest.frontend.symbols import Symbol, c_text
+from loopnest.frontend.symbols import Symbol, c_text, resolve_type
 from loopnest.ir import ArrayRef, Binary, Const, DynamicBound, Expr, Iter, LoopInfo, Scop, SourceRegion, Unary, Var
 
 _COMPOUND_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
@@ -121,6 +121,9 @@ class ScopBuilder(ExpressionBuilder):
         if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
             raise self._reject(node, "local array or pointer declaration", node.name)
         base = self._scalar_type(" ".join(t.type.names), node)
+        declared = resolve_type(" ".join(t.type.names), self._typedefs)
+        if "volatile" in (t.quals or ()) or "volatile" in declared.split():
+            raise self._reject(node, "volatile object", f"{node.name!r} is declared volatile inside the nest")
         if node.storage:
             raise self._reject(node, "storage class inside the nest", f"{' '.join(node.storage)} {node.name}")
         self._locals[node.name] = Symbol(node.name, base, (), "region")
@@ -261,6 +264,8 @@ class ScopBuilder(ExpressionBuilder):
             return decl.name, decl.init
         if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
             sym = self._lookup(init.lvalue.name)
+            if sym is not None:
+                self._check_volatile(init.lvalue, sym)
             if sym is not None and not sym.is_integer:
                 raise self._reject(node, "non-integer loop iterator", init.lvalue.name)
             self._loop_vars.setdefault(init.lvalue.name)

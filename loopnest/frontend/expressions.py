@@ -109,6 +109,7 @@ class ExpressionBuilder:
                 "condition": "non-affine condition"}[role]
         if sym is None:
             raise self._reject(node, kind, f"{node.name!r} is not declared")
+        self._check_volatile(node, sym)
         if node.name in self._written:
             raise self._reject(node, kind, f"{node.name!r} is assigned inside the nest")
         if not sym.is_integer:
@@ -275,7 +276,13 @@ class ExpressionBuilder:
             raise self._reject(node, "unsupported type", f"{shorten(c_text(node))!r} is not a scalar C type")
         return self._scalar_type(" ".join(t.type.names), node)
 
+    def _check_volatile(self, node: c_ast.Node, sym: Symbol) -> None:
+        if sym.volatile:
+            raise self._reject(node, "volatile object", f"{sym.name!r} is declared volatile: its accesses must "
+                               "happen as written, so the nest is not transformed")
+
     def _check_type(self, node: c_ast.Node, sym: Symbol) -> None:
+        self._check_volatile(node, sym)
         if sym.scalar_type is None:
             raise self._reject(node, "unsupported type", f"{sym.name!r} has type {shorten(sym.base_type)!r}")
 

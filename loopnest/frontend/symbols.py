@@ -54,6 +54,9 @@ class Symbol:
     # False for a local whose address the function never takes: no pointer can reach it (nor, when it
     # is declared ``register``, may C code take its address: the drop-in check leaves it out).
     addressed: bool = True
+    # Declared volatile (the object, or through a typedef): each access is an observable event in C,
+    # so no nest that touches it may be reordered, merged or run in parallel.
+    volatile: bool = False
 
     @property
     def scalar_type(self) -> str | None:
@@ -81,7 +84,9 @@ def collect_typedefs(ast: c_ast.FileAST) -> dict[str, str]:
         if isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl):
             inner = ext.type.type
             if isinstance(inner, c_ast.IdentifierType):
-                out[ext.name] = resolve_type(" ".join(inner.names), out)
+                resolved = resolve_type(" ".join(inner.names), out)
+                volatile = "volatile" in ext.type.quals and "volatile" not in resolved.split()
+                out[ext.name] = f"volatile {resolved}" if volatile else resolved
     return out
 
 
@@ -97,15 +102,18 @@ def symbol_from_decl(decl: c_ast.Decl, storage: str, typedefs: dict[str, str]) -
     """The variable ``decl`` declares, or None for functions, structs and other non-variables."""
     dims: list[str | None] = []
     nodes: list[c_ast.Node | None] = []
+    quals: set[str] = set()
     node = decl.type
     while True:
         if isinstance(node, c_ast.ArrayDecl):
             dims.append(c_text(node.dim) if node.dim is not None else None)
             nodes.append(node.dim)
+            quals.update(node.dim_quals or ())
             node = node.type
         elif isinstance(node, c_ast.PtrDecl):
             dims.append(None)
             nodes.append(None)
+            quals.update(node.quals or ())
             node = node.type
         else:
             break
@@ -114,7 +122,8 @@ def symbol_from_decl(decl: c_ast.Decl, storage: str, typedefs: dict[str, str]) -
     base = resolve_type(" ".join(node.type.names), typedefs)
     if storage == "global" and "extern" in (decl.storage or []):
         storage = "extern"
-    return Symbol(decl.name, base, tuple(dims), storage, tuple(nodes))
+    volatile = "volatile" in quals or "volatile" in (node.quals or ()) or "volatile" in base.split()
+    return Symbol(decl.name, base, tuple(dims), storage, tuple(nodes), volatile=volatile)
 
 
 def collect_globals(ast: c_ast.FileAST, typedefs: dict[str, str]) -> dict[str, Symbol]:

@@ -81,3 +81,28 @@ def test_negative_steps_triangular_bounds_and_conditions(tmp_path: Path) -> None
     assert scop.schedule.rows[0][1] == "-i0"
     with Harness(scop, {"n": 12}, reps=1) as h:
         assert h.baseline().ok
+
+
+@pytest.mark.parametrize("decls, body", [
+    ("void f(int n, volatile double *a, double *b) {", "b[i] = a[i] * 2.0;"),  # pointee volatile
+    ("volatile double a[100];\nvoid f(int n, double *b) {", "b[i] = a[i];"),  # volatile global array
+    ("typedef volatile int reg_t;\nreg_t a[100];\nvoid f(int n, double *b) {", "a[i] = 1;"),  # through a typedef
+    ("void f(int n, double *b) { volatile int s = 0;", "b[i] = s;"),  # volatile scalar read
+    ("void f(volatile int n, double *b) {", "b[i] = 0;"),  # volatile bound
+    ("void f(int n, double *b) {", "{ volatile double t = b[i]; b[i] = t; }"),  # declared in the body
+])
+def test_a_nest_touching_a_volatile_object_is_refused_with_its_line(tmp_path: Path, decls: str, body: str) -> None:
+    # Before: qualifiers were dropped, so a recipe could vectorize, parallelize or merge the accesses
+    # of a volatile object, whose every read and write C keeps, in order.
+    src = write(tmp_path, f"{decls}\n  for (int i = 0; i < n; i++)\n    {body}\n}}\n")
+    extraction = extract_scops(src)
+    assert extraction.scops == [] and len(extraction.rejected) == 1
+    loop_line = decls.count("\n") + 2
+    assert "volatile" in str(extraction.rejected[0])
+    assert extraction.rejected[0].location.line in (loop_line, loop_line + 1)
+
+
+def test_a_volatile_object_outside_the_nest_does_not_refuse_it(tmp_path: Path) -> None:
+    src = write(tmp_path, "volatile int flag;\nvoid f(int n, double *b) {\n"
+                          "  for (int i = 0; i < n; i++) b[i] = 0;\n  flag = 1;\n}\n")
+    assert len(extract_scops(src).scops) == 1
