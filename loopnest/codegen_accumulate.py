@@ -45,10 +45,7 @@ def accumulated_arrays(scop: Scop, level: int, statements: set[int]) -> dict[str
 
 
 def _replaced(expr: Expr, old: Expr, new: Expr) -> Expr:
-    if expr == old:
-        return new
-    children = expr.children()
-    return expr.with_children(tuple(_replaced(c, old, new) for c in children)) if children else expr
+    return expr.rewritten(lambda e: new if e == old else None)
 
 
 @dataclass

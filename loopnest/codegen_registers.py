@@ -26,6 +26,7 @@ taken for distinct (isl reads them as exact division and a non-negative modulo):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,10 +82,10 @@ def _refs(expr: Expr, text: Callable[[Expr], str], out: list[_Ref], params: froz
 
 
 def _substituted(expr: Expr, text: Callable[[Expr], str], locals_: dict[str, str]) -> Expr:
-    if isinstance(expr, ArrayRef) and (local := locals_.get(text(expr))) is not None:
-        return Var(local)
-    children = expr.children()
-    return expr.with_children(tuple(_substituted(c, text, locals_) for c in children)) if children else expr
+    def local(e: Expr) -> Expr | None:
+        name = locals_.get(text(e)) if isinstance(e, ArrayRef) else None
+        return None if name is None else Var(name)
+    return expr.rewritten(local)
 
 
 def _affine(subscripts: list[str]) -> list[isl.PwAff] | None:
@@ -105,10 +106,15 @@ def _affine(subscripts: list[str]) -> list[isl.PwAff] | None:
 
 def _never_equal(a: _Ref, b: _Ref) -> bool:
     """Whether ``a`` and ``b`` reach different elements for every value of the names their subscripts use."""
-    parsed = _affine([*a.subscripts, *b.subscripts])
+    return _subscripts_never_equal(*sorted((a.subscripts, b.subscripts)))
+
+
+@functools.lru_cache(maxsize=4096)  # jammed bodies compare the same pairs in every loop printed
+def _subscripts_never_equal(first: tuple[str, ...], second: tuple[str, ...]) -> bool:
+    parsed = _affine([*first, *second])
     if parsed is None:
         return False
-    n = len(a.subscripts)
+    n = len(first)
     return any(parsed[d].eq_set(parsed[n + d]).is_empty() for d in range(n))
 
 

@@ -16,6 +16,13 @@ class Expr:
         """This node with its children replaced (a leaf returns itself)."""
         return self
 
+    def rewritten(self, fn: Callable[[Expr], Expr | None]) -> Expr:
+        """This tree, top-down, with each node ``fn`` maps to an expression replaced (and not entered)."""
+        if (new := fn(self)) is not None:
+            return new
+        kids = self.children()
+        return self.with_children(tuple(k.rewritten(fn) for k in kids)) if kids else self
+
     def walk(self) -> Iterator[Expr]:
         yield self
         for child in self.children():

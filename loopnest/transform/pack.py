@@ -206,7 +206,7 @@ def _rewrite_reads(stmt: Statement, array: str, replace: Callable[[Access], tupl
     pending = [k for k, a in enumerate(accesses) if not a.is_write]
     position = 0
 
-    def visit(e: Expr) -> Expr:
+    def visit(e: Expr) -> Expr | None:
         nonlocal position
         if isinstance(e, Var) and not (position < len(pending) and accesses[pending[position]].array == e.name):
             return e
@@ -219,10 +219,9 @@ def _rewrite_reads(stmt: Statement, array: str, replace: Callable[[Access], tupl
                 return e
             ref, accesses[k] = replace(accesses[k])
             return ref
-        kids = e.children()
-        return e.with_children(tuple(visit(c) for c in kids)) if kids else e
+        return None
 
-    value = visit(stmt.value)
+    value = stmt.value.rewritten(visit)
     return Statement(stmt.index, stmt.iterators, stmt.domain, stmt.target, stmt.op, value, tuple(accesses),
                      stmt.location, stmt.declares)
 
