@@ -17,7 +17,7 @@ from loopnest.frontend.assemble import RawStatement, ScopParts, assemble
 from loopnest.frontend.data_dependent import conjunction, extent_constraints, iterator_bounded
 from loopnest.frontend.expressions import Accesses, ExpressionBuilder, Loop
 from loopnest.frontend.literals import shorten
-from loopnest.frontend.symbols import Symbol, c_text, resolve_type
+from loopnest.frontend.symbols import Symbol, c_text, declared_volatile, resolve_type
 from loopnest.ir import ArrayRef, Binary, Const, DynamicBound, Expr, Iter, LoopInfo, Scop, SourceRegion, Unary, Var
 
 _COMPOUND_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
@@ -120,13 +120,14 @@ class ScopBuilder(ExpressionBuilder):
         t = node.type
         if not isinstance(t, c_ast.TypeDecl) or not isinstance(t.type, c_ast.IdentifierType):
             raise self._reject(node, "local array or pointer declaration", node.name)
-        base = self._scalar_type(" ".join(t.type.names), node)
-        declared = resolve_type(" ".join(t.type.names), self._typedefs)
-        if "volatile" in (t.quals or ()) or "volatile" in declared.split():
-            raise self._reject(node, "volatile object", f"{node.name!r} is declared volatile inside the nest")
+        names = " ".join(t.type.names)
+        base = self._scalar_type(names, node)
+        local = Symbol(node.name, base, (), "region",
+                       volatile=declared_volatile(t.quals, resolve_type(names, self._typedefs)))
+        self._check_volatile(node, local)
         if node.storage:
             raise self._reject(node, "storage class inside the nest", f"{' '.join(node.storage)} {node.name}")
-        self._locals[node.name] = Symbol(node.name, base, (), "region")
+        self._locals[node.name] = local
         if node.init is not None:
             self._assignment(node, c_ast.ID(node.name, coord=node.coord), "=", node.init, declares=base)
 
@@ -266,8 +267,8 @@ class ScopBuilder(ExpressionBuilder):
             sym = self._lookup(init.lvalue.name)
             if sym is not None:
                 self._check_volatile(init.lvalue, sym)
-            if sym is not None and not sym.is_integer:
-                raise self._reject(node, "non-integer loop iterator", init.lvalue.name)
+                if not sym.is_integer:
+                    raise self._reject(node, "non-integer loop iterator", init.lvalue.name)
             self._loop_vars.setdefault(init.lvalue.name)
             return init.lvalue.name, init.rvalue
         raise self._reject(node, "non-canonical loop", "the loop must start with 'i = expr' or 'int i = expr'")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator
@@ -77,6 +78,11 @@ def c_text(node: c_ast.Node | None) -> str:
     return "" if node is None else c_generator.CGenerator().visit(node)
 
 
+def declared_volatile(quals: Iterable[str] | None, type_text: str) -> bool:
+    """Whether a declaration with these qualifiers and this (typedef-resolved) type is volatile."""
+    return "volatile" in (quals or ()) or "volatile" in type_text.split()
+
+
 def collect_typedefs(ast: c_ast.FileAST) -> dict[str, str]:
     """Scalar typedefs (``typedef double real;``) by name; other typedefs map to their text."""
     out: dict[str, str] = {}
@@ -122,7 +128,7 @@ def symbol_from_decl(decl: c_ast.Decl, storage: str, typedefs: dict[str, str]) -
     base = resolve_type(" ".join(node.type.names), typedefs)
     if storage == "global" and "extern" in (decl.storage or []):
         storage = "extern"
-    volatile = "volatile" in quals or "volatile" in (node.quals or ()) or "volatile" in base.split()
+    volatile = declared_volatile([*quals, *(node.quals or ())], base)
     return Symbol(decl.name, base, tuple(dims), storage, tuple(nodes), volatile=volatile)
 
 
