@@ -24,6 +24,7 @@ from embeddings.features.signature import ISA_ORDINAL, MachineSignature, machine
 from embeddings.features.vector import FeatureVector, Schema, signed_log2
 from loopnest.errors import ExecutionError, ToolchainError
 from loopnest.harness.sandbox import Limits, run_limited
+from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
 
 CACHE_FORMAT = 1
 
@@ -228,7 +229,8 @@ class MachinePeaks:
 
 
 def _compile(cc: str, src: Path, exe: Path, flags: list[str], work: Path) -> None:
-    result = run_limited([cc, *flags, "-o", str(exe), str(src)], cwd=work, limits=Limits(cpu_seconds=60))
+    with working_beside_timers():  # another process's timed run waits for the compile
+        result = run_limited([cc, *flags, "-o", str(exe), str(src)], cwd=work, limits=Limits(cpu_seconds=60))
     if not result.ok:
         raise ToolchainError(f"{cc} could not build the {src.stem} micro-benchmark: {result.describe()} "
                            f"(is {cc} with OpenMP support installed?)")
@@ -236,7 +238,8 @@ def _compile(cc: str, src: Path, exe: Path, flags: list[str], work: Path) -> Non
 
 def _run(args: list[str], work: Path, threads: int, memory_mb: int = 4096) -> dict[str, float]:
     limits = Limits(cpu_seconds=60, memory_mb=memory_mb, wall_seconds=60.0)
-    result = run_limited(args, cwd=work, limits=limits, env={"OMP_NUM_THREADS": str(threads)}, threads=threads)
+    with timed_exclusively():  # a peak or bandwidth probe is a timed run like any other
+        result = run_limited(args, cwd=work, limits=limits, env={"OMP_NUM_THREADS": str(threads)}, threads=threads)
     if not result.ok:
         raise ExecutionError(f"micro-benchmark {Path(args[0]).name} failed: {result.describe()}")
     out: dict[str, float] = {}

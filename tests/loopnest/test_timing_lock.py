@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from loopnest import Harness, Recipe
+from loopnest.harness import timing_lock
 from loopnest.harness.program import ProgramSpec, compare_programs
 from loopnest.harness.sandbox import Limits
 from loopnest.harness.timing_lock import timed_exclusively, timing_lock_path, working_beside_timers
@@ -183,8 +184,10 @@ def test_nested_and_disabled_locks(tmp_path: Path) -> None:
         pass
 
 
-def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str, lock: Path) -> list[bool]:
-    """Record, at each timed call of ``module.name``, whether the lock is held (by the caller)."""
+def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str, lock: Path,
+         compiles: list[str | None] | None = None) -> list[bool]:
+    """Record, at each timed call of ``module.name``, whether the lock is held (by the caller); and in
+    ``compiles``, the caller's own hold ("shared", "exclusive" or None) at each other call."""
     seen: list[bool] = []
     real = getattr(module, name)
 
@@ -192,6 +195,9 @@ def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str, lock: Path)
         env = kwargs.get("env")
         if isinstance(env, dict) and "OMP_NUM_THREADS" in env:
             seen.append(_held_elsewhere(lock))
+        elif compiles is not None:
+            hold = timing_lock._held.by_path.get(lock)
+            compiles.append(hold.mode if hold is not None else None)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, spy)
@@ -200,7 +206,8 @@ def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str, lock: Path)
 
 def test_harness_times_variants_and_pairs_under_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lock = tmp_path / "timing.lock"
-    seen = _spy(monkeypatch, importlib.import_module("loopnest.harness.measure"), "run_limited", lock)
+    compiles: list[str | None] = []
+    seen = _spy(monkeypatch, importlib.import_module("loopnest.harness.measure"), "run_limited", lock, compiles)
     limits = Limits(timing_lock=str(lock))
     with Harness(nest(tmp_path, AXPY), {"n": 4096}, reps=1, threads=2, limits=limits) as harness:
         evaluation = harness.evaluate(Recipe.from_dict({"steps": [{"op": "unroll", "loop": 0, "factor": 4}]}))
@@ -208,12 +215,17 @@ def test_harness_times_variants_and_pairs_under_the_lock(tmp_path: Path, monkeyp
     assert evaluation.verified
     assert comparison.status == "ok"
     assert len(seen) >= 3 and all(seen), seen  # baseline, variant, and every interleaved run
+    # Every compile holds it shared: another process's timed run never runs beside it (a suggest
+    # --evaluate beside the paper benchmark screened its candidates 2-4x slower).
+    assert compiles == ["shared"] * 3, compiles
     assert not _held_elsewhere(lock)
 
 
 def test_program_comparison_times_pairs_under_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lock = tmp_path / "timing.lock"
-    seen = _spy(monkeypatch, importlib.import_module("loopnest.harness.program"), "run_limited", lock)
+    compiles: list[str | None] = []
+    seen = _spy(monkeypatch, importlib.import_module("loopnest.harness.program"), "run_limited", lock, compiles)
     result = compare_programs(PROGRAM, PROGRAM, ProgramSpec(), limits=Limits(timing_lock=str(lock)))
     assert result.status == "ok"
     assert len(seen) >= 6 and all(seen), seen  # at least 3 pairs, both programs of each
+    assert compiles == ["shared", "shared"], compiles  # the original's build and the tuned one's
