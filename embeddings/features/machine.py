@@ -22,6 +22,7 @@ from typing import Any
 
 from embeddings.features.signature import ISA_ORDINAL, MachineSignature, machine_signature
 from embeddings.features.vector import FeatureVector, Schema, signed_log2
+from loopnest.config import get_settings
 from loopnest.errors import ExecutionError, ToolchainError
 from loopnest.harness.sandbox import Limits, run_limited
 from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
@@ -229,7 +230,7 @@ class MachinePeaks:
 
 
 def _compile(cc: str, src: Path, exe: Path, flags: list[str], work: Path) -> None:
-    with working_beside_timers():  # another process's timed run waits for the compile
+    with working_beside_timers(get_settings().timing_lock):  # another process's timed run waits for it
         result = run_limited([cc, *flags, "-o", str(exe), str(src)], cwd=work, limits=Limits(cpu_seconds=60))
     if not result.ok:
         raise ToolchainError(f"{cc} could not build the {src.stem} micro-benchmark: {result.describe()} "
@@ -238,7 +239,7 @@ def _compile(cc: str, src: Path, exe: Path, flags: list[str], work: Path) -> Non
 
 def _run(args: list[str], work: Path, threads: int, memory_mb: int = 4096) -> dict[str, float]:
     limits = Limits(cpu_seconds=60, memory_mb=memory_mb, wall_seconds=60.0)
-    with timed_exclusively():  # a peak or bandwidth probe is a timed run like any other
+    with timed_exclusively(get_settings().timing_lock):  # a peak or bandwidth probe is a timed run
         result = run_limited(args, cwd=work, limits=limits, env={"OMP_NUM_THREADS": str(threads)}, threads=threads)
     if not result.ok:
         raise ExecutionError(f"micro-benchmark {Path(args[0]).name} failed: {result.describe()}")
