@@ -229,3 +229,26 @@ def test_program_comparison_times_pairs_under_the_lock(tmp_path: Path, monkeypat
     assert result.status == "ok"
     assert len(seen) >= 6 and all(seen), seen  # at least 3 pairs, both programs of each
     assert compiles == ["shared", "shared"], compiles  # the original's build and the tuned one's
+
+
+def test_cache_simulation_holds_the_lock_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # cachegrind keeps a core busy for seconds: another process's timed run must not share the cores with it.
+    dynamic = importlib.import_module("embeddings.features.dynamic")
+    if not dynamic.shutil.which("valgrind"):
+        pytest.skip("valgrind is not installed")
+    lock = tmp_path / "timing.lock"
+    holds: list[str | None] = []
+    real = dynamic.run_limited
+
+    def spy(*args: object, **kwargs: object) -> object:
+        hold = timing_lock._held.by_path.get(lock)
+        holds.append(hold.mode if hold is not None else None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dynamic, "run_limited", spy)
+    work = tmp_path / "work"
+    work.mkdir()
+    d1, _, _ = dynamic._cachegrind_rates(nest(tmp_path, AXPY), {"n": 256}, work, "gcc",
+                                          Limits(timing_lock=str(lock)))
+    assert d1 is not None
+    assert holds == ["shared", "shared"], holds  # the driver's compile, then the simulation
