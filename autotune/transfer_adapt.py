@@ -104,7 +104,7 @@ def map_loops(source: LoopRoles, target: LoopRoles, parallelized: Iterable[int] 
     n_src, n_dst = len(source.vectors), len(target.vectors)
     if n_src == 0 or n_dst == 0:
         return []
-    parallel_col = ROLE_NAMES.index("parallel")
+    parallel_col, parallelized = ROLE_NAMES.index("parallel"), frozenset(parallelized)
     cost = np.zeros((n_src, n_dst))
     for a in range(n_src):
         for b in range(n_dst):

@@ -179,7 +179,8 @@ def _add_features(scops: list[Any], nests: list[dict[str, Any]], params: dict[st
         nest["static_features"] = static_features(scop, params).to_dict()
         if profile:
             with console.status(f"profiling {scop.name}"):
-                nest["dynamic_features"] = dynamic_features(scop, params, target=peaks, cc=settings.cc).to_dict()
+                nest["dynamic_features"] = dynamic_features(scop, params, target=peaks, cc=settings.cc,
+                                                            limits=Limits.from_settings(settings)).to_dict()
 
 
 def _print_nest(n: dict[str, Any]) -> None:

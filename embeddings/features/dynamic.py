@@ -40,7 +40,7 @@ from loopnest.harness.driver import array_layouts, synthesize_driver
 from loopnest.harness.index_data import index_contents, write_inputs
 from loopnest.harness.measure import Harness, VariantResult
 from loopnest.harness.sandbox import Limits, run_limited
-from loopnest.harness.timing_lock import working_beside_timers
+from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
 from loopnest.ir import Scop
 from loopnest.parameters import require_params
 from loopnest.polyhedral import ScheduleSpace, compute_dependences
@@ -228,7 +228,8 @@ def _perf_rates(scop: Scop, params: Mapping[str, int], work: Path, cc: str, cfla
     perf = shutil.which("perf") or "perf"
     args = [perf, "stat", "-x,", "-e", ",".join(_PERF_EVENTS), "--", str(exe),
             *(str(params[p]) for p in scop.params), str(reps), str(work / "o.bin")]
-    result = run_limited(args, cwd=work, limits=limits, env={"OMP_NUM_THREADS": "1"})
+    with timed_exclusively(limits.timing_lock):  # counted runs: nobody else's work in the caches
+        result = run_limited(args, cwd=work, limits=limits, env={"OMP_NUM_THREADS": "1"})
     if not result.ok:
         raise ExecutionError(f"{scop.name}: perf stat failed: {result.describe()}")
     return _parse_perf(result.stderr)
