@@ -39,8 +39,8 @@ from loopnest.errors import CompileError, ExecutionError
 from loopnest.harness.driver import array_layouts, synthesize_driver
 from loopnest.harness.index_data import index_contents, write_inputs
 from loopnest.harness.measure import Harness, VariantResult
-from loopnest.harness.sandbox import Limits, run_limited
-from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
+from loopnest.harness.sandbox import Limits, run_limited, run_working
+from loopnest.harness.timing_lock import timed_exclusively
 from loopnest.ir import Scop
 from loopnest.parameters import require_params
 from loopnest.polyhedral import ScheduleSpace, compute_dependences
@@ -154,8 +154,7 @@ def _build_driver(scop: Scop, params: Mapping[str, int], work: Path, cc: str, fl
     write_inputs(work, layouts, inputs)
     src, exe = work / "cache_driver.c", work / "cache_driver"
     src.write_text(synthesize_driver(scop, generate_c(scop), params, layouts, inputs))
-    with working_beside_timers(limits.timing_lock):  # another process's timed run waits for the compile
-        result = run_limited([cc, *flags, "-o", str(exe), str(src), "-lm"], cwd=work, limits=limits)
+    result = run_working([cc, *flags, "-o", str(exe), str(src), "-lm"], cwd=work, limits=limits)
     if not result.ok:
         raise CompileError(f"{scop.name}: the cache-measurement driver did not compile: {result.describe()}")
     return exe
@@ -207,9 +206,7 @@ def _cachegrind_rates(scop: Scop, params: Mapping[str, int], work: Path, cc: str
             str(work / "o.bin")]
     # valgrind reserves a large address space of its own: give it room beyond the nest's arrays.
     vg_limits = dataclasses.replace(limits, memory_mb=max(limits.memory_mb, 16384))
-    # A simulation takes a core for seconds: another process's timed run waits until it ends.
-    with working_beside_timers(limits.timing_lock):
-        result = run_limited(args, cwd=work, limits=vg_limits, env={"OMP_NUM_THREADS": "1"})
+    result = run_working(args, cwd=work, limits=vg_limits, env={"OMP_NUM_THREADS": "1"})  # a core for seconds
     if not result.ok or not out.is_file():
         raise ExecutionError(f"{scop.name}: cachegrind failed: {result.describe()}")
     ev = _parse_cachegrind(out.read_text())

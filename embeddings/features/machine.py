@@ -24,8 +24,8 @@ from embeddings.features.signature import ISA_ORDINAL, MachineSignature, machine
 from embeddings.features.vector import FeatureVector, Schema, signed_log2
 from loopnest.config import get_settings
 from loopnest.errors import ExecutionError, ToolchainError
-from loopnest.harness.sandbox import Limits, run_limited
-from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
+from loopnest.harness.sandbox import Limits, run_limited, run_working
+from loopnest.harness.timing_lock import timed_exclusively
 
 CACHE_FORMAT = 1
 
@@ -230,8 +230,8 @@ class MachinePeaks:
 
 
 def _compile(cc: str, src: Path, exe: Path, flags: list[str], work: Path) -> None:
-    with working_beside_timers(get_settings().timing_lock):  # another process's timed run waits for it
-        result = run_limited([cc, *flags, "-o", str(exe), str(src)], cwd=work, limits=Limits(cpu_seconds=60))
+    result = run_working([cc, *flags, "-o", str(exe), str(src)], cwd=work,
+                         limits=Limits(cpu_seconds=60, timing_lock=get_settings().timing_lock))
     if not result.ok:
         raise ToolchainError(f"{cc} could not build the {src.stem} micro-benchmark: {result.describe()} "
                            f"(is {cc} with OpenMP support installed?)")

@@ -30,8 +30,8 @@ from loopnest.harness.driver import (
 )
 from loopnest.harness.index_data import SparseChoice, index_contents, input_names, write_inputs
 from loopnest.harness.progress import StepFn, report_step
-from loopnest.harness.sandbox import Limits, RunResult, run_limited
-from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
+from loopnest.harness.sandbox import Limits, RunResult, run_limited, run_working
+from loopnest.harness.timing_lock import timed_exclusively
 from loopnest.ir import Scop
 from loopnest.omp_clauses import reorders_reduction
 from loopnest.parameters import require_params
@@ -184,11 +184,8 @@ class Harness:
 
     # -- running ---------------------------------------------------------------------------------
     def _compile(self, src: Path, exe: Path) -> RunResult:
-        # Held shared: another process's timed run never shares the cores with this compile (a
-        # `suggest --evaluate` beside the paper benchmark screened its candidates 2-4x slower).
-        with working_beside_timers(self.limits.timing_lock):
-            return run_limited([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
-                               cwd=self._dir(), limits=self.limits)
+        return run_working([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
+                           cwd=self._dir(), limits=self.limits)
 
     def _build_and_run(self, label: str, kernel: str, limits: Limits | None = None,
                        on_step: StepFn | None = None, runs: int = 1) -> VariantResult:

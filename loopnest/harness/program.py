@@ -25,8 +25,8 @@ from loopnest.frontend.extract import parse_file
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.harness.compare import AcceptancePolicy, PressureMeter, Speedup, interval
 from loopnest.harness.progress import StepFn, report_step
-from loopnest.harness.sandbox import Limits, RunResult, run_limited
-from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
+from loopnest.harness.sandbox import Limits, RunResult, run_limited, run_working
+from loopnest.harness.timing_lock import timed_exclusively
 
 
 @dataclass(frozen=True)
@@ -92,9 +92,8 @@ def _build(work: Path, k: int, name: str, text: str, spec: ProgramSpec, limits: 
     exe = work / f"program{k}"
     flags = [f"-I{d}" for d in spec.include_dirs]
     flags += [f"-D{n}" if v is None else f"-D{n}={v}" for n, v in spec.defines]
-    with working_beside_timers(limits.timing_lock):  # another process's timed run waits for the compile
-        built = run_limited([spec.cc, *shlex.split(spec.cflags), *flags, "-o", str(exe), str(src_dir / name),
-                             "-lm"], cwd=work, limits=limits, read_only=[Path(d) for d in spec.include_dirs])
+    built = run_working([spec.cc, *shlex.split(spec.cflags), *flags, "-o", str(exe), str(src_dir / name), "-lm"],
+                        cwd=work, limits=limits, read_only=[Path(d) for d in spec.include_dirs])
     return exe if built.ok else built.describe()
 
 

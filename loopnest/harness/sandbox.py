@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loopnest.errors import PerfembedError
+from loopnest.harness.timing_lock import working_beside_timers
 
 if TYPE_CHECKING:
     from loopnest.config import Settings
@@ -254,6 +255,15 @@ def run_limited(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str,
         return RunResult("wall-time limit", -9, stdout, stderr, time.perf_counter() - start)
     wall = time.perf_counter() - start
     return RunResult(_status(proc.returncode, box.isolated), proc.returncode, stdout, stderr, wall)
+
+
+def run_working(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str, str] | None = None,
+                read_only: Sequence[Path] = ()) -> RunResult:
+    """:func:`run_limited` for work beside the timers (a compile, a cache simulation): it holds the
+    machine's timing lock shared, so another process's timed run waits for it instead of sharing the
+    cores (a `suggest --evaluate` beside the paper benchmark screened its candidates 2-4x slower)."""
+    with working_beside_timers(limits.timing_lock):
+        return run_limited(args, cwd=cwd, limits=limits, env=env, read_only=read_only)
 
 
 def share_with_sandbox(paths: Sequence[Path], mode: str = "auto") -> None:

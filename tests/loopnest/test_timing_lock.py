@@ -184,10 +184,8 @@ def test_nested_and_disabled_locks(tmp_path: Path) -> None:
         pass
 
 
-def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str, lock: Path,
-         compiles: list[str | None] | None = None) -> list[bool]:
-    """Record, at each timed call of ``module.name``, whether the lock is held (by the caller); and in
-    ``compiles``, the caller's own hold ("shared", "exclusive" or None) at each other call."""
+def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str, lock: Path) -> list[bool]:
+    """Record, at each timed call of ``module.name``, whether the lock is held (by the caller)."""
     seen: list[bool] = []
     real = getattr(module, name)
 
@@ -195,19 +193,32 @@ def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str, lock: Path,
         env = kwargs.get("env")
         if isinstance(env, dict) and "OMP_NUM_THREADS" in env:
             seen.append(_held_elsewhere(lock))
-        elif compiles is not None:
-            hold = timing_lock._held.by_path.get(lock)
-            compiles.append(hold.mode if hold is not None else None)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, spy)
     return seen
 
 
+def _work_holds(monkeypatch: pytest.MonkeyPatch, lock: Path) -> list[str | None]:
+    """The caller's own hold of the lock ("shared", "exclusive" or None) at each run of work beside the
+    timers (compiles, cache simulations: :func:`~loopnest.harness.sandbox.run_working`)."""
+    sandbox = importlib.import_module("loopnest.harness.sandbox")
+    holds: list[str | None] = []
+    real = sandbox.run_limited
+
+    def spy(*args: object, **kwargs: object) -> object:
+        hold = timing_lock._held.by_path.get(lock)
+        holds.append(hold.mode if hold is not None else None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sandbox, "run_limited", spy)  # what run_working calls
+    return holds
+
+
 def test_harness_times_variants_and_pairs_under_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lock = tmp_path / "timing.lock"
-    compiles: list[str | None] = []
-    seen = _spy(monkeypatch, importlib.import_module("loopnest.harness.measure"), "run_limited", lock, compiles)
+    seen = _spy(monkeypatch, importlib.import_module("loopnest.harness.measure"), "run_limited", lock)
+    compiles = _work_holds(monkeypatch, lock)
     limits = Limits(timing_lock=str(lock))
     with Harness(nest(tmp_path, AXPY), {"n": 4096}, reps=1, threads=2, limits=limits) as harness:
         evaluation = harness.evaluate(Recipe.from_dict({"steps": [{"op": "unroll", "loop": 0, "factor": 4}]}))
@@ -223,8 +234,8 @@ def test_harness_times_variants_and_pairs_under_the_lock(tmp_path: Path, monkeyp
 
 def test_program_comparison_times_pairs_under_the_lock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     lock = tmp_path / "timing.lock"
-    compiles: list[str | None] = []
-    seen = _spy(monkeypatch, importlib.import_module("loopnest.harness.program"), "run_limited", lock, compiles)
+    seen = _spy(monkeypatch, importlib.import_module("loopnest.harness.program"), "run_limited", lock)
+    compiles = _work_holds(monkeypatch, lock)
     result = compare_programs(PROGRAM, PROGRAM, ProgramSpec(), limits=Limits(timing_lock=str(lock)))
     assert result.status == "ok"
     assert len(seen) >= 6 and all(seen), seen  # at least 3 pairs, both programs of each
@@ -237,15 +248,7 @@ def test_cache_simulation_holds_the_lock_shared(tmp_path: Path, monkeypatch: pyt
     if not dynamic.shutil.which("valgrind"):
         pytest.skip("valgrind is not installed")
     lock = tmp_path / "timing.lock"
-    holds: list[str | None] = []
-    real = dynamic.run_limited
-
-    def spy(*args: object, **kwargs: object) -> object:
-        hold = timing_lock._held.by_path.get(lock)
-        holds.append(hold.mode if hold is not None else None)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(dynamic, "run_limited", spy)
+    holds = _work_holds(monkeypatch, lock)
     work = tmp_path / "work"
     work.mkdir()
     d1, _, _ = dynamic._cachegrind_rates(nest(tmp_path, AXPY), {"n": 256}, work, "gcc",
