@@ -10,7 +10,14 @@ from typing import Any
 
 from autotune.transfer_adapt import ROLE_NAMES, Expansion, LoopRoles, adapt_recipe, loop_roles, map_loops
 from autotune.transfer_balance import balance_schedules
-from autotune.transfer_priors import PRIOR_MODES, PRIOR_SOURCE, PRIOR_SOURCE_NEAR, prior_kinds, space_priors
+from autotune.transfer_priors import (
+    PRIOR_MODES,
+    PRIOR_SOURCE,
+    PRIOR_SOURCE_NEAR,
+    has_time_loop,
+    prior_kinds,
+    space_priors,
+)
 from loopnest.codegen import generate_c
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness import Harness
@@ -166,15 +173,19 @@ class TransferTuner:
     def candidates(self, scop: Scop, params: Mapping[str, int], neighbours: Sequence[Neighbour],
                    deps: list[Dependence] | None = None) -> list[Candidate]:
         """The recipe space's first guesses (every kind when no neighbour lies within the gate, else those
-        of ``priors``); then each neighbour's recipes (its best, then its other families) adapted to
-        ``scop``, nearest neighbour first, so more neighbours only add candidates. Recipes that adapt to
-        nothing or to one already offered are left out."""
+        of ``priors``, and the short time tiles for a nest with a time loop whose nearest neighbour has
+        none: :mod:`autotune.transfer_priors`); then each neighbour's recipes (its best, then its other
+        families) adapted to ``scop``, nearest neighbour first, so more neighbours only add candidates.
+        Recipes that adapt to nothing or to one already offered are left out."""
         deps = compute_dependences(scop) if deps is None else deps
         near = within_gate(neighbours, self.gate_distance)
-        out = [Candidate(None, recipe, near=near)
-               for recipe in space_priors(scop, params, deps, prior_kinds(self.priors, near))]
-        seen = {c.recipe.hash for c in out}
         roles = loop_roles(scop, params, deps)
+        # The nearest one alone decides, so that more neighbours still only add candidates.
+        time_loop_unlent = has_time_loop(roles) and bool(neighbours) and not has_time_loop(
+            min(neighbours, key=lambda nb: nb.distance).roles)
+        kinds = prior_kinds(self.priors, near, time_loop_unlent=time_loop_unlent)
+        out = [Candidate(None, recipe, near=near) for recipe in space_priors(scop, params, deps, kinds)]
+        seen = {c.recipe.hash for c in out}
         expansion = Expansion.of(scop, params)
         for nb in neighbours:
             for lent in nb.lent:

@@ -12,7 +12,7 @@ import pytest
 
 from autotune.space import RecipeSpace
 from autotune.transfer import PRIOR_SOURCE, Neighbour, TransferTuner, loop_roles, within_gate
-from autotune.transfer_priors import PRIOR_SOURCE_NEAR, space_priors
+from autotune.transfer_priors import PRIOR_SOURCE_NEAR, has_time_loop, space_priors
 from loopnest import Harness, Recipe, apply_recipe, extract_scops
 from loopnest.polyhedral import compute_dependences
 
@@ -65,13 +65,56 @@ def test_a_neighbour_beyond_the_gate_adds_the_first_guesses_before_its_own_recip
     assert [c.recipe.hash for c in more[:len(cands)]] == [c.recipe.hash for c in cands]
 
 
+def _stencil_neighbour(distance: float) -> Neighbour:
+    """A neighbour with a time loop of its own: the stencil's roles, lending loop-level steps."""
+    scop, deps = _stencil()
+    return Neighbour(9, "stencil_2d/twin.c#0", distance, GEMM_BEST, loop_roles(scop, STENCIL_PARAMS, deps), 1.5)
+
+
 def test_within_the_gate_or_without_a_gate_only_the_neighbours_recipes_are_candidates() -> None:
     scop, deps = _stencil()
-    near, far = _gemm_neighbour(distance=1.0), _gemm_neighbour(distance=14.5)
-    for tuner, neighbours in ((TransferTuner(gate_distance=4.2), [near, far]), (TransferTuner(), [far])):
+    near, far = _stencil_neighbour(distance=1.0), _gemm_neighbour(distance=14.5)
+    for tuner, neighbours in ((TransferTuner(gate_distance=4.2), [near, far]), (TransferTuner(), [near])):
         cands = tuner.candidates(scop, STENCIL_PARAMS, neighbours, deps)
         assert cands and all(c.neighbour is not None for c in cands)
     assert within_gate([far, near], 4.2) and not within_gate([far], 4.2) and within_gate([far], None)
+    # A nest without a time loop gets no first guess beside a near neighbour either.
+    gemm = extract_scops(GEMM).scops[0]
+    gemm_deps = compute_dependences(gemm)
+    cands = TransferTuner(gate_distance=4.2).candidates(gemm, GEMM_PARAMS, [_gemm_neighbour(1.0)], gemm_deps)
+    assert cands and all(c.neighbour is not None for c in cands)
+
+
+def test_a_time_loop_is_the_stencils_outer_loop_and_no_gemm_loop() -> None:
+    scop, deps = _stencil()
+    assert has_time_loop(loop_roles(scop, STENCIL_PARAMS, deps))
+    gemm = extract_scops(GEMM).scops[0]
+    assert not has_time_loop(loop_roles(gemm, GEMM_PARAMS, compute_dependences(gemm)))
+
+
+def test_a_time_loop_whose_nearest_neighbour_has_none_gets_the_short_time_tiles_beside_it() -> None:
+    # Reproduction, paper benchmark of 2026-11-28: jacobi2d_9pt_star_copy and heat2d_pp had gemm nests as
+    # nearest neighbours within the gate; their recipes confirmed 1.00x against autotuning's time-tiled
+    # 1.68x and 1.61x, and with isl's schedule in short time tiles tried beside them 1.34x and 1.43x.
+    scop, deps = _stencil()
+    space = RecipeSpace(scop, deps, params=STENCIL_PARAMS)
+    short = space.recipe_for(space.time_tile_params()[0])
+    gemm_near = _gemm_neighbour(distance=1.0)
+    plain = TransferTuner(gate_distance=4.2, priors="schedule").candidates(scop, STENCIL_PARAMS, [gemm_near], deps)
+    for tuner in (TransferTuner(gate_distance=4.2), TransferTuner()):
+        cands = tuner.candidates(scop, STENCIL_PARAMS, [gemm_near], deps)
+        assert cands[0].neighbour is None and cands[0].source == PRIOR_SOURCE_NEAR
+        assert cands[0].recipe.hash == short.hash and _ops(cands[0].recipe)[0] == "autoschedule"
+        assert all(c.neighbour is gemm_near for c in cands[1:])
+    # It is the `schedule` mode's guess for this nest: that mode offers it once, not twice.
+    assert [c.recipe.hash for c in plain] == [c.recipe.hash for c in cands]
+    # A farther neighbour with a time loop only adds candidates; a nearest one with a time loop needs none.
+    more = TransferTuner(gate_distance=4.2).candidates(scop, STENCIL_PARAMS, [gemm_near, _stencil_neighbour(2.0)],
+                                                        deps)
+    assert [c.recipe.hash for c in more[:len(cands)]] == [c.recipe.hash for c in cands]
+    twin_first = TransferTuner(gate_distance=4.2).candidates(
+        scop, STENCIL_PARAMS, [_stencil_neighbour(0.5), gemm_near], deps)
+    assert all(c.neighbour is not None for c in twin_first)
 
 
 def test_with_no_neighbour_at_all_the_first_guesses_are_the_candidates() -> None:
