@@ -63,7 +63,7 @@ from autotune.transfer_priors import PRIOR_MODES
 from benchmarks.paper_measure import (
     POLLY_CC,
     POLLY_FLAGS,
-    polly_available,
+    polly_problem,
 )
 from benchmarks.paper_nests import (
     family_of,
@@ -90,7 +90,7 @@ from loopnest.errors import PerfembedError
 __all__ = [
     "DEFAULT_OUT", "EVAL_FRACTION", "MAX_TARGET_K", "MIN_SPEEDUP", "NEAR_FRACTION", "POLLY_CC", "POLLY_FLAGS",
     "PaperConfig", "ProgressEvent", "build_parser", "family_of", "geomean", "main", "markdown_report",
-    "polly_available", "run_paper_benchmark", "summarize", "summary_table", "write_plot", "write_report",
+    "polly_problem", "run_paper_benchmark", "summarize", "summary_table", "write_plot", "write_report",
 ]
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "paper-benchmark.md"

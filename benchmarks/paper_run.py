@@ -22,7 +22,7 @@ from benchmarks.paper_measure import (
     POLLY_CC,
     POLLY_FLAGS,
     autotune_results,
-    polly_available,
+    polly_problem,
     run_polly,
     transfer_results,
 )
@@ -142,11 +142,14 @@ class PaperRun:
         self.tuner = TransferTuner(min_speedup=self.config.min_speedup, gate_distance=self.gate_distance,
                                    priors=self.priors)
         self.confirm_policy = replace(CONFIRM_POLICY, margin=self.config.min_speedup)
-        self.use_polly = self.config.polly and polly_available(self.config.polly_cc)
+        self.polly_problem = polly_problem(self.config.polly_cc, self.config.polly_flags, self.limits) \
+            if self.config.polly else None
+        self.use_polly = self.config.polly and self.polly_problem is None
         self.autotune_cache = AutotuneCache(self.data_dir / "paper-autotune", reuse=self.config.reuse_autotune)
         total = len(self.selection.held)
-        self.emit(ProgressEvent("start", 0, total,
-                                detail=f"{total} held-out nests in {len(self.selection.chosen_families)} families"))
+        polly = f"; Polly not available: {self.polly_problem}" if self.polly_problem else ""
+        families = len(self.selection.chosen_families)
+        self.emit(ProgressEvent("start", 0, total, detail=f"{total} held-out nests in {families} families{polly}"))
 
     def emit(self, event: ProgressEvent) -> None:
         if self.progress is not None:
@@ -261,7 +264,7 @@ class PaperRun:
         """The report of the finished run."""
         cfg, sel, settings = self.config, self.selection, self.settings
         measured = [r for r in rows if r is not None]
-        polly_note = None if not cfg.polly or self.use_polly else f"{cfg.polly_cc} not found: Polly not available"
+        polly_note = f"Polly not available: {self.polly_problem}" if self.polly_problem else None
         report: dict[str, Any] = {
             "benchmark": "paper",
             "config": {

@@ -25,7 +25,7 @@ from benchmarks.paper import PaperConfig, family_of, geomean, run_paper_benchmar
 from benchmarks.paper import main as paper_main
 from benchmarks.paper_confirm import CONFIRM_RUNS
 from benchmarks.paper_confirm import main as confirm_main
-from benchmarks.paper_measure import REMEASURE_TOP, autotune_results
+from benchmarks.paper_measure import REMEASURE_TOP, autotune_results, polly_problem
 from benchmarks.paper_nests import select_held_out
 from database import best_recipe_for, get_or_create_target, get_store, list_nests, list_programs, list_targets
 from database.config import DatabaseSettings
@@ -402,3 +402,14 @@ def test_autotuning_counts_the_fastest_of_its_best_trials_re_measured() -> None:
     six = results["6"]
     assert six["remeasured"] == REMEASURE_TOP == 3 and six["trial"] == 4 and six["search_speedup"] == 3.0
     assert six["speedup"] == pytest.approx(1.75) and six["accepted"] and six["recipe"]["steps"] == [ikj, par, unroll]
+
+
+def test_a_polly_that_cannot_build_openmp_is_found_before_the_run() -> None:
+    # Reproduction (2026-12-01): clang-16 without libomp-16-dev could not link -fopenmp, so every nest's
+    # Polly build failed on -lomp and the report said so only at the end of a 48-minute run.
+    assert polly_problem("gcc", "-O2 -fopenmp") is None
+    missing = polly_problem("perfembed-no-such-cc", "-O2")
+    assert missing is not None and missing.startswith("perfembed-no-such-cc not found") and "libomp-16-dev" in missing
+    unlinked = polly_problem("gcc", "-O2 -fopenmp -lperfembed_no_such_lib")
+    assert unlinked is not None and "cannot build an OpenMP program" in unlinked
+    assert "perfembed_no_such_lib" in unlinked
