@@ -36,6 +36,7 @@ from typing import Any
 
 from threadpoolctl import threadpool_info
 
+from benchmarks.paper_measure import POLLY_PACKAGES
 from benchmarks.peak_kernels import KERNELS, Kernel, select
 from benchmarks.peak_measure import (
     DRIVER_FORM,
@@ -115,7 +116,7 @@ def measure_kernel(kernel: Kernel, tuning: dict[str, Any], *, quick: bool, round
         variants = [gcc]
         if shutil.which(POLLY_CC) is None:
             polly = Variant("polly")
-            polly.fail("not available", f"{POLLY_CC} is not installed (Debian: clang-16 libpolly-16-dev libomp-16-dev)")
+            polly.fail("not available", f"{POLLY_CC} is not installed ({POLLY_PACKAGES})")
         else:
             polly = build_polly(run, base)
             variants.append(polly)

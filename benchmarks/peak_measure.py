@@ -32,15 +32,14 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from benchmarks.paper_measure import POLLY_CC, POLLY_FLAGS
 from loopnest.harness import ArrayLayout, Limits, Verification, run_limited, synthesize_driver, verify_outputs
 from loopnest.harness.driver import numpy_dtype
 from loopnest.harness.index_data import write_inputs
 from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
 from loopnest.ir import Scop
 
-POLLY_CC = "clang-16"
 DRIVER_FORM = "parameters"  # every C variant in the user's form (loopnest.harness.driver.ARRAY_FORMS)
-POLLY_FLAGS = "-O3 -march=native -fopenmp -mllvm -polly -mllvm -polly-parallel"
 
 Arrays = dict[str, np.ndarray]
 
