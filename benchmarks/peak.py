@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -36,7 +35,7 @@ from typing import Any
 
 from threadpoolctl import threadpool_info
 
-from benchmarks.paper_measure import POLLY_PACKAGES
+from benchmarks.paper_measure import polly_problem
 from benchmarks.peak_kernels import KERNELS, Kernel, select
 from benchmarks.peak_measure import (
     DRIVER_FORM,
@@ -114,9 +113,10 @@ def measure_kernel(kernel: Kernel, tuning: dict[str, Any], *, quick: bool, round
         base = generate_c(scop)
         gcc = run.build("gcc", base)
         variants = [gcc]
-        if shutil.which(POLLY_CC) is None:
+        problem = polly_problem(POLLY_CC, POLLY_FLAGS, limits)
+        if problem is not None:
             polly = Variant("polly")
-            polly.fail("not available", f"{POLLY_CC} is not installed ({POLLY_PACKAGES})")
+            polly.fail("not available", problem)
         else:
             polly = build_polly(run, base)
             variants.append(polly)
