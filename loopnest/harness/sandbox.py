@@ -225,10 +225,11 @@ def sandbox_status(mode: str = "auto") -> dict[str, object]:
 
 
 def run_limited(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str, str] | None = None,
-                threads: int = 1, read_only: Sequence[Path] = ()) -> RunResult:
+                threads: int = 1, read_only: Sequence[Path] = (), pass_fds: Sequence[int] = ()) -> RunResult:
     """Run ``args`` in ``cwd`` under ``limits``, sandboxed where possible; never through a shell.
 
-    ``read_only`` names paths outside ``/usr`` the command may read (an include directory). On a
+    ``read_only`` names paths outside ``/usr`` the command may read (an include directory);
+    ``pass_fds`` are descriptors the command inherits (a pipe for its own report). On a
     wall-clock timeout the whole process group dies (bubblewrap takes its namespace with it).
     """
     box = detect_sandbox(limits.sandbox)
@@ -246,7 +247,7 @@ def run_limited(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str,
     start = time.perf_counter()
     proc = subprocess.Popen(command, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True,
-                            preexec_fn=lambda: _limit(limits, threads, box.as_nobody, nproc))
+                            pass_fds=tuple(pass_fds), preexec_fn=lambda: _limit(limits, threads, box.as_nobody, nproc))
     try:
         stdout, stderr = proc.communicate(timeout=limits.wall_seconds)
     except subprocess.TimeoutExpired:
