@@ -56,14 +56,10 @@ def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Co
                                                      "first (measured again here).")
           ) -> None:
     """Autotune the corpus into the database; nests already tuned to the budget are skipped."""
-    from autotune.seed import build_seed, read_manifest, scaled  # lazy: with Optuna, +54 ms to every CLI start
+    from autotune.seed import build_seed  # lazy: with Optuna, +54 ms to every CLI start
 
     store, settings = _store()
-    entries = [scaled(e, scale) for e in read_manifest(manifest) if not family or e.family in family]
-    if per_family:
-        rank = {id(e): sum(1 for f in entries[:i] if f.family == e.family) for i, e in enumerate(entries)}
-        entries = [e for e in entries if rank[id(e)] < per_family]
-    entries = entries[:limit]
+    entries = _entries(manifest, family, per_family, limit, scale)
     failed = 0
     failures: list[str] = []
     finished = 0
@@ -90,6 +86,54 @@ def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Co
     console.print(f"{len(entries) - failed} of {len(entries)} nests tuned or already done; {failed} failed")
     for line in failures:
         console.print(f"  failed: {line}")
+
+
+def _entries(manifest: Path, family: list[str], per_family: int | None, limit: int | None,
+             scale: float) -> list:
+    """The manifest's entries a build or a confirmation covers, in manifest order, at ``scale``."""
+    from autotune.seed import read_manifest, scaled
+
+    entries = [scaled(e, scale) for e in read_manifest(manifest) if not family or e.family in family]
+    if per_family:
+        rank = {id(e): sum(1 for f in entries[:i] if f.family == e.family) for i, e in enumerate(entries)}
+        entries = [e for e in entries if rank[id(e)] < per_family]
+    return entries[:limit]
+
+
+@seed_app.command("confirm")
+def confirm(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Corpus manifest (JSON)."),
+            family: list[str] = typer.Option([], "--family", help="Only these families."),
+            limit: int | None = typer.Option(None, "--limit", min=1, max=MAX_NEST, help="Only the first N nests."),
+            per_family: int | None = typer.Option(None, "--per-family", min=1, max=MAX_NEST,
+                                                  help="Only the first N nests of each family (in manifest order)."),
+            scale: float = typer.Option(1.0, "--scale", min=0.05, max=4.0,
+                                        help="The --scale the nests were built at (their measurements' sizes)."),
+            max_compares: int = typer.Option(8, "--max-compares", min=1, max=100,
+                                             help="Paired comparisons per nest at most."),
+            reps: int = typer.Option(3, "--reps", min=1, max=50)) -> None:
+    """Re-measure, paired with the baseline, the recipes each nest lends to transfer (its best of each
+    family), until every one lent is a re-measured figure; stored with its interval."""
+    from autotune.seed_confirm import confirm_seed  # lazy, as build's
+
+    store, settings = _store()
+    entries = _entries(manifest, family, per_family, limit, scale)
+    counts: dict[str, int] = {}
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[last]}"), console=console, disable=not console.is_terminal) as progress:
+        task = progress.add_task("seed confirm", total=len(entries), last="")
+
+        def done(outcome: object) -> None:
+            status = getattr(outcome, "status", "")
+            counts[status] = counts.get(status, 0) + 1
+            lent = "; ".join(getattr(outcome, "lent", ())) or getattr(outcome, "message", "")
+            last = f"{getattr(outcome, 'name', '')}: {status}, {getattr(outcome, 'compared', 0)} compared: {lent}"
+            progress.update(task, advance=1, last=last)
+            if not console.is_terminal:
+                console.print(f"seed confirm: {sum(counts.values())}/{len(entries)} {last}", highlight=False)
+
+        confirm_seed(store.url, entries, settings=settings, families=settings.transfer_families,
+                     max_compares=max_compares, reps=reps, on_done=done)
+    console.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "no nests")
 
 
 @seed_app.command("export")

@@ -210,6 +210,26 @@ def test_measurements_and_best_recipe(store: Store, seed: Seed) -> None:
     assert first.measured_at.tzinfo is not None
 
 
+def test_a_re_measured_recipe_ranks_by_its_re_measured_figure(store: Store, seed: Seed) -> None:
+    # The seed's gemm_ijk_acc_tt_f64: isl's schedule jammed 2 x 2 read 11.26x in its study (the best of
+    # 40 noisy readings) and 4.78x measured again; jammed 4 x 4, 8.91x and 13.13x.
+    with store.session() as session:
+        jam4 = get_or_create_recipe(session, steps=[{"op": "unroll_jam", "loop": 0, "factor": 4}]).id
+        _measure(session, seed, seed.recipe_id, speedup=11.26)
+        _measure(session, seed, jam4, speedup=8.91)
+        assert [r.recipe.id for r in ranked_recipes_for(session, nest_id=seed.nest_id,
+                                                        target_id=seed.target_id)] == [seed.recipe_id, jam4]
+        _measure(session, seed, seed.recipe_id, speedup=4.78, interval=(4.5, 5.1), confidence=0.95)
+        ranked = ranked_recipes_for(session, nest_id=seed.nest_id, target_id=seed.target_id)
+        assert [(r.recipe.id, r.measurement.speedup) for r in ranked] == [(jam4, 8.91), (seed.recipe_id, 4.78)]
+        _measure(session, seed, jam4, speedup=13.13, interval=(12.0, 14.0), confidence=0.95)
+        _measure(session, seed, jam4, speedup=12.5, interval=(11.9, 13.2), confidence=0.95)  # the latest counts
+        _measure(session, seed, seed.recipe_id, speedup=20.0)  # a lucky screening reading: it stays re-measured
+        ranked = ranked_recipes_for(session, nest_id=seed.nest_id, target_id=seed.target_id)
+        assert [(r.recipe.id, r.measurement.speedup) for r in ranked] == [(jam4, 12.5), (seed.recipe_id, 4.78)]
+        assert (ranked[0].measurement.speedup_low, ranked[0].measurement.speedup_high) == (11.9, 13.2)
+
+
 def test_measurement_needs_existing_records(store: Store, seed: Seed) -> None:
     with store.session() as session:
         with pytest.raises(NotFoundError, match="recipe 999"):
