@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from database.domain import MeasurementIn, TargetIdentity
+from database.domain import Measurement, MeasurementIn, TargetIdentity
 from database.repositories import (
     add_measurement,
     delete_measurements,
@@ -73,9 +73,19 @@ def export_seed(store: Store, path: Path) -> dict[str, int]:
                   "params": dict(m.params), "median_time_s": m.median_time_s, "spread_s": m.spread_s,
                   "repetitions": m.repetitions, "speedup": m.speedup, "verified": m.verified,
                   "origin": str(m.origin), "measured_at": m.measured_at.isoformat(),
-                  **({"structure": m.structure} if m.structure is not None else {})})
+                  **({"structure": m.structure} if m.structure is not None else {}),
+                  **_re_measured_fields(m)})
     tmp.replace(path)
     return counts
+
+
+def _re_measured_fields(m: Measurement) -> dict[str, Any]:
+    """A paired re-measurement's interval and conditions (absent for a screening reading, and in files
+    written before they were kept: a re-measured figure loaded from such a file ranks as a screening one)."""
+    if m.speedup_low is None or m.speedup_high is None:
+        return {}
+    return {"interval": [m.speedup_low, m.speedup_high], "confidence": m.confidence, "threads": m.threads,
+            "cpu_pressure": m.cpu_pressure, "loaded": m.loaded}
 
 
 def _records(path: Path) -> Iterator[dict[str, Any]]:
@@ -158,8 +168,16 @@ def _add_measurement(session: Session, rec: dict[str, Any], ids: dict[str, dict[
         nest_id=nest_id, recipe_id=recipe_id, target_id=target_id, median_time_s=rec["median_time_s"],
         spread_s=rec["spread_s"], repetitions=rec["repetitions"], verified=rec["verified"],
         origin=rec["origin"], params=rec["params"], speedup=rec["speedup"],
-        measured_at=datetime.fromisoformat(rec["measured_at"]), structure=structure))
+        measured_at=datetime.fromisoformat(rec["measured_at"]), structure=structure,
+        interval=_interval(rec.get("interval")), confidence=rec.get("confidence"), threads=rec.get("threads"),
+        cpu_pressure=rec.get("cpu_pressure"), loaded=bool(rec.get("loaded", False))))
     return True
+
+
+def _interval(value: Any) -> tuple[float, float] | None:
+    if not isinstance(value, list) or len(value) != 2:
+        return None
+    return float(value[0]), float(value[1])
 
 
 def load_seed(store: Store, path: Path, *, progress: Callable[[int], None] | None = None,

@@ -17,10 +17,11 @@ import pytest
 
 from autotune.records import ensure_local_target, register_nest
 from autotune.seed import SeedEntry, read_manifest
-from database import get_store, list_measurements
+from database import get_store, list_measurements, list_nests
 from database.config import DatabaseSettings
 from database.domain import MeasurementIn
 from database.repositories import add_measurement, get_or_create_recipe, ranked_recipes_for
+from database.seed import export_seed, load_seed
 from loopnest.frontend.extract import extract_scops
 from loopnest.harness.compare import Comparison, Speedup
 from loopnest.transform.recipe import Recipe
@@ -144,3 +145,22 @@ def test_a_real_comparison_is_stored_with_its_interval(stored: tuple[str, SeedEn
     assert len(again) == 1 and again[0].verified and again[0].repetitions >= 3
     assert again[0].speedup_low is not None and again[0].speedup_high is not None
     assert again[0].speedup_low <= (again[0].speedup or 0) <= again[0].speedup_high
+
+
+def test_re_measured_figures_survive_export_and_load(stored: tuple[str, SeedEntry, DatabaseSettings, int],
+                                                     monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # Before, the seed file kept no interval: a re-measured figure came back as a screening one, and the
+    # lucky screening reading of the same recipe ranked again.
+    url, entry, settings, nest_id = stored
+    monkeypatch.setattr(seed_confirm, "Harness", FakeHarness)
+    seed_confirm.confirm_entry(url, entry, settings=settings, families=2)
+    before = _ranking(url, nest_id, entry)
+    path = tmp_path / "seed.jsonl.gz"
+    export_seed(get_store(url), path)
+    other = DatabaseSettings(data_dir=tmp_path / "other")
+    other.data_dir.mkdir()
+    load_seed(get_store(other.resolved_database_url, create=True), path)
+    with get_store(other.resolved_database_url).session() as session:
+        (nest,) = list_nests(session)
+    assert _ranking(other.resolved_database_url, nest.id, entry) == before
+    assert before[0] == ("JAM4", 10.04, True)
