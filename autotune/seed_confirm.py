@@ -4,9 +4,9 @@ A study stores one screening reading per trial, and its best recipe is the best 
 readings: the winner's curse. Transfer lends a neighbour's best recipe of each family
 (:func:`autotune.transfer.best_of_families`) by those readings, so a lucky one decides what a new nest
 is offered (the seed's gemm_ijk_acc_tt_f64: isl's schedule jammed 2 x 2 read 11.26x in its study and
-4.78x measured again, jammed 4 x 4 8.91x and 13.13x, on the same kind of machine; examples/matmul.c was
-offered the 2 x 2 block). Here each lent recipe is compared with the baseline in paired, interleaved
-runs (the acceptance rule's :meth:`~loopnest.harness.Harness.compare`) and stored with its interval;
+7.28x [6.05, 9.90] here, jammed 2 x 4 9.32x and 10.04x [9.83, 10.30], on the same kind of machine;
+examples/matmul.c was offered the 2 x 2 block). Here each lent recipe is compared with the baseline in
+paired, interleaved runs (the acceptance rule's :meth:`~loopnest.harness.Harness.compare`) and stored with its interval;
 the ranking then reads that figure (:func:`database.repositories.ranked_recipes_for`), and the recipes
 lent are read again, until every one of them is re-measured or ``max_compares`` is spent.
 """
@@ -69,8 +69,8 @@ def confirm_entry(url: str, entry: SeedEntry, *, settings: Settings, families: i
                 compared += 1
                 if comparison.ok and comparison.speedup is not None and baseline:
                     recorder.confirmed(list(recipe.to_dict()["steps"]), comparison.speedup, baseline)
-                else:  # it no longer runs or verifies here: what it lends must not rank on its old reading
-                    return ConfirmOutcome(entry.name, "failed", compared, message=f"{recipe_label(recipe)}: "
+                else:  # it no longer runs or verifies here: said, for a person to look at (nothing stored)
+                    return ConfirmOutcome(entry.name, "failed", compared, message=f"{_recipe_label(recipe)}: "
                                           f"{comparison.status} {comparison.message}".strip())
     except PerfembedError as exc:
         return ConfirmOutcome(entry.name, "failed", message=str(exc))
@@ -90,7 +90,7 @@ def confirm_seed(url: str, entries: Iterable[SeedEntry], *, settings: Settings, 
     return outcomes
 
 
-def recipe_label(recipe: Recipe) -> str:
+def _recipe_label(recipe: Recipe) -> str:
     return " ".join(step["op"] for step in recipe.to_dict()["steps"]) or "(no steps)"
 
 

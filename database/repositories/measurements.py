@@ -94,7 +94,8 @@ def ranked_recipes_for(
     A recipe re-measured against the baseline (paired runs, with an interval: a worker's confirmation,
     ``seed confirm``) ranks by its latest such figure; any other by its highest speedup, the best of
     its noisy screening readings (the seed's gemm_ijk_acc_tt_f64: isl's schedule jammed 2 x 2 read
-    11.26x in its study and 4.78x when measured again, jammed 4 x 4 8.91x and 13.13x). Measurements
+    11.26x in its study and 7.28x [6.05, 9.90] re-measured, jammed 2 x 4 9.32x and 10.04x [9.83, 10.30]).
+    Measurements
     without a speedup come last, by median time. With ``params``, only measurements at exactly those
     parameter values count.
     """

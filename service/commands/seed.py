@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import (
@@ -23,6 +24,9 @@ from database.errors import ensure_data_dir
 from database.seed import best_recipes, count_records, export_seed, is_empty, load_seed
 from loopnest.errors import ParameterError
 from service.commands.options import MAX_NEST, MAX_TRIALS, make_console
+
+if TYPE_CHECKING:
+    from autotune.seed import SeedEntry
 
 WARM_PER_NEST = 3  # --warm-from: an earlier build's best recipes tried first, per nest
 
@@ -89,7 +93,7 @@ def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Co
 
 
 def _entries(manifest: Path, family: list[str], per_family: int | None, limit: int | None,
-             scale: float) -> list:
+             scale: float) -> list[SeedEntry]:
     """The manifest's entries a build or a confirmation covers, in manifest order, at ``scale``."""
     from autotune.seed import read_manifest, scaled
 
