@@ -27,6 +27,7 @@ from loopnest.errors import PerfembedError
 from loopnest.frontend.extract import extract_scops
 from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.timing_lock import working_beside_timers
 from loopnest.transform.recipe import Recipe
 
 RANKED = 200  # distinct recipes read per nest, as transfer does (service.core.neighbours)
@@ -44,6 +45,15 @@ class ConfirmOutcome:
 def confirm_entry(url: str, entry: SeedEntry, *, settings: Settings, families: int, max_compares: int = 8,
                   reps: int = 3) -> ConfirmOutcome:
     """Re-measure the recipes ``entry``'s nest lends on this machine (at the entry's parameters)."""
+    # As a seed build's job: holding the timing lock shared while it works (isl, code generation,
+    # compiles), so that another process's timed run never has this work beside it.
+    with working_beside_timers(settings.timing_lock):
+        return _confirm_entry(url, entry, settings=settings, families=families, max_compares=max_compares,
+                              reps=reps)
+
+
+def _confirm_entry(url: str, entry: SeedEntry, *, settings: Settings, families: int, max_compares: int,
+                   reps: int) -> ConfirmOutcome:
     try:
         store = get_store(url)
         nest_id = _stored_nest(store, entry)

@@ -8,8 +8,10 @@ on its study's 11.26x; paired with the baseline it measured 7.28x [6.05, 9.90], 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -164,3 +166,29 @@ def test_re_measured_figures_survive_export_and_load(stored: tuple[str, SeedEntr
         (nest,) = list_nests(session)
     assert _ranking(other.resolved_database_url, nest.id, entry) == before
     assert before[0] == ("JAM4", 10.04, True)
+
+
+def test_its_work_holds_the_timing_lock_shared(stored: tuple[str, SeedEntry, DatabaseSettings, int],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # As a seed build's job: another process's timed run waits for its isl work and compiles.
+    url, entry, settings, _ = stored
+    held: list[bool] = []
+    holding = [False]
+
+    @contextlib.contextmanager
+    def hold(setting: str) -> Iterator[None]:
+        holding[0] = True
+        try:
+            yield
+        finally:
+            holding[0] = False
+
+    class Recording(FakeHarness):
+        def compare(self, recipe: Recipe, *, policy: Any = None) -> Comparison:
+            held.append(holding[0])
+            return super().compare(recipe, policy=policy)
+
+    monkeypatch.setattr(seed_confirm, "working_beside_timers", hold)
+    monkeypatch.setattr(seed_confirm, "Harness", Recording)
+    seed_confirm.confirm_entry(url, entry, settings=settings, families=2)
+    assert held and all(held)
