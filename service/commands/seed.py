@@ -38,6 +38,14 @@ DEFAULT_MANIFEST = ROOT / "corpus" / "generated" / "manifest.json"
 DEFAULT_SEED = ROOT / "seed" / "perfembed-seed.jsonl.gz"
 
 
+# The corpus options a build and a confirmation share (which nests of which manifest).
+MANIFEST_OPT = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Corpus manifest (JSON).")
+FAMILY_OPT = typer.Option([], "--family", help="Only these families.")
+LIMIT_OPT = typer.Option(None, "--limit", min=1, max=MAX_NEST, help="Only the first N nests.")
+PER_FAMILY_OPT = typer.Option(None, "--per-family", min=1, max=MAX_NEST,
+                              help="Only the first N nests of each family (in manifest order).")
+
+
 def _store() -> tuple:
     settings = get_database_settings()
     ensure_data_dir(settings.data_dir)  # one line naming the directory (exit 2), not an OSError traceback
@@ -45,14 +53,13 @@ def _store() -> tuple:
 
 
 @seed_app.command("build")
-def build(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Corpus manifest (JSON)."),
+def build(manifest: Path = MANIFEST_OPT,
           trials: int = typer.Option(40, "--trials", min=1, max=MAX_TRIALS, help="Evaluated variants per nest."),
           jobs: int = typer.Option(1, "--jobs", min=1, max=64, help="Nests tuned at once."),
           reps: int = typer.Option(3, "--reps", min=1, max=50),
-          family: list[str] = typer.Option([], "--family", help="Only these families."),
-          limit: int | None = typer.Option(None, "--limit", min=1, max=MAX_NEST, help="Only the first N nests."),
-          per_family: int | None = typer.Option(None, "--per-family", min=1, max=MAX_NEST,
-                                                help="Only the first N nests of each family (in manifest order)."),
+          family: list[str] = FAMILY_OPT,
+          limit: int | None = LIMIT_OPT,
+          per_family: int | None = PER_FAMILY_OPT,
           scale: float = typer.Option(1.0, "--scale", min=0.05, max=4.0,
                                       help="Multiply every size parameter (min 4): trade fidelity for build time."),
           warm_from: Path | None = typer.Option(None, "--warm-from", exists=True, dir_okay=False,
@@ -105,11 +112,10 @@ def _entries(manifest: Path, family: list[str], per_family: int | None, limit: i
 
 
 @seed_app.command("confirm")
-def confirm(manifest: Path = typer.Option(DEFAULT_MANIFEST, "--manifest", help="Corpus manifest (JSON)."),
-            family: list[str] = typer.Option([], "--family", help="Only these families."),
-            limit: int | None = typer.Option(None, "--limit", min=1, max=MAX_NEST, help="Only the first N nests."),
-            per_family: int | None = typer.Option(None, "--per-family", min=1, max=MAX_NEST,
-                                                  help="Only the first N nests of each family (in manifest order)."),
+def confirm(manifest: Path = MANIFEST_OPT,
+            family: list[str] = FAMILY_OPT,
+            limit: int | None = LIMIT_OPT,
+            per_family: int | None = PER_FAMILY_OPT,
             scale: float = typer.Option(1.0, "--scale", min=0.05, max=4.0,
                                         help="The --scale the nests were built at (their measurements' sizes)."),
             max_compares: int = typer.Option(8, "--max-compares", min=1, max=100,
