@@ -2,7 +2,7 @@
 
 A study stores one screening reading per trial, and its best recipe is the best of about 40 such
 readings: the winner's curse. Transfer lends a neighbour's best recipe of each family
-(:func:`autotune.transfer.best_of_families`) by those readings, so a lucky one decides what a new nest
+(:func:`autotune.transfer.lent_by`) by those readings, so a lucky one decides what a new nest
 is offered (the seed's gemm_ijk_acc_tt_f64: isl's schedule jammed 2 x 2 read 11.26x in its study and
 7.28x [6.05, 9.90] here, jammed 2 x 4 9.32x and 10.04x [9.83, 10.30], on the same kind of machine;
 examples/matmul.c was offered the 2 x 2 block). Here each lent recipe is compared with the baseline in
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from autotune.records import MeasurementRecorder, ensure_local_target
 from autotune.seed import SeedEntry
-from autotune.transfer import Lent, best_of_families
+from autotune.transfer import Lent, lent_by
 from database import Store, get_store
 from database.domain import RankedRecipe
 from database.repositories import find_program, list_nests, ranked_recipes_for
@@ -68,12 +68,12 @@ def _confirm_entry(url: str, entry: SeedEntry, *, settings: Settings, families: 
                      limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as harness:
             while True:
                 lent = _lent(store, nest_id, target_id, entry, families, policy.margin)
-                pending = [r for r in lent if r.measurement.speedup_low is None]
+                pending = [item.recipe for item, stored in lent if stored.measurement.speedup_low is None]
                 if not lent:
                     return ConfirmOutcome(entry.name, "skipped", compared, message="nothing measured here lends")
                 if not pending or compared == max_compares:
-                    return ConfirmOutcome(entry.name, "confirmed", compared, tuple(_figure(r) for r in lent))
-                recipe = Recipe.from_dict(list(pending[0].recipe.steps))
+                    return ConfirmOutcome(entry.name, "confirmed", compared, tuple(_figure(r) for _, r in lent))
+                recipe = pending[0]
                 comparison = harness.compare(recipe, policy=policy)
                 baseline = harness.baseline().median
                 compared += 1
@@ -115,14 +115,12 @@ def _stored_nest(store: Store, entry: SeedEntry) -> int | None:
 
 
 def _lent(store: Store, nest_id: int, target_id: int, entry: SeedEntry, families: int,
-          margin: float) -> list[RankedRecipe]:
-    """The ranked recipes the nest lends on ``target_id`` at the entry's parameters, best first."""
+          margin: float) -> list[tuple[Lent, RankedRecipe]]:
+    """What the nest lends on ``target_id`` at the entry's parameters, best first (as transfer reads it)."""
     with store.session() as session:
         ranked = ranked_recipes_for(session, nest_id=nest_id, target_id=target_id, params=entry.params,
                                     limit=RANKED)
-    lents = [Lent(Recipe.from_dict(list(r.recipe.steps)), r.measurement.speedup) for r in ranked]
-    of_lent = {id(lent): r for lent, r in zip(lents, ranked, strict=True)}
-    return [of_lent[id(lent)] for lent in best_of_families(lents, families=families, min_speedup=margin)]
+    return lent_by(ranked, families=families, min_speedup=margin)
 
 
 def _figure(ranked: RankedRecipe) -> str:

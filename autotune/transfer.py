@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autotune.transfer_adapt import ROLE_NAMES, Expansion, LoopRoles, adapt_recipe, loop_roles, map_loops
 from autotune.transfer_balance import balance_schedules
@@ -28,8 +28,11 @@ from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
+if TYPE_CHECKING:
+    from database import RankedRecipe
+
 __all__ = ["MIN_SPEEDUP", "PRIOR_SOURCE", "ROLE_NAMES", "Candidate", "Lent", "LoopRoles", "Neighbour",
-           "TransferResult", "TransferTuner", "adapt_recipe", "best_of_families", "loop_roles", "map_loops",
+           "TransferResult", "TransferTuner", "adapt_recipe", "best_of_families", "lent_by", "loop_roles", "map_loops",
            "recipe_family", "within_gate"]
 
 # The acceptance margin: a recipe must beat the original by this factor to be offered.
@@ -71,6 +74,14 @@ def best_of_families(ranked: Sequence[Lent], *, families: int, min_speedup: floa
             seen.add(family)
             out.append(lent)
     return out
+
+
+def lent_by(ranked: Sequence[RankedRecipe], *, families: int, min_speedup: float) -> list[tuple[Lent, RankedRecipe]]:
+    """What a stored nest lends (:func:`best_of_families` over its recipes as the database ranks them,
+    best first), each with the stored recipe and measurement it came from."""
+    lents = [Lent(Recipe.from_dict(r.recipe.steps), r.measurement.speedup) for r in ranked]
+    stored = {id(lent): r for lent, r in zip(lents, ranked, strict=True)}
+    return [(lent, stored[id(lent)]) for lent in best_of_families(lents, families=families, min_speedup=min_speedup)]
 
 
 @dataclass(frozen=True)

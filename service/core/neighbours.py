@@ -7,9 +7,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from autotune.transfer import MIN_SPEEDUP, Lent, LoopRoles, Neighbour, best_of_families
+from autotune.transfer import MIN_SPEEDUP, LoopRoles, Neighbour, lent_by
 from database import RankedRecipe, get_nest, list_targets, ranked_recipes_for
-from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import stored_loop_names
 from service.core.context import CoreContext
 
@@ -61,8 +60,7 @@ def _neighbour(session: Session, nest_id: int, name: str, distance: float, targe
             break
     # A neighbour whose best recipe never beat its own baseline by the acceptance margin has
     # nothing to transfer: its candidate would be a wasted (or harmful) evaluation.
-    lent = best_of_families([Lent(Recipe.from_dict(r.recipe.steps), r.measurement.speedup) for r in ranked],
-                            families=lends.families, min_speedup=lends.min_speedup)
+    lent = [lent for lent, _ in lent_by(ranked, families=lends.families, min_speedup=lends.min_speedup)]
     if not lent:
         return None
     normalized = get_nest(session, nest_id=nest_id).normalized
