@@ -1,8 +1,9 @@
 """A whole program's time is the user's program's, taken inside the sandbox, not the sandbox's start too.
 
-Reproduction (2026-12-01, AMD EPYC, 2 threads): examples/matmul.c's original and tuned programs took 94
-and 39 ms run directly, but 105 and 47 ms through the sandbox, whose namespaces and mounts cost 15 ms a
-run (16 ms for /bin/true); counted in both runs, they read the whole program's speedup as 2.2x, not 2.4x.
+Reproduction (2026-12-01, AMD EPYC, 2 threads, interleaved, medians of 9): examples/matmul.c's original
+and tuned programs took 85.3 and 30.2 ms inside the sandbox, but 97.6 and 46.4 ms as sandboxed processes,
+whose namespaces and mounts cost about 15 ms a run (16 ms for /bin/true, 1.2 ms inside); counted in both
+runs, they read the whole program's speedup as 2.10x, not 2.82x.
 """
 
 from __future__ import annotations
