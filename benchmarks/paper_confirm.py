@@ -35,6 +35,7 @@ from database.config import get_database_settings
 from loopnest.errors import PerfembedError
 from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.timing_lock import working_beside_timers
 from loopnest.transform.recipe import Recipe
 
 CONFIRM_RUNS = 3  # fresh processes before a comparison may decide (5 pairs each)
@@ -136,8 +137,9 @@ def confirm_report(report: dict[str, Any], url: str, *, margin: float | None = N
             except (LookupError, PerfembedError):  # measured before, but the source no longer extracts here
                 row["confirmed"] = None
                 continue
-            with Harness(scop, row["params"], reps=cfg["reps"], threads=cfg["threads"], limits=limits, cc=cfg["cc"],
-                         cflags=cfg["cflags"]) as harness:
+            with working_beside_timers(settings.timing_lock), \
+                    Harness(scop, row["params"], reps=cfg["reps"], threads=cfg["threads"], limits=limits, cc=cfg["cc"],
+                            cflags=cfg["cflags"]) as harness:  # no work of ours beside another's timed run
                 row["confirmed"] = confirm_row(harness, row, policy)
             if progress is not None:
                 line = confirmed_line(row["confirmed"], cfg["k_values"][-1], cfg["tune_trials"][-1])
