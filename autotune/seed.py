@@ -57,12 +57,20 @@ def read_manifest(path: Path) -> list[SeedEntry]:
     entries = raw["nests"] if isinstance(raw, dict) else raw
     root = Path(path).parent
     out = []
-    for item in entries:
-        file = Path(item["file"])
+    for number, item in enumerate(entries, 1):
+        try:
+            entry = SeedEntry(Path(item["file"]), str(item["family"]), item.get("function"),
+                              {k: int(v) for k, v in item["params"].items()}, frozenset(item.get("fixed", ())))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ParameterError(f"{path}: entry {number} is not a nest entry (file, family, params: integer "
+                                 f"sizes): {type(exc).__name__} {exc}") from None
+        file = entry.file
         if not file.is_absolute():
-            file = (root / file) if (root / file).exists() else Path(item["file"]).resolve()
-        out.append(SeedEntry(file, str(item["family"]), item.get("function"),
-                             {k: int(v) for k, v in item["params"].items()}, frozenset(item.get("fixed", ()))))
+            file = (root / file) if (root / file).exists() else file.resolve()
+        if not file.is_file():  # before anything is built or measured: one line, not a traceback mid-run
+            raise ParameterError(f"{path}: entry {number} names {item['file']}, which is neither beside the "
+                                 f"manifest nor under the current directory")
+        out.append(dataclasses.replace(entry, file=file))
     return out
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import optuna
+import pytest
 
 from autotune.records import ensure_local_target, register_nest, study_name_for
 from autotune.seed import SeedEntry, build_seed, read_manifest, scaled
@@ -15,9 +16,10 @@ from database import get_store, list_measurements, list_nests
 from database.config import DatabaseSettings
 from database.repositories.recipes import get_recipe
 from database.seed import best_recipes, export_seed, load_seed
+from loopnest.errors import ParameterError
 from loopnest.frontend.extract import extract_scops
 from loopnest.polyhedral import compute_dependences
-from tests.security.cli import run_perfembed
+from tests.security.cli import one_line_error, run_perfembed
 
 ROOT = Path(__file__).resolve().parents[2]
 AXPY = {"file": str(ROOT / "corpus/kernels/blas1/axpy.c"), "family": "blas1", "params": {"n": 4096}}
@@ -176,6 +178,32 @@ def test_seed_build_warm_from_a_file_that_is_not_a_seed_is_a_usage_error(tmp_pat
     done = run_perfembed("seed", "build", "--warm-from", str(bad), "--limit", "1", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "notes.jsonl.gz" in done.stderr
+
+
+def test_a_manifest_entry_naming_a_missing_file_is_one_line_before_anything_runs(tmp_path: Path) -> None:
+    """Reproduction: ``seed confirm --manifest`` with a copied manifest whose relative paths no longer
+    resolved ran into a FileNotFoundError traceback at its first nest (2026-12-02)."""
+    manifest = tmp_path / "elsewhere" / "manifest.json"
+    manifest.parent.mkdir()
+    manifest.write_text(json.dumps([AXPY, {**GEMV, "file": "blas2/gemv.c"}]))
+    for command in (["seed", "confirm"], ["seed", "build", "--trials", "1"]):
+        done = run_perfembed(*command, "--manifest", str(manifest), cwd=tmp_path)
+        line = one_line_error(done, "entry 2", "blas2/gemv.c")
+        assert str(manifest) in line
+    assert not (tmp_path / "data" / "perfembed.db").exists() or _nothing_measured(tmp_path / "data")
+
+
+def _nothing_measured(data_dir: Path) -> bool:
+    with get_store(DatabaseSettings(data_dir=data_dir).resolved_database_url).session() as session:
+        return not list_measurements(session)
+
+
+def test_a_malformed_manifest_entry_is_a_user_error(tmp_path: Path) -> None:
+    manifest = tmp_path / "manifest.json"
+    for entry in ({"file": AXPY["file"], "family": "blas1"}, {**AXPY, "params": {"n": "many"}}, "axpy.c"):
+        manifest.write_text(json.dumps([AXPY, entry]))
+        with pytest.raises(ParameterError, match="entry 2 is not a nest entry"):
+            read_manifest(manifest)
 
 
 def test_seed_load_replace_drops_the_older_measurements_of_the_rebuilt_nests_only(tmp_path: Path) -> None:
