@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import traceback
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from embeddings.features import dynamic_features, load_or_measure, static_featur
 from loopnest.analysis import describe_scop
 from loopnest.config import describe_data_dir, get_settings
 from loopnest.dropin import replace_regions
-from loopnest.errors import ParameterError, PerfembedError
+from loopnest.errors import InternalError, ParameterError, PerfembedError
 from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import program_from_file
@@ -392,6 +393,11 @@ def main() -> None:
         sys.exit(130)
     except CLICK_EXCEPTION as exc:
         sys.exit(usage_error(exc))
+    except Exception as exc:  # a bug of ours: one line that asks for a report (the traceback on request)
+        if os.environ.get("PERFEMBED_TRACEBACK"):
+            traceback.print_exc()
+        print_error(InternalError(f"unexpected {type(exc).__name__}: {exc} (PERFEMBED_TRACEBACK=1 prints where)"))
+        sys.exit(1)
     if isinstance(rc, int) and rc:
         sys.exit(rc)
 
