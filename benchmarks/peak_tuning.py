@@ -66,11 +66,12 @@ class TuningError(RuntimeError):
 
 
 def code_fingerprint() -> str:
-    """A hash of perfembed's packages and of the seed: what its tuning results depend on besides the kernel."""
+    """A hash of perfembed's packages and of the seed file: what its tuning results depend on besides the
+    kernel (not the seed's README: an edit of it made a rerun tune again)."""
     digest = hashlib.sha256()
     roots = [Path(m.__file__).parent for m in (loopnest, embeddings, database, autotune, service)]  # type: ignore[arg-type]
     for path in sorted(p for r in [*roots, SEED] if r.is_dir() for p in r.rglob("*")
-                       if p.is_file() and (p.suffix in CODE_SUFFIXES or r == SEED)):
+                       if p.is_file() and (p.suffix in CODE_SUFFIXES or (r == SEED and p.name.endswith(".jsonl.gz")))):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
