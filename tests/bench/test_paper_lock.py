@@ -8,8 +8,6 @@ timing lock shared through each nest's work, as a seed build's job does.
 
 from __future__ import annotations
 
-import fcntl
-import os
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -18,19 +16,7 @@ import pytest
 
 from benchmarks import paper_run
 from benchmarks.paper_run import PaperRun
-
-
-def _taken_by_another(lock: Path) -> bool:
-    """Whether another process's timed run would have to wait: an exclusive flock on a new open file
-    description of the lock is refused while any hold is on it."""
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
+from tests.loopnest.test_timing_lock import _held_elsewhere
 
 
 def test_a_nests_work_holds_the_timing_lock_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -44,7 +30,7 @@ def test_a_nests_work_holds_the_timing_lock_shared(tmp_path: Path, monkeypatch: 
 
     def step(name: str, result: Any) -> Any:
         def record(*args: Any) -> Any:
-            seen[name] = _taken_by_another(lock)
+            seen[name] = _held_elsewhere(lock)
             if name == "measure":
                 raise paper_run._Skipped("stop here")
             return result
@@ -56,4 +42,4 @@ def test_a_nests_work_holds_the_timing_lock_shared(tmp_path: Path, monkeypatch: 
     held = SimpleNamespace(nest_id=1, name="f/x.c#0", family="f")
     assert run.measure(0, held) is None
     assert seen == {"nest": True, "autotune": True, "measure": True}
-    assert not _taken_by_another(lock)  # released when the nest is done
+    assert not _held_elsewhere(lock)  # released when the nest is done
