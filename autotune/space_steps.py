@@ -407,6 +407,13 @@ def position_of(depth: object, n: int, band: tuple[int, int] | None) -> int | No
     return position if position < n else None
 
 
+def _accumulates_in_a_loop(scop: Scop, name: str) -> bool:
+    """Whether ``name`` is used by a statement in a loop deeper than its first one: only then does it pin
+    loops (a temporary of one iteration, black_scholes's ``d1``, would only gain a store)."""
+    depths = [s.depth for s in scop.statements if any(a.array == name for a in s.accesses)]
+    return bool(depths) and max(depths) > depths[0]
+
+
 def expansion_steps(scop: Scop) -> tuple[list[dict[str, Any]], Scop]:
     """The ``expand`` steps of every scalar accumulator of ``scop`` that expansion can rewrite
     (``s = 0; s += a*b; C[i][j] = s``), and the nest after them: the scalar no longer pins the loops
@@ -414,7 +421,7 @@ def expansion_steps(scop: Scop) -> tuple[list[dict[str, Any]], Scop]:
     steps: list[dict[str, Any]] = []
     current = scop
     for name, info in scop.arrays.items():
-        if not info.is_scalar:
+        if not info.is_scalar or not _accumulates_in_a_loop(scop, name):
             continue
         # The transformation itself, not apply_recipe: expansion keeps the schedule, so there is no
         # dependence analysis to run per scalar (a recipe starting with these steps is still checked

@@ -14,8 +14,16 @@ in BLAS's ``C[i][j] = beta*C[i][j] + alpha*acc``. Then the initialization become
 sum with ``h`` distributed over it (equal up to rounding, checked by verification like every
 variant). This needs ``h`` to read only constants and scalars the nest never writes, ``g`` to read
 only ``X[f]`` itself and data the nest never writes (it is evaluated earlier than before), and every
-other statement on ``s`` to be such an update. The general form (a new temporary array) is not
-implemented: other cases are refused naming why.
+other statement on ``s`` to be such an update.
+
+Any other store ``X[f] = g(s)`` that does not read ``X`` (``fmax(s, 0)``, ``tanh(s)``, ``Y[i][j] + s*s``,
+or a linear store whose factor cannot be distributed) keeps its statement as an epilogue: ``s`` is
+replaced by ``X[f]`` everywhere, so the store becomes ``X[f] = g(X[f])``. ``X[f]`` holds exactly the
+value ``s`` held at every point (nothing else touches ``X``), so the result is bit for bit the
+original's; the epilogue only reads and writes the element its iteration owns, and the dependences
+of every later step are computed on the rewritten nest. The general form (a new temporary array,
+needed when ``g`` reads ``X`` or the store is not the last use) is not implemented: those cases are
+refused naming why.
 """
 
 from __future__ import annotations
@@ -75,10 +83,11 @@ class _LinearStore:
     g: Expr | None = None
     h: Expr | None = None
     negate: bool = False
+    epilogue: bool = False  # the store stays, as ``X[f] = g(X[f])``
 
     @property
     def plain(self) -> bool:
-        return self.g is None and self.h is None and not self.negate
+        return self.g is None and self.h is None and not self.negate and not self.epilogue
 
 
 def _factor(expr: Expr, scalar: str) -> tuple[bool, Expr | None]:
@@ -126,13 +135,24 @@ def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int, _LinearStor
         if stmt.guard is not None:  # the element would be written whatever the condition
             raise RecipeError(f"expand: S{stmt.index} on {scalar} runs under a condition on data; only an "
                               "unconditional initialization and store can be folded into the destination")
-    form = _linear_store(last.value, scalar) if isinstance(last.target, ArrayRef) and last.op == "=" else None
-    if form is None:
+    if not isinstance(last.target, ArrayRef) or last.op != "=":
         raise RecipeError(f"expand: {scalar} is read by S{store} in another way than a store "
-                          f"'X[...] = {scalar}' (or 'X[...] = g + h*{scalar}') closing its lifetime; the general "
-                          "form (a temporary array) is not implemented")
-    if not form.plain:
-        _check_linear(scop, scalar, users[1:-1], last, form)
+                          f"'X[...] = g({scalar})' closing its lifetime; the general form (a temporary array) "
+                          "is not implemented")
+    form = _linear_store(last.value, scalar)
+    if form is not None and not form.plain:
+        try:
+            _check_linear(scop, scalar, users[1:-1], last, form)
+        except RecipeError:
+            if _reads(last, last.target.name):
+                raise  # an epilogue would read X[f] after the initialization overwrote it
+            form = None
+    if form is None:
+        if _reads(last, last.target.name):
+            raise RecipeError(f"expand: S{store} reads its destination {last.target.name} besides {scalar} in "
+                              f"another form than 'X[...] = g + h*{scalar}'; the general form (a temporary "
+                              "array) is not implemented")
+        form = _LinearStore(epilogue=True)
     return init, users[1:-1], store, form
 
 
@@ -262,6 +282,12 @@ def expand(scop: Scop, *, scalar: str) -> Scop:
     subscripts = last.writes[0].subscripts
     params = ", ".join(scop.params)
     statements: list[Statement] = []
+    arrays = {k: v for k, v in scop.arrays.items() if k != scalar}
+    if form.epilogue:  # every use of the scalar becomes the element; no statement moves
+        rewritten = tuple(_rewrite(stmt, scalar, dest, subscripts, params)
+                          if stmt.index == init or stmt.index == store or stmt.index in middle else stmt
+                          for stmt in scop.statements)
+        return scop.replace(statements=rewritten, arrays=arrays)
     for stmt in scop.statements:
         if stmt.index == store:
             continue
@@ -271,7 +297,6 @@ def expand(scop: Scop, *, scalar: str) -> Scop:
                 stmt = _linear_init(stmt, last, form) if stmt.index == init else _linear_update(stmt, form)
         statements.append(_renumber(stmt, len(statements)))
     rows = tuple(r for k, r in enumerate(scop.schedule.rows) if k != store)
-    arrays = {k: v for k, v in scop.arrays.items() if k != scalar}
     loops = tuple(loop.__class__(loop.depth, loop.iterator, loop.lower, loop.condition, loop.step,
                                  tuple(s - (s > store) for s in loop.statements if s != store))
                   for loop in scop.loops)

@@ -395,3 +395,16 @@ def test_a_loop_with_bounds_on_data_is_never_tiled_by_the_space() -> None:
         position = list(space.permutations[order]).index(1)  # where j went
         assert dict(zip(tile["loops"], tile["sizes"], strict=True)).get(position, 1) == 1
         assert applied.schedule.n_levels > spmm.schedule.n_levels  # the other loops are tiled
+
+
+def test_accumulators_with_an_epilogue_are_expanded_and_one_iteration_temporaries_are_not() -> None:
+    """gemm + ReLU and avgpool store ``g(acc)`` after their reduction loop: the space expands them now
+    (their register-blocked recipes verify); black_scholes's ``d1`` lives in one iteration of its only
+    loop, so expanding it would pin nothing and only add a store."""
+    for family, name in (("composition", "gemm_relu_fused_f32"), ("conv", "avgpool_f32")):
+        scop = load(KERNELS.parent / "generated" / family / f"{name}.c")
+        space = RecipeSpace(scop, params=dict.fromkeys(scop.params, 16))
+        assert space.expand_steps == [{"op": "expand", "scalar": "acc"}], name
+        assert space.register_block_params() is not None, name
+    black_scholes = load(KERNELS.parent / "generated" / "elementwise" / "black_scholes_f64.c")
+    assert RecipeSpace(black_scholes, params={"n": 64}).expand_steps == []
