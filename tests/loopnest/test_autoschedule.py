@@ -105,6 +105,37 @@ def test_without_a_tile_size_the_loops_are_reordered_but_not_tiled(tmp_path: Pat
     assert scop.schedule.marks == {0: ("ivdep",), 2: ("ivdep",)}  # no parallel loop; i and j carry nothing
 
 
+GEMM_RELU = """
+void f(int ni, int nj, int nk, double C[ni][nj], double A[ni][nk], double B[nk][nj]) {
+  for (int i = 0; i < ni; i++)
+    for (int j = 0; j < nj; j++) {
+      double acc = 0.0;
+      for (int k = 0; k < nk; k++)
+        acc += A[i][k] * B[k][j];
+      C[i][j] = fmax(acc, 0.0);
+    }
+}
+"""
+
+
+def test_an_epilogue_after_the_reduction_leaves_the_unit_stride_loop_innermost(tmp_path: Path) -> None:
+    """gemm + ReLU, its accumulator expanded: isl fused the initialization, the k loop and the epilogue
+    under (i, j), so k was innermost (a strided dot product, 2.4x against 20x at the seed's size); the
+    statements are distributed at j and the reduction's j goes below k, as for a gemm without epilogue."""
+    harness = _harness(tmp_path, GEMM_RELU, {"ni": 23, "nj": 19, "nk": 17})
+    recipe = Recipe.from_dict({"steps": [{"op": "expand", "scalar": "acc"}, {"op": "autoschedule"}]})
+    scheduled = apply_recipe(harness.scop, recipe)
+    assert scheduled.schedule.rows[1][1::2][:3] == ("i0", "i2", "i1")  # the update: i, k, j
+    code = generate_c(scheduled)
+    init, update, epilogue = (code.index(text) for text in (
+        "C[c1][c5] = 0.0;", "C[c1][c5] += (A[c1][c3] * B[c3][c5]);", "C[c1][c5] = fmax(C[c1][c5], 0.0);"))
+    assert init < update < epilogue, code
+    assert apply_and_verify(harness, recipe)
+    blocked = Recipe.from_dict({"steps": [*recipe.to_dict()["steps"], {"op": "unroll_jam", "loop": 0, "factor": 4},
+                                          {"op": "unroll_jam", "loop": 1, "factor": 2}]})
+    assert apply_and_verify(harness, blocked)
+
+
 def test_a_parallel_loop_under_two_sequential_loops_is_left_sequential(tmp_path: Path) -> None:
     """Before: untiled, trsm's column loop (innermost for unit stride, under its rows and their
     predecessors) was parallelized, forking a team n^2/2 times a call: 0.06x of the original at
