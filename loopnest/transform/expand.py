@@ -77,8 +77,9 @@ def _substitute(expr: Expr, name: str, ref: ArrayRef) -> Expr:
 
 
 @dataclass(frozen=True)
-class _LinearStore:
-    """The closing store ``X[f] = g (+|-) h*s``: ``g`` (None: absent), ``h`` (None: 1), the sign."""
+class _StoreForm:
+    """How the closing store uses ``s``: ``X[f] = g (+|-) h*s`` (``g`` None: absent, ``h`` None: 1, the
+    sign), or any other ``X[f] = g(s)`` kept as an epilogue."""
 
     g: Expr | None = None
     h: Expr | None = None
@@ -102,22 +103,22 @@ def _factor(expr: Expr, scalar: str) -> tuple[bool, Expr | None]:
     return False, None
 
 
-def _linear_store(value: Expr, scalar: str) -> _LinearStore | None:
+def _linear_store(value: Expr, scalar: str) -> _StoreForm | None:
     """``value`` as ``g (+|-) h*s``, or None when it is not linear in ``s`` that way."""
     ok, h = _factor(value, scalar)
     if ok:
-        return _LinearStore(h=h)
+        return _StoreForm(h=h)
     if isinstance(value, Binary) and value.op in ("+", "-"):
         ok, h = _factor(value.right, scalar)
         if ok and scalar not in value.left.names():
-            return _LinearStore(g=value.left, h=h, negate=value.op == "-")
+            return _StoreForm(g=value.left, h=h, negate=value.op == "-")
         ok, h = _factor(value.left, scalar)
         if ok and value.op == "+" and scalar not in value.right.names():
-            return _LinearStore(g=value.right, h=h)
+            return _StoreForm(g=value.right, h=h)
     return None
 
 
-def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int, _LinearStore]:
+def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int, _StoreForm]:
     """(init, users in between, store, the store's form) of ``scalar``'s lifetime, or refuse."""
     info = scop.arrays.get(scalar)
     if info is None or not info.is_scalar or not info.written:
@@ -152,11 +153,11 @@ def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int, _LinearStor
             raise RecipeError(f"expand: S{store} reads its destination {last.target.name} besides {scalar} in "
                               f"another form than 'X[...] = g + h*{scalar}'; the general form (a temporary "
                               "array) is not implemented")
-        form = _LinearStore(epilogue=True)
+        form = _StoreForm(epilogue=True)
     return init, users[1:-1], store, form
 
 
-def _check_linear(scop: Scop, scalar: str, middle: list[int], last: Statement, form: _LinearStore) -> None:
+def _check_linear(scop: Scop, scalar: str, middle: list[int], last: Statement, form: _StoreForm) -> None:
     """``h`` is loop-invariant, ``g`` can move to the initialization, and every other use is an update."""
     written = {name for name, info in scop.arrays.items() if info.written}
     if form.h is not None and (form.h.names() & written
@@ -246,11 +247,11 @@ def _is_zero(expr: Expr) -> bool:
         return False
 
 
-def _scaled(form: _LinearStore, expr: Expr) -> Expr:
+def _scaled(form: _StoreForm, expr: Expr) -> Expr:
     return expr if form.h is None else Binary("*", form.h, expr)
 
 
-def _linear_init(stmt: Statement, store: Statement, form: _LinearStore) -> Statement:
+def _linear_init(stmt: Statement, store: Statement, form: _StoreForm) -> Statement:
     """The rewritten initialization ``X[f] = e`` as ``X[f] = g + h*e``, with ``g``'s reads moved in."""
     term = None if _is_zero(stmt.value) else _scaled(form, stmt.value)
     if form.g is None:
@@ -266,7 +267,7 @@ def _linear_init(stmt: Statement, store: Statement, form: _LinearStore) -> State
     return stmt.replace(value=value, accesses=(*moved, *stmt.accesses))
 
 
-def _linear_update(stmt: Statement, form: _LinearStore) -> Statement:
+def _linear_update(stmt: Statement, form: _StoreForm) -> Statement:
     """``X[f] += r`` as ``X[f] += h*r`` (``-=`` when the store subtracts)."""
     op = {"+=": "-=", "-=": "+="}[stmt.op] if form.negate else stmt.op
     return stmt.replace(op=op, value=_scaled(form, stmt.value))
