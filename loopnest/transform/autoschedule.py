@@ -268,8 +268,8 @@ def _sink_below_reduction(scop: Scop, space: ScheduleSpace, level: int) -> Scop:
     fmaxf(C[i][j], 0)`` after the ``k`` loop), leaving ``k`` innermost, a strided dot product. The
     statements at ``level`` are distributed first, each keeping its order, then ``k`` and ``j`` swap
     for the reduction: ``i { j: init; k { j: update }; j: epilogue }``, the form isl gives the nest
-    without the epilogue (gemm_relu_fused_f32 at the seed's size, 2 threads: 20x over the original
-    that way, 2.4x with ``k`` innermost)."""
+    without the epilogue (gemm_relu_fused_f32 at the seed's size, 2 threads, then jammed 4 x 4: 26.6x
+    over the original that way, 2.4x with ``k`` innermost)."""
     below = level + 1
     if below != scop.schedule.n_levels - 1:
         return scop

@@ -120,7 +120,8 @@ void f(int ni, int nj, int nk, double C[ni][nj], double A[ni][nk], double B[nk][
 
 def test_an_epilogue_after_the_reduction_leaves_the_unit_stride_loop_innermost(tmp_path: Path) -> None:
     """gemm + ReLU, its accumulator expanded: isl fused the initialization, the k loop and the epilogue
-    under (i, j), so k was innermost (a strided dot product, 2.4x against 20x at the seed's size); the
+    under (i, j), so k was innermost (a strided dot product: jammed 4 x 4, 2.4x against 26.6x at the
+    corpus nest's seed size); the
     statements are distributed at j and the reduction's j goes below k, as for a gemm without epilogue."""
     harness = _harness(tmp_path, GEMM_RELU, {"ni": 23, "nj": 19, "nk": 17})
     recipe = Recipe.from_dict({"steps": [{"op": "expand", "scalar": "acc"}, {"op": "autoschedule"}]})
