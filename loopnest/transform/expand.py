@@ -141,15 +141,16 @@ def _lifetime(scop: Scop, scalar: str) -> tuple[int, list[int], int, _StoreForm]
                           f"'X[...] = g({scalar})' closing its lifetime; the general form (a temporary array) "
                           "is not implemented")
     form = _linear_store(last.value, scalar)
+    reads_dest = _reads(last, last.target.name)  # then an epilogue would read X[f] after the init overwrote it
     if form is not None and not form.plain:
         try:
             _check_linear(scop, scalar, users[1:-1], last, form)
         except RecipeError:
-            if _reads(last, last.target.name):
-                raise  # an epilogue would read X[f] after the initialization overwrote it
+            if reads_dest:
+                raise
             form = None
     if form is None:
-        if _reads(last, last.target.name):
+        if reads_dest:
             raise RecipeError(f"expand: S{store} reads its destination {last.target.name} besides {scalar} in "
                               f"another form than 'X[...] = g + h*{scalar}'; the general form (a temporary "
                               "array) is not implemented")
@@ -282,13 +283,13 @@ def expand(scop: Scop, *, scalar: str) -> Scop:
     assert isinstance(dest, ArrayRef)
     subscripts = last.writes[0].subscripts
     params = ", ".join(scop.params)
-    statements: list[Statement] = []
     arrays = {k: v for k, v in scop.arrays.items() if k != scalar}
     if form.epilogue:  # every use of the scalar becomes the element; no statement moves
-        rewritten = tuple(_rewrite(stmt, scalar, dest, subscripts, params)
-                          if stmt.index == init or stmt.index == store or stmt.index in middle else stmt
+        users = {init, store, *middle}
+        rewritten = tuple(_rewrite(stmt, scalar, dest, subscripts, params) if stmt.index in users else stmt
                           for stmt in scop.statements)
         return scop.replace(statements=rewritten, arrays=arrays)
+    statements: list[Statement] = []
     for stmt in scop.statements:
         if stmt.index == store:
             continue
