@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from autotune.transfer_adapt import ROLE_NAMES, Expansion, LoopRoles, adapt_recipe, loop_roles, map_loops
@@ -31,9 +31,9 @@ from loopnest.transform.recipe import Recipe, apply_recipe
 if TYPE_CHECKING:
     from database import RankedRecipe
 
-__all__ = ["MIN_SPEEDUP", "PRIOR_SOURCE", "ROLE_NAMES", "Candidate", "Lent", "LoopRoles", "Neighbour",
-           "TransferResult", "TransferTuner", "adapt_recipe", "best_of_families", "lent_by", "loop_roles", "map_loops",
-           "recipe_family", "within_gate"]
+__all__ = ["MIN_SPEEDUP", "NO_OP", "PRIOR_SOURCE", "ROLE_NAMES", "Candidate", "Lent", "LoopRoles", "Neighbour",
+           "TransferResult", "TransferTuner", "adapt_recipe", "best_of_families", "distinct_code", "lent_by",
+           "loop_roles", "map_loops", "recipe_family", "within_gate"]
 
 # The acceptance margin: a recipe must beat the original by this factor to be offered.
 MIN_SPEEDUP = 1.1
@@ -127,6 +127,8 @@ class Candidate:
     confirmed: Speedup | None = None
     lent: Lent | None = None  # the neighbour's recipe it was adapted from (None: its best)
     near: bool = False  # a first guess tried although a neighbour lies within the gate
+    # The nest under ``recipe``, applied once when the candidates are drawn up (None: refused, or not yet).
+    transformed: Scop | None = field(default=None, compare=False, repr=False)
 
     @property
     def source(self) -> str:
@@ -187,7 +189,8 @@ class TransferTuner:
         of ``priors``, and the short time tiles for a nest with a time loop whose nearest neighbour has
         none: :mod:`autotune.transfer_priors`); then each neighbour's recipes (its best, then its other
         families) adapted to ``scop``, nearest neighbour first, so more neighbours only add candidates.
-        Recipes that adapt to nothing or to one already offered are left out."""
+        Recipes that adapt to nothing, to one already offered, or to the code of one already offered
+        are left out; one that generates the original's code is kept, marked ``no-op`` (never measured)."""
         deps = compute_dependences(scop) if deps is None else deps
         near = within_gate(neighbours, self.gate_distance)
         roles = loop_roles(scop, params, deps)
@@ -208,7 +211,7 @@ class TransferTuner:
                     continue
                 seen.add(recipe.hash)
                 out.append(Candidate(nb, recipe, lent=lent))
-        return out
+        return distinct_code(scop, out, deps)
 
     def evaluate(self, harness: object, neighbours: Sequence[Neighbour], *,
                  progress: ProgressFn | None = None) -> TransferResult:
@@ -226,15 +229,13 @@ class TransferTuner:
         if not base.ok or base.median is None:
             reason = f"the original nest did not run: {base.status}" + (f" ({base.message})" if base.message else "")
             return TransferResult(tuple(dataclasses.replace(c, message=reason) for c in cands), None, 0, None)
-        original = generate_c(harness.scop)
         screened = []
         for i, cand in enumerate(cands, 1):
-            transformed = _transformed(harness, cand)
-            if transformed is not None and generate_c(transformed) == original:
-                screened.append(_unchanged(cand))
+            if cand.status == NO_OP:
+                screened.append(cand)
                 continue
             on_step = step_reporter(progress, Progress("candidate", "", i, len(cands), cand.source))
-            screened.append(self._screen(harness, cand, base.median, transformed, on_step))
+            screened.append(self._screen(harness, cand, base.median, cand.transformed, on_step))
         ranked = sorted((c for c in screened if c.verified and (c.speedup or 0.0) > 1.0),
                         key=lambda c: c.speedup or 0.0, reverse=True)[: self.confirm]
         best: Candidate | None = None
@@ -262,17 +263,33 @@ class TransferTuner:
 
 
 
-def _transformed(harness: Harness, cand: Candidate) -> Scop | None:
-    """The nest under the candidate's recipe, applied once for both uses: a recipe whose generated code
-    is the original's (``fuse`` of loops already fused) is never measured, so noise cannot pass it
-    through the gate (seen in the sparse benchmark: an identical SpMM accepted at 1.1x, then measured
-    at 0.67x); any other is screened on this very nest. None when refused (screening reports why)."""
-    try:
-        return apply_recipe(harness.scop, cand.recipe, harness.dependences)
-    except (IllegalTransformError, RecipeError):
-        return None
+NO_OP = "no-op"
 
 
-def _unchanged(cand: Candidate) -> Candidate:
-    return dataclasses.replace(cand, status="no-op", message="the recipe leaves the nest's code as it is: "
-                                                             "nothing to measure")
+def distinct_code(scop: Scop, cands: Sequence[Candidate], deps: list[Dependence]) -> list[Candidate]:
+    """``cands`` in order, each with its transformed nest, less those whose generated code an earlier one
+    (or the original) already has: two recipes that differ as text (``tile`` of a loop with one
+    iteration, a schedule kind on a loop that is not parallelized) cost a compile and a timed run each
+    for one measurement, and their two figures would differ by noise alone. One whose code is the
+    original's is marked ``no-op`` and never measured, so noise cannot pass it through the gate (seen in
+    the sparse benchmark: an identical SpMM accepted at 1.1x, then measured at 0.67x). A refused recipe
+    stays: screening reports why."""
+    original = generate_c(scop)
+    codes: set[str] = set()
+    kept: list[Candidate] = []
+    for cand in cands:
+        try:
+            transformed = apply_recipe(scop, cand.recipe, deps)
+        except (IllegalTransformError, RecipeError):
+            kept.append(cand)
+            continue
+        code = generate_c(transformed)
+        if code in codes:
+            continue
+        codes.add(code)
+        if code == original:
+            kept.append(dataclasses.replace(cand, status=NO_OP, message="the recipe leaves the nest's code as it "
+                                                                          "is: nothing to measure"))
+        else:
+            kept.append(dataclasses.replace(cand, transformed=transformed))
+    return kept

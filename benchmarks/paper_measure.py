@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from autotune.transfer import NO_OP
 from benchmarks.harness_cache import RecipeCache
 from loopnest.harness import Harness, verify_outputs
 from loopnest.harness.sandbox import Limits, run_working
@@ -65,7 +66,8 @@ def transfer_results(cache: RecipeCache, tuner: Any, scop: Any, params: Mapping[
     """Per k (as a string): the k nearest neighbours' adapted recipes, each measured, and the accepted best."""
     transfer: dict[str, Any] = {}
     for k in k_values:
-        cands = tuner.candidates(scop, params, neighbours[:k], deps)
+        # As the product does: a candidate whose code is the original's (or an earlier one's) is never run.
+        cands = [c for c in tuner.candidates(scop, params, neighbours[:k], deps) if c.status != NO_OP]
         evaluated: list[dict[str, Any]] = []
         for cand in cands:
             ev = cache.evaluate(cand.recipe)

@@ -307,3 +307,18 @@ def test_a_neighbours_other_families_follow_its_best_and_more_neighbours_only_ad
     assert [(c.neighbour.nest_id, c.lent.speedup if c.lent else None) for c in cands] == [(1, 3.0), (1, 1.5), (2, 2.0)]
     assert cands[1].lent == second and [s.op for s in cands[1].recipe.steps] == ["interchange", "parallelize"]
     assert TransferTuner().candidates(target, SIZES, [first]) == cands[:2]
+
+
+def test_recipes_that_generate_the_same_code_are_offered_once() -> None:
+    """Two recipes that differ as text but not as code (an interchange, then the identity order) would cost
+    two compiles and timed runs for one measurement, and their figures would differ by noise alone."""
+    source, target = nest("gemm_ijk.c"), nest("gemm_ijk.c")
+    roles = loop_roles(source, SIZES)
+    swap = {"op": "interchange", "order": [0, 2, 1]}
+    first = Neighbour(1, "gemm_ijk", 0.0, _recipe(swap), roles, 3.0)
+    twin = Neighbour(2, "gemm_ikj", 0.1, _recipe(swap, {"op": "interchange", "order": [0, 1, 2]}), roles, 2.0)
+    assert _recipe(swap).hash != twin.recipe.hash
+    cands = TransferTuner().candidates(target, SIZES, [first, twin])
+    assert [c.neighbour.nest_id for c in cands if c.neighbour] == [1]
+    assert cands[0].transformed is not None and generate_c(cands[0].transformed) == generate_c(
+        apply_recipe(target, _recipe(swap)))
