@@ -13,13 +13,14 @@ families. For each held-out nest, in one run:
 * **baseline**: ``gcc -O3 -march=native -fopenmp`` (the harness baseline), measured once in one
   :class:`~loopnest.harness.Harness`; every gcc ratio below is over this one median;
 * **transfer k**: the best verified recipes of the k nearest neighbours, adapted to the nest
-  (:meth:`TransferTuner.candidates`), each distinct candidate evaluated once in the same harness. As
+  (:meth:`TransferTuner.candidates`), each candidate whose generated code differs from the original's
+  and from every earlier one's evaluated once in the same harness (the service runs no other). As
   in the service, when no neighbour lies within the embedding's confidence gate the recipe space's
   first guesses (isl's schedule, the outermost parallel loop with the innermost vectorized) are
   candidates too, listed as from the recipe space (``--no-gate``: never; ``--priors schedule|always``:
   isl's schedule, or both, also within the gate). The result is the best
   verified candidate when it is at least ``min_speedup`` (1.1x) faster, else 1.0 (the original is
-  kept: the acceptance rule). Evaluations = distinct candidates, the first guesses included;
+  kept: the acceptance rule). Evaluations = candidates run, the first guesses included;
 * **autotune n**: :func:`tune_nest` run fresh in a scratch Optuna storage (SQLite in a temporary
   folder, never the benchmark database) for ``max(tune_trials)`` evaluated trials with a fixed seed.
   Autotune n re-evaluates the three best verified recipes among the first n evaluated trials in the
