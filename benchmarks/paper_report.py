@@ -305,7 +305,8 @@ def _method_lines(cfg: Mapping[str, Any]) -> list[str]:
         "excludes every nest of that family, so no recipe reaches a nest from its own family.",
         "- Transfer k: the k nearest neighbours' best verified recipes, adapted to the nest; each candidate "
         "whose generated code differs from the original's and from every earlier candidate's evaluated once "
-        "(as in the service: the others are never run, and not counted). The best verified candidate counts if >= {cfg['min_speedup']}x, else the "
+        "(as in the service: the others are never run, and not counted). "
+        f"The best verified candidate counts if >= {cfg['min_speedup']}x, else the "
         "original is kept (1.0x). " + _gate_line(cfg),
         f"- Autotune n: one fresh Optuna study per nest (TPE, seed {cfg['seed']}) in a scratch SQLite storage "
         f"for {cfg['tune_trials'][-1]} evaluated trials; autotune n re-evaluates the {REMEASURE_TOP} best of the "
