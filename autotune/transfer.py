@@ -262,15 +262,14 @@ class TransferTuner:
                                    message=ev.variant.message)
 
 
-
 NO_OP = "no-op"
 
 
 def distinct_code(scop: Scop, cands: Sequence[Candidate], deps: list[Dependence]) -> list[Candidate]:
     """``cands`` in order, each with its transformed nest, less those whose generated code an earlier one
-    (or the original) already has: two recipes that differ as text (``tile`` of a loop with one
-    iteration, a schedule kind on a loop that is not parallelized) cost a compile and a timed run each
-    for one measurement, and their two figures would differ by noise alone. One whose code is the
+    (or the original) already has: two recipes that differ as text but not as code (an interchange,
+    then one back to the same order) cost a compile and a timed run each for one measurement, and
+    their two figures would differ by noise alone. One whose code is the
     original's is marked ``no-op`` and never measured, so noise cannot pass it through the gate (seen in
     the sparse benchmark: an identical SpMM accepted at 1.1x, then measured at 0.67x). A refused recipe
     stays: screening reports why."""
