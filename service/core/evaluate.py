@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from autotune.records import MeasurementRecorder
 from autotune.transfer import Candidate as TransferCandidate
-from autotune.transfer import Neighbour, TransferResult, TransferTuner
+from autotune.transfer import TransferResult, TransferTuner
 from database import MeasurementOrigin
 from loopnest.harness import VariantResult
 from loopnest.harness.index_data import SparseChoice, structure_key
@@ -19,15 +19,15 @@ from service.core.model import AcceptedRecipe, MeasuredCandidate, Measurement
 
 
 def evaluate_nest(ctx: CoreContext, scop: Scop, params: dict[str, int], *, nest_id: int,
-                  neighbours: Sequence[Neighbour], tuner: TransferTuner, reps: int,
+                  candidates: Sequence[TransferCandidate], tuner: TransferTuner, reps: int,
                   loop_names: Sequence[str], progress: ProgressFn | None = None,
                   sparse: SparseChoice | None = None) -> Measurement:
-    """Screen every candidate adapted from ``neighbours``, re-measure the best, store every run."""
+    """Screen ``candidates`` (drawn up by ``tuner`` for ``scop``), re-measure the best, store every run."""
     # Resolved before any session (SQLite runs one writer at a time); the recorder checks the database takes writes.
     recorder = MeasurementRecorder(ctx.store, nest_id=nest_id, target_id=ctx.target_id, params=params,
                                    origin=MeasurementOrigin.TRANSFER, structure=structure_key(sparse))
     with ctx.harness(scop, params, reps=reps, sparse=sparse) as harness:
-        result = tuner.evaluate(harness, neighbours, progress=progress)
+        result = tuner.evaluate_candidates(harness, candidates, progress=progress)
         base = harness.baseline()
         threads = harness.threads or 1
         if progress is not None:

@@ -78,7 +78,7 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
         loop_names=tuple(names), tuned_before=before, neighbours=tuple(neighbour_view(n, targets) for n in neighbours),
         candidates=candidates, gate=gate)
     if options.evaluate and adapted and nest_id is not None:
-        measured = evaluate_nest(ctx, scop, params, nest_id=nest_id, neighbours=neighbours, tuner=tuner,
+        measured = evaluate_nest(ctx, scop, params, nest_id=nest_id, candidates=adapted, tuner=tuner,
                                  reps=options.reps, loop_names=names, progress=progress, sparse=program.sparse)
         entry = dataclasses.replace(entry, measurement=measured)
     failed = entry.measurement is not None and not entry.measurement.accepted

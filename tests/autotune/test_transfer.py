@@ -322,3 +322,15 @@ def test_recipes_that_generate_the_same_code_are_offered_once() -> None:
     assert [c.neighbour.nest_id for c in cands if c.neighbour] == [1]
     assert cands[0].transformed is not None and generate_c(cands[0].transformed) == generate_c(
         apply_recipe(target, _recipe(swap)))
+
+
+def test_candidates_drawn_up_by_the_caller_are_screened_as_given() -> None:
+    """suggest lists the candidates, then evaluates them: the drawn-up list is screened, not drawn up again."""
+    source, target = nest("gemm_ijk.c"), nest("gemm_jki.c")
+    neighbour = Neighbour(1, "gemm_ijk", 0.0, TUNED, loop_roles(source, SIZES), 3.0)
+    tuner = TransferTuner()
+    with Harness(target, SIZES, reps=1) as harness:
+        drawn = tuner.candidates(target, SIZES, [neighbour], harness.dependences)
+        result = tuner.evaluate_candidates(harness, drawn)
+    assert result.evaluations == len(drawn) == 1
+    assert result.candidates[0].recipe == drawn[0].recipe and result.candidates[0].verified
