@@ -36,7 +36,7 @@ RANKED = 200  # distinct recipes read per nest, as transfer does (service.core.n
 @dataclass(frozen=True)
 class ConfirmOutcome:
     name: str
-    status: str  # "confirmed" | "skipped" | "failed"
+    status: str  # "confirmed" | "partial" (comparisons spent, some lent on screening figures) | "skipped" | "failed"
     compared: int = 0  # paired comparisons run
     lent: tuple[str, ...] = ()  # what the nest lends now: "1.23x [1.10, 1.40]" per family, best first
     message: str = ""
@@ -71,8 +71,15 @@ def _confirm_entry(url: str, entry: SeedEntry, *, settings: Settings, families: 
                 pending = [item.recipe for item, stored in lent if stored.measurement.speedup_low is None]
                 if not lent:
                     return ConfirmOutcome(entry.name, "skipped", compared, message="nothing measured here lends")
-                if not pending or compared == max_compares:
-                    return ConfirmOutcome(entry.name, "confirmed", compared, tuple(_figure(r) for _, r in lent))
+                figures = tuple(_figure(r) for _, r in lent)
+                if not pending:
+                    return ConfirmOutcome(entry.name, "confirmed", compared, figures)
+                if compared == max_compares:
+                    # Said, not hidden: a re-measured recipe that dropped can leave a lucky screening
+                    # figure lent in its place, which only more comparisons re-measure.
+                    return ConfirmOutcome(entry.name, "partial", compared, figures,
+                                          message=f"{len(pending)} lent on screening figures after {compared} "
+                                                  "comparisons (raise --max-compares)")
                 recipe = pending[0]
                 comparison = harness.compare(recipe, policy=policy)
                 baseline = harness.baseline().median

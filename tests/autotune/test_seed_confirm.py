@@ -121,6 +121,10 @@ def test_comparisons_per_nest_are_bounded(stored: tuple[str, SeedEntry, Database
     FakeHarness.compared = []
     outcome = seed_confirm.confirm_entry(url, entry, settings=settings, families=2, max_compares=1)
     assert FakeHarness.compared == ["JAM22"] and outcome.compared == 1
+    # The 2 x 2 block dropped, so the 4 x 4's lucky screening figure is lent in its place: said, not
+    # reported as confirmed.
+    assert outcome.status == "partial" and outcome.lent[0] == "9.32x (screening)"
+    assert outcome.message.startswith("2 lent on screening figures after 1 comparisons")
 
 
 def test_a_nest_not_in_the_database_is_skipped_and_nothing_is_written(tmp_path: Path,
