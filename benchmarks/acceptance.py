@@ -31,6 +31,7 @@ from typing import Any
 
 from autotune.records import ensure_local_target
 from autotune.transfer import TransferTuner
+from benchmarks._entry import exit_after
 from benchmarks.paper_nests import neighbours_outside, rebuild_scop, select_held_out
 from database import best_recipe_for, get_database_settings, get_store
 from database.embedding_store import EmbeddingStore
@@ -188,4 +189,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_after(main)

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks._entry import exit_after
 from embeddings.features import static_features
 from loopnest.analysis import describe_scop
 from loopnest.frontend.extract import extract_scops
@@ -102,4 +103,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    exit_after(main)

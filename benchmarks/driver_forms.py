@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.seed import read_manifest, scaled
+from benchmarks._entry import exit_after
 from database.seed import best_recipes
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
 from loopnest.errors import PerfembedError
@@ -165,4 +166,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_after(main)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from autotune.transfer import LoopRoles, adapt_recipe, loop_roles
+from benchmarks._entry import exit_after
 from benchmarks.harness_cache import RecipeCache
 from database import get_program, get_store, list_nests
 from database.config import get_database_settings
@@ -156,4 +157,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_after(main)

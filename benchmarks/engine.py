@@ -14,6 +14,7 @@ import statistics
 import time
 from pathlib import Path
 
+from benchmarks._entry import exit_after
 from loopnest import (
     Harness,
     PreprocessOptions,
@@ -124,4 +125,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_after(main)

@@ -29,6 +29,7 @@ from typing import Any
 import faiss
 import numpy as np
 
+from benchmarks._entry import exit_after
 from embeddings.index import FaissIndex, make_index
 
 N_BLOBS = 256
@@ -253,4 +254,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_after(main)

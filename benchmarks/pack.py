@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks._entry import exit_after
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
 from loopnest.harness.compare import interval, kernel_times
 from loopnest.harness.driver import synthesize_driver
@@ -109,4 +110,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_after(main)

@@ -61,6 +61,7 @@ from typing import Any
 import optuna
 
 from autotune.transfer_priors import PRIOR_MODES
+from benchmarks._entry import exit_after
 from benchmarks.paper_measure import (
     POLLY_CC,
     POLLY_FLAGS,
@@ -218,4 +219,4 @@ def _print_progress(event: ProgressEvent) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_after(main)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.records import ensure_local_target
+from benchmarks._entry import exit_after
 from benchmarks.paper_nests import rebuild_scop, select_held_out
 from benchmarks.paper_report import summarize, write_report
 from database import get_store
@@ -200,4 +201,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_after(main)

@@ -35,6 +35,7 @@ from typing import Any
 
 from threadpoolctl import threadpool_info
 
+from benchmarks._entry import exit_after
 from benchmarks.paper_measure import polly_problem
 from benchmarks.peak_kernels import KERNELS, Kernel, select
 from benchmarks.peak_measure import (
@@ -210,4 +211,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_after(main)

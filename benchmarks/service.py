@@ -58,6 +58,7 @@ from typing import Any
 
 import httpx
 
+from benchmarks._entry import exit_after
 from benchmarks.service_pages import format_pages, page_checks, page_loads, percentile
 from benchmarks.service_seed import ROOT, seed_database
 
@@ -372,4 +373,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_after(main)

@@ -36,6 +36,7 @@ from typing import Any
 
 import scipy
 
+from benchmarks._entry import exit_after
 from benchmarks.peak import candidates, kernel_scop, recipe_variant
 from benchmarks.peak_kernels import select_named
 from benchmarks.peak_measure import (
@@ -173,4 +174,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_after(main)

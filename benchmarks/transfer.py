@@ -16,6 +16,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from benchmarks._entry import exit_after
 from benchmarks.paper import ProgressEvent, build_parser, config_from_args, run_paper_benchmark
 from database.config import get_database_settings
 
@@ -85,4 +86,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_after(main)

@@ -1,0 +1,55 @@
+"""A benchmark stopped by Ctrl-C, or whose reader went away, ends with an exit status and no traceback.
+
+Reproduction (2026-12-02): the parent ``perfembed bench paper`` was stopped while its child
+``python -m benchmarks.paper --events`` ran; the child printed a ``BrokenPipeError`` traceback at its next
+progress line. A Ctrl-C in the terminal reaches both processes, and the child's ``KeyboardInterrupt``
+printed one too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A stand-in for a benchmark's main: says it started, then works (sleeps) or writes progress lines.
+SLEEPER = "import sys, time\nfrom benchmarks._entry import exit_after\n" \
+          "def main():\n    print('started', file=sys.stderr, flush=True)\n    time.sleep(60)\nexit_after(main)\n"
+WRITER = "import json, sys, time\nfrom benchmarks._entry import exit_after\n" \
+         "def main():\n    for i in range(10**6):\n        sys.stdout.write(json.dumps({'event': i}) + '\\n')\n" \
+         "        sys.stdout.flush()\n        time.sleep(0.001)\nexit_after(main)\n"
+
+
+def _child(code: str, **kwargs: object) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-c", code], env=env, text=True, stderr=subprocess.PIPE, **kwargs)  # type: ignore[call-overload]
+
+
+def test_ctrl_c_ends_a_benchmark_with_130_and_one_line() -> None:
+    child = _child(SLEEPER)
+    assert child.stderr is not None
+    assert child.stderr.readline().strip() == "started"
+    child.send_signal(signal.SIGINT)
+    rest = child.stderr.read()
+    assert child.wait(timeout=30) == 130
+    assert rest == "interrupted\n"
+
+
+def test_a_reader_gone_ends_a_benchmark_quietly() -> None:
+    child = _child(WRITER, stdout=subprocess.PIPE)
+    assert child.stdout is not None and child.stderr is not None
+    assert child.stdout.readline().startswith('{"event"')
+    child.stdout.close()  # the parent is gone: nobody reads its progress lines
+    assert child.wait(timeout=30) == 141
+    assert child.stderr.read() == ""
+
+
+def test_every_benchmark_script_ends_through_it() -> None:
+    scripts = [p for p in (ROOT / "benchmarks").glob("*.py") if 'if __name__ == "__main__":' in p.read_text()]
+    assert len(scripts) >= 13
+    for path in scripts:
+        assert path.read_text().rstrip().endswith("exit_after(main)"), path.name
