@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -35,6 +36,7 @@ err_console = make_console(stderr=True)
 
 DEFAULT_OUT = Path("docs") / "paper-benchmark.md"
 BENCHMARK_MODULE = "benchmarks.paper"
+CHILD_INTERRUPTED = 130  # what a benchmark exits with after a Ctrl-C (benchmarks._entry; imported by nothing)
 
 
 class BenchmarkError(PerfembedError):
@@ -127,6 +129,8 @@ def run_benchmark(args: list[str], on_event: Callable[[Any], None]) -> dict[str,
                 raise BenchmarkError(message["error"])
             elif "report" in message:
                 report = message["report"]
+    if child.returncode in (CHILD_INTERRUPTED, -signal.SIGINT):  # stopped by a Ctrl-C: not a bug to report
+        raise KeyboardInterrupt
     if child.returncode != 0 or report is None:
         raise InternalError(f"the paper benchmark ({' '.join(command[1:3])}) ended with exit code "
                             f"{child.returncode} and no report; its error is above")

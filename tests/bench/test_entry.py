@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # A stand-in for a benchmark's main: says it started, then works (sleeps) or writes progress lines.
@@ -53,3 +55,20 @@ def test_every_benchmark_script_ends_through_it() -> None:
     assert len(scripts) >= 13
     for path in scripts:
         assert path.read_text().rstrip().endswith("exit_after(main)"), path.name
+
+
+def test_perfembed_bench_stopped_in_its_child_is_an_interrupt_not_a_bug(tmp_path: Path, monkeypatch) -> None:
+    """Before, the child's Ctrl-C made ``perfembed bench paper`` say it had ended with no report, exit 1,
+    and ask for a bug report."""
+    from service.commands import bench
+
+    (tmp_path / "stopped_bench.py").write_text(
+        "import json, os, signal\nfrom benchmarks._entry import exit_after\n"
+        "def main():\n    print(json.dumps({'event': {'phase': 'start'}}), flush=True)\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\nexit_after(main)\n")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setattr(bench, "BENCHMARK_MODULE", "stopped_bench")
+    events: list[object] = []
+    with pytest.raises(KeyboardInterrupt):
+        bench.run_benchmark([], events.append)
+    assert len(events) == 1
