@@ -298,12 +298,23 @@ def _gate_line(cfg: Mapping[str, Any]) -> str:
             + near)
 
 
+def _lending(cfg: Mapping[str, Any]) -> str:
+    """What each neighbour lends, as the run's settings had it (reports before 2026-12-02 say less)."""
+    families, near, far = cfg.get("transfer_families"), cfg.get("transfer_near"), cfg.get("far_families")
+    if families is None:
+        return "each its best"
+    if near is None or far is None or far >= families:
+        return f"each its best of up to {families} recipe families"
+    return f"the nearest {near} each their best of up to {families} recipe families, the others their best of {far}"
+
+
 def _method_lines(cfg: Mapping[str, Any]) -> list[str]:
     return [
         "", "## Method", "",
         "- Families are program-name prefixes (`family/file.c`). While a family is held out, the neighbour search "
         "excludes every nest of that family, so no recipe reaches a nest from its own family.",
-        "- Transfer k: the k nearest neighbours' best verified recipes, adapted to the nest; each candidate "
+        "- Transfer k: the k nearest neighbours' verified recipes (" + _lending(cfg) + "), adapted to the nest; "
+        "each candidate "
         "whose generated code differs from the original's and from every earlier candidate's evaluated once "
         "(as in the service: the others are never run, and not counted). "
         f"The best verified candidate counts if >= {cfg['min_speedup']}x, else the "

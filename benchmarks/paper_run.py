@@ -45,6 +45,7 @@ from loopnest.harness import Harness, Limits
 from loopnest.harness.timing_lock import working_beside_timers
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
+from service.core.neighbours import FAR_FAMILIES, TRANSFER_NEAR
 
 MIN_SPEEDUP = 1.1
 
@@ -276,6 +277,7 @@ class PaperRun:
                 "k_values": list(cfg.k_values), "tune_trials": list(cfg.tune_trials), "per_family": cfg.per_family,
                 "families": sel.chosen_families, "reps": cfg.reps, "threads": self.threads, "seed": cfg.seed,
                 "min_speedup": cfg.min_speedup, "transfer_families": settings.transfer_families,
+                "transfer_near": TRANSFER_NEAR, "far_families": FAR_FAMILIES,
                 "gate_distance": self.gate_distance, "transfer_priors": self.priors,
                 "autotune_cache": self.autotune_cache.summary(),
                 "cc": settings.cc, "cflags": settings.cflags,
