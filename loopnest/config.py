@@ -109,11 +109,12 @@ class Settings(BaseSettings):
     confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
     timeout_factor: float = Field(default=3.0, ge=1.0, le=100.0)
     load_threshold: float = Field(default=0.25, ge=0.0, le=1.0)
-    # Transfer: each neighbour lends its best recipe of this many recipe families (isl's schedule, or a
-    # loop order with or without a parallel loop; autotune.transfer.recipe_family), each at least
-    # min_speedup on its own nest.
+    # Transfer: each of the nearest three neighbours lends its best recipe of this many recipe families
+    # (isl's schedule, or a loop order with or without a parallel loop; autotune.transfer.recipe_family),
+    # each at least min_speedup on its own nest; farther ones their best alone (service.core.neighbours).
     transfer_families: int = Field(default=3, ge=1, le=20,
-                                   description="Recipe families each neighbour lends to transfer.")
+                                   description="Recipe families each of the three nearest neighbours lends to "
+                                   "transfer.")
     # The recipe space's first guesses transfer also tries when a neighbour lies within the confidence
     # gate (beyond it, always both): none, isl's schedule, or it and the parallel loop with simd
     # (autotune.transfer_priors.PRIOR_MODES).
