@@ -36,7 +36,7 @@ err_console = make_console(stderr=True)
 
 DEFAULT_OUT = Path("docs") / "paper-benchmark.md"
 BENCHMARK_MODULE = "benchmarks.paper"
-CHILD_INTERRUPTED = 130  # what a benchmark exits with after a Ctrl-C (benchmarks._entry; imported by nothing)
+CHILD_INTERRUPTED = 130  # benchmarks._entry.INTERRUPTED, after a Ctrl-C (service never imports benchmarks)
 
 
 class BenchmarkError(PerfembedError):
