@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,13 @@ class Selection:
     database_nests: int
     tuned_nests: int
     families_in_database: list[str]
+    # Nests of programs not named "family/file.c" (a user's, stored by ``suggest --evaluate`` in the same
+    # data directory): no family can be held out against them, so they are never neighbours either.
+    outside_ids: list[int] = field(default_factory=list)
+
+    def excluded_for(self, family: str) -> list[int]:
+        """The nests the neighbour search leaves out while ``family`` is held out."""
+        return sorted([*self.family_ids[family], *self.outside_ids])
 
 
 def family_of(program_name: str) -> str | None:
@@ -131,4 +138,6 @@ def select_held_out(store: Any, target_id: int, *, per_family: int, families: Se
                                 n.normalized if isinstance(n.normalized, dict) else {},
                                 programs[n.program_id].source))
     family_ids = {fam: sorted(i for i, f in fam_of_nest.items() if f == fam) for fam in chosen_families}
-    return Selection(held, chosen_families, family_ids, fam_of_nest, len(nests), len(tuned), sorted(by_family))
+    outside = sorted(i for i, f in fam_of_nest.items() if f is None)
+    return Selection(held, chosen_families, family_ids, fam_of_nest, len(nests), len(tuned), sorted(by_family),
+                     outside)

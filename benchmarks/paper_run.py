@@ -223,7 +223,7 @@ class PaperRun:
         """Neighbours from other families only, then one gcc harness: baseline, transfer candidates,
         autotuning winners; then Polly, checked against gcc's outputs."""
         cfg, total = self.config, len(self.selection.held)
-        exclude = self.selection.family_ids[held.family]
+        exclude = self.selection.excluded_for(held.family)
         neighbours = neighbours_outside(self.store, self.embeddings, held.features, k=max(cfg.k_values),
                                         target_id=self.target_id, exclude=exclude, settings=self.settings,
                                         min_speedup=cfg.min_speedup)
@@ -286,6 +286,7 @@ class PaperRun:
                 "model_version": self.model_version, "target_id": self.target_id,
                 "cpus": os.cpu_count(), "load_average": {"start": self.load_start, "end": _load()},
                 "database_nests": sel.database_nests, "tuned_nests": sel.tuned_nests,
+                "nests_outside_families": len(sel.outside_ids),
                 "families_in_database": sel.families_in_database,
             },
             "nests": measured,

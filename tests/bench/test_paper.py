@@ -17,6 +17,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from autotune.records import MeasurementRecorder, register_nest
 from autotune.seed import build_seed, read_manifest
 from autotune.transfer import PRIOR_SOURCE
 from autotune.transfer_priors import PRIOR_SOURCE_NEAR
@@ -26,9 +27,10 @@ from benchmarks.paper import main as paper_main
 from benchmarks.paper_confirm import CONFIRM_RUNS
 from benchmarks.paper_confirm import main as confirm_main
 from benchmarks.paper_measure import REMEASURE_TOP, autotune_results, polly_problem
-from benchmarks.paper_nests import select_held_out
+from benchmarks.paper_nests import neighbours_outside, select_held_out
 from database import best_recipe_for, get_or_create_target, get_store, list_nests, list_programs, list_targets
 from database.config import DatabaseSettings
+from database.embedding_store import EmbeddingStore
 from loopnest.config import get_settings
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.extract import extract_scops
@@ -413,3 +415,35 @@ def test_a_polly_that_cannot_build_openmp_is_found_before_the_run() -> None:
     unlinked = polly_problem("gcc", "-O2 -fopenmp -lperfembed_no_such_lib")
     assert unlinked is not None and "cannot build an OpenMP program" in unlinked
     assert "perfembed_no_such_lib" in unlinked
+
+
+def test_a_users_nest_in_the_data_dir_is_never_a_neighbour(seeded: tuple[str, Path, DatabaseSettings],
+                                                            tmp_path: Path) -> None:
+    """Reproduction (2026-12-02): `suggest --evaluate` on examples/matmul.c in the benchmark's data directory
+    stored matmul (a program with no family), which the leave-one-family-out filter let through as a
+    neighbour of any held-out nest: the next run would have transferred from it."""
+    _, data, settings = seeded
+    shutil.copy(data / "perfembed.db", tmp_path / "perfembed.db")
+    store = get_store(f"sqlite:///{tmp_path / 'perfembed.db'}")
+    with store.session() as session:
+        target = list_targets(session)[0]
+    # A user's copy of the blas3 gemm (another program: one comment more), tuned well.
+    gemm, params = KERNELS / "blas3/gemm_ijk.c", {"ni": 48, "nj": 48, "nk": 48}
+    source = "/* the user's own */\n" + gemm.read_text()
+    scop = extract_scops(gemm).scops[0]
+    mine = register_nest(store, source=source, name="my_gemm.c", index=0, scop=scop, params=params)
+    MeasurementRecorder(store, mine.id, target.id, params, origin="manual").screened(
+        [{"op": "interchange", "order": [0, 2, 1]}], speedup=9.0, verified=True, baseline_seconds=0.01, repetitions=1)
+    embeddings = EmbeddingStore(store, data_dir=tmp_path)
+    embeddings.fit(n_components=4)
+    selection = select_held_out(store, target.id, per_family=1, families=["blas3"])
+    (held,) = selection.held
+    assert selection.outside_ids == [mine.id] and mine.id in selection.excluded_for("blas3")
+
+    def nearest(exclude: list[int]) -> list[int]:
+        found = neighbours_outside(store, embeddings, held.features, k=2, target_id=target.id, exclude=exclude,
+                                   settings=settings, min_speedup=1.1)
+        return [nb.nest_id for nb in found]
+
+    assert nearest(selection.family_ids["blas3"])[0] == mine.id  # what the family filter alone let through
+    assert mine.id not in nearest(selection.excluded_for("blas3"))
