@@ -55,13 +55,13 @@ class Lends:
 
     families: int
     min_speedup: float
-    far_families: int | None = None  # None: as many as the near ones
+    far_families: int
 
     def at(self, rank: int) -> Lends:
         """What the neighbour at ``rank`` (0: the nearest) lends."""
-        if rank < TRANSFER_NEAR or self.far_families is None:
+        if rank < TRANSFER_NEAR:
             return self
-        return Lends(min(self.families, self.far_families), self.min_speedup)
+        return Lends(min(self.families, self.far_families), self.min_speedup, self.far_families)
 
 
 # Distinct recipes read per neighbour to find its families (a seed nest has 20-75).
