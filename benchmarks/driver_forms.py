@@ -34,11 +34,12 @@ from autotune.seed import read_manifest, scaled
 from benchmarks._entry import exit_after
 from database.seed import best_recipes
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
+from loopnest.config import get_settings
 from loopnest.errors import PerfembedError
 from loopnest.harness.compare import interval, kernel_times
 from loopnest.harness.driver import synthesize_driver
-from loopnest.harness.sandbox import run_limited
-from loopnest.harness.timing_lock import timed_exclusively
+from loopnest.harness.sandbox import Limits, run_limited
+from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
 from loopnest.omp_clauses import reorders_reduction
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +56,10 @@ def measure_nest(file: Path, function: str | None, params: dict[str, int], recip
                  threads: int) -> dict[str, Any]:
     """The five kernels of one nest (:data:`KERNELS`), timed interleaved in one run and verified."""
     scop = extract_scops(file, function=function).scops[0]
-    with Harness(scop, params, reps=reps, threads=threads) as h:
+    limits = Limits.from_settings(get_settings())  # PERFEMBED_TIMING_LOCK and the sandbox as configured
+    # Its isl work, compile and verification hold the timing lock shared; its timed run takes it exclusively.
+    with working_beside_timers(limits.timing_lock), Harness(scop, params, reps=reps, threads=threads,
+                                                            limits=limits) as h:
         best = apply_recipe(scop, recipe, h.dependences)
         texts = [generate_c(best if name.startswith("best") else scop) for name in KERNELS]
         work = h.workdir

@@ -22,9 +22,11 @@ from typing import Any
 
 from benchmarks._entry import exit_after
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
+from loopnest.config import get_settings
 from loopnest.harness.compare import interval, kernel_times
 from loopnest.harness.driver import synthesize_driver
-from loopnest.harness.sandbox import run_limited
+from loopnest.harness.sandbox import Limits, run_limited
+from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +48,11 @@ def recipes(sizes: list[int], jam: int = 0) -> dict[str, Recipe]:
 def measure(n: int, threads: int, reps: int, runs: int, sizes: list[int], jam: int = 0) -> dict[str, Any]:
     scop = extract_scops(GEMM).scops[0]
     params = {"ni": n, "nj": n, "nk": n}
-    with Harness(scop, params, reps=reps, threads=threads) as h:
+    # Its isl work, compile and verification hold the timing lock shared (another process's timed run
+    # waits for them); its timed runs take it exclusively.
+    limits = Limits.from_settings(get_settings())  # PERFEMBED_TIMING_LOCK and the sandbox as configured
+    with working_beside_timers(limits.timing_lock), Harness(scop, params, reps=reps, threads=threads,
+                                                            limits=limits) as h:
         variants = {name: apply_recipe(scop, recipe, h.dependences) for name, recipe in recipes(sizes, jam).items()}
         kernels = [generate_c(scop), *(generate_c(v) for v in variants.values())]
         work = h.workdir
@@ -61,7 +67,9 @@ def measure(n: int, threads: int, reps: int, runs: int, sizes: list[int], jam: i
         for run in range(runs):
             outs = [work / f"out{run}.{k}" for k in range(len(kernels))]
             args = [str(exe), *(str(h.params[p]) for p in scop.params), str(reps), *map(str, outs)]
-            ran = run_limited(args, cwd=work, limits=h.limits, env={"OMP_NUM_THREADS": str(threads)}, threads=threads)
+            with timed_exclusively(h.limits.timing_lock):
+                ran = run_limited(args, cwd=work, limits=h.limits, env={"OMP_NUM_THREADS": str(threads)},
+                                  threads=threads)
             if not ran.ok:
                 raise SystemExit(f"run failed: {ran.describe()}")
             for k in range(1, len(kernels)):

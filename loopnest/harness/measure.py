@@ -8,6 +8,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -31,7 +32,7 @@ from loopnest.harness.driver import (
 from loopnest.harness.index_data import SparseChoice, index_contents, input_names, write_inputs
 from loopnest.harness.progress import StepFn, report_step
 from loopnest.harness.sandbox import Limits, RunResult, run_limited, run_working
-from loopnest.harness.timing_lock import timed_exclusively
+from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
 from loopnest.ir import Scop
 from loopnest.omp_clauses import reorders_reduction
 from loopnest.parameters import require_params
@@ -183,6 +184,13 @@ class Harness:
         return self._deps
 
     # -- running ---------------------------------------------------------------------------------
+    def _working(self) -> AbstractContextManager[None]:
+        """Hold the timing lock shared over this harness's own work between its timed runs (isl,
+        code generation, compiles, verification), so that another process's timed run never has it
+        beside it. Never held while a run is timed or waited for (that converts it), so a caller
+        waiting on a child process that times cannot deadlock on it."""
+        return working_beside_timers(self.limits.timing_lock)
+
     def _compile(self, src: Path, exe: Path) -> RunResult:
         return run_working([self.cc, *shlex.split(self.cflags), "-o", str(exe), str(src), "-lm"],
                            cwd=self._dir(), limits=self.limits)
@@ -192,10 +200,11 @@ class Harness:
         """Compile once, then run ``runs`` times in fresh processes and keep the run of the lowest median."""
         work = self._dir()
         src, exe, out = work / f"{label}.c", work / label, work / f"{label}.out"
-        src.write_text(synthesize_driver(self.scop, kernel, self.params, self.layouts, self.inputs, self.form))
         report_step(on_step, "compiling")
         start = time.perf_counter()
-        compiled = self._compile(src, exe)
+        with self._working():
+            src.write_text(synthesize_driver(self.scop, kernel, self.params, self.layouts, self.inputs, self.form))
+            compiled = self._compile(src, exe)
         compile_s = time.perf_counter() - start
         if not compiled.ok:
             return VariantResult(label, "compile-error", (), compile_s, compiled.describe())
@@ -222,8 +231,9 @@ class Harness:
         re-measured) and stored 14.3x for recipes that measure 0.8-1.4x. Timing noise only slows a run, so
         the faster of two is the safer figure."""
         if self._baseline is None:
-            self._baseline = self._build_and_run("baseline", generate_c(self.scop), on_step=on_step,
-                                                 runs=BASELINE_RUNS)
+            with self._working():
+                kernel = generate_c(self.scop)
+            self._baseline = self._build_and_run("baseline", kernel, on_step=on_step, runs=BASELINE_RUNS)
         return self._baseline
 
     def evaluate(self, recipe: Recipe, *, transformed: Scop | None = None,
@@ -234,17 +244,20 @@ class Harness:
         if not base.ok:
             return Evaluation(recipe.to_dict(), VariantResult("variant", "baseline-failed", message=base.message),
                               None, None)
-        scop = transformed or apply_recipe(self.scop, recipe, self.dependences)
+        with self._working():
+            scop = transformed or apply_recipe(self.scop, recipe, self.dependences)
+            # The tuned branch of the drop-in code (its locals included: the driver's arrays never overlap),
+            # or the original's code where the recipe changes nothing, as guarded_c prints them.
+            kernel = generate_c(scop, registers=scop != self.scop)
         label = f"variant_{recipe.hash[:12]}"
         limits = self.limits if wall_seconds is None else self.limits.with_wall(wall_seconds)
-        # The tuned branch of the drop-in code (its locals included: the driver's arrays never overlap), or
-        # the original's code where the recipe changes nothing, as guarded_c prints them.
-        result = self._build_and_run(label, generate_c(scop, registers=scop != self.scop), limits, on_step)
+        result = self._build_and_run(label, kernel, limits, on_step)
         if not result.ok:
             return Evaluation(recipe.to_dict(), result, None, None)
         report_step(on_step, "verifying")
-        check = verify_outputs(self._dir() / "baseline.out", self._dir() / f"{label}.out", self.layouts,
-                               reorders_reduction=reorders_reduction(scop))
+        with self._working():
+            check = verify_outputs(self._dir() / "baseline.out", self._dir() / f"{label}.out", self.layouts,
+                                   reorders_reduction=reorders_reduction(scop))
         if not check.verified:
             result = VariantResult(label, "wrong-output", result.times, result.compile_seconds,
                                    f"{check.mismatch}: max relative error {check.max_rel_error:.3g}")
@@ -264,13 +277,14 @@ class Harness:
         base = self.baseline()
         if not base.ok or base.median is None:
             return Comparison(recipe.to_dict(), "baseline-failed", message=base.message)
-        scop = transformed or apply_recipe(self.scop, recipe, self.dependences)
         work, label = self._dir(), f"pair_{recipe.hash[:12]}"
         src, exe = work / f"{label}.c", work / label
-        src.write_text(synthesize_driver(self.scop, [generate_c(self.scop), guarded_c(self.scop, scop)], self.params,
-                                         self.layouts, self.inputs, self.form))
         report_step(on_step, "compiling")
-        compiled = self._compile(src, exe)
+        with self._working():
+            scop = transformed or apply_recipe(self.scop, recipe, self.dependences)
+            src.write_text(synthesize_driver(self.scop, [generate_c(self.scop), guarded_c(self.scop, scop)],
+                                             self.params, self.layouts, self.inputs, self.form))
+            compiled = self._compile(src, exe)
         if not compiled.ok:
             return Comparison(recipe.to_dict(), "compile-error", message=compiled.describe())
         pairs = max(policy.pairs_per_run, 3)
@@ -291,7 +305,9 @@ class Harness:
             if not ran.ok:
                 return Comparison(recipe.to_dict(), ran.status, message=ran.describe())
             if evidence.runs == 0:
-                check = verify_outputs(outs[0], outs[1], self.layouts, reorders_reduction=reorders_reduction(scop))
+                with self._working():
+                    check = verify_outputs(outs[0], outs[1], self.layouts,
+                                           reorders_reduction=reorders_reduction(scop))
                 if not check.verified:
                     return Comparison(recipe.to_dict(), "wrong-output",
                                       message=f"{check.mismatch}: max relative error {check.max_rel_error:.3g}")

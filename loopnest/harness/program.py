@@ -35,7 +35,7 @@ from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.harness.compare import AcceptancePolicy, PressureMeter, Speedup, interval
 from loopnest.harness.progress import StepFn, report_step
 from loopnest.harness.sandbox import Limits, RunResult, run_limited, run_working
-from loopnest.harness.timing_lock import timed_exclusively
+from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,8 @@ def _time_pairs(work: Path, programs: Sequence[Path], spec: ProgramSpec, policy:
                     wall = limits.with_wall(2.0 + results[0].wall_seconds * policy.timeout_factor)
             pressure = max(pressure, meter.stop(os.cpu_count() or 1))
         if runs == 0:
-            problem = _check(work, spec, (results[0], results[1]), limits)
+            with working_beside_timers(limits.timing_lock):  # the user's check command is work, not a timed run
+                problem = _check(work, spec, (results[0], results[1]), limits)
             if problem is not None:
                 status, _, message = problem.partition(": ")
                 return ProgramComparison(status, message=message)

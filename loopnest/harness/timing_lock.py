@@ -16,7 +16,9 @@ generates and compiles (:func:`working_beside_timers`), and converts that hold t
 timed runs: a timed run starts only when no other trial is working, and trials still overlap their
 other work with each other. A second lock file (``<lock>.turn``) is a turnstile that gives waiting
 timed runs priority: a trial starts its work, and a timed run takes the lock, only through it, so a
-job that keeps starting trials cannot keep another's timed run waiting.
+job that keeps starting trials cannot keep another's timed run waiting. Outside a trial, the harness
+holds it shared over its own work between its timed runs (isl, code generation, verification), and
+only then: a process that holds it while it waits for a child process that times would deadlock.
 
 ``PERFEMBED_TIMING_LOCK``: ``auto`` (``perfembed-timing-<uid>.lock`` in the temporary directory),
 ``none`` (no lock: the caller keeps the machine to itself), or a path, e.g. on a shared ``/dev/shm``
