@@ -35,6 +35,8 @@ from embeddings.designs import (
     tuning_targets,
 )
 from loopnest import Harness, Recipe, extract_scops
+from loopnest.config import get_settings
+from loopnest.harness.sandbox import Limits
 
 
 def load_rows(url: str) -> list[dict[str, Any]]:
@@ -72,7 +74,9 @@ class Evaluator:
         fails or its outputs differ."""
         row, nb = self.rows[nest_id], self.rows[neighbour_id]
         if nest_id not in self.caches:
-            self.caches[nest_id] = RecipeCache(Harness(self.scop(nest_id), row["params"], reps=self.reps))
+            limits = Limits.from_settings(get_settings())
+            harness = Harness(self.scop(nest_id), row["params"], reps=self.reps, limits=limits)
+            self.caches[nest_id] = RecipeCache(harness)
         harness = self.caches[nest_id].harness
         recipe = adapt_recipe(Recipe.from_dict({"steps": nb["best_steps"]}), LoopRoles.from_dict(nb["roles"]),
                               harness.scop, loop_roles(harness.scop, harness.params, harness.dependences),

@@ -23,6 +23,8 @@ from loopnest import (
     describe_scop,
     extract_scops,
 )
+from loopnest.config import get_settings
+from loopnest.harness.sandbox import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,7 +58,7 @@ def variant_overheads(expected: dict, kernels: list[str]) -> list[dict]:
         spec = expected[rel]
         scop = extract_scops(ROOT / rel).scops[0]
         params = {k: min(v, 32) for k, v in spec["params"].items()}
-        with Harness(scop, params, reps=1) as harness:
+        with Harness(scop, params, reps=1, limits=Limits.from_settings(get_settings())) as harness:
             base = harness.baseline()
             start = time.perf_counter()
             ev = harness.evaluate(Recipe.from_dict({"steps": [{"op": "unroll", "loop": scop.depth - 1,
@@ -69,7 +71,7 @@ def variant_overheads(expected: dict, kernels: list[str]) -> list[dict]:
 
 def gemm(n: int) -> dict:
     scop = extract_scops(ROOT / "corpus/kernels/blas3/gemm_ijk.c").scops[0]
-    with Harness(scop, {"ni": n, "nj": n, "nk": n}, reps=3) as harness:
+    with Harness(scop, {"ni": n, "nj": n, "nk": n}, reps=3, limits=Limits.from_settings(get_settings())) as harness:
         base = harness.baseline()
         ev = harness.evaluate(Recipe.from_dict(GEMM_RECIPE))
     return {"n": n, "threads": harness.threads, "recipe": GEMM_RECIPE, "baseline_s": base.median,
