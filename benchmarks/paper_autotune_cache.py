@@ -5,8 +5,9 @@ and depend on nothing the benchmark is usually re-run for: the search starts fre
 storage with a fixed sampler seed, never reading the database or the embedding. A finished search
 is kept under a key of everything it does depend on: the nest (its program's source text and which
 nest of it), the parameter values, budget, seed, repetitions, threads and limits, the compiler, its
-flags and version and the machine (its signature's hash), and the text of every module of ours the
-frontend and the tuner import and of the frontend's headers (:func:`tuner_code_digest`). A run
+flags and version and the machine (its signature's hash), and the code of every module of ours the
+frontend and the tuner import (its syntax tree: comments and docstrings do not count) and the text of
+the frontend's headers (:func:`tuner_code_digest`). A run
 after a change to transfer, the embedding or the seed reuses it; a change to the frontend, the recipe
 space, legality, code generation or the harness searches again.
 
@@ -75,14 +76,29 @@ def tuner_modules(starts: tuple[str, ...] = SEARCH_ENTRY_POINTS) -> dict[str, Pa
     return seen
 
 
+def code_of(path: Path) -> bytes:
+    """What a module does, without what it says: its syntax tree with comments and docstrings left out
+    (a reworded docstring in loopnest/config.py had sent a 30-nest run's 30 searches, 100 minutes,
+    to be run again)."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree).encode()
+
+
 @lru_cache(maxsize=1)
 def tuner_code_digest() -> str:
-    """A hash of the text of the modules :func:`tuner_modules` finds: equal digests, the same search."""
-    files = tuner_modules()
-    files |= {str(p.relative_to(REPO_ROOT)): p for p in sorted(FRONTEND_HEADERS.rglob("*")) if p.is_file()}
+    """A hash of the code of the modules :func:`tuner_modules` finds (:func:`code_of`) and of the frontend's
+    headers: equal digests, the same search."""
     digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(f"{name}\n".encode() + files[name].read_bytes())
+    for name, path in sorted(tuner_modules().items()):
+        digest.update(f"{name}\n".encode() + code_of(path))
+    for path in sorted(p for p in FRONTEND_HEADERS.rglob("*") if p.is_file()):
+        digest.update(f"{path.relative_to(REPO_ROOT)}\n".encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autotune.tune_outcome import TrialRecord, TuneResult
-from benchmarks.paper_autotune_cache import AutotuneCache, search_key, tuner_modules
+from benchmarks.paper_autotune_cache import AutotuneCache, code_of, search_key, tuner_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 SEARCH = {"trials": 100, "seed": 0, "reps": 3, "threads": None, "limits": "Limits()", "cc": "gcc", "cflags": "-O3"}
@@ -20,6 +20,25 @@ def test_the_key_holds_the_code_the_search_runs_and_not_transfer() -> None:
             "loopnest.polyhedral"} <= set(modules)
     # What the benchmark is re-run for never enters the search.
     assert not {"autotune.transfer", "embeddings.model", "database.embedding_store"} & set(modules)
+
+
+def test_comments_and_docstrings_do_not_change_the_code_a_search_is_keyed_on(tmp_path: Path) -> None:
+    # A reworded docstring in loopnest/config.py sent every cached search of a 30-nest run to be run again.
+    def module(text: str) -> bytes:
+        path = tmp_path / "m.py"
+        path.write_text(text)
+        return code_of(path)
+
+    plain = module('"""Tiles."""\nSIZE = 32\n\n\nclass Space:\n    """Sizes."""\n\n    def f(self):\n'
+                   '        """Doc."""\n        return "text"\n')
+    assert plain == module('"""Tiles, reworded."""\n# a comment\nSIZE = 32  # why\n\n\nclass Space:\n'
+                           '    """Other."""\n\n    def f(self):\n        """More."""\n\n        return "text"\n')
+    assert plain != module('"""Tiles."""\nSIZE = 64\n\n\nclass Space:\n    """Sizes."""\n\n    def f(self):\n'
+                           '        """Doc."""\n        return "text"\n')
+    assert plain != module('"""Tiles."""\nSIZE = 32\n\n\nclass Space:\n    """Sizes."""\n\n    def f(self):\n'
+                           '        """Doc."""\n        return "other"\n')  # a string that is not a docstring
+    only_doc = module('def g():\n    """Only a docstring."""\n')
+    assert only_doc == module('def g():\n    """Another."""\n') != module('def g():\n    return 1\n')
 
 
 def test_the_key_changes_with_the_nest_its_parameters_and_the_search() -> None:
