@@ -129,8 +129,10 @@ def report_path(out: str | Path) -> Path:
     path = Path(out)
     if path.is_dir():
         path = path / DEFAULT_OUT.name
-    if not path.parent.is_dir():
-        raise ParameterError(f"--out {out}: the directory {path.parent} does not exist")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # as the report's writer always did
+    except OSError as exc:
+        raise ParameterError(f"--out {out}: the directory {path.parent} cannot be made ({exc.strerror})") from None
     if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise ParameterError(f"--out {out}: {path} cannot be written")
     return path

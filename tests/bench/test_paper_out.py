@@ -18,12 +18,14 @@ def test_a_directory_as_out_gets_the_report_inside_it(tmp_path: Path) -> None:
 
 def test_an_out_that_cannot_be_written_is_one_line_and_exit_2_before_any_measuring(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    missing = tmp_path / "absent" / "report.md"
-    with pytest.raises(ParameterError, match="does not exist"):
+    (tmp_path / "a-file").write_text("")
+    missing = tmp_path / "a-file" / "report.md"  # its directory cannot be made
+    with pytest.raises(ParameterError, match="cannot be made"):
         report_path(missing)
+    assert report_path(tmp_path / "new" / "r.md") == tmp_path / "new" / "r.md"  # a new directory is made
     status = main(["--per-family", "1", "--json", "--out", str(missing), "--url", f"sqlite:///{tmp_path}/none.db"])
     captured = capsys.readouterr()
     assert status == 2
     assert captured.out == ""
-    assert captured.err.count("\n") == 1 and "absent" in captured.err and "Traceback" not in captured.err
+    assert captured.err.count("\n") == 1 and "a-file" in captured.err and "Traceback" not in captured.err
     assert not (tmp_path / "none.db").exists()  # refused before the database was opened: nothing measured
