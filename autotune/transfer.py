@@ -31,12 +31,14 @@ from loopnest.transform.recipe import Recipe, apply_recipe
 if TYPE_CHECKING:
     from database import RankedRecipe
 
-__all__ = ["MIN_SPEEDUP", "NO_OP", "PRIOR_SOURCE", "ROLE_NAMES", "Candidate", "Lent", "LoopRoles", "Neighbour",
-           "TransferResult", "TransferTuner", "adapt_recipe", "best_of_families", "distinct_code", "lent_by",
-           "loop_roles", "map_loops", "recipe_family", "within_gate"]
+__all__ = ["CONFIRM_TOP", "MIN_SPEEDUP", "NO_OP", "PRIOR_SOURCE", "ROLE_NAMES", "Candidate", "Lent", "LoopRoles",
+           "Neighbour", "TransferResult", "TransferTuner", "adapt_recipe", "best_of_families", "distinct_code",
+           "lent_by", "loop_roles", "map_loops", "recipe_family", "within_gate"]
 
 # The acceptance margin: a recipe must beat the original by this factor to be offered.
 MIN_SPEEDUP = 1.1
+# How many of the fastest screened candidates are re-measured before one is accepted.
+CONFIRM_TOP = 2
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,7 @@ class TransferTuner:
     """
 
     def __init__(self, *, min_speedup: float | None = None, policy: AcceptancePolicy | None = None,
-                 confirm: int = 2, gate_distance: float | None = None, priors: str = "gate") -> None:
+                 confirm: int = CONFIRM_TOP, gate_distance: float | None = None, priors: str = "gate") -> None:
         if priors not in PRIOR_MODES:
             raise ValueError(f"unknown transfer priors {priors!r}; choose one of {', '.join(PRIOR_MODES)}")
         self.priors = priors
