@@ -62,7 +62,7 @@ from typing import Any
 import optuna
 
 from autotune.transfer_priors import PRIOR_MODES
-from benchmarks._entry import exit_after
+from benchmarks._entry import INTERRUPTED, exit_after
 from benchmarks.paper_measure import (
     POLLY_CC,
     POLLY_FLAGS,
@@ -92,8 +92,9 @@ from loopnest.errors import ParameterError, PerfembedError
 # re-exported so that ``benchmarks.paper`` stays the one import for callers (tests, transfer.py).
 __all__ = [
     "DEFAULT_OUT", "EVAL_FRACTION", "MAX_TARGET_K", "MIN_SPEEDUP", "NEAR_FRACTION", "POLLY_CC", "POLLY_FLAGS",
-    "PaperConfig", "ProgressEvent", "build_parser", "family_of", "geomean", "main", "markdown_report",
-    "polly_problem", "run_paper_benchmark", "summarize", "summary_table", "write_plot", "write_report",
+    "PaperConfig", "PaperInterrupted", "ProgressEvent", "build_parser", "family_of", "geomean", "main",
+    "markdown_report", "polly_problem", "run_paper_benchmark", "summarize", "summary_table", "write_plot",
+    "write_report",
 ]
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "paper-benchmark.md"
@@ -112,14 +113,33 @@ def run_paper_benchmark(url: str, *, data_dir: str | Path, config: PaperConfig |
     report_file = report_path(out) if out is not None else None  # before an hour of measuring, not after
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     config = (config or PaperConfig()).checked()
+    rows: list[dict[str, Any] | None] = []
     with tempfile.TemporaryDirectory(prefix="perfembed-paper-") as scratch:  # autotuning studies, rebuilt sources
         run = PaperRun(get_store(url), Path(data_dir), config, settings or Settings(), progress, Path(scratch))
-        rows = [run.measure(pos, held) for pos, held in enumerate(run.selection.held)]
+        try:
+            for pos, held in enumerate(run.selection.held):
+                rows.append(run.measure(pos, held))
+        except KeyboardInterrupt:
+            # A Ctrl-C an hour in kept nothing but the searches: the nests measured so far are reported.
+            measured = sum(r is not None for r in rows)
+            if report_file is None or not measured:
+                raise
+            report = {**run.report(rows), "interrupted": {"measured": measured, "held_out": len(run.selection.held)}}
+            write_report(report, report_file)
+            raise PaperInterrupted(measured, len(run.selection.held), report_file) from None
     report = run.report(rows)
     if report_file is not None:
         write_report(report, report_file)
         report["report"] = {"markdown": str(report_file), "plot": str(report_file.with_suffix(".png"))}
     return report
+
+
+class PaperInterrupted(KeyboardInterrupt):
+    """A Ctrl-C during a run, after the report of the nests measured before it was written."""
+
+    def __init__(self, measured: int, held_out: int, report_file: Path) -> None:
+        super().__init__(f"interrupted after {measured} of {held_out} held-out nests; their report: {report_file}")
+        self.report_file = report_file
 
 
 def report_path(out: str | Path) -> Path:
@@ -205,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
                                      data_dir=args.data_dir or settings.data_dir,
                                      config=config_from_args(args, polly=not args.no_polly), settings=settings,
                                      progress=progress, out=args.out or None)
+    except PaperInterrupted as stop:
+        print(stop, file=sys.stderr, flush=True)
+        return INTERRUPTED
     except PerfembedError as exc:
         if not args.events:
             print(f"error: {exc}", file=sys.stderr)

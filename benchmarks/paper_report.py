@@ -166,6 +166,7 @@ def markdown_report(report: Mapping[str, Any], plot_name: str | None = None) -> 
         f"Baseline `{cfg['cc']} {cfg['cflags']}`, {cfg['reps']} timed repetition(s) (median), "
         f"threads: {cfg['threads'] or 'all cores'}; embedding model `{cfg['model_version']}`.",
         "",
+        *_interrupted_note(report),
         *_load_note(cfg),
         *_reuse_note(report),
         *_summary_lines(cfg, summary),
@@ -174,6 +175,14 @@ def markdown_report(report: Mapping[str, Any], plot_name: str | None = None) -> 
     if plot_name:
         lines += ["", f"![geomean speedup vs mean evaluations]({plot_name})"]
     return "\n".join([*lines, *_confirmed_lines(report), *_nest_lines(report), *_method_lines(cfg)])
+
+
+def _interrupted_note(report: Mapping[str, Any]) -> list[str]:
+    stop = report.get("interrupted")
+    if not stop:
+        return []
+    return [f"**Interrupted (Ctrl-C) after {stop['measured']} of {stop['held_out']} held-out nests: every figure "
+            f"below is of those {stop['measured']} alone, not of the run asked for.**", ""]
 
 
 def _confirmed_lines(report: Mapping[str, Any]) -> list[str]:

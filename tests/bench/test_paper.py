@@ -22,6 +22,7 @@ from autotune.records import MeasurementRecorder, register_nest
 from autotune.seed import build_seed, read_manifest
 from autotune.transfer import CONFIRM_TOP, PRIOR_SOURCE, Candidate
 from autotune.transfer_priors import PRIOR_SOURCE_NEAR
+from benchmarks._entry import INTERRUPTED
 from benchmarks.harness_cache import RecipeCache
 from benchmarks.paper import PaperConfig, family_of, geomean, run_paper_benchmark, summarize
 from benchmarks.paper import main as paper_main
@@ -29,6 +30,7 @@ from benchmarks.paper_confirm import CONFIRM_RUNS
 from benchmarks.paper_confirm import main as confirm_main
 from benchmarks.paper_measure import REMEASURE_TOP, autotune_results, polly_problem, transfer_results
 from benchmarks.paper_nests import neighbours_outside, select_held_out
+from benchmarks.paper_run import PaperRun
 from database import best_recipe_for, get_or_create_target, get_store, list_nests, list_programs, list_targets
 from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
@@ -281,6 +283,35 @@ def test_the_script_with_json_prints_one_object_and_its_progress_on_stderr(
     assert code == 0 and [r["family"] for r in out["nests"]] == ["blas3"]
     assert out["config"]["gate_distance"] is None and out["nests"][0]["within_gate"] is True  # --no-gate
     assert "[1/1] blas3/gemm_ijk.c" in captured.err and " confirmed T1 " in captured.err
+
+
+def test_a_ctrl_c_during_a_run_keeps_the_report_of_the_nests_measured_before_it(
+        seeded: tuple[str, Path, DatabaseSettings], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # 2026-12-02: a paper run writes nothing for up to two hours; a Ctrl-C in it lost every measured nest.
+    url, data, _ = seeded
+    measure, calls = PaperRun.measure, []
+
+    def stopped_at_the_second_nest(self: PaperRun, pos: int, held: Any) -> Any:
+        calls.append(held.name)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return measure(self, pos, held)
+
+    monkeypatch.setattr(PaperRun, "measure", stopped_at_the_second_nest)
+    args = ["--json", "--url", url, "--data-dir", str(data), "--per-family", "1", "--tune-trials", "2", "--k", "1",
+            "--no-polly", "--no-confirm", "--reps", "1"]
+    code = paper_main([*args, "--out", str(tmp_path)])
+    captured = capsys.readouterr()
+    assert code == INTERRUPTED == 130 and captured.out == "" and "Traceback" not in captured.err
+    last = captured.err.strip().splitlines()[-1]
+    report_file = tmp_path / "paper-benchmark.md"
+    assert last == f"interrupted after 1 of 3 held-out nests; their report: {report_file}"
+    text = report_file.read_text()
+    assert "Interrupted (Ctrl-C) after 1 of 3 held-out nests" in text and calls[0] in text and calls[1] not in text
+    calls.clear()
+    with pytest.raises(KeyboardInterrupt):  # with no report asked for, a Ctrl-C is a Ctrl-C
+        paper_main([*args, "--out", ""])
 
 
 def test_a_second_run_reuses_the_searches_and_re_measures_their_winners(
