@@ -79,7 +79,8 @@ def transfer_results(cache: RecipeCache, tuner: Any, scop: Any, params: Mapping[
                               "speedup": ev.speedup, "verified": ev.verified, "status": ev.status})
         good = sorted((c for c in evaluated if c["verified"] and c["speedup"]), key=lambda c: c["speedup"],
                       reverse=True)[:CONFIRM_TOP]
-        remeasured = [{**c, "screened": c["speedup"], "speedup": again.speedup, "status": again.status}
+        remeasured = [{"from": c["from"], "recipe": c["recipe"], "screened": c["speedup"], "speedup": again.speedup,
+                       "status": again.status}
                       for c, again in ((c, cache.remeasure(Recipe.from_dict(c["recipe"]))) for c in good)]
         held = [c for c in remeasured if c["speedup"]]
         best = max(held, key=lambda c: c["speedup"]) if held else None
@@ -88,8 +89,7 @@ def transfer_results(cache: RecipeCache, tuner: Any, scop: Any, params: Mapping[
                             "speedup": speedup, "accepted": accepted,
                             "best_measured": best["speedup"] if best else None,
                             "screened": best["screened"] if best else None,
-                            "remeasured": [{"from": c["from"], "recipe": c["recipe"], "screened": c["screened"],
-                                            "speedup": c["speedup"], "status": c["status"]} for c in remeasured],
+                            "remeasured": remeasured,
                             "recipe": best["recipe"] if accepted and best else None,
                             "from": best["from"] if accepted and best else None,
                             "candidates": evaluated}
