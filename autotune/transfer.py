@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from autotune.transfer_adapt import ROLE_NAMES, Expansion, LoopRoles, adapt_recipe, loop_roles, map_loops
 from autotune.transfer_balance import balance_schedules
+from autotune.transfer_block import taller_block
 from autotune.transfer_priors import (
     PRIOR_MODES,
     PRIOR_SOURCE,
@@ -129,6 +130,7 @@ class Candidate:
     confirmed: Speedup | None = None
     lent: Lent | None = None  # the neighbour's recipe it was adapted from (None: its best)
     near: bool = False  # a first guess tried although a neighbour lies within the gate
+    taller: bool = False  # the lent register block made taller for a much larger nest (transfer_block)
     # The nest under ``recipe``, applied once when the candidates are drawn up (None: refused, or not yet).
     transformed: Scop | None = field(default=None, compare=False, repr=False)
 
@@ -138,7 +140,7 @@ class Candidate:
         for a first guess tried beside neighbours within the gate)."""
         if self.neighbour is None:
             return PRIOR_SOURCE_NEAR if self.near else PRIOR_SOURCE
-        return self.neighbour.name
+        return f"{self.neighbour.name} (taller block)" if self.taller else self.neighbour.name
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,9 @@ class TransferTuner:
         """The recipe space's first guesses (every kind when no neighbour lies within the gate, else those
         of ``priors``, and the short time tiles for a nest with a time loop whose nearest neighbour has
         none: :mod:`autotune.transfer_priors`); then each neighbour's recipes (its best, then its other
-        families) adapted to ``scop``, nearest neighbour first, so more neighbours only add candidates.
+        families) adapted to ``scop``, nearest neighbour first, so more neighbours only add candidates;
+        on a nest much larger than the neighbour, its best recipe's register block made taller follows
+        it (:func:`autotune.transfer_block.taller_block`).
         Recipes that adapt to nothing, to one already offered, or to the code of one already offered
         are left out; one that generates the original's code is kept, marked ``no-op`` (never measured)."""
         deps = compute_dependences(scop) if deps is None else deps
@@ -204,15 +208,20 @@ class TransferTuner:
         seen = {c.recipe.hash for c in out}
         expansion = Expansion.of(scop, params)
         for nb in neighbours:
-            for lent in nb.lent:
+            for rank, lent in enumerate(nb.lent):
                 recipe = adapt_recipe(lent.recipe, nb.roles, scop, roles, deps)
                 if expansion is not None:
                     recipe = expansion.better(recipe, lent.recipe, nb.roles)
                 recipe = balance_schedules(recipe, scop, deps)
-                if recipe.is_identity or recipe.hash in seen:
+                if recipe.is_identity:
                     continue
-                seen.add(recipe.hash)
-                out.append(Candidate(nb, recipe, lent=lent))
+                # Its best recipe's block made taller even when another neighbour already lent the
+                # block itself: matmul's 4 x 4 came from two neighbours, its 8 x 4 from the second.
+                taller = taller_block(recipe, scop, nb.roles, roles, deps) if rank == 0 else None
+                for variant in (recipe, taller):
+                    if variant is not None and variant.hash not in seen:
+                        seen.add(variant.hash)
+                        out.append(Candidate(nb, variant, lent=lent, taller=variant is taller))
         return distinct_code(scop, out, deps)
 
     def evaluate(self, harness: object, neighbours: Sequence[Neighbour], *,

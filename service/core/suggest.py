@@ -93,7 +93,7 @@ def _candidate(c: TransferCandidate, names: Sequence[str]) -> Candidate:
     if c.neighbour is None:  # the recipe space's first guess: no neighbour lent it
         return Candidate(c.source, None, c.recipe.to_dict(), recipe_text(c.recipe, names))
     lent = c.lent or c.neighbour.lent[0]
-    return Candidate(c.neighbour.name, c.neighbour.nest_id, c.recipe.to_dict(), recipe_text(c.recipe, names),
+    return Candidate(c.source, c.neighbour.nest_id, c.recipe.to_dict(), recipe_text(c.recipe, names),
                      recipe_text(lent.recipe, c.neighbour.loop_names), lent.speedup)
 
 
