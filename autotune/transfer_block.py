@@ -37,9 +37,8 @@ def volume(trips: Sequence[float]) -> float:
 def taller_block(recipe: Recipe, scop: Scop, source: LoopRoles, target: LoopRoles,
                  deps: list[Dependence]) -> Recipe | None:
     """``recipe`` (already adapted to ``scop``), when its register block jams two loops, with the factor
-    of the outer of them doubled,
-    when ``scop`` (``target``) runs at least :data:`TALLER_VOLUME_RATIO` times the iterations of the
-    neighbour (``source``) and the doubled block stays within :data:`MAX_JAM_FACTOR` and
+    of the outer of them doubled, when ``scop`` (``target``) runs at least :data:`TALLER_VOLUME_RATIO`
+    times the iterations of the neighbour (``source``) and the doubled block stays within :data:`MAX_JAM_FACTOR` and
     :data:`MAX_BLOCK_COPIES`; None otherwise, or when the taller block is not legal here."""
     if volume(target.trips) < TALLER_VOLUME_RATIO * max(volume(source.trips), 1.0):
         return None
