@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from autotune.transfer_adapt import ROLE_NAMES, Expansion, LoopRoles, adapt_recipe, loop_roles, map_loops
 from autotune.transfer_balance import balance_schedules
-from autotune.transfer_block import taller_block
+from autotune.transfer_block import much_larger, taller_block
 from autotune.transfer_priors import (
     PRIOR_MODES,
     PRIOR_SOURCE,
@@ -130,7 +130,7 @@ class Candidate:
     confirmed: Speedup | None = None
     lent: Lent | None = None  # the neighbour's recipe it was adapted from (None: its best)
     near: bool = False  # a first guess tried although a neighbour lies within the gate
-    taller: bool = False  # the lent register block made taller for a much larger nest (transfer_block)
+    taller: bool = False  # the lent register block made taller (transfer_block)
     # The nest under ``recipe``, applied once when the candidates are drawn up (None: refused, or not yet).
     transformed: Scop | None = field(default=None, compare=False, repr=False)
 
@@ -193,8 +193,8 @@ class TransferTuner:
         of ``priors``, and the short time tiles for a nest with a time loop whose nearest neighbour has
         none: :mod:`autotune.transfer_priors`); then each neighbour's recipes (its best, then its other
         families) adapted to ``scop``, nearest neighbour first, so more neighbours only add candidates;
-        on a nest much larger than the neighbour, its best recipe's register block made taller follows
-        it (:func:`autotune.transfer_block.taller_block`).
+        the nearest neighbour's best recipe, and on a nest much larger than a neighbour that one's best,
+        is followed by its register block made taller (:func:`autotune.transfer_block.taller_block`).
         Recipes that adapt to nothing, to one already offered, or to the code of one already offered
         are left out; one that generates the original's code is kept, marked ``no-op`` (never measured)."""
         deps = compute_dependences(scop) if deps is None else deps
@@ -207,6 +207,7 @@ class TransferTuner:
         out = [Candidate(None, recipe, near=near) for recipe in space_priors(scop, params, deps, kinds)]
         seen = {c.recipe.hash for c in out}
         expansion = Expansion.of(scop, params)
+        nearest = min(neighbours, key=lambda nb: nb.distance) if neighbours else None
         for nb in neighbours:
             for rank, lent in enumerate(nb.lent):
                 recipe = adapt_recipe(lent.recipe, nb.roles, scop, roles, deps)
@@ -217,7 +218,8 @@ class TransferTuner:
                     continue
                 # Its best recipe's block made taller even when another neighbour already lent the
                 # block itself: matmul's 4 x 4 came from two neighbours, its 8 x 4 from the second.
-                taller = taller_block(recipe, scop, nb.roles, roles, deps) if rank == 0 else None
+                taller = (taller_block(recipe, scop, deps)
+                          if rank == 0 and (nb is nearest or much_larger(nb.roles, roles)) else None)
                 for variant in (recipe, taller):
                     if variant is not None and variant.hash not in seen:
                         seen.add(variant.hash)
