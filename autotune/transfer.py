@@ -19,6 +19,7 @@ from autotune.transfer_priors import (
     prior_kinds,
     space_priors,
 )
+from autotune.transfer_simd import simd_reduction
 from loopnest.codegen import generate_c
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness import Harness
@@ -40,6 +41,9 @@ __all__ = ["CONFIRM_TOP", "MIN_SPEEDUP", "NO_OP", "PRIOR_SOURCE", "ROLE_NAMES", 
 MIN_SPEEDUP = 1.1
 # How many of the fastest screened candidates are re-measured before one is accepted.
 CONFIRM_TOP = 2
+# A lent recipe's variants offered beside it (Candidate.variant).
+TALLER_BLOCK = "taller block"  # autotune.transfer_block
+SIMD_REDUCTION = "SIMD reduction"  # autotune.transfer_simd
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,8 @@ class Candidate:
     confirmed: Speedup | None = None
     lent: Lent | None = None  # the neighbour's recipe it was adapted from (None: its best)
     near: bool = False  # a first guess tried although a neighbour lies within the gate
-    taller: bool = False  # the lent register block made taller (transfer_block)
+    # How it differs from the recipe lent: "" (adapted alone), TALLER_BLOCK or SIMD_REDUCTION.
+    variant: str = ""
     # The nest under ``recipe``, applied once when the candidates are drawn up (None: refused, or not yet).
     transformed: Scop | None = field(default=None, compare=False, repr=False)
 
@@ -140,7 +145,7 @@ class Candidate:
         for a first guess tried beside neighbours within the gate)."""
         if self.neighbour is None:
             return PRIOR_SOURCE_NEAR if self.near else PRIOR_SOURCE
-        return f"{self.neighbour.name} (taller block)" if self.taller else self.neighbour.name
+        return f"{self.neighbour.name} ({self.variant})" if self.variant else self.neighbour.name
 
 
 @dataclass(frozen=True)
@@ -194,7 +199,9 @@ class TransferTuner:
         none: :mod:`autotune.transfer_priors`); then each neighbour's recipes (its best, then its other
         families) adapted to ``scop``, nearest neighbour first, so more neighbours only add candidates;
         the nearest neighbour's best recipe, and on a nest much larger than a neighbour that one's best,
-        is followed by its register block made taller (:func:`autotune.transfer_block.taller_block`).
+        is followed by its register block made taller (:func:`autotune.transfer_block.taller_block`), and
+        a recipe that vectorizes nothing, on a floating-point reduction, by its innermost loop vectorized
+        (:func:`autotune.transfer_simd.simd_reduction`).
         Recipes that adapt to nothing, to one already offered, or to the code of one already offered
         are left out; one that generates the original's code is kept, marked ``no-op`` (never measured)."""
         deps = compute_dependences(scop) if deps is None else deps
@@ -220,10 +227,11 @@ class TransferTuner:
                 # block itself: matmul's 4 x 4 came from two neighbours, its 8 x 4 from the second.
                 taller = (taller_block(recipe, scop, deps)
                           if rank == 0 and (nb is nearest or much_larger(nb.roles, roles)) else None)
-                for variant in (recipe, taller):
+                variants = {"": recipe, TALLER_BLOCK: taller, SIMD_REDUCTION: simd_reduction(recipe, scop, deps)}
+                for name, variant in variants.items():
                     if variant is not None and variant.hash not in seen:
                         seen.add(variant.hash)
-                        out.append(Candidate(nb, variant, lent=lent, taller=variant is taller))
+                        out.append(Candidate(nb, variant, lent=lent, variant=name))
         return distinct_code(scop, out, deps)
 
     def evaluate(self, harness: object, neighbours: Sequence[Neighbour], *,

@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autotune.transfer import Lent, Neighbour, TransferTuner, loop_roles
+from autotune.transfer import TALLER_BLOCK, Lent, Neighbour, TransferTuner, loop_roles
 from autotune.transfer_adapt import LoopRoles
 from autotune.transfer_block import MAX_BLOCK_COPIES, MAX_JAM_FACTOR, much_larger, taller_block
 from loopnest import Harness, Recipe, extract_scops
@@ -40,8 +40,8 @@ def test_a_much_larger_nest_is_offered_the_neighbours_block_and_the_block_made_t
     neighbour = Neighbour(1, "gemm_ijk", 0.0, _block(4, 4), loop_roles(GEMM, SMALL), 3.0)
     params = {"n": 96}
     cands = TransferTuner().candidates(MATMUL, params, [neighbour])
-    assert [(_jams(c.recipe), c.taller, c.source) for c in cands] == [
-        ([(0, 4), (1, 4)], False, "gemm_ijk"), ([(0, 8), (1, 4)], True, "gemm_ijk (taller block)")]
+    assert [(_jams(c.recipe), c.variant, c.source) for c in cands] == [
+        ([(0, 4), (1, 4)], "", "gemm_ijk"), ([(0, 8), (1, 4)], "taller block", "gemm_ijk (taller block)")]
     # Real code: the taller block compiles, runs and gives the original's output.
     with Harness(MATMUL, params, reps=1, threads=1) as harness:
         result = harness.evaluate(cands[1].recipe)
@@ -70,7 +70,8 @@ def test_syr2k_is_offered_its_nearest_neighbours_2_x_2_block_as_4_x_2() -> None:
     params = {"m": 24, "n": 20}
     neighbour = Neighbour(402, "gemm_scale_cols_f64", 3.8, SYR2K_LENT, loop_roles(SYR2K, params), 21.4)
     cands = TransferTuner().candidates(SYR2K, params, [neighbour])
-    assert [(_jams(c.recipe), c.taller) for c in cands] == [([(3, 2), (4, 2)], False), ([(3, 4), (4, 2)], True)]
+    assert [(_jams(c.recipe), c.variant) for c in cands][:2] == [
+        ([(3, 2), (4, 2)], ""), ([(3, 4), (4, 2)], TALLER_BLOCK)]
     with Harness(SYR2K, params, reps=1, threads=2) as harness:
         result = harness.evaluate(cands[1].recipe)
     assert result.variant.ok and result.verified, result.to_dict()
@@ -82,7 +83,8 @@ def test_only_the_neighbours_best_recipe_is_made_taller() -> None:
                               {"op": "parallelize", "loop": 0}, {"op": "unroll_jam", "loop": 0, "factor": 2},
                               {"op": "unroll_jam", "loop": 1, "factor": 2}]}), 2.0),))
     cands = TransferTuner().candidates(MATMUL, {"n": 96}, [neighbour])
-    assert [c.taller for c in cands].count(True) == 1 and cands[1].taller and _jams(cands[1].recipe)[0] == (0, 4)
+    taller = [c for c in cands if c.variant == TALLER_BLOCK]
+    assert len(taller) == 1 and taller[0] is cands[1] and _jams(cands[1].recipe)[0] == (0, 4)
 
 
 ROLES = loop_roles(MATMUL, {"n": 96})
