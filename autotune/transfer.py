@@ -198,8 +198,8 @@ class TransferTuner:
         of ``priors``, and the short time tiles for a nest with a time loop whose nearest neighbour has
         none: :mod:`autotune.transfer_priors`); then each neighbour's recipes (its best, then its other
         families) adapted to ``scop``, nearest neighbour first, so more neighbours only add candidates;
-        the nearest neighbour's best recipe, and on a nest much larger than a neighbour that one's best,
-        is followed by its register block made taller (:func:`autotune.transfer_block.taller_block`), and
+        each of the nearest neighbour's recipes, and on a nest much larger than a neighbour that one's
+        best, is followed by its register block made taller (:func:`autotune.transfer_block.taller_block`), and
         a recipe that vectorizes nothing, on a floating-point reduction, by its innermost loop vectorized
         (:func:`autotune.transfer_simd.simd_reduction`).
         Recipes that adapt to nothing, to one already offered, or to the code of one already offered
@@ -226,7 +226,7 @@ class TransferTuner:
                 # Its best recipe's block made taller even when another neighbour already lent the
                 # block itself: matmul's 4 x 4 came from two neighbours, its 8 x 4 from the second.
                 taller = (taller_block(recipe, scop, deps)
-                          if rank == 0 and (nb is nearest or much_larger(nb.roles, roles)) else None)
+                          if nb is nearest or (rank == 0 and much_larger(nb.roles, roles)) else None)
                 variants = {"": recipe, TALLER_BLOCK: taller, SIMD_REDUCTION: simd_reduction(recipe, scop, deps)}
                 for name, variant in variants.items():
                     if variant is not None and variant.hash not in seen:

@@ -10,13 +10,14 @@ residual_block_f64 (140 x 181 x 181) lends; on AMD EPYC machines 5.7-6.4x agains
 Which is faster is not predicted here: the taller block is one more candidate, and the measurement
 decides.
 
-The nearest neighbour's best block is offered taller whatever the sizes: it lends the nest most of its
-candidates, and its search chose its block for its own body and types. On syr2k_lower_f32 (m = 128,
-n = 160, Intel Xeon, 2026-12-03), the 2 x 2 block its nearest neighbour gemm_scale_cols_f64 lends
-(about its size) ran 4.8x and 4.7x over the original in the paired measurement of ``perfembed measure``,
-the same recipe jammed 4 x 2 7.5x and 6.0x (with the inner loop unrolled by 8 as well: 7.0x and 9.9x);
-autotuning's best after 100 trials jams 4 x 2 too (about 10x). One evaluation more on a nest whose
-nearest neighbour's best recipe jams two loops.
+The nearest neighbour's blocks are offered taller whatever the sizes (each of its recipes: its best and
+those of its other families): it lends the nest most of its candidates, and its search chose its
+blocks for its own body and types. On syr2k_lower_f32 (m = 128, n = 160, Intel Xeon, 2026-12-03), the
+2 x 2 block of the tiled recipe its nearest neighbour gemm_scale_cols_f64 lends (about its size; not
+its best recipe, which uses isl's schedule and ran 0.75x) ran 4.8x and 4.7x over the original in the
+paired measurement of ``perfembed measure``, the same recipe jammed 4 x 2 7.5x and 6.0x (with the
+inner loop unrolled by 8 as well: 7.0x and 9.9x); autotuning's best after 100 trials jams 4 x 2 too
+(about 10x). One evaluation more for each of the nearest neighbour's recipes that jams two loops.
 """
 
 from __future__ import annotations

@@ -68,23 +68,33 @@ SYR2K_LENT = Recipe.from_dict({"steps": [
 
 def test_syr2k_is_offered_its_nearest_neighbours_2_x_2_block_as_4_x_2() -> None:
     params = {"m": 24, "n": 20}
-    neighbour = Neighbour(402, "gemm_scale_cols_f64", 3.8, SYR2K_LENT, loop_roles(SYR2K, params), 21.4)
+    best = _block(2, 2)  # the neighbour's best uses isl's schedule (0.75x on syr2k); the tiled one is another family
+    neighbour = Neighbour(402, "gemm_scale_cols_f64", 3.8, best, loop_roles(SYR2K, params), 21.4,
+                          others=(Lent(SYR2K_LENT, 15.0),))
     cands = TransferTuner().candidates(SYR2K, params, [neighbour])
-    assert [(_jams(c.recipe), c.variant) for c in cands][:2] == [
-        ([(3, 2), (4, 2)], ""), ([(3, 4), (4, 2)], TALLER_BLOCK)]
+    tiled = [(_jams(c.recipe), c.variant) for c in cands if c.lent is not None and c.lent.recipe == SYR2K_LENT]
+    assert tiled[:2] == [([(3, 2), (4, 2)], ""), ([(3, 4), (4, 2)], TALLER_BLOCK)]
+    taller = next(c for c in cands if c.variant == TALLER_BLOCK and _jams(c.recipe) == [(3, 4), (4, 2)])
     with Harness(SYR2K, params, reps=1, threads=2) as harness:
-        result = harness.evaluate(cands[1].recipe)
+        result = harness.evaluate(taller.recipe)
     assert result.variant.ok and result.verified, result.to_dict()
 
 
-def test_only_the_neighbours_best_recipe_is_made_taller() -> None:
-    neighbour = Neighbour(1, "gemm_ijk", 0.0, _block(2, 2), loop_roles(GEMM, SMALL), 3.0,
-                          others=(Lent(Recipe.from_dict({"steps": [
-                              {"op": "parallelize", "loop": 0}, {"op": "unroll_jam", "loop": 0, "factor": 2},
-                              {"op": "unroll_jam", "loop": 1, "factor": 2}]}), 2.0),))
-    cands = TransferTuner().candidates(MATMUL, {"n": 96}, [neighbour])
+def test_of_a_much_smaller_neighbour_not_the_nearest_only_the_best_recipe_is_made_taller() -> None:
+    other_family = Lent(Recipe.from_dict({"steps": [
+        {"op": "parallelize", "loop": 0}, {"op": "unroll_jam", "loop": 0, "factor": 2},
+        {"op": "unroll_jam", "loop": 1, "factor": 2}]}), 2.0)
+    small = loop_roles(GEMM, SMALL)
+    nearest = Neighbour(1, "gemm_near", 0.0, Recipe.from_dict({"steps": [{"op": "tile", "loops": [0], "sizes": [8]}]}),
+                        small, 3.0)
+    second = Neighbour(2, "gemm_ijk", 1.0, _block(2, 2), small, 3.0, others=(other_family,))
+    cands = TransferTuner().candidates(MATMUL, {"n": 96}, [nearest, second])
     taller = [c for c in cands if c.variant == TALLER_BLOCK]
-    assert len(taller) == 1 and taller[0] is cands[1] and _jams(cands[1].recipe)[0] == (0, 4)
+    assert [(c.neighbour.name, _jams(c.recipe)) for c in taller] == [("gemm_ijk", [(0, 4), (1, 2)])]
+    assert taller[0].lent is not None and taller[0].lent.recipe == second.recipe
+    # The nearest neighbour's other family is made taller too.
+    cands = TransferTuner().candidates(MATMUL, {"n": 96}, [second])
+    assert [_jams(c.recipe)[0] for c in cands if c.variant == TALLER_BLOCK] == [(0, 4), (0, 4)]
 
 
 ROLES = loop_roles(MATMUL, {"n": 96})
