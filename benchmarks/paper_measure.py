@@ -48,7 +48,8 @@ def polly_problem(cc: str = POLLY_CC, flags: str = POLLY_FLAGS, limits: Limits |
     with tempfile.TemporaryDirectory(prefix="perfembed-polly-") as tmp:
         work = Path(tmp)
         (work / "probe.c").write_text(POLLY_PROBE)
-        res = run_working([cc, *shlex.split(flags), "probe.c", "-o", "probe"], cwd=work, limits=limits or Limits())
+        res = run_working([cc, *shlex.split(flags), "probe.c", "-o", "probe"], cwd=work,
+                          limits=limits or Limits.configured())
     if res.ok:
         return None
     return f"{cc} {flags} cannot build an OpenMP program: {res.describe()} ({POLLY_PACKAGES})"

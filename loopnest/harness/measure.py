@@ -128,7 +128,7 @@ class Harness:
     params: Mapping[str, int]
     reps: int = 5
     threads: int | None = None
-    limits: Limits = field(default_factory=Limits)
+    limits: Limits = field(default_factory=Limits.configured)  # PERFEMBED_* settings
     cc: str = "gcc"
     cflags: str = "-O3 -march=native -fopenmp"
     sparse: SparseChoice | None = None  # the structure of the index arrays of a sparse nest (default: uniform)

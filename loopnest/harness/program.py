@@ -81,7 +81,7 @@ def compare_programs(original: str, tuned: str, spec: ProgramSpec, *, name: str 
     """Build, run, check and time ``original`` and ``tuned`` (C source texts) until the interval of the
     program's speedup clears ``policy.margin`` or clearly does not; ``on_step`` hears ``building
     original``, ``building tuned`` and ``timing pair N``."""
-    policy, limits = policy or AcceptancePolicy(), limits or Limits()
+    policy, limits = policy or AcceptancePolicy(), limits or Limits.configured()
     with tempfile.TemporaryDirectory(prefix="perfembed-program-") as tmp:
         work = Path(tmp)
         programs = []

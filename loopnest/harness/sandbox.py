@@ -23,13 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from loopnest.config import Settings, get_settings
 from loopnest.errors import PerfembedError
 from loopnest.harness.timing_lock import working_beside_timers
-
-if TYPE_CHECKING:
-    from loopnest.config import Settings
 
 _log = logging.getLogger(__name__)
 NOBODY = 65534
@@ -53,6 +50,13 @@ class Limits:
     processes: int = field(default_factory=lambda: 256 + 16 * (os.cpu_count() or 1))
     sandbox: str = "auto"  # "auto" (bubblewrap where it works), "bubblewrap" (required) or "none"
     timing_lock: str = "auto"  # timed runs wait for this lock (loopnest.harness.timing_lock): "auto", "none", a path
+
+    @classmethod
+    def configured(cls) -> Limits:
+        """The limits of this process's settings: the default of every harness and program comparison, so
+        that one built without limits still honours the operator's ``PERFEMBED_SANDBOX``, timing lock and
+        resource limits (it had the built-in defaults, whatever the settings said)."""
+        return cls.from_settings(get_settings())
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Limits:

@@ -37,3 +37,26 @@ def test_output_size_limit(tmp_path: Path) -> None:
     result = run_limited([str(tmp_path / "out")], cwd=tmp_path,
                          limits=Limits(cpu_seconds=5, memory_mb=512, output_mb=1, wall_seconds=10))
     assert result.status == "output-size limit"
+
+
+def test_a_harness_built_without_limits_takes_them_from_the_settings(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reproduction: ``Harness(scop, params)`` had ``Limits()``, the built-in defaults, whatever
+    ``PERFEMBED_SANDBOX``, ``PERFEMBED_TIMING_LOCK`` or the resource limits said; a notebook or a
+    benchmark that built one without ``limits=`` ran outside the operator's sandbox and lock."""
+    from loopnest import Harness, extract_scops
+    from loopnest.config import get_settings
+
+    source = tmp_path / "axpy.c"
+    source.write_text("void axpy(int n, double a, double x[n], double y[n])\n"
+                      "{\n    for (int i = 0; i < n; i++)\n        y[i] += a * x[i];\n}\n")
+    scop = extract_scops(source).scops[0]
+    monkeypatch.setenv("PERFEMBED_SANDBOX", "none")
+    monkeypatch.setenv("PERFEMBED_TIMING_LOCK", str(tmp_path / "timing.lock"))
+    monkeypatch.setenv("PERFEMBED_WALL_TIME_LIMIT_S", "7")
+    get_settings.cache_clear()
+    try:
+        limits = Harness(scop, {"n": 16}).limits
+    finally:
+        get_settings.cache_clear()
+    assert (limits.sandbox, limits.timing_lock, limits.wall_seconds) == ("none", str(tmp_path / "timing.lock"), 7.0)
