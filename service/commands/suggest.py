@@ -62,6 +62,10 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
                       "load the shipped seed with `perfembed seed load` (`make serve` does) or tune some first")
 
 
+# A neighbour whose recipes are not offered: refused here, or the same code as a candidate above.
+NOTHING_NEW = "- (nothing new: does not apply, or repeats a recipe above)"
+
+
 def neighbour_table(neighbours: list[dict[str, Any]], candidates: list[dict[str, Any]],
                     here: str = "this machine") -> Table:
     """Neighbours (other nests) with their recorded speedup, where it was measured, and the recipes
@@ -74,7 +78,7 @@ def neighbour_table(neighbours: list[dict[str, Any]], candidates: list[dict[str,
         cands = adapted.get(nb["nest_id"], adapted.get(nb["name"], []))
         table.add_row(nb["name"], f"{nb['distance']:.3g}", fmt_value(nb["recorded_speedup"], "{:.2f}x"),
                       _where(nb.get("target"), here),
-                      "\n".join(_adapted_text(c, nb) for c in cands) if cands else "- (does not apply)")
+                      "\n".join(_adapted_text(c, nb) for c in cands) if cands else NOTHING_NEW)
     guesses = [c for c in candidates if c.get("from_nest_id", 0) is None]  # no neighbour within the gate
     if guesses:
         table.add_row(guesses[0]["from"], "-", "-", "-", "\n".join(_text(c) for c in guesses))
@@ -84,10 +88,13 @@ def neighbour_table(neighbours: list[dict[str, Any]], candidates: list[dict[str,
 def _adapted_text(cand: dict[str, Any], neighbour: dict[str, Any]) -> str:
     """An adapted recipe; one from another of the neighbour's recipes than its best says that one's speedup
     (the JSON's ``from_recipe_text`` has the recipe)."""
+    # A variant of the lent recipe (transfer's "taller block", "SIMD reduction") says so after it.
+    source, name = str(cand.get("from", "")), neighbour["name"]
+    variant = f" (variant: {source[len(name):].strip(' ()')})" if source.startswith(name) and source != name else ""
     speedup = cand.get("from_speedup")
     if speedup is None or speedup == neighbour["recorded_speedup"]:
-        return _text(cand)
-    return f"{_text(cand)} (from its {fmt_value(speedup, '{:.2f}x')} recipe)"
+        return f"{_text(cand)}{variant}"
+    return f"{_text(cand)}{variant} (from its {fmt_value(speedup, '{:.2f}x')} recipe)"
 
 
 def _where(target: dict[str, Any] | None, here: str) -> str:

@@ -1,0 +1,27 @@
+"""The CLI's neighbour table: a transfer variant says what it is, and a neighbour with nothing new says why."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from service.commands.suggest import NOTHING_NEW, neighbour_table
+
+
+def _render(neighbours: list[dict[str, object]], candidates: list[dict[str, object]]) -> str:
+    console = Console(width=250, record=True)
+    console.print(neighbour_table(neighbours, candidates))
+    return console.export_text()
+
+
+def test_a_variant_of_a_lent_recipe_is_labelled_and_a_repeat_is_not_called_inapplicable() -> None:
+    neighbours = [{"nest_id": 1, "name": "logsum_f64", "distance": 0.13, "recorded_speedup": 2.16, "target": None},
+                  {"nest_id": 2, "name": "sum1d_f64", "distance": 0.24, "recorded_speedup": 3.88, "target": None}]
+    lent = {"from": "logsum_f64", "from_nest_id": 1, "recipe_text": "tile i by 256; unroll i by 2",
+            "from_speedup": 2.16}
+    simd = {**lent, "from": "logsum_f64 (SIMD reduction)", "recipe_text": "tile i by 256; simd i (reduction)"}
+    text = _render(neighbours, [lent, simd])
+    (lent_line,) = [line for line in text.splitlines() if "unroll i by 2" in line]
+    assert "(variant:" not in lent_line
+    assert "tile i by 256; simd i (reduction) (variant: SIMD reduction)" in text
+    # sum1d's recipe is the SIMD variant above (the same code): nothing new, not "does not apply".
+    assert NOTHING_NEW in text
