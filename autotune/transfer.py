@@ -227,7 +227,8 @@ class TransferTuner:
                 # block itself: matmul's 4 x 4 came from two neighbours, its 8 x 4 from the second.
                 taller = (taller_block(recipe, scop, deps)
                           if nb is nearest or (rank == 0 and much_larger(nb.roles, roles)) else None)
-                variants = {"": recipe, TALLER_BLOCK: taller, SIMD_REDUCTION: simd_reduction(recipe, scop, deps)}
+                simd = simd_reduction(recipe, scop, deps) if recipe.hash not in seen else None
+                variants = {"": recipe, TALLER_BLOCK: taller, SIMD_REDUCTION: simd}
                 for name, variant in variants.items():
                     if variant is not None and variant.hash not in seen:
                         seen.add(variant.hash)

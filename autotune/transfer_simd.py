@@ -11,7 +11,8 @@ five nearest neighbours outside its family in the paper benchmark are histograms
 recipe scatter_add_f32 lends (``tile 64; parallel reduction; unroll 2``) 2.13x [2.08, 2.18] over the
 original, with its inner loop vectorized instead of unrolled 3.05x [2.78, 3.29]; autotuning's best
 after 100 trials, ``tile 256; parallel reduction; simd reduction``, 2.94x. One evaluation more, only on
-nests whose innermost loop carries a floating-point reduction and whose lent recipe vectorizes nothing.
+nests whose innermost loop carries a floating-point reduction and whose lent recipe vectorizes nothing
+(and is neither isl's schedule nor a register block: not measured with those).
 """
 
 from __future__ import annotations
@@ -25,17 +26,18 @@ from loopnest.transform.recipe import Recipe, apply_recipe
 
 FLOATING_TYPES = frozenset({"float", "double"})
 # Steps that come after ``vectorize`` in the recipe space's order (autotune.space_steps).
-AFTER_VECTORIZE = frozenset({"unroll", "unroll_jam"})
+AFTER_VECTORIZE = frozenset({"unroll"})
 
 
 def simd_reduction(recipe: Recipe, scop: Scop, deps: list[Dependence]) -> Recipe | None:
     """``recipe`` (already adapted to ``scop``) with ``vectorize`` on the innermost loop it leaves, when
     that loop carries a reduction (legal as SIMD only with the reduction clause) and ``scop`` writes a
-    floating-point variable; None when ``recipe`` already vectorizes or uses isl's schedule, or when the
-    variant is not legal."""
+    floating-point variable; None when ``recipe`` already vectorizes, uses isl's schedule or jams loops
+    (a register block), or when the variant is not legal."""
     steps: list[dict[str, Any]] = recipe.to_dict()["steps"]
-    # isl's schedule is left as lent: fewer candidates; whether its loops gain from it is not measured.
-    if any(step["op"] in ("vectorize", "autoschedule") for step in steps):
+    # isl's schedule and register blocks (unroll_jam: its point loops would come after the innermost
+    # loop found below) are left as lent: fewer candidates; whether they gain from it is not measured.
+    if any(step["op"] in ("vectorize", "autoschedule", "unroll_jam") for step in steps):
         return None
     if not any(a.written and a.element_type in FLOATING_TYPES for a in scop.arrays.values()):
         return None

@@ -123,7 +123,7 @@ class TuneConfig:
             raise ParameterError(f"n_trials must be zero or more, got {self.n_trials}")
 
     def harness(self, scop: Scop, params: Mapping[str, int]) -> Harness:
-        return Harness(scop, params, reps=self.reps, threads=self.threads, limits=self.limits or Limits(),
+        return Harness(scop, params, reps=self.reps, threads=self.threads, limits=self.limits or Limits.configured(),
                        cc=self.cc, cflags=self.cflags, sparse=self.sparse)
 
 

@@ -276,7 +276,8 @@ def dynamic_features(scop: Scop, params: Mapping[str, int], *, target: MachinePe
     """
     n_threads = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
     t_one, t_n = threads or (1, n_threads)
-    run = _Run(scop, require_params(scop.params, params, what=scop.name), reps, cc, cflags, limits or Limits())
+    run = _Run(scop, require_params(scop.params, params, what=scop.name), reps, cc, cflags,
+               limits or Limits.configured())
     totals = static_totals(scop, run.params)
     values: dict[str, float | None] = {"threads_n": t_n}
     meta: dict[str, str] = {"threads": f"{t_one},{t_n}"}

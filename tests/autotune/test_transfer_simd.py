@@ -60,6 +60,11 @@ def test_no_simd_variant_where_gcc_vectorizes_alone_or_the_recipe_already_does()
     vectorized = _recipe({"op": "tile", "loops": [0], "sizes": [64]}, {"op": "vectorize", "loop": 1})
     assert simd_reduction(vectorized, DOT, DOT_DEPS) is None
     assert simd_reduction(_recipe({"op": "autoschedule"}), DOT, DOT_DEPS) is None
+    # A register block is left as lent (not measured with SIMD), though gemm_ijk's k loop is a reduction.
+    gemm = extract_scops(ROOT / "corpus" / "kernels" / "blas3" / "gemm_ijk.c").scops[0]
+    gemm_deps = compute_dependences(gemm)
+    assert simd_reduction(_recipe({"op": "tile", "loops": [0], "sizes": [16]}), gemm, gemm_deps) is not None
+    assert simd_reduction(_recipe({"op": "unroll_jam", "loop": 0, "factor": 2}), gemm, gemm_deps) is None
 
 
 @settings(max_examples=30, deadline=None)
