@@ -89,8 +89,7 @@ def _adapted_text(cand: dict[str, Any], neighbour: dict[str, Any]) -> str:
     """An adapted recipe; one from another of the neighbour's recipes than its best says that one's speedup
     (the JSON's ``from_recipe_text`` has the recipe)."""
     # A variant of the lent recipe (transfer's "taller block", "SIMD reduction") says so after it.
-    source, name = str(cand.get("from", "")), neighbour["name"]
-    variant = f" (variant: {source[len(name):].strip(' ()')})" if source.startswith(name) and source != name else ""
+    variant = f" (variant: {cand['variant']})" if cand.get("variant") else ""
     speedup = cand.get("from_speedup")
     if speedup is None or speedup == neighbour["recorded_speedup"]:
         return f"{_text(cand)}{variant}"

@@ -45,11 +45,12 @@ class Candidate:
     recipe_text: str | None
     source_recipe_text: str | None = None  # the neighbour's recipe it came from, in the neighbour's loop names
     source_speedup: float | None = None  # that recipe's recorded speedup on the neighbour
+    variant: str = ""  # transfer's variant of that recipe ("taller block", "SIMD reduction"), "" for none
 
     def to_dict(self) -> JsonDict:
         return {"from": self.source, "from_nest_id": self.source_nest_id, "recipe": self.recipe,
                 "recipe_text": self.recipe_text, "from_recipe_text": self.source_recipe_text,
-                "from_speedup": self.source_speedup}
+                "from_speedup": self.source_speedup, "variant": self.variant}
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,7 @@ def _candidate(c: TransferCandidate, names: Sequence[str]) -> Candidate:
         return Candidate(c.source, None, c.recipe.to_dict(), recipe_text(c.recipe, names))
     lent = c.lent or c.neighbour.lent[0]
     return Candidate(c.source, c.neighbour.nest_id, c.recipe.to_dict(), recipe_text(c.recipe, names),
-                     recipe_text(lent.recipe, c.neighbour.loop_names), lent.speedup)
+                     recipe_text(lent.recipe, c.neighbour.loop_names), lent.speedup, c.variant)
 
 
 def _neighbours_and_gate(ctx: CoreContext, features: Mapping[str, float | None], *, k: int, own: int | None,

@@ -86,7 +86,9 @@ class SuggestedNestPublic(BaseModel):
     recipes: list[JsonObject] = Field(default_factory=list, description="Neighbours' recipes adapted to this nest "
                                       "(per neighbour, nearest first: its best, then its best of other recipe "
                                       "families), each with recipe_text in this nest's loop names, and "
-                                      "from_recipe_text and from_speedup: the neighbour's recipe it came from. "
+                                      "from_recipe_text and from_speedup: the neighbour's recipe it came from, and "
+                                      "variant: transfer's variant of that recipe ('taller block', "
+                                      "'SIMD reduction') or ''. "
                                       "When no neighbour is within the gate, also the recipe space's first "
                                       "guesses (isl's schedule; the outermost parallel loop with the innermost "
                                       "vectorized), with from_nest_id null")

@@ -72,7 +72,8 @@ def test_answers_come_from_the_database_when_a_neighbour_has_a_verified_recipe(a
                              {"op": "tile", "loops": [0, 1, 2], "sizes": [8, 8, 8]}]},
         "recipe_text": "interchange to j, i, k; tile j, i, k by 8x8x8",
         # Which of the neighbour's recipes it came from (its best here), in the neighbour's loop names.
-        "from_recipe_text": nearest["recipe_text"], "from_speedup": 1.5}
+        "from_recipe_text": nearest["recipe_text"], "from_speedup": 1.5,
+        "variant": ""}  # the lent recipe itself, not transfer's taller block or SIMD reduction of it
     # The gate: the distance to the nearest neighbour, and apart from it the threshold.
     threshold = app.state.perfembed.core().context.embeddings.gate_distance()
     assert nest["gate"] == {"confident": True, "distance": nearest["distance"], "threshold": threshold,

@@ -18,7 +18,8 @@ def test_a_variant_of_a_lent_recipe_is_labelled_and_a_repeat_is_not_called_inapp
                   {"nest_id": 2, "name": "sum1d_f64", "distance": 0.24, "recorded_speedup": 3.88, "target": None}]
     lent = {"from": "logsum_f64", "from_nest_id": 1, "recipe_text": "tile i by 256; unroll i by 2",
             "from_speedup": 2.16}
-    simd = {**lent, "from": "logsum_f64 (SIMD reduction)", "recipe_text": "tile i by 256; simd i (reduction)"}
+    simd = {**lent, "from": "logsum_f64 (SIMD reduction)", "recipe_text": "tile i by 256; simd i (reduction)",
+            "variant": "SIMD reduction"}
     text = _render(neighbours, [lent, simd])
     (lent_line,) = [line for line in text.splitlines() if "unroll i by 2" in line]
     assert "(variant:" not in lent_line
