@@ -172,6 +172,9 @@ ARRAY_FORMS = ("global", "parameters", "restrict")
 # "+extents" (2026-11-27): extents computed from the size parameters (``A[n + 2][m + 2]``) stay run-time
 # values, as in the user's function (they were the measured values, a stride gcc could fold); "+rows"
 # (2026-11-27): an array of pointers is a table of row pointers (it was one block of rows).
+# A single kernel's timed repetitions go on past REPS until they add up to this (driver._keep_timing).
+AUTORANGE_SECONDS = 0.05
+AUTORANGE_MAX_REPS = 200
 MEASUREMENT_FORM = "parameters+ivdep+extents+rows"
 
 
@@ -184,7 +187,8 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
     from ``perfembed_inputs.bin`` in the working directory, in layout order, and copied in at each
     initialization instead of random values.
 
-    With one kernel it prints one time per line. With several (a baseline and its variants) the
+    With one kernel it prints one time per line: REPS of them, or more for a fast kernel
+    (:data:`AUTORANGE_SECONDS`). With several (a baseline and its variants) the
     kernels run interleaved in one process, the order rotating each repetition (AB BA AB ...), each
     from freshly initialized inputs, and every line is ``KERNEL TIME``; each kernel's outputs are
     dumped from a run of its own after the timed ones.
@@ -368,20 +372,46 @@ def _main(scop: Scop, n_kernels: int, loaded: list[ArrayLayout]) -> list[str]:
         *[f"  {p} = ({scop.param_types.get(p, 'int')})atol(argv[{k + 1}]);" for k, p in enumerate(scop.params)],
         f"  int perfembed_reps = atoi(argv[{n + 1}]);",
         f"  void (*perfembed_kernels[{n_kernels}])(void) = {{{table}}};",
-        "  for (int perfembed_r = 0; perfembed_r <= perfembed_reps; perfembed_r++) {",
+        *_autorange(n_kernels),
+        f"  for (int perfembed_r = 0; {_keep_timing(n_kernels)}; perfembed_r++) {{",
         f"    for (int perfembed_s = 0; perfembed_s < {n_kernels}; perfembed_s++) {{",
         f"      int perfembed_w = (perfembed_s + perfembed_r) % {n_kernels};",
-        "      struct timespec perfembed_t0, perfembed_t1;",
         "      perfembed_init();",
         "      clock_gettime(CLOCK_MONOTONIC, &perfembed_t0);",
         "      perfembed_kernels[perfembed_w]();",
         "      clock_gettime(CLOCK_MONOTONIC, &perfembed_t1);",
-        "      if (perfembed_r > 0)",
-        f"        printf({label}(perfembed_t1.tv_sec - perfembed_t0.tv_sec)"
-        " + 1e-9 * (perfembed_t1.tv_nsec - perfembed_t0.tv_nsec));",
+        "      double perfembed_dt = (perfembed_t1.tv_sec - perfembed_t0.tv_sec)"
+        " + 1e-9 * (perfembed_t1.tv_nsec - perfembed_t0.tv_nsec);",
+        "      if (perfembed_r > 0) {",
+        f"        printf({label}perfembed_dt);",
+        "        perfembed_timed += perfembed_dt;",
+        "      }",
         "    }",
         "  }",
     ]
+
+
+def _autorange(n_kernels: int) -> list[str]:
+    """The state :func:`_keep_timing` reads: the seconds timed so far, and when the timed runs began."""
+    lines = ["  double perfembed_timed = 0.0;", "  struct timespec perfembed_t0, perfembed_t1;"]
+    if n_kernels == 1:
+        lines += ["  struct timespec perfembed_start;", "  clock_gettime(CLOCK_MONOTONIC, &perfembed_start);",
+                  "  perfembed_t1 = perfembed_start;"]
+    return lines
+
+
+def _keep_timing(n_kernels: int) -> str:
+    """The timing loop's condition. A single kernel runs at least REPS timed repetitions, and a fast one more,
+    until they add up to :data:`AUTORANGE_SECONDS` (at most :data:`AUTORANGE_MAX_REPS`, and no more once the
+    run, initializations included, has taken 5x that): the median of 3 calls of a 0.25 ms kernel moved 2x
+    between two paper runs (2026-12-03, jacobi3d_7pt_kji_f32), and chose the slower recipe. Several kernels
+    (the interleaved comparison) run exactly REPS rounds: its runs repeat until the interval is decided."""
+    if n_kernels != 1:
+        return "perfembed_r <= perfembed_reps"
+    spent = ("((perfembed_t1.tv_sec - perfembed_start.tv_sec)"
+             " + 1e-9 * (perfembed_t1.tv_nsec - perfembed_start.tv_nsec))")
+    return (f"perfembed_r <= perfembed_reps || (perfembed_r <= {AUTORANGE_MAX_REPS}"
+            f" && perfembed_timed < {AUTORANGE_SECONDS} && {spent} < {5 * AUTORANGE_SECONDS})")
 
 
 def _dump(layouts: list[ArrayLayout], path: str) -> list[str]:
