@@ -45,6 +45,7 @@ from service.commands.keys import keys_app
 from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_TRIALS,
+    REPS_HELP,
     DefineOpt,
     DensityOpt,
     FileArg,
@@ -237,7 +238,7 @@ def measure(file: Path = FileArg,
             recipe: Path | None = typer.Option(None, "--recipe", help="Recipe JSON (default: none)."),
             nest: int | None = NestOpt, include: list[str] = IncludeOpt,
             define: list[str] = DefineOpt, param: list[str] = ParamOpt, function: str | None = FunctionOpt,
-            reps: int = typer.Option(5, "--reps", min=1, max=1000),
+            reps: int = typer.Option(5, "--reps", min=1, max=1000, help=REPS_HELP),
             threads: int | None = ThreadsOpt,
             sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
             json_out: bool = JsonOpt) -> None:

@@ -28,7 +28,7 @@ from rich.table import Table
 
 from autotune.transfer_priors import PRIOR_MODES
 from loopnest.errors import InternalError, ParameterError, PerfembedError
-from service.commands.options import MAX_NEST, MAX_SEED, MAX_TRIALS, make_console
+from service.commands.options import MAX_NEST, MAX_SEED, MAX_TRIALS, REPS_HELP, make_console
 
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: transfer tuning vs autotuning vs Polly.")
 console = make_console()
@@ -69,7 +69,7 @@ def paper_command(
     tune_trials: str = typer.Option("10,25,100", "--tune-trials", help="Autotuning budgets, comma-separated."),
     k: str = typer.Option("1,3,5", "--k", help="Neighbour counts for transfer, comma-separated."),
     polly: bool = typer.Option(True, "--polly/--no-polly", help="Compare with clang-16 + Polly."),
-    reps: int = typer.Option(3, "--reps", min=1, max=100, help="Timed repetitions per variant."),
+    reps: int = typer.Option(3, "--reps", min=1, max=100, help=REPS_HELP),
     seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Autotuning sampler seed."),
     out: Path | None = typer.Option(DEFAULT_OUT, "--out", help="Markdown report (the plot goes beside it)."),
     no_report: bool = typer.Option(False, "--no-report", help="Write no markdown or plot."),

@@ -48,6 +48,8 @@ MAX_SEED = 2**32 - 1  # numpy's and Optuna's samplers take 32-bit seeds
 MAX_NEST = 100_000
 ThreadsOpt = typer.Option(None, "--threads", min=0, max=MAX_THREADS,
                           help="OpenMP threads, 0 = every core (default: settings, else every core).")
+REPS_HELP = ("Timed repetitions per variant (at least: a fast kernel is timed until its calls add up to 50 ms,"
+             " 200 at most).")
 NestOpt = typer.Option(None, "--nest", min=0, max=MAX_NEST, help="Only this nest (default: every nest of FILE).")
 # The index structures of a sparse nest (CSR/CSC pointers and indices): generated, or the user's matrix.
 SparsityOpt = typer.Option(None, "--sparsity", metavar="uniform|banded|powerlaw",

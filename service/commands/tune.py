@@ -33,6 +33,7 @@ from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_SEED,
     MAX_TRIALS,
+    REPS_HELP,
     DefineOpt,
     DensityOpt,
     FileArg,
@@ -75,7 +76,7 @@ def tune_command(
                                     "resumes, and one that reached the budget returns at once; 0 registers the nest."),
     timeout: float | None = typer.Option(None, "--timeout", min=0, max=MAX_SECONDS,
                                          help="Stop each nest after S seconds."),
-    reps: int = typer.Option(3, "--reps", min=1, max=1000, help="Timed repetitions per variant."),
+    reps: int = typer.Option(3, "--reps", min=1, max=1000, help=REPS_HELP),
     threads: int | None = ThreadsOpt,
     seed: int | None = typer.Option(None, "--seed", min=0, max=MAX_SEED, help="Sampler seed."),
     warm_start: list[Path] = typer.Option([], "--warm-start", help="Recipe JSON file to try first (repeatable)."),
