@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from autotune.transfer_adapt import ROLE_NAMES, Expansion, LoopRoles, adapt_recipe, loop_roles, map_loops
 from autotune.transfer_balance import balance_schedules
 from autotune.transfer_block import much_larger, taller_block
+from autotune.transfer_parallel import parallel_outer, runs_in_parallel
 from autotune.transfer_priors import (
     PRIOR_MODES,
     PRIOR_SOURCE,
@@ -44,6 +45,7 @@ CONFIRM_TOP = 2
 # A lent recipe's variants offered beside it (Candidate.variant).
 TALLER_BLOCK = "taller block"  # autotune.transfer_block
 SIMD_REDUCTION = "SIMD reduction"  # autotune.transfer_simd
+PARALLEL = "in parallel"  # autotune.transfer_parallel, after screening (TransferTuner.followup)
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,7 @@ class Candidate:
     confirmed: Speedup | None = None
     lent: Lent | None = None  # the neighbour's recipe it was adapted from (None: its best)
     near: bool = False  # a first guess tried although a neighbour lies within the gate
-    # How it differs from the recipe lent: "" (adapted alone), TALLER_BLOCK or SIMD_REDUCTION.
+    # How it differs from the recipe lent: "" (adapted alone), TALLER_BLOCK, SIMD_REDUCTION or PARALLEL.
     variant: str = ""
     # The nest under ``recipe``, applied once when the candidates are drawn up (None: refused, or not yet).
     transformed: Scop | None = field(default=None, compare=False, repr=False)
@@ -203,7 +205,8 @@ class TransferTuner:
         a recipe that vectorizes nothing, on a floating-point reduction, by its innermost loop vectorized
         (:func:`autotune.transfer_simd.simd_reduction`).
         Recipes that adapt to nothing, to one already offered, or to the code of one already offered
-        are left out; one that generates the original's code is kept, marked ``no-op`` (never measured)."""
+        are left out; one that generates the original's code is kept, marked ``no-op`` (never measured).
+        One more candidate may follow the screening (:meth:`followup`)."""
         deps = compute_dependences(scop) if deps is None else deps
         near = within_gate(neighbours, self.gate_distance)
         roles = loop_roles(scop, params, deps)
@@ -234,6 +237,23 @@ class TransferTuner:
                         seen.add(variant.hash)
                         out.append(Candidate(nb, variant, lent=lent, variant=name))
         return distinct_code(scop, out, deps)
+
+    def followup(self, scop: Scop, deps: list[Dependence], screened: Sequence[Candidate],
+                 threads: int) -> Candidate | None:
+        """After screening, with more than one thread: the fastest verified candidate that ran on one
+        thread (faster than the original), offered with a loop in parallel
+        (:func:`autotune.transfer_parallel.parallel_outer`); None when there is none, or it is already
+        a candidate."""
+        if threads < 2:
+            return None
+        serial = [c for c in screened if c.verified and (c.speedup or 0.0) > 1.0 and not runs_in_parallel(c.recipe)]
+        if not serial:
+            return None
+        best = max(serial, key=lambda c: c.speedup or 0.0)
+        variant = parallel_outer(best.recipe, scop, deps)
+        if variant is None or variant.hash in {c.recipe.hash for c in screened}:
+            return None
+        return Candidate(best.neighbour, variant, lent=best.lent, near=best.near, variant=PARALLEL)
 
     def evaluate(self, harness: object, neighbours: Sequence[Neighbour], *,
                  progress: ProgressFn | None = None) -> TransferResult:
@@ -266,6 +286,11 @@ class TransferTuner:
                 continue
             on_step = step_reporter(progress, Progress("candidate", "", i, len(cands), cand.source))
             screened.append(self._screen(harness, cand, base.median, cand.transformed, on_step))
+        extra = self.followup(harness.scop, harness.dependences, screened, harness.threads or 1)
+        if extra is not None:
+            on_step = step_reporter(progress, Progress("candidate", "", len(screened) + 1, len(screened) + 1,
+                                                       extra.source))
+            screened.append(self._screen(harness, extra, base.median, None, on_step))
         ranked = sorted((c for c in screened if c.verified and (c.speedup or 0.0) > 1.0),
                         key=lambda c: c.speedup or 0.0, reverse=True)[: self.confirm]
         best: Candidate | None = None

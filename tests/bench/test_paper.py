@@ -468,7 +468,8 @@ def test_transfer_counts_its_fastest_candidates_measured_again_not_their_screeni
     ikj = {"op": "interchange", "order": [0, 2, 1]}
     recipes = [Recipe.from_dict({"steps": steps}) for steps in ([par], [par, unroll], [ikj, par, unroll])]
     cands = [Candidate(None, r) for r in recipes]
-    tuner = SimpleNamespace(candidates=lambda scop, params, neighbours, deps: cands)
+    tuner = SimpleNamespace(candidates=lambda scop, params, neighbours, deps: cands,
+                            followup=lambda scop, deps, screened, threads: None)
     with _SecondReadingHarness(gemm, {"ni": 8, "nj": 8, "nk": 8}, reps=1, first={1: 1.5, 2: 3.0, 3: 2.5},
                                second={2: 1.3, 3: 2.4}) as harness:
         result = transfer_results(RecipeCache(harness), tuner, gemm, harness.params, [], None, [5], 1.1)["5"]

@@ -151,8 +151,10 @@ def test_an_evaluation_is_a_job_polled_with_its_progress_then_its_answer(tmp_pat
         assert done["result"]["evaluated"] is True
         (nest,) = done["result"]["nests"]
         assert nest["name"] == "gemm_ijk.c#0" and nest["nest_id"] is not None
-        # Every candidate measured (the fake harness: 1 + 0.25 x its steps), the fastest accepted, re-measured.
-        assert [r["source"] for r in nest["results"]] == ["measured"] * total == ["measured"] * nest["evaluations"]
+        # Every candidate measured (the fake harness: 1 + 0.25 x its steps), the fastest accepted, re-measured;
+        # after them, the fastest that ran on one thread once more in parallel (autotune.transfer_parallel).
+        assert [r["source"] for r in nest["results"]] == ["measured"] * nest["evaluations"]
+        assert nest["evaluations"] in (total, total + 1)
         fastest = max(fake_speedup(r["recipe"]["steps"]) for r in nest["results"])
         assert nest["gate"]["accepted"] is True and nest["accepted"] is True
         assert nest["best"]["speedup"] == fastest and nest["best"]["interval"] == [fastest * 0.98, fastest * 1.02]
