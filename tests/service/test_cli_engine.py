@@ -58,7 +58,8 @@ def test_measure_verifies_and_times_a_variant(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     (result,) = json.loads(proc.stdout)["results"]
     assert result["verified"] is True and result["speedup"] > 0
-    assert len(result["baseline"]["times"]) == 2
+    # At least the 2 repetitions asked for; a kernel this fast is timed until its calls add up to 50 ms.
+    assert 2 <= len(result["baseline"]["times"]) <= 200 and result["reps"] == 2
     missing = perfembed("measure", str(CORPUS / "kernels/blas3/gemm_ijk.c"))
     assert missing.returncode == 2 and "--param ni=" in missing.stderr
 

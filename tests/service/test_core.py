@@ -135,8 +135,12 @@ def test_suggest_transfers_and_stores_verified_results(populated: Populated,
     screened = [p for p in seen if p.stage == "candidate"]
     assert [(p.current, p.step) for p in screened] == [(i, step) for i in range(1, len(nest["evaluated"]) + 1)
                                                       for step in ("compiling", "timing", "verifying")]
-    assert {(p.total, p.nest, p.nests) for p in screened} == {(len(nest["evaluated"]), 1, 1)}
-    assert screened[0].describe() == f"candidate 1/{len(nest['evaluated'])} (from {nest['evaluated'][0]['from']}): " \
+    # The total grows by one when, after the others, a candidate is screened again in parallel
+    # (autotune.transfer_parallel): it is decided only once the others are measured.
+    n = len(nest["evaluated"])
+    assert {(p.nest, p.nests) for p in screened} == {(1, 1)} and screened[-1].total == n
+    assert {p.total for p in screened} <= {n - 1, n}
+    assert screened[0].describe() == f"candidate 1/{screened[0].total} (from {nest['evaluated'][0]['from']}): " \
                                      "compiling"
     assert all(p.step.startswith(("compiling", "timing run")) for p in seen if p.stage == "re-measuring")
     assert seen[-1].stage == "storing results"
