@@ -15,6 +15,7 @@ from database import get_recipe
 from loopnest.transform.recipe_text import recipe_text
 from service import program_eval
 from service.commands.options import console, err_console, fmt_value
+from service.core.model import NOTHING_NEW
 from service.program_eval import tuned_source
 
 
@@ -62,8 +63,6 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
                       "load the shipped seed with `perfembed seed load` (`make serve` does) or tune some first")
 
 
-# A neighbour whose recipes are not offered: refused here, or the same code as a candidate above.
-NOTHING_NEW = "- (nothing new: does not apply, or repeats a recipe above)"
 
 
 def neighbour_table(neighbours: list[dict[str, Any]], candidates: list[dict[str, Any]],

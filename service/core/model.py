@@ -14,6 +14,9 @@ from typing import Any
 from loopnest.frontend.program import ProgramSource as ProgramSource  # the core's input, defined by loopnest
 
 JsonDict = dict[str, Any]
+# How the CLI's table and the web page show a neighbour whose recipes are not offered: refused here, or
+# the same code as a candidate above.
+NOTHING_NEW = "- (nothing new: does not apply, or repeats a recipe above)"
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from starlette.responses import HTMLResponse
 from database.domain import ApiKey
 from loopnest.errors import PerfembedError
 from service.api.deps import ReadCredentialsDep, StateDep
+from service.core.model import NOTHING_NEW
 from service.errors import AuthenticationError, status_of
 
 KEY_COOKIE = "perfembed_key"
@@ -45,6 +46,7 @@ def templates() -> Any:
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["speedup"] = fmt_speedup
     env.filters["tojson_script"] = json_for_script
+    env.globals["NOTHING_NEW"] = NOTHING_NEW
     return env
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from service.commands.suggest import NOTHING_NEW, neighbour_table
+from service.ui.deps import TEMPLATES, templates
 
 
 def _render(neighbours: list[dict[str, object]], candidates: list[dict[str, object]]) -> str:
@@ -26,3 +27,8 @@ def test_a_variant_of_a_lent_recipe_is_labelled_and_a_repeat_is_not_called_inapp
     assert "tile i by 256; simd i (reduction) (variant: SIMD reduction)" in text
     # sum1d's recipe is the SIMD variant above (the same code): nothing new, not "does not apply".
     assert NOTHING_NEW in text
+
+
+def test_the_web_page_says_nothing_new_as_the_cli_does() -> None:
+    assert templates().from_string("{{ NOTHING_NEW }}").render() == NOTHING_NEW
+    assert "{{ NOTHING_NEW }}" in (TEMPLATES / "suggest.html").read_text()
