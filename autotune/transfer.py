@@ -243,7 +243,7 @@ class TransferTuner:
         """After screening, with more than one thread: the fastest verified candidate that ran on one
         thread (faster than the original), offered with a loop in parallel
         (:func:`autotune.transfer_parallel.parallel_outer`); None when there is none, or it is already
-        a candidate."""
+        a candidate (its recipe, or its code: :func:`distinct_code`, as for the others)."""
         if threads < 2:
             return None
         serial = [c for c in screened if c.verified and (c.speedup or 0.0) > 1.0 and not runs_in_parallel(c.recipe)]
@@ -253,7 +253,10 @@ class TransferTuner:
         variant = parallel_outer(best.recipe, scop, deps)
         if variant is None or variant.hash in {c.recipe.hash for c in screened}:
             return None
-        return Candidate(best.neighbour, variant, lent=best.lent, near=best.near, variant=PARALLEL)
+        extra = Candidate(best.neighbour, variant, lent=best.lent, near=best.near, variant=PARALLEL)
+        # Only a candidate that runs in parallel can have the variant's code.
+        kept = distinct_code(scop, [*(c for c in screened if runs_in_parallel(c.recipe)), extra], deps)
+        return kept[-1] if kept[-1].recipe == variant and kept[-1].status != NO_OP else None
 
     def evaluate(self, harness: object, neighbours: Sequence[Neighbour], *,
                  progress: ProgressFn | None = None) -> TransferResult:
@@ -290,7 +293,7 @@ class TransferTuner:
         if extra is not None:
             on_step = step_reporter(progress, Progress("candidate", "", len(screened) + 1, len(screened) + 1,
                                                        extra.source))
-            screened.append(self._screen(harness, extra, base.median, None, on_step))
+            screened.append(self._screen(harness, extra, base.median, extra.transformed, on_step))
         ranked = sorted((c for c in screened if c.verified and (c.speedup or 0.0) > 1.0),
                         key=lambda c: c.speedup or 0.0, reverse=True)[: self.confirm]
         best: Candidate | None = None

@@ -63,8 +63,6 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
                       "load the shipped seed with `perfembed seed load` (`make serve` does) or tune some first")
 
 
-
-
 def neighbour_table(neighbours: list[dict[str, Any]], candidates: list[dict[str, Any]],
                     here: str = "this machine") -> Table:
     """Neighbours (other nests) with their recorded speedup, where it was measured, and the recipes

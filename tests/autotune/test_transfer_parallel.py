@@ -65,6 +65,12 @@ def test_no_followup_on_one_thread_for_a_slow_or_unverified_recipe_or_one_alread
     assert already is not None
     assert tuner.followup(COVARIANCE, COV_DEPS, [_screened(TWO_MM_LENT, 1.8), _screened(already, 1.0)],
                           threads=2) is None
+    # The same code under another recipe text (the reduction clause the code generator adds by itself).
+    same_code = _recipe({"op": "distribute", "loop": 0}, {"op": "parallelize", "loop": 0, "reduction": True},
+                        {"op": "unroll_jam", "factor": 2, "loop": 0}, {"op": "unroll_jam", "factor": 4, "loop": 1})
+    assert same_code.hash != already.hash
+    assert tuner.followup(COVARIANCE, COV_DEPS, [_screened(TWO_MM_LENT, 1.8), _screened(same_code, 1.0)],
+                          threads=2) is None
     # Recipes that already run in parallel (isl's schedule does too) have no such variant.
     assert parallel_outer(PARALLEL_LENT, COVARIANCE, COV_DEPS) is None
     assert parallel_outer(_recipe({"op": "autoschedule"}), COVARIANCE, COV_DEPS) is None
