@@ -258,6 +258,23 @@ class TransferTuner:
         kept = distinct_code(scop, [*(c for c in screened if runs_in_parallel(c.recipe)), extra], deps)
         return kept[-1] if kept[-1].recipe == variant and kept[-1].status != NO_OP else None
 
+    def screen(self, scop: Scop, deps: list[Dependence], cands: Sequence[Candidate], threads: int,
+               measure: Callable[[int, int, Candidate], Candidate]) -> list[Candidate]:
+        """``cands`` in order, each but a no-op measured once by ``measure(i, total, cand)`` (which returns it
+        with its speedup, verification and status), then the :meth:`followup`, if any, measured too. The
+        service measures in its harness; the paper benchmark in a cache both its arms share."""
+        screened = [c if c.status == NO_OP else measure(i, len(cands), c) for i, c in enumerate(cands, 1)]
+        extra = self.followup(scop, deps, screened, threads)
+        if extra is not None:
+            screened.append(measure(len(screened) + 1, len(screened) + 1, extra))
+        return screened
+
+    def to_confirm(self, screened: Sequence[Candidate]) -> list[Candidate]:
+        """The ``confirm`` fastest screened candidates that were verified and faster than the original,
+        fastest first: those re-measured before one is accepted."""
+        faster = (c for c in screened if c.verified and (c.speedup or 0.0) > 1.0)
+        return sorted(faster, key=lambda c: c.speedup or 0.0, reverse=True)[: self.confirm]
+
     def evaluate(self, harness: object, neighbours: Sequence[Neighbour], *,
                  progress: ProgressFn | None = None) -> TransferResult:
         """Screen every candidate, re-measure the best; ``progress`` hears each stage and step
@@ -282,20 +299,14 @@ class TransferTuner:
         if not base.ok or base.median is None:
             reason = f"the original nest did not run: {base.status}" + (f" ({base.message})" if base.message else "")
             return TransferResult(tuple(dataclasses.replace(c, message=reason) for c in cands), None, 0, None)
-        screened = []
-        for i, cand in enumerate(cands, 1):
-            if cand.status == NO_OP:
-                screened.append(cand)
-                continue
-            on_step = step_reporter(progress, Progress("candidate", "", i, len(cands), cand.source))
-            screened.append(self._screen(harness, cand, base.median, cand.transformed, on_step))
-        extra = self.followup(harness.scop, harness.dependences, screened, harness.threads or 1)
-        if extra is not None:
-            on_step = step_reporter(progress, Progress("candidate", "", len(screened) + 1, len(screened) + 1,
-                                                       extra.source))
-            screened.append(self._screen(harness, extra, base.median, extra.transformed, on_step))
-        ranked = sorted((c for c in screened if c.verified and (c.speedup or 0.0) > 1.0),
-                        key=lambda c: c.speedup or 0.0, reverse=True)[: self.confirm]
+        baseline_seconds = base.median
+
+        def measure(i: int, total: int, cand: Candidate) -> Candidate:
+            on_step = step_reporter(progress, Progress("candidate", "", i, total, cand.source))
+            return self._screen(harness, cand, baseline_seconds, cand.transformed, on_step)
+
+        screened = self.screen(harness.scop, harness.dependences, cands, harness.threads or 1, measure)
+        ranked = self.to_confirm(screened)
         best: Candidate | None = None
         for i, cand in enumerate(ranked, 1):
             on_step = step_reporter(progress, Progress("re-measuring", "", i, len(ranked), cand.source))

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from autotune.transfer import CONFIRM_TOP, NO_OP
+from autotune.transfer import NO_OP, TransferTuner
 from benchmarks.harness_cache import RecipeCache
 from loopnest.harness import Harness, verify_outputs
 from loopnest.harness.sandbox import Limits, run_working
@@ -63,51 +63,49 @@ def accept(speedup: float | None, min_speedup: float) -> tuple[float, bool]:
     return 1.0, False
 
 
-def _screened(cache: RecipeCache, cand: Any) -> dict[str, Any]:
-    """One transfer candidate measured once (``cache``), as the report lists it."""
-    ev = cache.evaluate(cand.recipe)
+def _measured(cache: RecipeCache) -> Any:
+    """How the benchmark screens a transfer candidate: once, in ``cache`` (shared with the autotuning arm)."""
+    def measure(_i: int, _total: int, cand: Any) -> Any:
+        ev = cache.evaluate(cand.recipe)
+        return dataclasses.replace(cand, speedup=ev.speedup, verified=ev.verified, status=ev.status)
+    return measure
+
+
+def _row(cand: Any) -> dict[str, Any]:
+    """One screened transfer candidate as the report lists it."""
     nb = cand.neighbour  # None: a first guess of the recipe space (no neighbour within the gate)
     return {"from": cand.source, "from_nest_id": None if nb is None else nb.nest_id,
             "distance": None if nb is None else nb.distance, "recipe": cand.recipe.to_dict(),
-            "speedup": ev.speedup, "verified": ev.verified, "status": ev.status}
+            "speedup": cand.speedup, "verified": cand.verified, "status": cand.status}
 
 
-def transfer_results(cache: RecipeCache, tuner: Any, scop: Any, params: Mapping[str, int], neighbours: Sequence[Any],
-                     deps: Any, k_values: Sequence[int], min_speedup: float) -> dict[str, Any]:
-    """Per k (as a string): the k nearest neighbours' adapted recipes, each measured once; then, as the
-    service does before it accepts one, the fastest :data:`CONFIRM_TOP` re-measured, and the fastest
-    re-measured one counts (the autotuning arm likewise re-measures its best trials)."""
+def transfer_results(cache: RecipeCache, tuner: TransferTuner, scop: Any, params: Mapping[str, int],
+                     neighbours: Sequence[Any], deps: Any, k_values: Sequence[int],
+                     min_speedup: float) -> dict[str, Any]:
+    """Per k (as a string): the k nearest neighbours' adapted recipes screened as the service screens them
+    (:meth:`TransferTuner.screen`: each once, then the parallel follow-up), in ``cache``; then the ones the
+    service would re-measure (:meth:`TransferTuner.to_confirm`) measured again, and the fastest second
+    reading counts (the autotuning arm likewise re-measures its best trials)."""
     transfer: dict[str, Any] = {}
     for k in k_values:
+        cands = tuner.candidates(scop, params, neighbours[:k], deps)
         # As the product does: a candidate whose code is the original's (or an earlier one's) is never run.
-        cands = [c for c in tuner.candidates(scop, params, neighbours[:k], deps) if c.status != NO_OP]
-        evaluated: list[dict[str, Any]] = []
-        screened: list[Any] = []
-        for cand in cands:
-            evaluated.append(_screened(cache, cand))
-            screened.append(dataclasses.replace(cand, speedup=evaluated[-1]["speedup"],
-                                                verified=evaluated[-1]["verified"]))
-        # As the service does: the fastest recipe that ran on one thread, once more in parallel.
-        extra = tuner.followup(scop, deps, screened, cache.harness.threads or 1)
-        if extra is not None:
-            cands.append(extra)
-            evaluated.append(_screened(cache, extra))
-        good = sorted((c for c in evaluated if c["verified"] and c["speedup"]), key=lambda c: c["speedup"],
-                      reverse=True)[:CONFIRM_TOP]
-        remeasured = [{"from": c["from"], "recipe": c["recipe"], "screened": c["speedup"], "speedup": again.speedup,
-                       "status": again.status}
-                      for c, again in ((c, cache.remeasure(Recipe.from_dict(c["recipe"]))) for c in good)]
+        screened = [c for c in tuner.screen(scop, deps, cands, cache.harness.threads or 1, _measured(cache))
+                    if c.status != NO_OP]
+        again = [(c, cache.remeasure(c.recipe)) for c in tuner.to_confirm(screened)]
+        remeasured: list[dict[str, Any]] = [{"from": c.source, "recipe": c.recipe.to_dict(), "screened": c.speedup,
+                                             "speedup": ev.speedup, "status": ev.status} for c, ev in again]
         held = [c for c in remeasured if c["speedup"]]
         best = max(held, key=lambda c: c["speedup"]) if held else None
         speedup, accepted = accept(best["speedup"] if best else None, min_speedup)
-        transfer[str(k)] = {"k": k, "neighbours": len(neighbours[:k]), "evaluations": len(cands),
+        transfer[str(k)] = {"k": k, "neighbours": len(neighbours[:k]), "evaluations": len(screened),
                             "speedup": speedup, "accepted": accepted,
                             "best_measured": best["speedup"] if best else None,
                             "screened": best["screened"] if best else None,
                             "remeasured": remeasured,
                             "recipe": best["recipe"] if accepted and best else None,
                             "from": best["from"] if accepted and best else None,
-                            "candidates": evaluated}
+                            "candidates": [_row(c) for c in screened]}
     return transfer
 
 

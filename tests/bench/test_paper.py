@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from autotune.records import MeasurementRecorder, register_nest
 from autotune.seed import build_seed, read_manifest
-from autotune.transfer import CONFIRM_TOP, PRIOR_SOURCE, Candidate
+from autotune.transfer import CONFIRM_TOP, PRIOR_SOURCE, Candidate, TransferTuner
 from autotune.transfer_priors import PRIOR_SOURCE_NEAR
 from benchmarks._entry import INTERRUPTED
 from benchmarks.harness_cache import RecipeCache
@@ -456,6 +456,17 @@ class _SecondReadingHarness(FakeHarness):
         return replace(ev, speedup=ratio)
 
 
+class _ListedTuner(TransferTuner):
+    """The service's TransferTuner (screening, follow-up, what it re-measures) on candidates listed here."""
+
+    def __init__(self, listed: list[Candidate]) -> None:
+        super().__init__()
+        self.listed = listed
+
+    def candidates(self, *args: Any, **kwargs: Any) -> list[Candidate]:
+        return list(self.listed)
+
+
 def test_transfer_counts_its_fastest_candidates_measured_again_not_their_screening_figure() -> None:
     """2026-12-02 (Intel Xeon, 30 nests): transfer k=5 read 3.51x screened and 2.94x confirmed, autotuning 3.77x
     and 3.37x: transfer's figure was the best single reading of 8 candidates, autotuning's a second measurement
@@ -468,8 +479,7 @@ def test_transfer_counts_its_fastest_candidates_measured_again_not_their_screeni
     ikj = {"op": "interchange", "order": [0, 2, 1]}
     recipes = [Recipe.from_dict({"steps": steps}) for steps in ([par], [par, unroll], [ikj, par, unroll])]
     cands = [Candidate(None, r) for r in recipes]
-    tuner = SimpleNamespace(candidates=lambda scop, params, neighbours, deps: cands,
-                            followup=lambda scop, deps, screened, threads: None)
+    tuner = _ListedTuner(cands)
     with _SecondReadingHarness(gemm, {"ni": 8, "nj": 8, "nk": 8}, reps=1, first={1: 1.5, 2: 3.0, 3: 2.5},
                                second={2: 1.3, 3: 2.4}) as harness:
         result = transfer_results(RecipeCache(harness), tuner, gemm, harness.params, [], None, [5], 1.1)["5"]
