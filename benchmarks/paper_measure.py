@@ -12,11 +12,11 @@ import dataclasses
 import shlex
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from autotune.transfer import NO_OP, TransferTuner
+from autotune.transfer import NO_OP, Candidate, TransferTuner
 from benchmarks.harness_cache import RecipeCache
 from loopnest.harness import Harness, verify_outputs
 from loopnest.harness.sandbox import Limits, run_working
@@ -63,15 +63,15 @@ def accept(speedup: float | None, min_speedup: float) -> tuple[float, bool]:
     return 1.0, False
 
 
-def _measured(cache: RecipeCache) -> Any:
+def _measured(cache: RecipeCache) -> Callable[[int, int, Candidate], Candidate]:
     """How the benchmark screens a transfer candidate: once, in ``cache`` (shared with the autotuning arm)."""
-    def measure(_i: int, _total: int, cand: Any) -> Any:
+    def measure(_i: int, _total: int, cand: Candidate) -> Candidate:
         ev = cache.evaluate(cand.recipe)
         return dataclasses.replace(cand, speedup=ev.speedup, verified=ev.verified, status=ev.status)
     return measure
 
 
-def _row(cand: Any) -> dict[str, Any]:
+def _row(cand: Candidate) -> dict[str, Any]:
     """One screened transfer candidate as the report lists it."""
     nb = cand.neighbour  # None: a first guess of the recipe space (no neighbour within the gate)
     return {"from": cand.source, "from_nest_id": None if nb is None else nb.nest_id,
