@@ -335,7 +335,7 @@ NO_OP = "no-op"
 
 
 def distinct_code(scop: Scop, cands: Sequence[Candidate], deps: list[Dependence]) -> list[Candidate]:
-    """``cands`` in order, each with its transformed nest, less those whose generated code an earlier one
+    """``cands`` (of ``scop``) in order, each with its transformed nest, less those whose generated code an earlier one
     (or the original) already has: two recipes that differ as text but not as code (an interchange,
     then one back to the same order) cost a compile and a timed run each for one measurement, and
     their two figures would differ by noise alone. One whose code is the
@@ -346,8 +346,8 @@ def distinct_code(scop: Scop, cands: Sequence[Candidate], deps: list[Dependence]
     codes: set[str] = set()
     kept: list[Candidate] = []
     for cand in cands:
-        try:
-            transformed = apply_recipe(scop, cand.recipe, deps)
+        try:  # one already drawn up (the follow-up's screened candidates) carries its nest
+            transformed = cand.transformed or apply_recipe(scop, cand.recipe, deps)
         except (IllegalTransformError, RecipeError):
             kept.append(cand)
             continue
