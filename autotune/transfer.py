@@ -303,7 +303,7 @@ class TransferTuner:
 
         def measure(i: int, total: int, cand: Candidate) -> Candidate:
             on_step = step_reporter(progress, Progress("candidate", "", i, total, cand.source))
-            return self._screen(harness, cand, baseline_seconds, cand.transformed, on_step)
+            return self._screen(harness, cand, baseline_seconds, on_step)
 
         screened = self.screen(harness.scop, harness.dependences, cands, harness.threads or 1, measure)
         ranked = self.to_confirm(screened)
@@ -320,10 +320,10 @@ class TransferTuner:
                 best = confirmed
         return TransferResult(tuple(screened), best, len(screened), base.median)
 
-    def _screen(self, harness: Harness, cand: Candidate, baseline_seconds: float, transformed: Scop | None,
+    def _screen(self, harness: Harness, cand: Candidate, baseline_seconds: float,
                 on_step: Callable[[str], None] | None = None) -> Candidate:
         limit = self.policy.run_wall_seconds(baseline_seconds, harness.reps)
-        ev = harness.evaluate(cand.recipe, transformed=transformed, wall_seconds=limit, on_step=on_step)
+        ev = harness.evaluate(cand.recipe, transformed=cand.transformed, wall_seconds=limit, on_step=on_step)
         status = ev.variant.status
         if status == "wall-time limit":
             status = f"stopped at {self.policy.timeout_factor:g}x the baseline"
