@@ -14,6 +14,7 @@ import numpy as np
 from loopnest.codegen import expression_printer
 from loopnest.errors import ParameterError
 from loopnest.frontend.symbols import SCALAR_TYPES, canonical_scalar
+from loopnest.harness.driver_names import c_name, rename, user_names
 from loopnest.ir import ArrayInfo, Scop
 from loopnest.polyhedral import access_footprints
 
@@ -194,6 +195,9 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
     dumped from a run of its own after the timed ones.
 
     ``forms``: one of :data:`ARRAY_FORMS` for every kernel, or one per kernel.
+
+    Every name of the nest is prefixed in the driver (:mod:`loopnest.harness.driver_names`): nothing the
+    driver declares or includes can clash with a name the user chose.
     """
     check_static_size(scop, params, layouts, inputs)
     kernels = [kernel] if isinstance(kernel, str) else list(kernel)
@@ -202,8 +206,10 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
         raise ValueError(f"forms {forms!r}: one of {ARRAY_FORMS} for each of the {len(kernels)} kernels")
     loaded = [lay for lay in layouts if lay.info.name in inputs and lay.info.storage != "region"]
     lines = [*_declarations(scop, layouts), *_input_copies(loaded), *_initializer(layouts, inputs)]
-    iterators = [f"  int {it};" for it in scop.iterators]
+    iterators = [f"  int {c_name(it)};" for it in scop.iterators]
+    names = user_names(scop)
     for w, text in enumerate(kernels):
+        text = rename(text, names)
         # noinline: a single kernel called through a one-entry table was inlined into main, where gcc 12
         # compiled it differently (2026-11-25: SpMM's original took 49 ms there and 16 ms as a function, so
         # every single-kernel ratio of that nest read 3x higher than the paired driver's). A kernel of its
@@ -218,7 +224,7 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
     for w in range(len(kernels)):
         if len(kernels) > 1:
             lines += ["  perfembed_init();", f"  perfembed_kernel_{w}();"]
-        lines += _dump(layouts, f"argv[{len(scop.params) + 2 + w}]")
+        lines += _dump(layouts, f"perfembed_argv[{len(scop.params) + 2 + w}]")
     lines += ["  return 0;", "}", ""]
     return "\n".join(lines)
 
@@ -258,7 +264,7 @@ def _is_row_table(lay: ArrayLayout) -> bool:
 
 def _elements(lay: ArrayLayout) -> str:
     """The C name of the driver's storage of the array's elements, which are initialized and dumped."""
-    return f"{_ROW_BLOCK}{lay.info.name}" if _is_row_table(lay) else lay.info.name
+    return f"{_ROW_BLOCK}{lay.info.name}" if _is_row_table(lay) else c_name(lay.info.name)
 
 
 def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body: list[str], params: Mapping[str, int],
@@ -272,8 +278,8 @@ def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body
     (:func:`_runtime_extent`); any other extent is its value. An array of pointers (``double **a``)
     is passed as the driver's table of row pointers (:func:`_is_row_table`), so every access loads its
     row as in the user's function. Written scalars stay static: the driver dumps them after the run."""
-    sizes = [(scop.param_types.get(p, "int"), p, p) for p in scop.params]
-    scalars = [(lay.info.element_type, lay.info.name, lay.info.name) for lay in layouts
+    sizes = [(scop.param_types.get(p, "int"), c_name(p), c_name(p)) for p in scop.params]
+    scalars = [(lay.info.element_type, c_name(lay.info.name), c_name(lay.info.name)) for lay in layouts
                if lay.info.storage == "param" and lay.info.is_scalar and not lay.info.written
                and lay.info.name not in scop.params]
     arrays = []
@@ -281,14 +287,14 @@ def _kernel_with_parameters(scop: Scop, layouts: list[ArrayLayout], w: int, body
         if lay.info.storage != "param" or lay.info.is_scalar:
             continue
         if _is_row_table(lay):
-            pointer = f"**restrict {lay.info.name}" if restrict else f"**{lay.info.name}"
-            arrays.append((lay.info.element_type, pointer, lay.info.name))
+            pointer = f"**restrict {c_name(lay.info.name)}" if restrict else f"**{c_name(lay.info.name)}"
+            arrays.append((lay.info.element_type, pointer, c_name(lay.info.name)))
             continue
-        inner = "".join(f"[{_runtime_extent(scop, dim, extent, params)}]"
+        inner = "".join(f"[{rename(_runtime_extent(scop, dim, extent, params), scop.params)}]"
                         for dim, extent in zip(lay.info.dims[1:], lay.extents[1:], strict=True))
-        pointer = f"*restrict {lay.info.name}" if restrict else f"*{lay.info.name}"
+        pointer = f"*restrict {c_name(lay.info.name)}" if restrict else f"*{c_name(lay.info.name)}"
         declarator = f"({pointer}){inner}" if inner else pointer
-        arrays.append((lay.info.element_type, declarator, lay.info.name))
+        arrays.append((lay.info.element_type, declarator, c_name(lay.info.name)))
     formals = ", ".join(f"{ctype} {decl}" for ctype, decl, _ in [*sizes, *scalars, *arrays]) or "void"
     actuals = ", ".join(arg for _, _, arg in [*sizes, *scalars, *arrays])
     # Not static, and noinline beside noipa: clang has no noipa, and would propagate the one call's
@@ -302,14 +308,14 @@ def _declarations(scop: Scop, layouts: list[ArrayLayout]) -> list[str]:
     lines = ["#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "#include <math.h>",
              "#include <time.h>", ""]
     for p in scop.params:
-        lines.append(f"static {scop.param_types.get(p, 'int')} {p};")
+        lines.append(f"static {scop.param_types.get(p, 'int')} {c_name(p)};")
     for lay in layouts:
         if lay.info.storage == "region":
             continue
         dims = "".join(f"[{e}]" for e in lay.extents)
         lines.append(f"static {lay.info.element_type} {_elements(lay)}{dims};")
         if _is_row_table(lay):
-            lines.append(f"static {lay.info.element_type} *{lay.info.name}[{lay.extents[0]}];")
+            lines.append(f"static {lay.info.element_type} *{c_name(lay.info.name)}[{lay.extents[0]}];")
     return lines
 
 
@@ -344,14 +350,14 @@ def _initializer(layouts: list[ArrayLayout], inputs: Collection[str] = ()) -> li
             continue
         if _is_row_table(lay):
             lines.append(f"  for (long perfembed_k = 0; perfembed_k < {lay.extents[0]}L; perfembed_k++) "
-                         f"{info.name}[perfembed_k] = {_elements(lay)}[perfembed_k];")
+                         f"{c_name(info.name)}[perfembed_k] = {_elements(lay)}[perfembed_k];")
         if info.name in inputs and not info.is_scalar:
             buf = f"perfembed_input_{info.name}"
             lines.append(f"  memcpy({_elements(lay)}, {buf}, sizeof({buf}));")
             continue
         value = "perfembed_next()" if is_floating(info.element_type) else "(long)(perfembed_next() * 8.0)"
         if info.is_scalar:
-            lines.append(f"  {info.name} = ({info.element_type}){value};")
+            lines.append(f"  {c_name(info.name)} = ({info.element_type}){value};")
         else:
             lines += [f"  {{ {info.element_type} *perfembed_p = ({info.element_type} *){_elements(lay)};",
                       f"    for (long perfembed_k = 0; perfembed_k < {lay.count}L; perfembed_k++)",
@@ -366,11 +372,13 @@ def _main(scop: Scop, n_kernels: int, loaded: list[ArrayLayout]) -> list[str]:
     load = ['  if (perfembed_load_inputs()) { fprintf(stderr, "perfembed_inputs.bin: missing or short\\n"); '
             'return 66; }'] if loaded else []
     return [
-        "int main(int argc, char **argv) {",
-        f"  if (argc != {n + 2 + n_kernels}) {{ fprintf(stderr, \"usage: PARAMS REPS OUT...\\n\"); return 64; }}",
+        "int main(int perfembed_argc, char **perfembed_argv) {",
+        f"  if (perfembed_argc != {n + 2 + n_kernels}) {{ "
+        "fprintf(stderr, \"usage: PARAMS REPS OUT...\\n\"); return 64; }",
         *load,
-        *[f"  {p} = ({scop.param_types.get(p, 'int')})atol(argv[{k + 1}]);" for k, p in enumerate(scop.params)],
-        f"  int perfembed_reps = atoi(argv[{n + 1}]);",
+        *[f"  {c_name(p)} = ({scop.param_types.get(p, 'int')})atol(perfembed_argv[{k + 1}]);"
+          for k, p in enumerate(scop.params)],
+        f"  int perfembed_reps = atoi(perfembed_argv[{n + 1}]);",
         f"  void (*perfembed_kernels[{n_kernels}])(void) = {{{table}}};",
         *_autorange(n_kernels),
         f"  for (int perfembed_r = 0; {_keep_timing(n_kernels)}; perfembed_r++) {{",
@@ -418,6 +426,6 @@ def _dump(layouts: list[ArrayLayout], path: str) -> list[str]:
     lines = ["  {", f"    FILE *perfembed_out = fopen({path}, \"wb\");", "    if (!perfembed_out) return 65;"]
     for lay in layouts:
         if lay.info.written and lay.info.storage != "region":
-            ref = _elements(lay) if lay.extents else f"&{lay.info.name}"
+            ref = _elements(lay) if lay.extents else f"&{c_name(lay.info.name)}"
             lines.append(f"    fwrite({ref}, sizeof({_elements(lay)}), 1, perfembed_out);")
     return [*lines, "    fclose(perfembed_out);", "  }"]

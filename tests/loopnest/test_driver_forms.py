@@ -42,7 +42,8 @@ AUTOSCHEDULE_JAM = {"steps": [{"op": "autoschedule"}, {"op": "unroll_jam", "loop
 
 
 def _body(source: str, w: int) -> str:
-    return source[source.index(f"perfembed_body_{w}("):].split("\nstatic", 1)[0]
+    """Kernel ``w``'s function, in the nest's own names (the driver prefixes them: driver_names)."""
+    return source[source.index(f"perfembed_body_{w}("):].split("\nstatic", 1)[0].replace("perfembed_v_", "")
 
 
 def _kernels_that_ran_and_agree(h: Harness, source: str, kernels: int) -> tuple[RunResult, list[int]]:
@@ -185,7 +186,7 @@ def test_an_array_of_pointers_is_a_table_of_rows(tmp_path: Path, source: str, fo
     with Harness(scop, {"n": 30, "m": 40}, reps=1, threads=1) as h:
         kernels = [generate_c(scop), reports_its_choice(guarded_c(scop, swapped))]
         driver = synthesize_driver(scop, kernels, h.params, h.layouts, forms=form)
-        assert "static double *a[40];" in driver and "static double perfembed_rows_of_a[40][30];" in driver
+        assert "static double *perfembed_v_a[40];" in driver and "static double perfembed_rows_of_a[40][30];" in driver
         if form == "parameters" and source == ROWS:
             assert "double **a" in _body(driver, 0) and "double **b" in _body(driver, 0)
         ran, kernels_ran = _kernels_that_ran_and_agree(h, driver, 2)
