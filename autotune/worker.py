@@ -47,9 +47,9 @@ from database.repositories.jobs import (
 )
 from database.repositories.programs import get_nest, get_program
 from loopnest.config import get_settings
-from loopnest.errors import ParameterError, PerfembedError
+from loopnest.errors import ParameterError, PerfembedError, SourceError
 from loopnest.frontend.preprocess import PreprocessOptions
-from loopnest.frontend.program import ProgramSource, extract_program
+from loopnest.frontend.program import PROGRAM_FILE, ProgramSource, extract_program
 from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.harness.index_data import structure_key
@@ -319,16 +319,16 @@ def _load_nest(store: Store, job: TuningJob, options: JobOptions) -> tuple[Scop,
         nest = get_nest(session, nest_id=job.nest_id)
         program = None if options.source else get_program(session, program_id=nest.program_id)
     source = options.source or (program.source if program else "")
-    filename = Path(options.filename or (program.name if program else "") or "nest.c").name
-    if not filename.endswith(".c"):
-        filename += ".c"
-    # A job's program came from the network: includes resolve only among its own headers.
+    filename = _shown_name(options.filename or (program.name if program else "") or "nest.c")
+    # A job's program came from the network: includes resolve only among its own headers. Its name is
+    # never a file name (120 x "日" is too long for one): the file is program.c, messages use the name.
     defines = dict(PreprocessOptions.parse_define(d) for d in options.defines)
     try:
-        extraction = extract_program(ProgramSource(source, headers=options.headers, defines=defines),
-                                     filename=filename)
+        extraction = extract_program(ProgramSource(source, headers=options.headers, defines=defines))
     except ParameterError as exc:  # a header name that is not a plain relative path
         raise ParameterError(f"job {job.id}: {exc}") from None
+    except PerfembedError as exc:  # the source: its locations name the job's program, not program.c
+        raise SourceError(str(exc).replace(PROGRAM_FILE, filename)) from None
     index = options.nest_index if options.nest_index is not None else nest.index
     if not 0 <= index < len(extraction.scops):
         raise ParameterError(f"job {job.id}: nest index {index} is out of range; {filename} has "
@@ -340,6 +340,14 @@ def _load_nest(store: Store, job: TuningJob, options: JobOptions) -> tuple[Scop,
     raw = {**stored_param_values(nest.normalized), **options.params}  # the stored nest's values are the default
     return scop, require_params(scop.params, raw, what=f"job {job.id}",
                                 hint=f"give them in options.params (nest {nest.id} has none stored)")
+
+
+def _shown_name(name: str, limit: int = 80) -> str:
+    """The job's program as its messages name it: the last part of its name, at most ``limit`` characters."""
+    shown = Path(name).name or "nest.c"
+    if not shown.endswith(".c"):
+        shown += ".c"
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
 
 
 class _Lease:
