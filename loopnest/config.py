@@ -92,6 +92,10 @@ class Settings(BaseSettings):
     cpu_time_limit_s: int = 120
     wall_time_limit_s: float = 120.0
     output_limit_mb: int = 512
+    disk_limit_mb: int = Field(default=1024, ge=1, description="Quota of a run's work directory.")
+    # A cgroup v2 per run bounds its whole tree (memory, tasks): "auto" uses this process's cgroup where it
+    # delegates the memory and pids controllers, "none" keeps to rlimits, else the path of a delegated cgroup.
+    cgroup: str = Field(default="auto", min_length=1)
     threads: int = 0  # 0: all cores
     # Isolation of every compile and run: "auto" uses bubblewrap where it works (and warns where not),
     # "bubblewrap" requires it, "none" runs with rlimits only. The server evaluates requests only in

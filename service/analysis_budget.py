@@ -6,6 +6,10 @@ interpreter: no state shared with the server's threads), kept for the next reque
 its budget gets :class:`~loopnest.errors.AnalysisTimeoutError` (422) and its worker is killed, which is what
 frees the CPU. At most ``workers`` analyses run at once; a request that finds them all busy waits
 within its own budget.
+
+Each worker has a temporary directory of its own (its ``TMPDIR``), made and removed by the server: a
+worker killed at its budget cannot clean up after itself, so the server does, and at start it removes
+those of servers that are gone.
 """
 
 from __future__ import annotations
@@ -13,10 +17,13 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import re
 import select
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -65,6 +72,21 @@ def _serve(requests: IO[bytes], replies: IO[bytes]) -> None:
 
 
 _STARTUP_S = 60.0  # longest a worker may take to start (imports), outside any budget
+_TMP_PREFIX = "perfembed-analysis-"
+
+
+def _sweep_orphans() -> None:
+    """Remove the temporary directories of analysis workers whose server has ended (killed, say)."""
+    for path in Path(tempfile.gettempdir()).glob(f"{_TMP_PREFIX}*"):
+        match = re.match(rf"{_TMP_PREFIX}(\d+)-", path.name)
+        if match is None or not path.is_dir() or path.is_symlink() or path.stat().st_uid != os.geteuid():
+            continue
+        try:
+            os.kill(int(match.group(1)), 0)
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+        except PermissionError:
+            continue
 
 
 class _Worker:
@@ -72,9 +94,11 @@ class _Worker:
     re-import of the server's main module), talking length-prefixed pickles over its stdin and stdout."""
 
     def __init__(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix=f"{_TMP_PREFIX}{os.getpid()}-"))
         self.process = subprocess.Popen([sys.executable, "-m", "service.analysis_budget"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        cwd=str(Path(__file__).resolve().parents[1]))
+                                        cwd=str(Path(__file__).resolve().parents[1]),
+                                        env={**os.environ, "TMPDIR": str(self.tmp)})
         assert self.process.stdin is not None and self.process.stdout is not None
         self.requests: IO[bytes] = self.process.stdin
         self.replies: IO[bytes] = self.process.stdout
@@ -92,17 +116,20 @@ class _Worker:
         return bool(select.select([self.replies], [], [], max(timeout, 0.0))[0])
 
     def kill(self) -> None:
+        """End the worker and remove what it left in its temporary directory."""
         self.process.kill()
         self.process.wait(timeout=5)
         for stream in (self.requests, self.replies):
             with contextlib.suppress(OSError):
                 stream.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 class BudgetedRunner:
     """Runs functions in up to ``workers`` reusable processes, each call within ``limit_s`` seconds."""
 
     def __init__(self, workers: int = 2) -> None:
+        _sweep_orphans()
         self._slots = threading.BoundedSemaphore(workers)
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
@@ -119,7 +146,10 @@ class BudgetedRunner:
     def _call(self, fn: Callable[..., T], args: tuple, kwargs: dict, limit_s: float) -> T:
         with self._lock:
             worker = self._idle.pop() if self._idle else None
-        if worker is None or not worker.alive():
+        if worker is not None and not worker.alive():
+            worker.kill()
+            worker = None
+        if worker is None:
             worker = _Worker()
         deadline = time.monotonic() + limit_s
         try:

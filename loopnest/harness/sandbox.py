@@ -1,15 +1,21 @@
-"""Run a command in a sandbox with limits on CPU, memory, processes, output size and wall time.
+"""Run a command in a sandbox with limits on CPU, memory, processes, output, disk and wall time.
 
 Every compile and every run of generated code goes through :func:`run_limited`. Where bubblewrap
-works, the command runs in its own user, network, PID, IPC and UTS namespaces, sees a read-only
-``/usr`` (and the paths a caller names) plus its work directory, and nothing else: no ``/etc``, no
-home, no data directory, no environment of the server. It runs as ``nobody``; when perfembed runs
-as root, the sandbox is entered as ``nobody`` too, so the process limit counts only sandboxed
-processes. Without bubblewrap only the rlimits apply, and :func:`sandbox_status` says so.
+works, the command runs in its own user, network, PID, IPC and UTS namespaces (and may not make
+more user namespaces, where bubblewrap can forbid it), sees a read-only root and ``/usr`` (and the
+paths a caller names) plus its work directory, and nothing else: no ``/etc``, no home, no data
+directory, no environment of the server. Its only writable places are sized: ``/tmp`` and
+``/dev/shm`` are small tmpfs mounts, the work directory has a quota (:mod:`loopnest.harness.run_watch`).
+It runs as ``nobody``; when perfembed runs as root, the sandbox is entered as ``nobody`` too, so the
+process limit counts only sandboxed processes. Where the host delegates a cgroup v2, each run gets
+its own (:mod:`loopnest.harness.cgroups`): one memory and task limit for its whole tree; elsewhere the
+per-process rlimits are what bounds it. Without bubblewrap only the limits apply, and
+:func:`sandbox_status` says which are in force.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -19,18 +25,24 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from loopnest.config import Settings, get_settings
 from loopnest.errors import PerfembedError
+from loopnest.harness.cgroups import RunCgroup, cgroup_parent
+from loopnest.harness.nobody import NOBODY, chown_tree, give_to_nobody, process_limit, reachable_by_nobody
+from loopnest.harness.run_watch import QUOTA_INTERVAL_S, watch
 from loopnest.harness.timing_lock import working_beside_timers
 
+__all__ = ["NOBODY", "Limits", "RunResult", "Sandbox", "SandboxError", "detect_sandbox", "ensure_isolated",
+           "run_limited", "run_working", "sandbox_status", "share_with_sandbox"]
+
 _log = logging.getLogger(__name__)
-NOBODY = 65534
 SANDBOX_MODES = ("auto", "bubblewrap", "none")
+SCRATCH_MB = 64  # /tmp and /dev/shm inside the sandbox, each
 
 
 class SandboxError(PerfembedError):
@@ -50,6 +62,8 @@ class Limits:
     processes: int = field(default_factory=lambda: 256 + 16 * (os.cpu_count() or 1))
     sandbox: str = "auto"  # "auto" (bubblewrap where it works), "bubblewrap" (required) or "none"
     timing_lock: str = "auto"  # timed runs wait for this lock (loopnest.harness.timing_lock): "auto", "none", a path
+    disk_mb: int = 1024  # the work directory's quota, checked while the run lasts
+    cgroup: str = "auto"  # a cgroup v2 per run: "auto" (this process's, where delegated), "none", a path
 
     @classmethod
     def configured(cls) -> Limits:
@@ -63,7 +77,8 @@ class Limits:
         """The harness limits and isolation of ``settings`` (``PERFEMBED_*_LIMIT_*``, ``PERFEMBED_SANDBOX``)."""
         return cls(cpu_seconds=settings.cpu_time_limit_s, memory_mb=settings.memory_limit_mb,
                    output_mb=settings.output_limit_mb, wall_seconds=settings.wall_time_limit_s,
-                   sandbox=settings.sandbox, timing_lock=settings.timing_lock)
+                   sandbox=settings.sandbox, timing_lock=settings.timing_lock, disk_mb=settings.disk_limit_mb,
+                   cgroup=settings.cgroup)
 
     def with_wall(self, wall_seconds: float) -> Limits:
         return dataclasses.replace(self, wall_seconds=wall_seconds)
@@ -71,7 +86,9 @@ class Limits:
 
 @dataclass(frozen=True)
 class RunResult:
-    status: str  # "ok" | "failed" | "crashed" | "cpu-time limit" | "wall-time limit" | "output-size limit"
+    # "ok" | "failed" | "crashed" | "cpu-time limit" | "wall-time limit" | "output-size limit" | "disk limit"
+    # | "memory limit" (the run's cgroup)
+    status: str
     returncode: int
     stdout: str
     stderr: str
@@ -93,6 +110,7 @@ class Sandbox:
     kind: str
     executable: str | None = None
     as_nobody: bool = False  # perfembed is root: enter the sandbox as nobody
+    no_userns: bool = False  # bubblewrap forbids user namespaces inside (--disable-userns)
 
     @property
     def isolated(self) -> bool:
@@ -100,42 +118,70 @@ class Sandbox:
 
     def describe(self) -> str:
         if self.isolated:
-            return ("bubblewrap: own user/network/pid namespaces, read-only /usr, only the work directory "
-                    "writable, uid nobody, limits on CPU, memory, processes, file size and wall time")
+            userns = "no nested user namespaces" if self.no_userns else \
+                "nested user namespaces allowed (this bubblewrap has no --disable-userns)"
+            return (f"bubblewrap: own user/network/pid namespaces, {userns}, read-only root and /usr, only the "
+                    f"work directory, /tmp and /dev/shm writable ({SCRATCH_MB} MB each), uid nobody, limits on "
+                    "CPU, memory, processes, file size, disk and wall time")
         return "none: rlimits only (install bubblewrap for a real sandbox)"
 
-    def wrap(self, args: Sequence[str], cwd: Path, env: Mapping[str, str], read_only: Sequence[Path]) -> list[str]:
-        """``args`` as a bubblewrap command line (``args`` itself when not isolated)."""
+    def wrap(self, args: Sequence[str], cwd: Path, env: Mapping[str, str], read_only: Sequence[Path],
+             system: Sequence[Path] | None = None) -> list[str]:
+        """``args`` as a bubblewrap command line (``args`` itself when not isolated). ``system``: the
+        only files of the host's system the command sees (a program and its libraries), instead of all
+        of ``/usr``; it gets no ``/proc`` either."""
         if not self.isolated:
             return list(args)
         assert self.executable is not None
-        out = [self.executable, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-               "--ro-bind", "/usr", "/usr"]
-        for top in ("bin", "lib", "lib64", "sbin", "lib32", "libx32"):
-            path = Path("/") / top
-            if path.is_symlink():
-                out += ["--symlink", os.readlink(path), str(path)]
-            elif path.is_dir():
-                out += ["--ro-bind", str(path), str(path)]
-        out += ["--dev", "/dev", "--proc", "/proc", "--size", str(64 << 20), "--tmpfs", "/tmp"]
+        out = [self.executable, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        if self.no_userns:
+            out += ["--unshare-user", "--disable-userns"]
+        out += _system_view(system)
+        out += ["--dev", "/dev", "--size", str(SCRATCH_MB << 20), "--tmpfs", "/dev/shm"]
+        if system is None:
+            out += ["--proc", "/proc"]
+        out += ["--size", str(SCRATCH_MB << 20), "--tmpfs", "/tmp"]
         for path in read_only:
             resolved = Path(path).resolve()
-            if resolved.exists() and not resolved.is_relative_to("/usr"):
+            if resolved.exists() and (system is not None or not resolved.is_relative_to("/usr")):
                 out += ["--ro-bind", str(resolved), str(resolved)]
-        out += ["--bind", str(cwd), str(cwd), "--chdir", str(cwd), "--uid", str(NOBODY), "--gid", str(NOBODY),
-                "--clearenv"]
+        # Read-only last, over what is mounted: the root tmpfs and /dev (their own mounts stay writable).
+        out += ["--bind", str(cwd), str(cwd), "--remount-ro", "/", "--remount-ro", "/dev", "--chdir", str(cwd),
+                "--uid", str(NOBODY), "--gid", str(NOBODY), "--clearenv"]
         for key, value in env.items():
             out += ["--setenv", key, value]
         return [*out, "--", *args]
 
 
-def _limit(limits: Limits, threads: int, drop_to_nobody: bool, nproc: int | None) -> None:
-    """In the child before exec: rlimits, then (as root) become nobody for good."""
+def _system_view(system: Sequence[Path] | None) -> list[str]:
+    """The host's system in the sandbox: ``/usr`` and the top-level links to it, or only ``system``'s files,
+    each where a program looks for it (under the top-level links: ``/lib/x`` is ``/usr/lib/x``)."""
+    out: list[str] = [] if system is not None else ["--ro-bind", "/usr", "/usr"]
+    tops = ("bin", "lib", "lib64", "sbin", "lib32", "libx32")
+    for top in tops:
+        path = Path("/") / top
+        if path.is_symlink():
+            out += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir() and system is None:
+            out += ["--ro-bind", str(path), str(path)]
+    for file in system or ():
+        parts = Path(file).absolute().parts
+        first = Path("/") / parts[1] if len(parts) > 1 else Path("/")
+        where = Path(first.resolve(), *parts[2:]) if first.is_symlink() else Path(file).absolute()
+        out += ["--ro-bind", str(Path(file).resolve()), str(where)]
+    return out
+
+
+def _limit(limits: Limits, threads: int, drop_to_nobody: bool, nproc: int | None,
+           group: RunCgroup | None = None) -> None:
+    """In the child before exec: into the run's cgroup, rlimits, then (as root) become nobody for good."""
+    if group is not None:
+        group.enter()
     cpu = max(1, int(limits.cpu_seconds * max(threads, 1)))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     mem = limits.memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-    out = limits.output_mb * 1024 * 1024
+    out = min(limits.output_mb, limits.disk_mb) * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_FSIZE, (out, out))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if nproc is not None:
@@ -148,33 +194,8 @@ def _limit(limits: Limits, threads: int, drop_to_nobody: bool, nproc: int | None
         os.setuid(NOBODY)
 
 
-def _tasks_of(uid: int) -> int:
-    """Tasks (threads included, as RLIMIT_NPROC counts them) the user ``uid`` has now."""
-    count = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("Uid", "").split()[:1] == [str(uid)]:
-            count += int(fields.get("Threads", "1").strip() or 1)
-    return count
-
-
-def _process_limit(limits: Limits, drop_to_nobody: bool) -> int | None:
-    # As nobody the count is the sandboxes' own; as another user it includes the server's own tasks.
-    if drop_to_nobody:
-        return limits.processes
-    if os.geteuid() == 0:  # RLIMIT_NPROC does not bind root: nothing to set
-        return None
-    return _tasks_of(os.getuid()) + limits.processes
-
-
-def _probe(executable: str, as_nobody: bool) -> bool:
-    box = Sandbox("bubblewrap", executable, as_nobody)
+def _probe(executable: str, as_nobody: bool, no_userns: bool) -> bool:
+    box = Sandbox("bubblewrap", executable, as_nobody, no_userns)
     with tempfile.TemporaryDirectory(prefix="perfembed-probe-") as tmp:
         work = Path(tmp)
         if as_nobody:
@@ -197,9 +218,12 @@ def detect_sandbox(mode: str = "auto") -> Sandbox:
         return Sandbox("none")
     executable = shutil.which("bwrap")
     if executable is not None:
+        # --disable-userns where this bubblewrap has it (0.8 and later) and the host lets it work.
+        userns = (True, False) if _supports(executable, "--disable-userns") else (False,)
         for as_nobody in ((True, False) if os.geteuid() == 0 else (False,)):
-            if _probe(executable, as_nobody):
-                return Sandbox("bubblewrap", executable, as_nobody)
+            for no_userns in userns:
+                if _probe(executable, as_nobody, no_userns):
+                    return Sandbox("bubblewrap", executable, as_nobody, no_userns)
     if mode == "bubblewrap":
         raise SandboxError("PERFEMBED_SANDBOX=bubblewrap, but bubblewrap " +
                            ("is not installed (Debian: apt-get install bubblewrap)" if executable is None
@@ -207,6 +231,14 @@ def detect_sandbox(mode: str = "auto") -> Sandbox:
     _log.warning("perfembed: no sandbox (bubblewrap %s); compiled code runs with rlimits only",
                  "is not installed" if executable is None else "does not work here")
     return Sandbox("none")
+
+
+def _supports(executable: str, option: str) -> bool:
+    try:
+        help_text = subprocess.run([executable, "--help"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return option in help_text.stdout + help_text.stderr
 
 
 def ensure_isolated(mode: str, allow_unsandboxed: bool, what: str) -> Sandbox:
@@ -219,47 +251,83 @@ def ensure_isolated(mode: str, allow_unsandboxed: bool, what: str) -> Sandbox:
     return box
 
 
-def sandbox_status(mode: str = "auto") -> dict[str, object]:
-    """What ``/readyz`` and ``perfembed target`` report: the isolation in force."""
+def sandbox_status(mode: str = "auto", limits: Limits | None = None) -> dict[str, object]:
+    """What ``/readyz`` and ``perfembed target`` report: the isolation in force, and (``resources``) which
+    limits bound a run's whole tree: a cgroup v2 per run, or the rlimits of each process."""
+    limits = limits or Limits(sandbox=mode)
+    resources = resource_limits(limits)
     try:
         box = detect_sandbox(mode)
     except SandboxError as exc:
-        return {"kind": "unavailable", "isolated": False, "description": str(exc)}
-    return {"kind": box.kind, "isolated": box.isolated, "description": box.describe()}
+        return {"kind": "unavailable", "isolated": False, "description": str(exc), "resources": resources}
+    return {"kind": box.kind, "isolated": box.isolated, "description": box.describe(), "resources": resources}
+
+
+def resource_limits(limits: Limits) -> str:
+    """One line: the memory, task and disk limits of a run and what enforces them."""
+    quota = f"work directory quota {limits.disk_mb} MB (checked every {QUOTA_INTERVAL_S:g} s)"
+    parent = cgroup_parent(limits.cgroup)
+    if parent.path is not None:
+        return (f"cgroup v2 per run: memory {limits.memory_mb} MB and {limits.processes} tasks for its whole "
+                f"tree{', CPU by its threads' if parent.cpu else ''}; {quota}")
+    return (f"rlimits per process: memory {limits.memory_mb} MB each, {limits.processes} tasks of the sandbox "
+            f"user in all, no limit for a whole tree ({parent.reason}); {quota}")
 
 
 def run_limited(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str, str] | None = None,
-                threads: int = 1, read_only: Sequence[Path] = (), pass_fds: Sequence[int] = ()) -> RunResult:
+                threads: int = 1, read_only: Sequence[Path] = (), pass_fds: Sequence[int] = (),
+                system: Sequence[Path] | None = None) -> RunResult:
     """Run ``args`` in ``cwd`` under ``limits``, sandboxed where possible; never through a shell.
 
     ``read_only`` names paths outside ``/usr`` the command may read (an include directory);
-    ``pass_fds`` are descriptors the command inherits (a pipe for its own report). On a
-    wall-clock timeout the whole process group dies (bubblewrap takes its namespace with it).
+    ``pass_fds`` are descriptors the command inherits (a pipe for its own report); ``system``: the
+    only system files it sees (:meth:`Sandbox.wrap`). At a limit (wall time, output, the work
+    directory's quota) the whole process group dies (bubblewrap takes its namespace with it), and the
+    run's cgroup, if any, is emptied and removed.
     """
     box = detect_sandbox(limits.sandbox)
     full_env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TMPDIR": str(cwd), "HOME": str(cwd), **(env or {})}
     if not box.isolated:
         full_env["PATH"] = os.environ.get("PATH", "/usr/bin:/bin")
-    if box.as_nobody and not _reachable_by_nobody(cwd):
+    if box.as_nobody and not reachable_by_nobody(cwd):
         # Still namespaced and read-only, but root's tasks are not bound by RLIMIT_NPROC.
         _log.warning("perfembed: %s is not reachable by nobody; sandboxing it as root (no process limit)", cwd)
         box = dataclasses.replace(box, as_nobody=False)
     if box.as_nobody:
-        _give_to_nobody(cwd)
-    command = box.wrap(args, cwd, full_env, read_only)
-    nproc = _process_limit(limits, box.as_nobody)
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True,
-                            pass_fds=tuple(pass_fds), preexec_fn=lambda: _limit(limits, threads, box.as_nobody, nproc))
+        give_to_nobody(cwd)
+    command = box.wrap(args, cwd, full_env, read_only, system)
+    nproc = process_limit(limits.processes, box.as_nobody)
+    with _run_cgroup(limits, threads) as group:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=tuple(pass_fds),
+                                preexec_fn=lambda: _limit(limits, threads, box.as_nobody, nproc, group))
+        watched = watch(proc, wall_seconds=limits.wall_seconds, cwd=cwd, quota_bytes=limits.disk_mb << 20,
+                        output_bytes=limits.output_mb << 20)
+        wall = time.perf_counter() - start
+        out_of_memory = group is not None and group.out_of_memory()
+    stdout, stderr = (watched.stdout.decode(errors="replace"), watched.stderr.decode(errors="replace"))
+    if watched.stopped is not None:
+        return RunResult(watched.stopped, -9, stdout, stderr, wall)
+    status = "memory limit" if out_of_memory and proc.returncode != 0 else _status(proc.returncode, box.isolated)
+    return RunResult(status, proc.returncode, stdout, stderr, wall)
+
+
+@contextlib.contextmanager
+def _run_cgroup(limits: Limits, threads: int) -> Iterator[RunCgroup | None]:
+    """The run's own cgroup where the host delegates one (removed when the run ends), else None."""
+    parent = cgroup_parent(limits.cgroup)
+    group = None
+    if parent.path is not None:
+        try:
+            group = RunCgroup(parent, memory_mb=limits.memory_mb, processes=limits.processes, cpus=threads)
+        except OSError as exc:
+            _log.warning("perfembed: no cgroup for this run (%s); rlimits only", exc)
     try:
-        stdout, stderr = proc.communicate(timeout=limits.wall_seconds)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, stderr = proc.communicate()
-        return RunResult("wall-time limit", -9, stdout, stderr, time.perf_counter() - start)
-    wall = time.perf_counter() - start
-    return RunResult(_status(proc.returncode, box.isolated), proc.returncode, stdout, stderr, wall)
+        yield group
+    finally:
+        if group is not None:
+            group.close()
 
 
 def run_working(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str, str] | None = None,
@@ -274,31 +342,8 @@ def run_working(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str,
 def share_with_sandbox(paths: Sequence[Path], mode: str = "auto") -> None:
     """Let the sandbox read private directories of ours (a request's source and headers): where it runs
     as nobody they become nobody's, which only root and sandboxed processes are."""
-    if not detect_sandbox(mode).as_nobody:
-        return
-    for root in paths:
-        if not Path(root).is_dir():
-            continue
-        for entry in [Path(root), *Path(root).rglob("*")]:
-            if not entry.is_symlink():
-                os.chown(entry, NOBODY, NOBODY)
-
-
-def _reachable_by_nobody(path: Path) -> bool:
-    """Whether every directory above ``path`` lets others through (a 0700 parent does not)."""
-    for parent in Path(path).resolve().parents:
-        st = parent.stat()
-        if not st.st_mode & 0o001 and not (st.st_uid == NOBODY and st.st_mode & 0o100):
-            return False
-    return True
-
-
-def _give_to_nobody(cwd: Path) -> None:
-    """The work directory and what perfembed wrote there become nobody's, so the sandbox can write."""
-    os.chown(cwd, NOBODY, NOBODY)
-    for entry in cwd.iterdir():
-        if entry.is_file() and not entry.is_symlink() and entry.stat().st_uid != NOBODY:
-            os.chown(entry, NOBODY, NOBODY)
+    if detect_sandbox(mode).as_nobody:
+        chown_tree(list(paths))
 
 
 def _status(rc: int, isolated: bool) -> str:
