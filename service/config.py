@@ -27,6 +27,10 @@ class ServiceSettings(DatabaseSettings):
     max_matrix_bytes: int = Field(default=256 * 1024 * 1024, ge=1024,
                                   description="Largest Matrix Market file POST /v1/matrices takes, in bytes "
                                   "(uncompressed: a gzip body is measured once decompressed).")
+    max_matrix_dim: int = Field(default=10_000_000, ge=1, description="Most rows or columns of a Matrix "
+                                "Market file (checked from its header, before anything is allocated).")
+    max_matrix_entries: int = Field(default=50_000_000, ge=1,
+                                    description="Most entries of a Matrix Market file (from its header).")
     max_nests_per_request: int = Field(default=32, ge=1, description="Loop nests one program may bring.")
     max_k: int = Field(default=50, ge=1, description="Most neighbours one request may ask for.")
     max_job_budget: int = Field(default=1000, ge=1, description="Most trials one tuning job may ask for.")

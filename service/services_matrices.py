@@ -50,7 +50,7 @@ def store_matrix(body: bytes, *, settings: ServiceSettings) -> tuple[dict[str, A
     with tempfile.TemporaryDirectory(dir=folder, prefix=".upload-") as tmp:
         path = Path(tmp) / UPLOAD_NAME
         path.write_bytes(raw)
-        pattern = read_matrix_market(path)
+        pattern = read_matrix_market(path, max_nnz=settings.max_matrix_entries, max_dim=settings.max_matrix_dim)
         info = {"id": digest, "rows": pattern.n_rows, "cols": pattern.n_cols, "nnz": pattern.nnz,
                 "values": pattern.values is not None, "bytes": len(raw)}
         os.replace(path, folder / f"{digest}.mtx")

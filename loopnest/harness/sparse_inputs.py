@@ -32,6 +32,9 @@ POWERLAW_EXPONENT = 1.0
 # A matrix file larger than this is refused before it is read (the measurement driver holds its
 # arrays in memory, and the file is parsed in the request's time budget).
 MAX_FILE_NNZ = 50_000_000
+# Rows or columns of a matrix file past this are refused from its header, before anything is allocated
+# (2 x 10^8 rows cost 2.3 GB of row pointers; 10^19 overflowed int64).
+MAX_FILE_DIM = 10_000_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,9 +154,10 @@ def _from_scipy(matrix: scipy.sparse.csr_matrix, keep_values: bool) -> CsrPatter
                       np.asarray(matrix.indices, np.int64), values)
 
 
-def read_matrix_market(path: str | Path, *, max_nnz: int = MAX_FILE_NNZ) -> CsrPattern:
+def read_matrix_market(path: str | Path, *, max_nnz: int = MAX_FILE_NNZ, max_dim: int = MAX_FILE_DIM) -> CsrPattern:
     """The matrix of a Matrix Market file (coordinate or array, real, integer or pattern; symmetric
-    ones expanded), with its values. Every fault of the file is one :class:`InputError` line."""
+    ones expanded), with its values. Every fault of the file is one :class:`InputError` line; its header's
+    sizes are checked against ``max_dim`` rows and columns and ``max_nnz`` entries before the data is read."""
     name = Path(path).name
     try:
         rows, cols, entries, fmt, field, _symmetry = scipy.io.mminfo(path)
@@ -161,10 +165,12 @@ def read_matrix_market(path: str | Path, *, max_nnz: int = MAX_FILE_NNZ) -> CsrP
         raise InputError(f"{name}: cannot read the matrix file: {exc.strerror or exc}") from None
     except (ValueError, IndexError, UnicodeDecodeError) as exc:
         raise InputError(f"{name}: not a Matrix Market file ({_first_line(exc)})") from None
+    except OverflowError:  # a size past int64 (10^19 rows)
+        raise InputError(f"{name}: a size in the header is over the limits ({max_dim:,} rows or columns, "
+                         f"{max_nnz:,} entries)") from None
     if field == "complex":
         raise InputError(f"{name}: complex matrices are not supported (real, integer or pattern only)")
-    if entries > max_nnz:
-        raise InputError(f"{name}: {entries:,} entries, over the limit of {max_nnz:,}")
+    _check_header(name, rows, cols, entries, max_nnz=max_nnz, max_dim=max_dim)
     try:
         matrix = scipy.io.mmread(path)
     except (ValueError, IndexError, OverflowError, UnicodeDecodeError) as exc:
@@ -173,6 +179,18 @@ def read_matrix_market(path: str | Path, *, max_nnz: int = MAX_FILE_NNZ) -> CsrP
     if sparse.shape != (rows, cols):
         raise InputError(f"{name}: the header says {rows} x {cols}, the data is {sparse.shape[0]} x {sparse.shape[1]}")
     return _from_scipy(sparse, keep_values=True)
+
+
+def _check_header(name: str, rows: int, cols: int, entries: int, *, max_nnz: int, max_dim: int) -> None:
+    """Refuse sizes that are not positive or over the limits, from the header alone."""
+    for count, what in ((rows, "rows"), (cols, "columns")):
+        if count < 1:
+            raise InputError(f"{name}: the header declares {count} {what}; a matrix has at least one")
+        if count > max_dim:
+            raise InputError(f"{name}: {count:,} {what}, over the limit of {max_dim:,}")
+    if entries < 0 or entries > max_nnz:
+        raise InputError(f"{name}: {entries:,} entries, over the limit of {max_nnz:,}" if entries > 0 else
+                         f"{name}: the header declares {entries} entries")
 
 
 def _first_line(exc: BaseException) -> str:
