@@ -119,7 +119,7 @@ class CPrinter:
             if bounds is not None:
                 return self._narrowed_for(n, it, init, level, bounds, depth)
             if n.for_is_degenerate():
-                return [f"{pad}{{", f"{pad}{self.indent}const int {it} = {init};",
+                return [f"{pad}{{", f"{pad}{self.indent}const {self.scop.index_type} {it} = {init};",
                         *self.node(n.for_get_body(), depth + 1), f"{pad}}}"]
             if level in self.jams and (copies := self._jammed(n, it, init, self.jams[level], depth)) is not None:
                 return copies
@@ -176,7 +176,7 @@ class CPrinter:
                 return locals_.wrap(self.scop, pad, self.indent, it, init, cond, inc,
                                     self._pragmas(level, n, locals_.clause_names()), body)
             # Not one local per element: the loop as written, without its SIMD pragma.
-            return [f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{",
+            return [f"{pad}for ({self.scop.index_type} {it} = {init}; {cond}; {it} += {inc}) {{",
                     *self._loop_body(n, level, depth + 1), f"{pad}}}"]
         if self.promoting is not None:  # a loop inside the body surveyed: not straight-line code
             self.promoting.straight = False
@@ -189,7 +189,8 @@ class CPrinter:
         """The ``for`` node ``n`` under its pragmas, around the printed ``body``."""
         it, init, cond, inc = loop
         pad = self.indent * depth
-        return [*self._pragmas(level, n), f"{pad}for (int {it} = {init}; {cond}; {it} += {inc}) {{", *body, f"{pad}}}"]
+        head = f"{pad}for ({self.scop.index_type} {it} = {init}; {cond}; {it} += {inc}) {{"
+        return [*self._pragmas(level, n), head, *body, f"{pad}}}"]
 
     def _level(self, iterator: str) -> int:
         """The schedule level of the loop isl names ``iterator`` (``c1`` level 0, ``c3`` level 1, ...)."""
@@ -212,7 +213,8 @@ class CPrinter:
         if not regs.hoisted:
             return self._plain_for(n, level, loop, depth, body)
         # Loaded only when the loop runs at least once: an empty loop's element may lie outside the array.
-        return [f"{pad}{{", f"{pad}{self.indent}int {it} = {init};", f"{pad}{self.indent}if ({cond}) {{",
+        return [f"{pad}{{", f"{pad}{self.indent}{self.scop.index_type} {it} = {init};",
+                f"{pad}{self.indent}if ({cond}) {{",
                 *regs.hoisted_loads(inner), *self._pragmas(level, n),
                 f"{inner}for ({it} = {init}; {cond}; {it} += {inc}) {{", *body, f"{inner}}}",
                 f"{pad}{self.indent}}}", f"{pad}}}"]
@@ -374,7 +376,7 @@ def generate_c(scop: Scop, *, indent: str = "  ", registers: bool = False) -> st
     jams = jam_factors(scop)
     sched = separate_full_blocks(scop, schedule_map(scop), jams)
     tree = build_ast(scop, sched, build_options(scop, jams), prefix)
-    values: dict[str, str] = {}
+    values = signed_parameters(scop)
     dynamic = DynamicLoops(scop, prefix, values) if any(s.dynamic_bounds for s in scop.statements) else None
     printer = CPrinter(scop, prefix, indent, dynamic=dynamic, jams=jams, values=values,
                        selects=not _clashes_with_selects(scop), registers=registers)
@@ -387,7 +389,13 @@ def generate_c(scop: Scop, *, indent: str = "  ", registers: bool = False) -> st
 def expression_printer(scop: Scop) -> CPrinter:
     """A printer of isl expressions over ``scop``'s names as the generated code prints them; the helper
     macros its output uses collect in ``used_helpers`` (:func:`helper_macros`)."""
-    return CPrinter(scop, _fresh_prefix(scop), "  ")
+    return CPrinter(scop, _fresh_prefix(scop), "  ", values=signed_parameters(scop))
+
+
+def signed_parameters(scop: Scop) -> dict[str, str]:
+    """How isl's expressions (bounds, conditions) read an unsigned size: as a ``long``, as isl computes (in C,
+    ``n - 1`` of a ``size_t`` n = 0 is 2^64 - 1); the generated iterators are signed (``Scop.index_type``)."""
+    return {p: f"((long){p})" for p in scop.params if scop.param_types.get(p, "int").startswith("unsigned")}
 
 
 def helper_macros(names: set[str]) -> tuple[list[str], list[str]]:

@@ -87,6 +87,7 @@ class Accumulators:
         loads = [f"{inner}{scop.arrays[array].element_type} {local} = {text};"
                  for text, (local, array) in self.names.items()]
         stores = [f"{inner}{text} = {local};" for text, (local, _) in self.names.items()]
-        return [f"{pad}{{", f"{pad}{indent}int {it} = {init};", f"{pad}{indent}if ({cond}) {{", *loads, *pragmas,
+        return [f"{pad}{{", f"{pad}{indent}{scop.index_type} {it} = {init};", f"{pad}{indent}if ({cond}) {{",
+                *loads, *pragmas,
                 f"{inner}for ({it} = {init}; {cond}; {it} += {inc}) {{", *body, f"{inner}}}", *stores,
                 f"{pad}{indent}}}", f"{pad}}}"]

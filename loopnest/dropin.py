@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from loopnest.codegen_flat import flat_views
 from loopnest.codegen_guard import guarded_c
 from loopnest.errors import SourceError
 from loopnest.frontend.source_span import statement_span
@@ -17,7 +18,8 @@ def _indent(code: str, pad: str) -> str:
 
 def replace_regions(path: Path, transformed: Mapping[int, Scop], scops: list[Scop]) -> str:
     """The text of ``path`` with nest ``i`` of ``scops`` replaced by the code of ``transformed[i]``, run
-    where the arrays it reaches through pointers do not overlap (:mod:`loopnest.codegen_guard`)."""
+    where the arrays it reaches through pointers do not overlap (:mod:`loopnest.codegen_guard`), its flat
+    arrays seen as their rows (:mod:`loopnest.codegen_flat`)."""
     text = Path(path).read_text()
     edits: list[tuple[int, int, str]] = []
     for index, new in transformed.items():
@@ -30,12 +32,13 @@ def replace_regions(path: Path, transformed: Mapping[int, Scop], scops: list[Sco
             end = sum(len(line) + 1 for line in lines[: region.last_line])
             first = lines[region.first_line - 1] if region.first_line <= len(lines) else ""
             pad = first[: len(first) - len(first.lstrip())]
-            edits.append((start, end, _indent(guarded_c(scops[index], new), pad) + "\n"))
+            code = flat_views(scops[index], guarded_c(scops[index], new), text[start:end])
+            edits.append((start, end, _indent(code, pad) + "\n"))
         else:
             start, end = statement_span(text, region.first_line)
             line_start = text.rfind("\n", 0, start) + 1
             pad = text[line_start:start] if not text[line_start:start].strip() else ""
-            code = _indent(guarded_c(scops[index], new), pad)
+            code = _indent(flat_views(scops[index], guarded_c(scops[index], new), pad + text[start:end]), pad)
             edits.append((start, end, code[len(pad):] if pad else code))
     for start, end, code in sorted(edits, reverse=True):
         text = text[:start] + code + text[end:]

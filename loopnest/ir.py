@@ -32,13 +32,23 @@ from loopnest.ir_expr import (
 )
 
 __all__ = [
-    "Access", "ArrayInfo", "ArrayRef", "Binary", "Call", "Cast", "Const", "DynamicBound", "Expr", "IndexArray",
-    "IndexStructure", "Iter", "LoopInfo", "QuasiAffine", "Schedule", "ScheduleDim", "Scop", "SourceRegion",
-    "Statement", "Ternary", "Unary", "Var", "print_expr",
+    "Access", "ArrayInfo", "ArrayRef", "Binary", "Call", "Cast", "Const", "DynamicBound", "Expr", "FlatArray",
+    "IndexArray", "IndexStructure", "Iter", "LoopInfo", "QuasiAffine", "Schedule", "ScheduleDim", "Scop",
+    "SourceRegion", "Statement", "Ternary", "Unary", "Var", "print_expr",
 ]
 
 # ---------------------------------------------------------------------------------------------
 # Arrays, accesses, statements
+
+
+@dataclass(frozen=True)
+class FlatArray:
+    """An array the source declares flat (``const double *restrict A``, ``double A[m * n]``) and subscripts
+    linearly (``A[i*n + j]``), which the IR holds as its rows (``A[i][j]``): the drop-in code reaches it
+    through a pointer to rows with the declaration's qualifiers (:mod:`loopnest.dropin`)."""
+
+    const: bool = False
+    restrict: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,7 @@ class ArrayInfo:
     storage: str  # "param" | "global" | "local" | "extern" | "region" (declared inside the nest)
     written: bool
     addressed: bool = True  # False: a local whose address its function never takes (no pointer reaches it)
+    flat: FlatArray | None = None  # declared flat in the source, delinearized here
 
     @property
     def is_scalar(self) -> bool:
@@ -310,6 +321,9 @@ class Scop:
     loops: tuple[LoopInfo, ...] = ()
     index_arrays: tuple[IndexArray, ...] = ()
     index_structures: tuple[IndexStructure, ...] = ()
+    # The C type of the generated code's loop iterators: "long" where a loop counter or size parameter of
+    # the source is wider than int or unsigned (size_t, int64_t, long, unsigned), else "int".
+    index_type: str = "int"
 
     def replace(self, **changes: Any) -> Scop:
         return dataclasses.replace(self, **changes)

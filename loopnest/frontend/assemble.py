@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import islpy as isl
+
 from loopnest.errors import SourceLocation
 from loopnest.frontend.expressions import RawAccess
 from loopnest.frontend.index_roles import index_roles
-from loopnest.frontend.symbols import Symbol
+from loopnest.frontend.symbols import SCALAR_TYPES, Symbol
 from loopnest.ir import (
     Access,
     ArrayInfo,
@@ -84,6 +86,8 @@ class ScopParts:
     used: tuple[str, ...]
     iterators: tuple[str, ...]
     loops: tuple[LoopInfo, ...]
+    loop_types: tuple[str, ...] = ()  # the types of the region's loop counters in the source
+    assumed: tuple[str, ...] = ()  # isl sets of parameter values the analysis assumes (frontend.delinearize)
 
 
 def assemble(raws: list[RawStatement], parts: ScopParts) -> Scop:
@@ -93,11 +97,22 @@ def assemble(raws: list[RawStatement], parts: ScopParts) -> Scop:
     rows = tuple(tuple(r.row + [0] * (2 * depth + 1 - len(r.row))) for r in raws)
     arrays = _arrays(statements, parts)
     context = f"[{', '.join(params)}] -> {{ : {' and '.join(f'{p} >= 0' for p in params) or 'true'} }}"
+    if parts.assumed:
+        assumed = isl.Set(context)
+        for text in parts.assumed:  # over a prefix of the parameters: the context keeps their order
+            assumed = assumed.intersect(isl.Set(text))
+        context = str(assumed.coalesce())
     param_types = {p: parts.symbols[p].scalar_type or "int" if p in parts.symbols else "int" for p in params}
     index_arrays, structures = index_roles(statements, arrays)
     return Scop(parts.name, params, context, statements, arrays, Schedule(rows), parts.region, parts.iterators,
                 param_types, tuple(sorted(parts.loops, key=lambda lp: (lp.statements[:1], lp.depth))),
-                index_arrays, structures)
+                index_arrays, structures, index_type([*parts.loop_types, *param_types.values()]))
+
+
+def index_type(types: list[str]) -> str:
+    """The generated iterators' type: ``long`` where a counter or size of the source may pass INT_MAX (a
+    64-bit type, or an unsigned int), else ``int``."""
+    return "long" if any(SCALAR_TYPES.get(t, 4) >= 8 or t == "unsigned int" for t in types) else "int"
 
 
 def _arrays(statements: tuple[Statement, ...], parts: ScopParts) -> dict[str, ArrayInfo]:
@@ -107,5 +122,5 @@ def _arrays(statements: tuple[Statement, ...], parts: ScopParts) -> dict[str, Ar
         sym = parts.symbols[name]
         storage = "region" if name in parts.locals else sym.storage
         out[name] = ArrayInfo(name, sym.scalar_type or sym.base_type, sym.dims, storage, name in written,
-                              sym.addressed)
+                              sym.addressed, sym.flat)
     return out

@@ -10,14 +10,19 @@ its line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pycparser import c_ast
 
 from loopnest.errors import SourceLocation, UnsupportedConstructError
 from loopnest.frontend.assemble import RawStatement, ScopParts, assemble
 from loopnest.frontend.data_dependent import conjunction, extent_constraints, iterator_bounded
-from loopnest.frontend.expressions import Accesses, ExpressionBuilder, Loop
+from loopnest.frontend.delinearize import plan_rows
+from loopnest.frontend.expressions import MATH_FUNCTIONS, Accesses, ExpressionBuilder, Loop
+from loopnest.frontend.inline import Inliner
 from loopnest.frontend.literals import shorten
-from loopnest.frontend.symbols import Symbol, c_text, declared_volatile, resolve_type
+from loopnest.frontend.preprocess import location_of
+from loopnest.frontend.symbols import Symbol, c_text, declared_volatile, resolve_type, symbol_from_decl
 from loopnest.ir import ArrayRef, Binary, Const, DynamicBound, Expr, Iter, LoopInfo, Scop, SourceRegion, Unary, Var
 
 _COMPOUND_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
@@ -55,12 +60,19 @@ class _WrittenNames(c_ast.NodeVisitor):
 
 
 class ScopBuilder(ExpressionBuilder):
+    """``helpers``: the functions of the translation unit, whose calls are inlined (:mod:`.inline`);
+    ``keep_flat``: flat arrays to analyse as written, not as rows (:mod:`.delinearize`)."""
+
     def __init__(self, *, items: list[c_ast.Node], region: SourceRegion, symbols: dict[str, Symbol],
-                 typedefs: dict[str, str], name: str) -> None:
+                 typedefs: dict[str, str], name: str, helpers: Mapping[str, c_ast.FuncDef] | None = None,
+                 keep_flat: frozenset[str] = frozenset()) -> None:
+        items = Inliner(helpers or {}, typedefs, lambda n: location_of(getattr(n, "coord", None), region.file),
+                        MATH_FUNCTIONS, symbols).expand(items)
         written = _WrittenNames()
         for item in items:
             written.visit(item)
         super().__init__(region=region, symbols=symbols, typedefs=typedefs, written=written.names)
+        self._use_rows(plan_rows(items, self._symbols, self._loc, keep_flat))
         self._items = items
         self._name = name
         self._conds: list[str] = []
@@ -70,6 +82,10 @@ class ScopBuilder(ExpressionBuilder):
         self._loop_vars: dict[str, None] = {}
         self._for_declared: set[str] = set()
         self._loop_infos: list[LoopInfo] = []
+        self._loop_types: dict[str, None] = {}
+
+    def _domain_constraints(self) -> list[str]:
+        return list(self._conds)
 
     # -- entry -----------------------------------------------------------------------------------
     def build(self) -> Scop:
@@ -80,7 +96,8 @@ class ScopBuilder(ExpressionBuilder):
                                             SourceLocation(self._region.file, self._region.first_line))
         iterators = tuple(n for n in self._loop_vars if n not in self._for_declared)
         parts = ScopParts(self._name, self._region, tuple(self._params), {**self._symbols, **self._locals},
-                          frozenset(self._locals), tuple(self._used), iterators, tuple(self._loop_infos))
+                          frozenset(self._locals), tuple(self._used), iterators, tuple(self._loop_infos),
+                          tuple(self._loop_types), tuple(str(a) for a in self._assumed))
         return assemble(self._raw, parts)
 
     # -- statements ------------------------------------------------------------------------------
@@ -173,7 +190,8 @@ class ScopBuilder(ExpressionBuilder):
                                    "single statement may update what its condition on data reads")
 
     def _for(self, node: c_ast.For) -> None:
-        name, lower = self._loop_init(node)
+        name, lower, ctype = self._loop_init(node)
+        self._loop_types.setdefault(ctype)
         if any(loop.name == name for loop in self._loops):  # its bounds would constrain the outer one
             raise self._reject(node, "shadowed loop iterator", f"{name!r} is the iterator of an enclosing loop")
         step = self._loop_step(node, name)
@@ -182,7 +200,7 @@ class ScopBuilder(ExpressionBuilder):
         # The bound expressions see outer iterators only; the condition sees this one too.
         reads: Accesses = []
         lb, dyn_lower = self._lower_bound(lower, reads)
-        self._loops.append(Loop(name, depth, step < 0))
+        self._loops.append(Loop(name, depth, step < 0, ctype))
         upper, dyn_upper = self._loop_condition(node, name, step, reads)
         dynamic = dyn_lower is not None or dyn_upper is not None
         if dynamic and step != 1:
@@ -217,7 +235,11 @@ class ScopBuilder(ExpressionBuilder):
         """A loop bound read from data: an integer expression of outer iterators and data the nest
         never writes (it is evaluated once per loop, not once per statement)."""
         mine: Accesses = []
-        expr = self._data_expr(node, refused, mine, integer=True)
+        self._subscripting += 1  # a bound compares with the generated loop's own (signed) iterator
+        try:
+            expr = self._data_expr(node, refused, mine, integer=True)
+        finally:
+            self._subscripting -= 1
         written = next((a.array for a in mine if a.array in self._written), None)
         if written is not None:
             raise self._reject(node, "data-dependent bound",
@@ -255,14 +277,19 @@ class ScopBuilder(ExpressionBuilder):
         sym = self._lookup(array)
         return None if sym is None else self._declared_extent(sym, dim)
 
-    def _loop_init(self, node: c_ast.For) -> tuple[str, c_ast.Node]:
+    def _loop_init(self, node: c_ast.For) -> tuple[str, c_ast.Node, str]:
+        """The loop's iterator, its initial value and its type in the source."""
         init = node.init
         if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
             decl = init.decls[0]
+            declared = symbol_from_decl(decl, "local", self._typedefs) or Symbol(decl.name, "int", (), "local")
+            self._check_volatile(decl, declared)
+            if not declared.is_integer:
+                raise self._reject(node, "non-integer loop iterator", decl.name)
             self._for_declared.add(decl.name)
-            self._symbols.setdefault(decl.name, Symbol(decl.name, "int", (), "local"))
+            self._symbols.setdefault(decl.name, declared)
             self._loop_vars.setdefault(decl.name)
-            return decl.name, decl.init
+            return decl.name, decl.init, declared.scalar_type or "int"
         if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
             sym = self._lookup(init.lvalue.name)
             if sym is not None:
@@ -270,7 +297,7 @@ class ScopBuilder(ExpressionBuilder):
                 if not sym.is_integer:
                     raise self._reject(node, "non-integer loop iterator", init.lvalue.name)
             self._loop_vars.setdefault(init.lvalue.name)
-            return init.lvalue.name, init.rvalue
+            return init.lvalue.name, init.rvalue, (sym.scalar_type if sym is not None else None) or "int"
         raise self._reject(node, "non-canonical loop", "the loop must start with 'i = expr' or 'int i = expr'")
 
     def _loop_step(self, node: c_ast.For, name: str) -> int:

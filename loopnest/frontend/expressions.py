@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import islpy as isl
 from pycparser import c_ast
 
 from loopnest.errors import SourceLocation, UnsupportedConstructError
 from loopnest.frontend.affine import AffineConverter, parse_int_constant
+from loopnest.frontend.delinearize import CONSTRUCT as ROWS
+from loopnest.frontend.delinearize import RowLayout, RowsRefused, declaration_hint, fit_rows, row_condition
 from loopnest.frontend.literals import numeric_literal, shorten
+from loopnest.frontend.polynomial import Poly, polynomial
 from loopnest.frontend.preprocess import location_of
 from loopnest.frontend.symbols import INTEGER_TYPES, SCALAR_TYPES, Symbol, c_text, canonical_scalar, resolve_type
 from loopnest.ir import (
@@ -41,6 +45,8 @@ MATH_FUNCTIONS = frozenset(
     for suffix in ("", "f")
 ) | {"abs", "labs"}
 _INT_RESULT_OPS = frozenset({"<", "<=", ">", ">=", "==", "!=", "&&", "||"})
+# Iterator types whose arithmetic wraps where the generated code's signed iterators would not (i - 1 at 0).
+_WRAPPING = frozenset({"unsigned int", "unsigned long", "unsigned long long"})
 
 
 @dataclass
@@ -48,6 +54,7 @@ class Loop:
     name: str
     depth: int
     negative: bool
+    ctype: str = "int"  # the counter's type in the source
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,19 @@ class ExpressionBuilder:
         self._locals: dict[str, Symbol] = {}
         self._used: dict[str, None] = {}
         self._conv = AffineConverter(self._resolve_affine, self._loc)
+        self._layouts: dict[str, RowLayout] = {}
+        self._subscripting = 0  # > 0 while building a subscript or a bound (iterators stay uncast there)
+        self._assumed: list[isl.Set] = []  # what splitting flat arrays into rows assumes of the parameters
+
+    def _use_rows(self, layouts: dict[str, RowLayout]) -> None:
+        """Read the flat arrays of ``layouts`` as their rows (:mod:`loopnest.frontend.delinearize`)."""
+        self._layouts = layouts
+        for name, layout in layouts.items():
+            self._symbols[name] = layout.symbol(self._symbols[name])
+
+    def _domain_constraints(self) -> list[str]:
+        """The isl constraints of the loops and conditions around the expression being built."""
+        return []
 
     # -- helpers ---------------------------------------------------------------------------------
     def _loc(self, node: c_ast.Node | None) -> SourceLocation:
@@ -197,7 +217,7 @@ class ExpressionBuilder:
                 return self._reject(node, "side effect in expression", c_text(node))
             case c_ast.FuncCall():
                 return self._reject(node, "unknown function call",
-                                    f"{c_text(node.name)}() is not a known math function")
+                                    f"{c_text(node.name)}() is not a known math function, nor defined in this file")
             case c_ast.StructRef():
                 return self._reject(node, "struct member access", c_text(node))
             case c_ast.Assignment():
@@ -206,8 +226,9 @@ class ExpressionBuilder:
 
     def _identifier(self, node: c_ast.ID, name: str, accesses: Accesses) -> Expr:
         for loop in self._loops:
-            if loop.name == name:
-                return Iter(loop.depth)
+            if loop.name == name:  # an unsigned counter's value wraps as in the source (the loop's is signed)
+                wraps = loop.ctype in _WRAPPING and not self._subscripting
+                return Cast(loop.ctype, Iter(loop.depth)) if wraps else Iter(loop.depth)
         sym = self._lookup(name)
         if sym is None:
             raise self._reject(node, "undeclared identifier", name)
@@ -234,9 +255,44 @@ class ExpressionBuilder:
         if sym is None or not sym.is_array:
             raise self._reject(node, "pointer arithmetic", f"{base.name!r} is not an array")
         self._check_type(node, sym)
+        layout = self._layouts.get(base.name)
+        if layout is not None and len(subs_nodes) == 1:
+            subs_nodes = self._rows(node, layout, sym, subs_nodes[0])
         if len(subs_nodes) != len(sym.dims):
             raise self._reject(node, "partial array reference",
                                f"{base.name} has {len(sym.dims)} dimensions, {len(subs_nodes)} subscripts given")
+        self._subscripting += 1
+        try:
+            return self._subscripted(node, base.name, sym, subs_nodes, accesses)
+        finally:
+            self._subscripting -= 1
+
+    def _rows(self, node: c_ast.ArrayRef, layout: RowLayout, sym: Symbol, subscript: c_ast.Node) -> list[c_ast.Node]:
+        """The subscripts of the element of the rows of ``layout`` that ``node`` reaches, each inner one proven
+        to lie in its row from the loop bounds, or :class:`RowsRefused`."""
+        poly = polynomial(subscript)
+        parts = None if poly is None else layout.split(poly)
+        if parts is None:  # plan_rows split every access of the region
+            raise AssertionError(f"{c_text(node)}: not split into rows")
+        bad, assumed = fit_rows(parts, layout.sizes, lambda sub, size: self._in_row(sub, size, subscript.coord))
+        self._assumed += assumed
+        if bad is not None:
+            size = layout.sizes[bad - 1].text()
+            hint = declaration_hint(sym, [s.text() for s in layout.sizes])
+            message = (f"unsupported construct: {ROWS} ({shorten(c_text(node))}: the loop bounds do not keep "
+                       f"{parts[bad].text()} in [0, {size}) for any value of the sizes, so the rows of {size} "
+                       f"elements it would be read as overlap; {hint})")
+            raise RowsRefused(ROWS, message, self._loc(node), array=layout.array, fallback=layout.fallback)
+        return [part.node(subscript.coord) for part in parts]
+
+    def _in_row(self, subscript: Poly, extent: Poly, coord: object) -> tuple[bool, isl.Set | None]:
+        low = self._conv.affine(subscript.node(coord), "subscript").text
+        high = self._conv.affine(extent.node(coord), "bound").text
+        return row_condition(self._domain_constraints(), len(self._loops), tuple(self._params), low, high)
+
+    def _subscripted(self, node: c_ast.ArrayRef, name: str, sym: Symbol, subs_nodes: list[c_ast.Node],
+                     accesses: Accesses) -> Expr:
+        """The element of array ``name`` at ``subs_nodes``, its access recorded in ``accesses``."""
         texts: list[str] = []
         exprs: list[Expr] = []
         approximated: list[tuple[int, str]] = []
@@ -255,11 +311,11 @@ class ExpressionBuilder:
                 approximated.append((dim, extent))
                 continue
             exprs.append(self._expr(sub, []))
-        self._used.setdefault(base.name)
-        ref = ArrayRef(base.name, tuple(exprs))
+        self._used.setdefault(name)
+        ref = ArrayRef(name, tuple(exprs))
         reason = "; ".join(f"subscript {texts[d]} is not affine: dimension {d} spans the extent {e}"
                            for d, e in approximated)
-        accesses.append(RawAccess(base.name, tuple(texts), False, tuple(approximated), reason))
+        accesses.append(RawAccess(name, tuple(texts), False, tuple(approximated), reason))
         return ref
 
     # -- types and literals: the only source text that reaches generated C, rebuilt from values ---

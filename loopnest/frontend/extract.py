@@ -17,10 +17,11 @@ from loopnest.errors import (
     UnsupportedConstructError,
 )
 from loopnest.frontend.build import ScopBuilder
+from loopnest.frontend.delinearize import RowsRefused
 from loopnest.frontend.limits import AnalysisLimits, check_region, check_tree
 from loopnest.frontend.preprocess import PreprocessOptions, compiler_diagnostic, location_of, preprocess
 from loopnest.frontend.source_span import statement_end_line
-from loopnest.frontend.symbols import collect_function_symbols, collect_globals, collect_typedefs
+from loopnest.frontend.symbols import Symbol, collect_function_symbols, collect_globals, collect_typedefs
 from loopnest.ir import Scop, SourceRegion
 
 
@@ -89,6 +90,7 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
     original = path.read_text(errors="replace").splitlines()
     typedefs = collect_typedefs(ast)
     globals_ = collect_globals(ast, typedefs)
+    helpers = {e.decl.name: e for e in ast.ext if isinstance(e, c_ast.FuncDef)}
     functions = [e for e in ast.ext if isinstance(e, c_ast.FuncDef) and _in_main_file(e, path)]
     if function is not None:
         functions = [f for f in functions if f.decl.name == function]
@@ -103,8 +105,7 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
         symbols = {**globals_, **collect_function_symbols(reg.function, typedefs)}
         name = f"{path.name}:{reg.function.decl.name}#{counter}"
         try:
-            scop = ScopBuilder(items=reg.items, region=reg.region, symbols=symbols, typedefs=typedefs,
-                               name=name).build()
+            scop = _build(reg, symbols, typedefs, name, helpers)
         except UnsupportedConstructError as exc:
             result.rejected.append(RejectedRegion(reg.function.decl.name, exc.location or SourceLocation(
                 str(path), reg.region.first_line), exc.construct, exc.message))
@@ -116,6 +117,21 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
         result.scops.append(scop)
         counter += 1
     return result
+
+
+def _build(reg: _Region, symbols: dict[str, Symbol], typedefs: dict[str, str], name: str,
+           helpers: dict[str, c_ast.FuncDef]) -> Scop:
+    """The region's Scop; a flat array whose rows the loop bounds do not prove is analysed again flat, over
+    its declared extent (:mod:`loopnest.frontend.delinearize`)."""
+    keep_flat: frozenset[str] = frozenset()
+    while True:
+        try:
+            return ScopBuilder(items=reg.items, region=reg.region, symbols=symbols, typedefs=typedefs, name=name,
+                               helpers=helpers, keep_flat=keep_flat).build()
+        except RowsRefused as refused:
+            if not refused.fallback or refused.array in keep_flat:
+                raise
+            keep_flat |= {refused.array}
 
 
 def _default_limits() -> AnalysisLimits:

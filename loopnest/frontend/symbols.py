@@ -5,8 +5,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import pycparser_fake_libc
 from pycparser import c_ast, c_generator
+
+from loopnest.ir import FlatArray
 
 # The scalar types generated C may name, in canonical spelling, with their size in bytes. Types
 # reach generated code only through this table: a name from the source (a typedef, a struct, a
@@ -20,6 +24,20 @@ SCALAR_TYPES: dict[str, int] = {
 INTEGER_TYPES = frozenset(t for t in SCALAR_TYPES if t not in ("float", "double", "long double"))
 _TYPE_WORDS = frozenset({"char", "short", "int", "long", "signed", "unsigned", "float", "double", "_Bool"})
 _QUALIFIERS = frozenset({"const", "volatile", "restrict", "register", "static", "auto", "inline", "extern"})
+# The fixed-width and size types at their widths on LP64 (x86-64 and AArch64 Linux, macOS), for the typedefs
+# of pycparser's fake libc, which makes every one of them ``int``: a ``size_t`` loop must stay 64 bits wide.
+_LIBC_TYPES: dict[str, str] = {
+    "size_t": "unsigned long", "ssize_t": "long", "ptrdiff_t": "long", "intptr_t": "long",
+    "uintptr_t": "unsigned long", "intmax_t": "long", "uintmax_t": "unsigned long", "off_t": "long",
+    "int8_t": "signed char", "uint8_t": "unsigned char", "int16_t": "short", "uint16_t": "unsigned short",
+    "int32_t": "int", "uint32_t": "unsigned int", "int64_t": "long", "uint64_t": "unsigned long",
+    "int_least8_t": "signed char", "uint_least8_t": "unsigned char", "int_least16_t": "short",
+    "uint_least16_t": "unsigned short", "int_least32_t": "int", "uint_least32_t": "unsigned int",
+    "int_least64_t": "long", "uint_least64_t": "unsigned long", "int_fast8_t": "signed char",
+    "uint_fast8_t": "unsigned char", "int_fast16_t": "long", "uint_fast16_t": "unsigned long",
+    "int_fast32_t": "long", "uint_fast32_t": "unsigned long", "int_fast64_t": "long", "uint_fast64_t": "unsigned long",
+}
+_FAKE_LIBC = Path(pycparser_fake_libc.directory).resolve()
 
 
 def canonical_scalar(type_text: str) -> str | None:
@@ -58,6 +76,11 @@ class Symbol:
     # Declared volatile (the object, or through a typedef): each access is an observable event in C,
     # so no nest that touches it may be reordered, merged or run in parallel.
     volatile: bool = False
+    # A pointer's (or array's) qualifiers as declared: ``const double *restrict a``.
+    pointee_const: bool = False
+    restrict: bool = False
+    # Set where the frontend reads the flat array's linearized subscripts as rows (frontend.delinearize).
+    flat: FlatArray | None = None
 
     @property
     def scalar_type(self) -> str | None:
@@ -83,11 +106,19 @@ def declared_volatile(quals: Iterable[str] | None, type_text: str) -> bool:
     return "volatile" in (quals or ()) or "volatile" in type_text.split()
 
 
+def _from_fake_libc(node: c_ast.Node) -> bool:
+    file = getattr(getattr(node, "coord", None), "file", None)
+    return file is not None and Path(str(file)).resolve().is_relative_to(_FAKE_LIBC)
+
+
 def collect_typedefs(ast: c_ast.FileAST) -> dict[str, str]:
-    """Scalar typedefs (``typedef double real;``) by name; other typedefs map to their text."""
+    """Scalar typedefs (``typedef double real;``) by name; other typedefs map to their text. The standard
+    library's size and fixed-width types have their real widths (:data:`_LIBC_TYPES`)."""
     out: dict[str, str] = {}
     for ext in ast.ext:
-        if isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl):
+        if isinstance(ext, c_ast.Typedef) and ext.name in _LIBC_TYPES and _from_fake_libc(ext):
+            out[ext.name] = _LIBC_TYPES[ext.name]
+        elif isinstance(ext, c_ast.Typedef) and isinstance(ext.type, c_ast.TypeDecl):
             inner = ext.type.type
             if isinstance(inner, c_ast.IdentifierType):
                 resolved = resolve_type(" ".join(inner.names), out)
@@ -110,6 +141,8 @@ def symbol_from_decl(decl: c_ast.Decl, storage: str, typedefs: dict[str, str]) -
     nodes: list[c_ast.Node | None] = []
     quals: set[str] = set()
     node = decl.type
+    outer = set(getattr(node, "quals", None) or getattr(node, "dim_quals", None) or ()) \
+        if isinstance(node, c_ast.PtrDecl | c_ast.ArrayDecl) else set()
     while True:
         if isinstance(node, c_ast.ArrayDecl):
             dims.append(c_text(node.dim) if node.dim is not None else None)
@@ -129,7 +162,8 @@ def symbol_from_decl(decl: c_ast.Decl, storage: str, typedefs: dict[str, str]) -
     if storage == "global" and "extern" in (decl.storage or []):
         storage = "extern"
     volatile = declared_volatile([*quals, *(node.quals or ())], base)
-    return Symbol(decl.name, base, tuple(dims), storage, tuple(nodes), volatile=volatile)
+    return Symbol(decl.name, base, tuple(dims), storage, tuple(nodes), volatile=volatile,
+                  pointee_const="const" in (node.quals or ()), restrict="restrict" in outer)
 
 
 def collect_globals(ast: c_ast.FileAST, typedefs: dict[str, str]) -> dict[str, Symbol]:
