@@ -15,12 +15,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import pycparser_fake_libc
-
 from loopnest.errors import SourceError, SourceLocation
+from loopnest.frontend.cpp_view import MAX_PREPROCESSED_MB, header_dirs, tool_files
 from loopnest.harness.sandbox import Limits, run_limited, share_with_sandbox
 
-_OWN_INCLUDE = Path(__file__).parent / "include"
 # GCC extensions that system-style headers use and pycparser does not parse.
 _EXTENSION_DEFINES = (
     "__attribute__(x)=",
@@ -36,7 +34,7 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _INCLUDE_LINE = re.compile(r'^\s*#\s*(include|include_next|import|embed)\b\s*(.*)$')
 _PROBES = re.compile(r"__has_include(_next)?|__has_embed|#\s*pragma\s+GCC\s+dependency")
 _OUTSIDE = "includes only the program's own headers ({name} is not one of them)"
-_CONFINED_LIMITS = Limits(cpu_seconds=20, memory_mb=1024, output_mb=64, wall_seconds=20.0)
+_CONFINED_LIMITS = Limits(cpu_seconds=20, memory_mb=1024, output_mb=MAX_PREPROCESSED_MB, wall_seconds=20.0)
 
 
 @dataclass(frozen=True)
@@ -61,8 +59,7 @@ class PreprocessOptions:
 def _cpp_args(exe: str, options: PreprocessOptions) -> list[str]:
     # Resolved, as the sandbox binds them: a virtual environment reached through a symlink is not
     # visible there under the link's name.
-    args = [exe, "-nostdinc", "-std=gnu99", "-I", str(_OWN_INCLUDE.resolve()),
-            "-I", str(Path(pycparser_fake_libc.directory).resolve())]
+    args = [exe, "-nostdinc", "-std=gnu99", *(arg for d in header_dirs(options.sandbox) for arg in ("-I", str(d)))]
     for d in options.include_dirs:
         args += ["-iquote", str(d), "-I", str(d)]
     for define in _EXTENSION_DEFINES:
@@ -88,7 +85,7 @@ def preprocess(path: Path, options: PreprocessOptions, *, cpp: str = "cpp") -> s
 
 
 def _allowed_roots(options: PreprocessOptions) -> list[Path]:
-    return [Path(d).resolve() for d in (*options.include_dirs, _OWN_INCLUDE, pycparser_fake_libc.directory)]
+    return [Path(d).resolve() for d in (*options.include_dirs, *header_dirs(options.sandbox))]
 
 
 def _check_directives(path: Path, options: PreprocessOptions) -> None:
@@ -127,7 +124,8 @@ def _preprocess_confined(path: Path, options: PreprocessOptions, exe: str) -> st
         share_with_sandbox([path.parent, *map(Path, options.include_dirs)], options.sandbox)
         work = Path(tmp)
         limits = dataclasses.replace(_CONFINED_LIMITS, sandbox=options.sandbox)
-        result = run_limited(args, cwd=work, limits=limits, read_only=binds)
+        # cpp sees only its own files, the fake libc and the request's (cpp_view): nothing else to find.
+        result = run_limited(args, cwd=work, limits=limits, read_only=binds, system=tool_files(exe))
         if not result.ok:
             raise SourceError(_confined_error(result.stderr, result.status, path))
         roots = [*_allowed_roots(options), path.resolve()]
@@ -148,6 +146,9 @@ def _dependencies(makefile_rule: str) -> list[str]:
 
 def _confined_error(stderr: str, status: str, path: Path) -> str:
     """cpp's first error, with any include that could not be opened said the same way as one refused."""
+    if status == "output-size limit" or "File size limit exceeded" in stderr:  # cc1 got SIGXFSZ
+        return (f"{path.name}: the preprocessed program is larger than {MAX_PREPROCESSED_MB} MB (macro expansion); "
+                "send a smaller program")
     for line in stderr.splitlines():
         # No line number: it would tell a file that exists (refused below) from one that does not.
         missing = re.match(r"^(.*?):\d+:\d+: fatal error: (.*?): No such file or directory", line)
@@ -188,8 +189,8 @@ def compiler_diagnostic(path: Path, options: PreprocessOptions, *, cc: str = "gc
         with tempfile.TemporaryDirectory(prefix="perfembed-cc-") as tmp:
             args = [*_cpp_args(exe, options), "-fsyntax-only", "-w", str(path)]
             limits = dataclasses.replace(_CONFINED_LIMITS, sandbox=options.sandbox)
-            stderr = run_limited(args, cwd=Path(tmp), limits=limits,
-                                 read_only=[*_allowed_roots(options), path.parent]).stderr
+            stderr = run_limited(args, cwd=Path(tmp), limits=limits, read_only=[*_allowed_roots(options), path.parent],
+                                 system=tool_files(exe)).stderr
     else:
         args = [exe, "-fsyntax-only", "-std=gnu99", "-w"]
         for d in options.include_dirs:

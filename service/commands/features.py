@@ -17,7 +17,8 @@ from rich.table import Table
 
 from embeddings.features.machine import load_or_measure
 from loopnest.config import get_settings
-from loopnest.harness.sandbox import sandbox_status
+from loopnest.frontend.cpp_check import preprocessor_problem
+from loopnest.harness.sandbox import Limits, sandbox_status
 from service.commands.options import make_console, where_data_lives
 
 TARGET_CACHE_NAME = "target.json"
@@ -60,6 +61,8 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
         ("STREAM triad, 1 thread", f"{data['stream_triad_1t_gbs']:.1f} GB/s"),
         ("measured", f"{data['measured_at']} in {data['seconds']:.1f} s" + (" (quick)" if data["quick"] else "")),
         ("isolation", str(data["isolation"]["description"])),
+        ("resource limits", str(data["isolation"]["resources"])),
+        ("preprocessor", str(data["isolation"]["preprocessor"])),
     ]
 
 
@@ -76,7 +79,8 @@ def target(
     data = peaks.to_dict()
     data["cache"] = str(path)
     data["data_dir"] = str(settings.data_dir)
-    data["isolation"] = sandbox_status(settings.sandbox)
+    data["isolation"] = {**sandbox_status(settings.sandbox, Limits.from_settings(settings)),
+                         "preprocessor": preprocessor_problem(settings.sandbox) or "ok"}
     if json_out:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
