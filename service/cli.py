@@ -28,18 +28,25 @@ from loopnest.analysis import describe_scop
 from loopnest.config import describe_data_dir, get_settings
 from loopnest.dropin import replace_regions
 from loopnest.errors import InternalError, ParameterError, PerfembedError
+from loopnest.frontend.compile_flags import CompileFlags
 from loopnest.frontend.extract import extract_scops
-from loopnest.frontend.preprocess import PreprocessOptions
-from loopnest.frontend.program import program_from_file
+from loopnest.frontend.program import extract_program, local_program
 from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
-from loopnest.harness.program import ProgramSpec, defines_main
 from loopnest.parameters import missing_params
 from loopnest.transform.recipe import Recipe, apply_recipe
 from service.commands.bench import bench_app
 from service.commands.catalog import nests_app, search_command
 from service.commands.db import db_app
 from service.commands.features import target, target_cache_path
+from service.commands.flags import (
+    BuildPathOpt,
+    QuoteDirOpt,
+    StdOpt,
+    SystemDirOpt,
+    UndefineOpt,
+    compile_flags,
+)
 from service.commands.jobs import jobs_app
 from service.commands.keys import keys_app
 from service.commands.nests import require_nests
@@ -69,10 +76,18 @@ from service.commands.options import (
 from service.commands.remote import analyze_remote, suggest_remote
 from service.commands.seed import seed_app
 from service.commands.serve import serve_command
-from service.commands.suggest import evaluate_program, print_suggestions, run_fallback_jobs, write_best_file
+from service.commands.suggest import (
+    evaluate_program,
+    print_outcome,
+    print_suggestions,
+    run_fallback_jobs,
+    write_best_file,
+)
 from service.commands.tune import tune_command, worker_command
 from service.commands.usage import CLICK_EXCEPTION, print_error, usage_error
+from service.commands.whole_program import WholeProgram, program_spec
 from service.core import SuggestOptions, TransferCore
+from service.program_eval import program_outcome
 
 
 def _data_epilog() -> str:
@@ -102,9 +117,8 @@ def _root(_version: bool = typer.Option(False, "--version", is_eager=True, callb
     """Transfer tuning of C loop nests with performance embeddings."""
 
 
-def load_program(file: Path, include: list[str], define: list[str], function: str | None) -> Any:
-    options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
-    return extract_scops(file, options, function=function)
+def load_program(file: Path, flags: CompileFlags, function: str | None) -> Any:
+    return extract_scops(file, flags.preprocess_options(sandbox=get_settings().sandbox), function=function)
 
 
 def _selected(extraction: Any, nest: int | None) -> list[int]:
@@ -117,7 +131,9 @@ def _selected(extraction: Any, nest: int | None) -> list[int]:
 
 @app.command()
 def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
-            param: list[str] = ParamOpt, function: str | None = FunctionOpt, json_out: bool = JsonOpt,
+            undefine: list[str] = UndefineOpt, iquote: list[str] = QuoteDirOpt, isystem: list[str] = SystemDirOpt,
+            std: str | None = StdOpt, build_path: Path | None = BuildPathOpt, param: list[str] = ParamOpt,
+            function: str | None = FunctionOpt, json_out: bool = JsonOpt,
             profile: bool = typer.Option(False, "--profile", help="Also measure dynamic features (runs the nest)."),
             server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
     """Extract every loop nest and show loops, accesses, trip counts, dependences and parallel loops.
@@ -128,7 +144,9 @@ def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     if server:
         _analyze_remote(server, api_key, file, include, define, params, function, json_out=json_out)
         return
-    extraction = load_program(file, include, define, function)
+    flags = compile_flags(file, include=include, define=define, undefine=undefine, iquote=iquote, isystem=isystem,
+                          std=std, build_path=build_path)
+    extraction = load_program(file, flags, function)
     nests = [describe_scop(s, params) for s in extraction.scops]
     missing = sorted({p for s in extraction.scops for p in missing_params(s.params, params)})
     if json_out or profile:
@@ -220,7 +238,7 @@ def apply(file: Path = FileArg, recipe: Path = typer.Option(..., "--recipe", hel
           output: Path | None = typer.Option(None, "-o", "--output", help="Write here instead of stdout.")) -> None:
     """Write FILE with the recipe applied to its nest(s): a drop-in replacement."""
     rec = Recipe.from_json(read_recipe_file(recipe))
-    extraction = load_program(file, include, define, function)
+    extraction = load_program(file, compile_flags(file, include=include, define=define), function)
     require_nests(file, len(extraction.scops), extraction.rejected)
     chosen = _selected(extraction, nest)
     transformed = {i: apply_recipe(extraction.scops[i], rec) for i in chosen}
@@ -237,7 +255,9 @@ def apply(file: Path = FileArg, recipe: Path = typer.Option(..., "--recipe", hel
 def measure(file: Path = FileArg,
             recipe: Path | None = typer.Option(None, "--recipe", help="Recipe JSON (default: none)."),
             nest: int | None = NestOpt, include: list[str] = IncludeOpt,
-            define: list[str] = DefineOpt, param: list[str] = ParamOpt, function: str | None = FunctionOpt,
+            define: list[str] = DefineOpt, undefine: list[str] = UndefineOpt, iquote: list[str] = QuoteDirOpt,
+            isystem: list[str] = SystemDirOpt, std: str | None = StdOpt, build_path: Path | None = BuildPathOpt,
+            param: list[str] = ParamOpt, function: str | None = FunctionOpt,
             reps: int = typer.Option(5, "--reps", min=1, max=1000, help=REPS_HELP),
             threads: int | None = ThreadsOpt,
             sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
@@ -247,7 +267,9 @@ def measure(file: Path = FileArg,
     rec = Recipe.from_json(read_recipe_file(recipe)) if recipe else Recipe()
     params = parse_params(param)
     sparse = sparse_choice(sparsity, density, matrix)
-    extraction = load_program(file, include, define, function)
+    flags = compile_flags(file, include=include, define=define, undefine=undefine, iquote=iquote, isystem=isystem,
+                          std=std, build_path=build_path)
+    extraction = load_program(file, flags, function)
     rejected = require_nests(file, len(extraction.scops), extraction.rejected, quiet=json_out)
     results = []
     for i in _selected(extraction, nest):
@@ -306,28 +328,39 @@ def embeddings_fit(design: str = typer.Option("standard", "--design", help="stan
 
 @app.command()
 def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
+            undefine: list[str] = UndefineOpt, iquote: list[str] = QuoteDirOpt, isystem: list[str] = SystemDirOpt,
+            std: str | None = StdOpt, build_path: Path | None = BuildPathOpt,
             param: list[str] = ParamOpt,
             function: str | None = FunctionOpt, k: int = typer.Option(5, "--k", min=1, max=50),
             evaluate: bool = typer.Option(False, "--evaluate/--no-evaluate", help="Compile, verify and time."),
             fallback: bool = typer.Option(False, "--fallback", help="Autotune nests no neighbour helps."),
             trials: int = typer.Option(40, "--trials", min=1, max=MAX_TRIALS, help="Autotuning budget for --fallback."),
             json_out: bool = JsonOpt,
-            write_best: Path | None = typer.Option(None, "--write-best", help="Write the drop-in file here."),
-            run: str | None = typer.Option(None, "--run", help="Whole-program check: how to run the program, "
-                                           "'{program} ARGS' (default when FILE defines main: '{program}')."),
+            write_best: Path | None = typer.Option(None, "--write-best", help="Write the tuned file here (only "
+                                                   "when it held up in the whole program, or --no-program-check)."),
+            build: str | None = typer.Option(None, "--build", help="Whole-program check: the shell command that "
+                                             "builds the program, run in a copy of the project root (e.g. 'make')."),
+            run: str | None = typer.Option(None, "--run", help="Whole-program check: how to run the program "
+                                           "('./app input.txt'; without --build '{program} ARGS', default "
+                                           "'{program}' when FILE defines main)."),
+            project: Path | None = typer.Option(None, "--project", file_okay=False, help="The project root copied "
+                                                "for --build (default: FILE's git work tree, else its directory)."),
             check: str | None = typer.Option(None, "--check", help="Shell command comparing the runs' files "
                                              "in $ORIGINAL and $TUNED; exit 0 when they agree."),
-            cc: str | None = typer.Option(None, "--cc", help="Compiler of the whole program (default gcc)."),
+            no_program_check: bool = typer.Option(False, "--no-program-check", help="Skip the whole-program "
+                                                  "check; --write-best then writes the file verified nest by nest."),
+            cc: str | None = typer.Option(None, "--cc", help="Compiler of a one-file program (default gcc)."),
             cflags: str | None = typer.Option(None, "--cflags", help="Its flags (default -O3 -march=native "
                                               "-fopenmp)."),
             threads: int | None = typer.Option(None, "--threads", min=0, max=1024, help="Threads (0: all cores)."),
             sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
             server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
     """Neighbours of each nest from the database, their adapted recipes and (with --evaluate) measured
-    speedups; --write-best writes the file with the best verified recipe of each nest applied.
-    With --evaluate, a FILE that defines main (or --run) is also built and timed as a whole, original
-    against tuned: the tuning is kept only when the output is the same and the program is faster.
-    With --server the server answers (--fallback there enqueues the job for its workers)."""
+    speedups. With --evaluate the accepted recipes are applied together and the whole program is built
+    and timed, original against tuned (--build/--run, -p BUILD_DIR, or FILE alone when it defines main):
+    the tuning is kept only when the output is the same and the program is faster. --write-best writes
+    that file, never the original. With --server the server answers (--fallback there enqueues the job
+    for its workers)."""
     sparse = sparse_choice(sparsity, density, matrix)
     if server:
         suggest_remote(server, file, include=include, define=define, params=parse_params(param), function=function,
@@ -336,8 +369,12 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     store, settings = _open_store()
     settings = settings.model_copy(update={"threads": resolve_threads(threads, settings.threads),
                                            "cc": cc or settings.cc, "cflags": cflags or settings.cflags})
-    program = dataclasses.replace(program_from_file(file, include_dirs=include, defines=define,
-                                                    params=parse_params(param), function=function), sparse=sparse)
+    flags = compile_flags(file, include=include, define=define, undefine=undefine, iquote=iquote, isystem=isystem,
+                          std=std, build_path=build_path)
+    spec = None if no_program_check or not evaluate else program_spec(
+        file, flags, settings, WholeProgram(build=build, run=run, check=check, project=project, build_path=build_path))
+    program = dataclasses.replace(local_program(file, flags.preprocess_options(sandbox=settings.sandbox),
+                                                params=parse_params(param), function=function), sparse=sparse)
     with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")) as status:
         options = SuggestOptions(k=k, evaluate=evaluate, fallback=fallback, name=file.name, budget=trials)
         answer = TransferCore(store, settings).suggest(program, options,
@@ -346,18 +383,21 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     result["rejected"] = require_nests(file, len(result["nests"]), result["rejected"], quiet=json_out)
     if fallback:
         run_fallback_jobs(store, settings, result, trials)
-    if evaluate and (run is not None or check is not None or defines_main(file, include, define)):
-        spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=tuple(include),
-                           defines=tuple(PreprocessOptions.parse_define(d) for d in define), run=run or "{program}",
-                           check=check, threads=settings.threads or os.cpu_count() or 1,
-                           inputs=(str(file.resolve().parent),))
-        evaluate_program(file, load_program(file, include, define, function), result, spec, settings)
+    extraction = extract_program(program)
+    if spec is not None:
+        evaluate_program(file, extraction, result, spec, settings)
+    outcome = program_outcome(result, checked=spec is not None, unchecked_ok=no_program_check)
+    result["outcome"] = {**outcome.to_dict(), "written": None}
     if write_best is not None:
-        write_best_file(file, load_program(file, include, define, function), result, write_best)
+        result["outcome"]["written"] = write_best_file(file, extraction, result, write_best, outcome,
+                                                       build or (f"-p {build_path}" if build_path else None))
     if json_out:
         emit_json(result)
-        return
-    print_suggestions(result, settings)
+    else:
+        print_suggestions(result, settings)
+        print_outcome(result["outcome"])
+    if outcome.exit_code:
+        raise typer.Exit(outcome.exit_code)
 
 
 def _mount_commands() -> None:

@@ -1,9 +1,13 @@
 """Whole-program evaluation shared by the CLI and the API: the user's file with each nest's accepted
-recipe applied, and the decision whether the program as a whole got faster with the same output."""
+recipe applied, the decision whether the program as a whole got faster with the same output, and the
+one outcome every entry point reports (:func:`program_outcome`): tuned, not tuned (and why), checked
+per nest only, or a program that does not build."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +17,11 @@ from loopnest.harness.program import ProgramSpec, compare_programs
 from loopnest.harness.progress import Progress, ProgressFn, step_reporter
 from loopnest.harness.sandbox import Limits
 from loopnest.transform.recipe import Recipe, apply_recipe
+from loopnest.transform.recipe_text import loop_names, recipe_text
 
 PROGRAM_MAX_PAIRS = 15  # a program run costs more than a nest's: fewer pairs before an undecided verdict
+BUILD_HELP = ("give the program's build and run commands: --build 'CMD' --run 'CMD' (run in a copy of the "
+              "project), or -p BUILD_DIR with a compile_commands.json")
 
 
 def best_recipe(nest: dict[str, Any]) -> dict[str, Any] | None:
@@ -24,22 +31,30 @@ def best_recipe(nest: dict[str, Any]) -> dict[str, Any] | None:
     return max(options, key=lambda o: o["speedup"] or 0.0)["recipe"] if options else None
 
 
-def tuned_source(file: Path, extraction: Any, result: dict[str, Any]) -> tuple[str, int]:
-    """``file``'s text with each nest's best verified recipe applied, and how many nests that tunes;
-    when the whole program did not get faster, the original text."""
-    if result.get("program") and not result["program"]["accepted"]:
-        return file.read_text(), 0
+def nest_verified_source(file: Path, extraction: Any, result: dict[str, Any]) -> tuple[str, int]:
+    """``file``'s text with each nest's best verified recipe applied (verified nest by nest, whatever the
+    whole program said), and how many nests that tunes."""
     best = {n["index"]: best_recipe(n) for n in result["nests"]}
     chosen = {i: Recipe.from_dict(steps) for i, steps in best.items() if steps is not None}
     transformed = {i: apply_recipe(extraction.scops[i], r) for i, r in chosen.items()}
     return replace_regions(file, transformed, extraction.scops), len(transformed)
 
 
+def tuned_source(file: Path, extraction: Any, result: dict[str, Any]) -> tuple[str, int]:
+    """The tuned text and its number of tuned nests, or ``("", 0)`` when nothing is tuned: no nest held up,
+    or the whole program refused them (never the original as if it were tuned)."""
+    if result.get("program") and not result["program"]["accepted"]:
+        return "", 0
+    text, tuned = nest_verified_source(file, extraction, result)
+    return (text, tuned) if tuned else ("", 0)
+
+
 def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: ProgramSpec,
                      settings: Any, progress: ProgressFn | None = None) -> dict[str, Any] | None:
-    """Original against tuned, as whole programs; sets and returns ``result["program"]`` (None when no
-    nest was accepted, so there is nothing to compare). ``progress`` hears the ``whole program`` steps."""
-    text, tuned = tuned_source(file, extraction, result)
+    """Original against tuned, as whole programs, with every accepted nest applied together; sets and
+    returns ``result["program"]`` (None when no nest was accepted, so there is nothing to compare).
+    ``progress`` hears the ``whole program`` steps."""
+    text, tuned = nest_verified_source(file, extraction, result)
     if not tuned:
         return None
     policy = dataclasses.replace(AcceptancePolicy.from_settings(settings), max_pairs=PROGRAM_MAX_PAIRS)
@@ -49,3 +64,85 @@ def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: 
     accepted = outcome.ok and outcome.speedup is not None and outcome.speedup.above(policy.margin)
     result["program"] = {**outcome.to_dict(), "accepted": accepted, "nests_tuned": tuned}
     return result["program"]
+
+
+@dataclass(frozen=True)
+class ProgramOutcome:
+    """What the user gets, in one line: ``tuned`` (checked as a whole program), ``nest-verified`` (each nest
+    verified alone; the program was not checked), ``not-tuned`` (with why) or ``build-failed`` (the user's
+    program did not build or run as given: a user error, exit 2)."""
+
+    status: str
+    reason: str
+
+    @property
+    def exit_code(self) -> int:
+        return 2 if self.status == "build-failed" else 0
+
+    @property
+    def writes(self) -> bool:
+        return self.status in ("tuned", "nest-verified")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "reason": self.reason}
+
+
+def program_outcome(result: dict[str, Any], *, checked: bool, unchecked_ok: bool) -> ProgramOutcome:
+    """The outcome of a suggestion: ``checked`` when the whole program was evaluated (``result["program"]``
+    set, or no nest to apply); ``unchecked_ok`` when the user chose the nest-verified file
+    (``--no-program-check``)."""
+    tuned = sum(1 for n in result["nests"] if best_recipe(n) is not None)
+    if not tuned:
+        return ProgramOutcome("not-tuned", "no nest held up: no candidate re-measured clearly faster")
+    program = result.get("program")
+    if program is None:
+        if unchecked_ok or not checked:
+            why = "--no-program-check" if unchecked_ok else "the whole program was not built"
+            return ProgramOutcome("nest-verified", f"{tuned} nest(s) verified and faster alone; not checked as a "
+                                                   f"whole program ({why})")
+        return ProgramOutcome("not-tuned", "the whole program was not checked")
+    if program["accepted"]:
+        return ProgramOutcome("tuned", f"{tuned} nest(s) tuned; whole program {program['speedup']['text']}, "
+                                       "same output")
+    status, message = program["status"], program.get("message") or ""
+    if status in ("build-error", "sandbox-error") and message.startswith("original"):
+        return ProgramOutcome("build-failed", f"the original program does not build: {message[len('original: '):]};"
+                                              f" {BUILD_HELP}")
+    if status == "ok":
+        return ProgramOutcome("not-tuned", f"whole program {program['speedup']['text']}: not clearly faster as a "
+                                           "whole; nothing written")
+    return ProgramOutcome("not-tuned", f"whole program: {status}" + (f": {message}" if message else "")
+                          + "; the tuned code is not kept")
+
+
+def dropin_header(scops: list[Any], result: dict[str, Any], text: str, outcome: ProgramOutcome,
+                  check: str | None = None) -> str:
+    """A C comment for the top of a drop-in file: the recipe applied to each region with its figure, what
+    the whole program showed (or that it was not checked), and the compiler flags the code needs."""
+    lines = ["Tuned by perfembed."]
+    for nest in result["nests"]:
+        recipe = best_recipe(nest)
+        if recipe is None:
+            continue
+        scop = scops[nest["index"]]
+        figure = (nest.get("best") or nest.get("autotuned") or {}).get("text") or ""
+        lines.append(f"  lines {scop.region.first_line}-{scop.region.last_line} ({scop.region.function}): "
+                     f"{recipe_text(recipe, loop_names(scop))}" + (f", nest alone {figure}" if figure else ""))
+    if outcome.status == "tuned":
+        lines.append(f"Whole program: {outcome.reason}" + (f" (built with: {check})" if check else "") + ".")
+    else:
+        lines.append("NOT checked as a whole program (--no-program-check): each nest was verified alone.")
+    lines.append(f"Build with: {needed_flags(text)}.")
+    body = "\n".join(f" * {line}".rstrip() for line in lines)
+    return f"/*\n{body.replace('*/', '* /')}\n */\n"
+
+
+def needed_flags(text: str) -> str:
+    """The compiler flags the generated code needs to run as measured: OpenMP for parallel loops, OpenMP's
+    SIMD for simd pragmas alone (without them gcc drops the pragmas silently)."""
+    pragmas = re.findall(r"#\s*pragma\s+omp\s+(\w+)", text)
+    if any(p != "simd" for p in pragmas):
+        return "-O3 -fopenmp (OpenMP parallel loops)"
+    if pragmas:
+        return "-O3 -fopenmp-simd or -fopenmp (OpenMP simd loops)"
+    return "-O3"

@@ -39,13 +39,18 @@ _CONFINED_LIMITS = Limits(cpu_seconds=20, memory_mb=1024, output_mb=MAX_PREPROCE
 
 @dataclass(frozen=True)
 class PreprocessOptions:
-    """How a file is preprocessed: ``-I`` directories, ``-D`` macros, confinement and isolation."""
+    """How a file is preprocessed: ``-I`` directories, ``-D`` macros, confinement and isolation; for a
+    local file also the user's ``-iquote`` and ``-isystem`` directories, ``-U`` macros and ``-std``."""
 
     include_dirs: tuple[str, ...] = ()
     defines: tuple[tuple[str, str | None], ...] = ()
     # A program from the network: includes resolve only in include_dirs and the fake libc.
     confined: bool = False
     sandbox: str = "auto"
+    quote_dirs: tuple[str, ...] = ()
+    system_dirs: tuple[str, ...] = ()
+    undefines: tuple[str, ...] = ()
+    std: str | None = None
 
     @staticmethod
     def parse_define(text: str) -> tuple[str, str | None]:
@@ -57,15 +62,26 @@ class PreprocessOptions:
 
 
 def _cpp_args(exe: str, options: PreprocessOptions) -> list[str]:
+    """cpp's arguments: the user's directories in the compiler's order (``-iquote``, ``-I``, then the system
+    directories), where the system's own headers are the fake libc's, then the user's ``-isystem``."""
+    std = options.std if options.std and not options.std.startswith(("c++", "gnu++")) else "gnu99"
+    args = [exe, "-nostdinc", f"-std={std}"]
+    for d in options.quote_dirs:
+        args += ["-iquote", str(d)]
+    for d in options.include_dirs:
+        # A confined program's headers are found the same way quoted or in angle brackets.
+        args += ["-iquote", str(d), "-I", str(d)] if options.confined else ["-I", str(d)]
     # Resolved, as the sandbox binds them: a virtual environment reached through a symlink is not
     # visible there under the link's name.
-    args = [exe, "-nostdinc", "-std=gnu99", *(arg for d in header_dirs(options.sandbox) for arg in ("-I", str(d)))]
-    for d in options.include_dirs:
-        args += ["-iquote", str(d), "-I", str(d)]
+    args += [arg for d in header_dirs(options.sandbox) for arg in ("-isystem", str(d))]
+    for d in options.system_dirs:
+        args += ["-isystem", str(d)]
     for define in _EXTENSION_DEFINES:
         args += ["-D", define]
     for name, value in options.defines:
         args += ["-D", name if value is None else f"{name}={value}"]
+    for name in options.undefines:
+        args += ["-U", name]
     return args
 
 
@@ -137,6 +153,20 @@ def _preprocess_confined(path: Path, options: PreprocessOptions, exe: str) -> st
         return out.read_text(errors="replace")
 
 
+def included_headers(path: Path, options: PreprocessOptions, *, cpp: str = "cpp") -> list[Path]:
+    """The user's own headers ``path`` includes, directly or not, found as the compiler finds them (``cpp
+    -MM``: not the system's, which are the fake libc's); one line with cpp's first error when one is missing."""
+    exe = shutil.which(cpp)
+    if exe is None:
+        raise SourceError(f"the C preprocessor {cpp!r} was not found on PATH")
+    proc = subprocess.run([*_cpp_args(exe, options), "-MM", str(path)], capture_output=True, text=True,
+                          timeout=60, check=False)
+    if proc.returncode != 0:
+        raise SourceError(_first_cpp_error(proc.stderr, path))
+    own = Path(path).resolve()
+    return [p for p in (Path(d) for d in _dependencies(proc.stdout)) if p.resolve() != own]
+
+
 def _dependencies(makefile_rule: str) -> list[str]:
     """The prerequisites of a ``cpp -MD`` rule (``target: a.c b.h \\`` lines)."""
     text = makefile_rule.replace("\\\n", " ")
@@ -192,12 +222,8 @@ def compiler_diagnostic(path: Path, options: PreprocessOptions, *, cc: str = "gc
             stderr = run_limited(args, cwd=Path(tmp), limits=limits, read_only=[*_allowed_roots(options), path.parent],
                                  system=tool_files(exe)).stderr
     else:
-        args = [exe, "-fsyntax-only", "-std=gnu99", "-w"]
-        for d in options.include_dirs:
-            args += ["-I", str(d)]
-        for name, value in options.defines:
-            args += ["-D", name if value is None else f"{name}={value}"]
-        stderr = subprocess.run([*args, str(path)], capture_output=True, text=True, timeout=60, check=False).stderr
+        args = [*_cpp_args(exe, options), "-fsyntax-only", "-w", str(path)]
+        stderr = subprocess.run(args, capture_output=True, text=True, timeout=60, check=False).stderr
     for line in stderr.splitlines():
         if ": error:" in line:
             return line.strip()

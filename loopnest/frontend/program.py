@@ -22,12 +22,22 @@ from loopnest.config import get_settings
 from loopnest.errors import LimitExceededError, ParameterError, SourceError, SourceLocation
 from loopnest.frontend.extract import Extraction, extract_scops
 from loopnest.frontend.limits import AnalysisLimits
-from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.frontend.preprocess import PreprocessOptions, included_headers
 from loopnest.harness.index_data import SparseChoice
 
 PROGRAM_FILE = "program.c"  # what the temporary source is called in every message
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*$")
+
+
+@dataclass(frozen=True)
+class LocalFile:
+    """Where a local user's program lives and how their compiler preprocesses it: its nests are extracted
+    from the file itself, with their flags, so includes resolve as ``cc`` resolves them and every message
+    names their file and line. Only the CLI makes these: a program from the network never has one."""
+
+    path: str
+    options: PreprocessOptions
 
 
 @dataclass(frozen=True)
@@ -42,12 +52,14 @@ class ProgramSource:
     function: str | None = None
     name: str | None = None
     sparse: SparseChoice | None = None  # the index structures sparse nests run on (None: the default)
+    local: LocalFile | None = None  # the user's own file, read in place (the CLI); None for a request
 
     def key(self) -> dict[str, Any]:
         """Everything that identifies the program, as JSON (the answer cache's key)."""
         return {"source": self.source, "headers": dict(self.headers), "defines": dict(self.defines),
                 "params": dict(self.params), "function": self.function, "name": self.name,
-                "sparse": None if self.sparse is None else self.sparse.key()}
+                "sparse": None if self.sparse is None else self.sparse.key(),
+                "local": None if self.local is None else [self.local.path, repr(self.local.options)]}
 
     def stored_name(self, name: str | None = None) -> str:
         """The name it is stored under: the caller's (the CLI's file name), its own, its function's, else
@@ -87,7 +99,11 @@ def materialized(program: ProgramSource, *,
 def extract_program(program: ProgramSource, limits: AnalysisLimits | None = None, *,
                     filename: str = PROGRAM_FILE) -> Extraction:
     """Write the source and its headers to a private directory and extract the nests (of
-    ``program.function`` only, when it names one); locations name ``filename``."""
+    ``program.function`` only, when it names one); locations name ``filename``. A :class:`LocalFile`
+    program is extracted in place, with the user's flags, and its locations name the user's file."""
+    if program.local is not None:
+        return extract_scops(Path(program.local.path), program.local.options, function=program.function,
+                             limits=limits)
     with materialized(program, filename=filename) as (source, options):
         try:
             extraction = extract_scops(source, options, function=program.function, limits=limits)
@@ -182,14 +198,43 @@ def _normal(key: str) -> str:
 def program_from_file(path: str | Path, *, include_dirs: Iterable[str | Path] = (),
                       defines: Iterable[str] | Mapping[str, str | None] = (),
                       params: Mapping[str, int] | None = None, function: str | None = None) -> ProgramSource:
-    """A local file as a :class:`ProgramSource`: its source, the headers it includes with
-    ``#include "..."`` (:func:`collect_quoted_includes`), the macros (``NAME`` / ``NAME=VALUE`` as
-    ``-D``, or a mapping), parameter values and function; its file name is its name."""
+    """A local file as a :class:`ProgramSource` to send: its source, the headers it includes
+    (:func:`project_headers`, angle or quoted, found through ``include_dirs``), the macros (``NAME`` /
+    ``NAME=VALUE`` as ``-D``, or a mapping), parameter values and function; its file name is its name."""
     path = Path(path)
+    macros = dict(defines) if isinstance(defines, Mapping) else dict(PreprocessOptions.parse_define(d) for d in defines)
+    options = PreprocessOptions(tuple(str(d) for d in include_dirs), tuple(macros.items()))
+    return ProgramSource(source=_read(path), headers=project_headers(path, options), defines=macros,
+                         params=dict(params or {}), function=function, name=path.name)
+
+
+def local_program(path: str | Path, options: PreprocessOptions, *, params: Mapping[str, int] | None = None,
+                  function: str | None = None) -> ProgramSource:
+    """The user's own file, extracted in place with their preprocessing ``options`` (:class:`LocalFile`);
+    its headers are carried too, for the tuning jobs it may enqueue (a worker reads the stored program)."""
+    path = Path(path)
+    return ProgramSource(source=_read(path), headers=project_headers(path, options), defines=dict(options.defines),
+                         params=dict(params or {}), function=function, name=path.name,
+                         local=LocalFile(str(path), options))
+
+
+def project_headers(path: Path, options: PreprocessOptions) -> dict[str, str]:
+    """The user's headers ``path`` includes (as the compiler finds them), each by its name below the first
+    include directory (``-iquote``, ``-I``, then the file's own directory) that holds it, so that a copy laid
+    out by :func:`materialized` resolves the same includes. A header below none of them is left out (the
+    local extraction still reads it in place)."""
+    roots = [Path(d).resolve() for d in (*options.quote_dirs, *options.include_dirs)] + [path.resolve().parent]
+    found: dict[str, str] = {}
+    for header in included_headers(path, options):
+        resolved = header.resolve()
+        root = next((r for r in roots if resolved.is_relative_to(r)), None)
+        if root is not None:
+            found.setdefault(resolved.relative_to(root).as_posix(), _read(header))
+    return found
+
+
+def _read(path: Path) -> str:
     try:
-        source = path.read_text()
+        return path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise ParameterError(f"cannot read {path}: {exc}") from None
-    macros = dict(defines) if isinstance(defines, Mapping) else dict(PreprocessOptions.parse_define(d) for d in defines)
-    return ProgramSource(source=source, headers=collect_quoted_includes(path, include_dirs), defines=macros,
-                         params=dict(params or {}), function=function, name=path.name)

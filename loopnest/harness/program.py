@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -30,18 +31,25 @@ from typing import Any
 
 from pycparser import c_ast
 
+from loopnest.frontend.compile_flags import CompileCommand
 from loopnest.frontend.extract import parse_file
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.harness.compare import AcceptancePolicy, PressureMeter, Speedup, interval
 from loopnest.harness.progress import StepFn, report_step
-from loopnest.harness.sandbox import Limits, RunResult, run_limited, run_working
+from loopnest.harness.project import SYNTHESIZED_PROGRAM, Project, synthesized_build
+from loopnest.harness.sandbox import Limits, RunResult, run_limited, run_working, share_with_sandbox
 from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
 
 
 @dataclass(frozen=True)
 class ProgramSpec:
-    """How the user builds and runs the program: ``run`` is a shell command in which ``{program}``
-    stands for the built executable (given without it, it is the program's arguments)."""
+    """How the user builds and runs the program.
+
+    Without a ``project``, the tuned file alone is built with ``cc`` and ``cflags``, and ``run`` is a shell
+    command in which ``{program}`` stands for the built executable (given without it, it is the
+    program's arguments). With a ``project``, both programs are built in fresh copies of its root, by
+    ``build`` (a shell command run there) or, without one, from ``compile_commands`` (every unit with its
+    flags, linked as ``{program}``); ``run`` runs in the copy."""
 
     cc: str = "gcc"
     cflags: str = "-O3 -march=native -fopenmp"
@@ -51,15 +59,29 @@ class ProgramSpec:
     check: str | None = None
     threads: int = 1
     inputs: tuple[str, ...] = field(default=())  # directories the program may read (read-only)
+    project: Project | None = None
+    build: str | None = None
+    compile_commands: tuple[CompileCommand, ...] = ()
 
-    def command(self, program: Path) -> list[str]:
+    def command(self, program: Path | None) -> list[str]:
+        if program is None:  # the user's build: their run command, as they wrote it
+            return ["/bin/sh", "-c", self.run]
         text = self.run if "{program}" in self.run else "{program} " + self.run
         return ["/bin/sh", "-c", text.replace("{program}", shlex.quote(str(program)))]
 
 
 @dataclass(frozen=True)
+class _Built:
+    """A built program: the directory it runs in and its executable (None: the user's run command finds it)."""
+
+    run_dir: Path
+    program: Path | None
+
+
+@dataclass(frozen=True)
 class ProgramComparison:
-    status: str  # "ok", "compile-error", "output-changed", "check-failed", "stopped at 3x the original", ...
+    # "ok", "build-error", "sandbox-error", "output-changed", "check-failed", "stopped at 3x the original", ...
+    status: str
     speedup: Speedup | None = None
     original_seconds: float | None = None
     tuned_seconds: float | None = None
@@ -80,21 +102,27 @@ def compare_programs(original: str, tuned: str, spec: ProgramSpec, *, name: str 
                      on_step: StepFn | None = None) -> ProgramComparison:
     """Build, run, check and time ``original`` and ``tuned`` (C source texts) until the interval of the
     program's speedup clears ``policy.margin`` or clearly does not; ``on_step`` hears ``building
-    original``, ``building tuned`` and ``timing pair N``."""
+    original``, ``building tuned`` and ``timing pair N``. A build that fails is ``build-error`` with the
+    compiler's first error."""
     policy, limits = policy or AcceptancePolicy(), limits or Limits.configured()
     with tempfile.TemporaryDirectory(prefix="perfembed-program-") as tmp:
         work = Path(tmp)
         programs = []
         for k, text in enumerate((original, tuned)):
-            report_step(on_step, f"building {'original' if k == 0 else 'tuned'}")
-            built = _build(work, k, name, text, spec, limits)
-            if isinstance(built, str):
-                return ProgramComparison("compile-error", message=f"{'original' if k == 0 else 'tuned'}: {built}")
+            which = "original" if k == 0 else "tuned"
+            report_step(on_step, f"building {which}")
+            built = _build_project(work, k, text, spec, limits) if spec.project else _build(work, k, name, text,
+                                                                                              spec, limits)
+            if isinstance(built, RunResult):
+                status = "sandbox-error" if built.status == "sandbox-error" else "build-error"
+                # The copy's paths read as the project's (or as the file's, built alone).
+                error = first_error(built).replace(f"{work / f'src{k}'}/", "")
+                return ProgramComparison(status, message=f"{which}: {error}")
             programs.append(built)
-        return _time_pairs(work, programs, spec, policy, limits, on_step)
+        return _time_pairs(programs, spec, policy, limits, on_step)
 
 
-def _build(work: Path, k: int, name: str, text: str, spec: ProgramSpec, limits: Limits) -> Path | str:
+def _build(work: Path, k: int, name: str, text: str, spec: ProgramSpec, limits: Limits) -> _Built | RunResult:
     src_dir = work / f"src{k}"
     src_dir.mkdir()
     (src_dir / name).write_text(text)
@@ -103,15 +131,42 @@ def _build(work: Path, k: int, name: str, text: str, spec: ProgramSpec, limits: 
     flags += [f"-D{n}" if v is None else f"-D{n}={v}" for n, v in spec.defines]
     built = run_working([spec.cc, *shlex.split(spec.cflags), *flags, "-o", str(exe), str(src_dir / name), "-lm"],
                         cwd=work, limits=limits, read_only=[Path(d) for d in spec.include_dirs])
-    return exe if built.ok else built.describe()
+    return _Built(work / f"run{k}", exe) if built.ok else built
 
 
-def _run(work: Path, k: int, program: Path, spec: ProgramSpec, limits: Limits) -> RunResult:
-    run_dir = work / f"run{k}"
-    shutil.rmtree(run_dir, ignore_errors=True)
-    run_dir.mkdir()
-    shutil.copy2(program, run_dir / program.name)
-    return timed_inside(spec.command(run_dir / program.name), cwd=run_dir, limits=limits,
+def _build_project(work: Path, k: int, text: str, spec: ProgramSpec, limits: Limits) -> _Built | RunResult:
+    """The project copied to ``work/srcK`` with ``text`` as the tuned file, built there the user's way."""
+    assert spec.project is not None
+    copy = work / f"src{k}"
+    copy.mkdir()
+    spec.project.copy_to(copy, text)
+    share_with_sandbox([work], limits.sandbox)  # the copy and the directory above it: nobody builds there
+    build = spec.build or synthesized_build(spec.compile_commands, spec.project.root, copy)
+    built = run_working(["/bin/sh", "-c", build], cwd=copy, limits=limits,
+                        read_only=[Path(d) for d in (*spec.include_dirs, *spec.inputs)])
+    if not built.ok:
+        return built
+    return _Built(copy, None if spec.build else copy / SYNTHESIZED_PROGRAM)
+
+
+def first_error(result: RunResult) -> str:
+    """A failed build's first error line (the compiler's ``error:``, the linker's ``undefined reference``),
+    else what :meth:`RunResult.describe` says."""
+    for line in result.stderr.splitlines():
+        if re.search(r"\berror\b|undefined reference|cannot|No such file|not found|No rule to make", line):
+            return line.strip()[:300]
+    return result.describe()
+
+
+def _run(built: _Built, spec: ProgramSpec, limits: Limits) -> RunResult:
+    if built.program is not None and not spec.project:  # a fresh directory for each run of a lone file
+        shutil.rmtree(built.run_dir, ignore_errors=True)
+        built.run_dir.mkdir()
+        shutil.copy2(built.program, built.run_dir / built.program.name)
+        program: Path | None = built.run_dir / built.program.name
+    else:
+        program = built.program
+    return timed_inside(spec.command(program), cwd=built.run_dir, limits=limits,
                         env={"OMP_NUM_THREADS": str(spec.threads)}, threads=spec.threads,
                         read_only=[Path(d) for d in spec.inputs])
 
@@ -187,7 +242,8 @@ def _seconds(text: str) -> float | None:
     return value if math.isfinite(value) and value > 0 else None
 
 
-def _check(work: Path, spec: ProgramSpec, first: tuple[RunResult, RunResult], limits: Limits) -> str | None:
+def _check(programs: Sequence[_Built], spec: ProgramSpec, first: tuple[RunResult, RunResult],
+           limits: Limits) -> str | None:
     """Why the tuned program's results differ from the original's, or None when they agree."""
     if first[0].stdout != first[1].stdout:
         lines = zip(first[0].stdout.splitlines(), first[1].stdout.splitlines(), strict=False)
@@ -195,13 +251,13 @@ def _check(work: Path, spec: ProgramSpec, first: tuple[RunResult, RunResult], li
         return "output-changed: standard output differs" + (f" at line {where}" if where else " in length")
     if spec.check is None:
         return None
-    env = {"ORIGINAL": str(work / "run0"), "TUNED": str(work / "run1")}
-    checked = run_limited(["/bin/sh", "-c", spec.check], cwd=work, limits=limits, env=env,
+    env = {"ORIGINAL": str(programs[0].run_dir), "TUNED": str(programs[1].run_dir)}
+    checked = run_limited(["/bin/sh", "-c", spec.check], cwd=programs[0].run_dir.parent, limits=limits, env=env,
                           read_only=[Path(d) for d in spec.inputs])
     return None if checked.ok else f"check-failed: the check command said {checked.describe()}"
 
 
-def _time_pairs(work: Path, programs: Sequence[Path], spec: ProgramSpec, policy: AcceptancePolicy,
+def _time_pairs(programs: Sequence[_Built], spec: ProgramSpec, policy: AcceptancePolicy,
                 limits: Limits, on_step: StepFn | None = None) -> ProgramComparison:
     logs: list[float] = []
     times: tuple[list[float], list[float]] = ([], [])
@@ -214,15 +270,16 @@ def _time_pairs(work: Path, programs: Sequence[Path], spec: ProgramSpec, policy:
         with timed_exclusively(limits.timing_lock):
             meter = PressureMeter()
             for k in order:
-                results[k] = _run(work, k, programs[k], spec, wall)
+                results[k] = _run(programs[k], spec, wall)
                 if not results[k].ok:
                     return _failed(k, results[k], policy)
-                if runs == 0 and k == 0:  # the original's time bounds every later run
-                    wall = limits.with_wall(2.0 + results[0].wall_seconds * policy.timeout_factor)
+                if runs == 0 and k == 0:  # the original's time bounds every later run, within the limit
+                    wall = limits.with_wall(min(limits.wall_seconds,
+                                                2.0 + results[0].wall_seconds * policy.timeout_factor))
             pressure = max(pressure, meter.stop(os.cpu_count() or 1))
         if runs == 0:
             with working_beside_timers(limits.timing_lock):  # the user's check command is work, not a timed run
-                problem = _check(work, spec, (results[0], results[1]), limits)
+                problem = _check(programs, spec, (results[0], results[1]), limits)
             if problem is not None:
                 status, _, message = problem.partition(": ")
                 return ProgramComparison(status, message=message)
@@ -246,8 +303,7 @@ def _failed(k: int, result: RunResult, policy: AcceptancePolicy) -> ProgramCompa
     return ProgramComparison(f"{which} {result.status}", message=result.describe())
 
 
-def defines_main(path: Path, include: Sequence[str] = (), define: Sequence[str] = ()) -> bool:
+def defines_main(path: Path, options: PreprocessOptions) -> bool:
     """Whether ``path`` itself defines ``main`` (so it can be run as a whole program)."""
-    options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
     ast = parse_file(Path(path), options)
     return any(isinstance(e, c_ast.FuncDef) and e.decl.name == "main" for e in ast.ext)

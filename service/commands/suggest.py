@@ -16,7 +16,13 @@ from loopnest.transform.recipe_text import recipe_text
 from service import program_eval
 from service.commands.options import console, err_console, fmt_value
 from service.core.model import NOTHING_NEW
-from service.program_eval import tuned_source
+from service.program_eval import (
+    ProgramOutcome,
+    dropin_header,
+    needed_flags,
+    nest_verified_source,
+    tuned_source,
+)
 
 
 def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | None = None,
@@ -179,8 +185,24 @@ def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: 
                                       progress=lambda p: status.update(escape(f"{file.name}: {p.describe()}")))
 
 
-def write_best_file(file: Path, extraction: Any, result: dict[str, Any], out: Path) -> None:
-    """The tuned file (:func:`tuned_source`), written to ``out``."""
-    text, tuned = tuned_source(file, extraction, result)
-    out.write_text(text)
-    err_console.print(f"wrote {escape(str(out))}: {tuned} of {len(extraction.scops)} nest(s) tuned")
+def write_best_file(file: Path, extraction: Any, result: dict[str, Any], out: Path, outcome: ProgramOutcome,
+                    built_with: str | None = None) -> str | None:
+    """The tuned file, written to ``out`` with a header comment (recipes, figures, flags it needs), when the
+    outcome allows: tuned in the whole program, or verified nest by nest with --no-program-check. Never
+    the original as if it were tuned: otherwise nothing is written. Returns the path written, or None."""
+    if not outcome.writes:
+        err_console.print(f"[yellow]not written[/]: {escape(str(out))}: {escape(outcome.reason)}")
+        return None
+    text, tuned = (tuned_source if outcome.status == "tuned" else nest_verified_source)(file, extraction, result)
+    out.write_text(dropin_header(extraction.scops, result, text, outcome, built_with) + text)
+    checked = "checked as a whole program" if outcome.status == "tuned" else \
+        "verified nest by nest only, NOT checked as a whole program"
+    err_console.print(f"wrote {escape(str(out))}: {tuned} of {len(extraction.scops)} nest(s) tuned, {checked}; "
+                      f"build it with {needed_flags(text)}")
+    return str(out)
+
+
+def print_outcome(outcome: dict[str, Any]) -> None:
+    """The one line that says what the user got."""
+    colour = {"tuned": "green", "nest-verified": "yellow"}.get(outcome["status"], "red")
+    err_console.print(f"[{colour}]{outcome['status']}[/]: {escape(outcome['reason'])}")

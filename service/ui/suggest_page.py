@@ -139,7 +139,12 @@ def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs) ->
         extraction = extract_scops(path, options, function=program.function)
         if len(extraction.scops) != len(job.result.get("nests", [])):
             raise ParameterError("this program is not the one the evaluation job measured: evaluate it again")
-        text, _ = tuned_source(path, extraction, job.result)
+        text, tuned = tuned_source(path, extraction, job.result)
+    if not tuned:  # never the original as if it were tuned
+        program_check = (job.result.get("program") or {})
+        why = f"the whole program refused it ({program_check.get('status')})" if program_check else \
+            "no nest held up"
+        raise ParameterError(f"evaluation job {job_id} tuned nothing: {why}")
     base = Path(program.name or "program.c").name
     stem = base[:-2] if base.endswith(".c") else base
     return f"{stem}.tuned.c", text

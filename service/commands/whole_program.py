@@ -1,0 +1,50 @@
+"""How ``suggest --evaluate`` builds and runs the user's whole program: their build command in a copy of
+the project (``--build``/``--run``/``--project``), every unit of their compilation database (``-p``), or
+the file alone with ``--cc``/``--cflags`` when it defines ``main``."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loopnest.errors import ParameterError
+from loopnest.frontend.compile_flags import CompileFlags, read_compile_commands
+from loopnest.harness.program import ProgramSpec, defines_main
+from loopnest.harness.project import Project
+
+
+@dataclass(frozen=True)
+class WholeProgram:
+    """The CLI's whole-program options."""
+
+    build: str | None = None
+    run: str | None = None
+    check: str | None = None
+    project: Path | None = None
+    build_path: Path | None = None
+
+
+def program_spec(file: Path, flags: CompileFlags, settings: Any, whole: WholeProgram) -> ProgramSpec | None:
+    """The :class:`ProgramSpec` of ``whole``, or None when there is no program to run (FILE has no main
+    and neither ``--build``, ``-p``, ``--run`` nor ``--check`` says how to build and run one)."""
+    threads = settings.threads or os.cpu_count() or 1
+    dirs = (*flags.quote_dirs, *flags.include_dirs, *flags.system_dirs)
+    if whole.build is not None or whole.build_path is not None:
+        if whole.build is not None and whole.run is None:
+            raise ParameterError("--build needs --run: the command that runs the built program in the project "
+                                 "root (e.g. --run './app input.txt')")
+        commands = () if whole.build is not None else tuple(read_compile_commands(whole.build_path))  # type: ignore[arg-type]
+        return ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=dirs, run=whole.run or "{program}",
+                           check=whole.check, threads=threads, project=Project.locate(file, whole.project),
+                           build=whole.build, compile_commands=commands)
+    if whole.project is not None:
+        raise ParameterError("--project needs --build (the command that builds the program there)")
+    options = flags.preprocess_options(sandbox=settings.sandbox)
+    if whole.run is None and whole.check is None and not defines_main(file, options):
+        return None
+    return ProgramSpec(cc=settings.cc, cflags=f"{settings.cflags} {shlex.join(flags.cc_args())}".strip(),
+                       include_dirs=dirs, run=whole.run or "{program}", check=whole.check, threads=threads,
+                       inputs=(str(file.resolve().parent),))
