@@ -1,8 +1,8 @@
-/* Rejected (unknown function call): foo is a user function, not a known math function. */
-double foo(int i)
-{
-    return 1.0 / (i + 1);
-}
+/* Rejected (unknown function call): foo is defined in another file, and is not a known math function
+   (a function defined in this file, with a body of one return, would be inlined). */
+double foo(int i);
+
+
 
 void weigh(int n, double x[n])
 {
