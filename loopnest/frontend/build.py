@@ -60,14 +60,11 @@ class _WrittenNames(c_ast.NodeVisitor):
 
 
 class ScopBuilder(ExpressionBuilder):
-    """``helpers``: the functions of the translation unit, whose calls are inlined (:mod:`.inline`);
-    ``keep_flat``: flat arrays to analyse as written, not as rows (:mod:`.delinearize`)."""
+    """``items``: the region's statements, helper calls inlined (:func:`inline_helpers`); ``keep_flat``: flat
+    arrays to analyse as written, not as rows (:mod:`.delinearize`)."""
 
     def __init__(self, *, items: list[c_ast.Node], region: SourceRegion, symbols: dict[str, Symbol],
-                 typedefs: dict[str, str], name: str, helpers: Mapping[str, c_ast.FuncDef] | None = None,
-                 keep_flat: frozenset[str] = frozenset()) -> None:
-        items = Inliner(helpers or {}, typedefs, lambda n: location_of(getattr(n, "coord", None), region.file),
-                        MATH_FUNCTIONS, symbols).expand(items)
+                 typedefs: dict[str, str], name: str, keep_flat: frozenset[str] = frozenset()) -> None:
         written = _WrittenNames()
         for item in items:
             written.visit(item)
@@ -380,6 +377,14 @@ class ScopBuilder(ExpressionBuilder):
         guard = conjunction([g for g, _ in self._guards]) if self._guards else None
         self._raw.append(RawStatement(its, list(self._conds), row, target, op, value, accesses, self._loc(node),
                                       declares, guard, len(self._conds) + len(self._guards)))
+
+def inline_helpers(items: list[c_ast.Node], region: SourceRegion, symbols: dict[str, Symbol], typedefs: dict[str, str],
+                   helpers: Mapping[str, c_ast.FuncDef]) -> list[c_ast.Node]:
+    """The region's statements with the calls of the translation unit's small functions inlined
+    (:mod:`loopnest.frontend.inline`); :class:`UnsupportedConstructError` for a call that cannot be."""
+    return Inliner(helpers, typedefs, lambda n: location_of(getattr(n, "coord", None), region.file),
+                   MATH_FUNCTIONS, symbols).expand(items)
+
 
 def _conjuncts(node: c_ast.Node) -> list[c_ast.Node]:
     if isinstance(node, c_ast.BinaryOp) and node.op == "&&":

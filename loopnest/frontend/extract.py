@@ -16,7 +16,7 @@ from loopnest.errors import (
     SourceLocation,
     UnsupportedConstructError,
 )
-from loopnest.frontend.build import ScopBuilder
+from loopnest.frontend.build import ScopBuilder, inline_helpers
 from loopnest.frontend.delinearize import RowsRefused
 from loopnest.frontend.limits import AnalysisLimits, check_region, check_tree
 from loopnest.frontend.preprocess import PreprocessOptions, compiler_diagnostic, location_of, preprocess
@@ -105,7 +105,10 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
         symbols = {**globals_, **collect_function_symbols(reg.function, typedefs)}
         name = f"{path.name}:{reg.function.decl.name}#{counter}"
         try:
-            scop = _build(reg, symbols, typedefs, name, helpers)
+            items = inline_helpers(reg.items, reg.region, symbols, typedefs, helpers)
+            if items is not reg.items:  # inlined calls make statements larger: measured again
+                check_tree(c_ast.Compound(items, coord=reg.items[0].coord), str(path), limits)
+            scop = _build(_Region(reg.function, items, reg.region), symbols, typedefs, name)
         except UnsupportedConstructError as exc:
             result.rejected.append(RejectedRegion(reg.function.decl.name, exc.location or SourceLocation(
                 str(path), reg.region.first_line), exc.construct, exc.message))
@@ -119,15 +122,14 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
     return result
 
 
-def _build(reg: _Region, symbols: dict[str, Symbol], typedefs: dict[str, str], name: str,
-           helpers: dict[str, c_ast.FuncDef]) -> Scop:
+def _build(reg: _Region, symbols: dict[str, Symbol], typedefs: dict[str, str], name: str) -> Scop:
     """The region's Scop; a flat array whose rows the loop bounds do not prove is analysed again flat, over
     its declared extent (:mod:`loopnest.frontend.delinearize`)."""
     keep_flat: frozenset[str] = frozenset()
     while True:
         try:
             return ScopBuilder(items=reg.items, region=reg.region, symbols=symbols, typedefs=typedefs, name=name,
-                               helpers=helpers, keep_flat=keep_flat).build()
+                               keep_flat=keep_flat).build()
         except RowsRefused as refused:
             if not refused.fallback or refused.array in keep_flat:
                 raise

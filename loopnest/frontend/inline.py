@@ -26,6 +26,7 @@ from loopnest.frontend.symbols import Symbol, c_text, canonical_scalar, resolve_
 CONSTRUCT = "unknown function call"
 _SHAPE = "only a function whose body is local declarations and assignments, then one return, is inlined"
 _CHILD = re.compile(r"^(\w+)\[(\d+)\]$")
+MAX_DEPTH = 16  # helpers calling helpers: deeper chains are refused (each level is a few Python frames)
 
 
 class _Refused(Exception):
@@ -81,6 +82,8 @@ class Inliner:
         if name in stack:
             raise _Refused(fdef, f"{name}() calls itself ({' -> '.join([*stack, name])}); a recursive function is "
                                  "not inlined")
+        if len(stack) >= MAX_DEPTH:
+            raise _Refused(fdef, f"helpers call each other more than {MAX_DEPTH} deep ({stack[0]} -> ... -> {name})")
         params = self._parameters(fdef)
         args = call.args.exprs if call.args is not None else []
         if len(args) != len(params):

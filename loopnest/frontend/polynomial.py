@@ -13,6 +13,9 @@ from pycparser import c_ast
 from loopnest.frontend.affine import parse_int_constant
 
 Monomial = tuple[str, ...]  # the factors' names, sorted, a name repeated for a power; () is a constant
+# A subscript expands to more terms than any array's shape has (``(a + b + c)^20``): not read as one.
+MAX_TERMS = 64
+MAX_DEGREE = 8
 
 
 def _order(mono: Monomial) -> tuple[int, tuple[str, ...]]:
@@ -181,7 +184,9 @@ def polynomial(node: c_ast.Node, allowed: Callable[[str], bool] = lambda _: True
             return None if p is None else -p
         case c_ast.BinaryOp(op=op, left=left, right=right) if op in ("+", "-", "*"):
             a, b = polynomial(left, allowed), polynomial(right, allowed)
-            if a is None or b is None:
+            if a is None or b is None or (op == "*" and len(a.terms) * len(b.terms) > MAX_TERMS):
                 return None
-            return a + b if op == "+" else a - b if op == "-" else a * b
+            out = a + b if op == "+" else a - b if op == "-" else a * b
+            small = len(out.terms) <= MAX_TERMS and all(len(m) <= MAX_DEGREE for m, _ in out.terms)
+            return out if small else None
     return None

@@ -95,6 +95,21 @@ int main(void) {
     assert _run(new, tmp_path / "new") == _run(path, tmp_path / "old")
 
 
+def test_helpers_that_grow_the_nest_past_the_limits_are_refused(tmp_path: Path) -> None:
+    chain = "\n".join(["static double h0(double x) { return x + 1; }",
+                       *(f"static double h{k}(double x) {{ return h{k - 1}(x) * 2; }}" for k in range(1, 30))])
+    doubled = "y[i]"
+    for _ in range(30):  # 2^30 nodes once inlined, each argument used twice
+        doubled = f"d({doubled})"
+    path = tmp_path / "k.c"
+    path.write_text(f"{chain}\nstatic double d(double x) {{ return x + x; }}\nvoid f(int n, double *y) {{\n"
+                    f"  for (int i = 0; i < n; i++) y[i] = h29(y[i]);\n"
+                    f"  for (int i = 0; i < n; i++) y[i] = {doubled};\n}}\n")
+    deep, large = extract_scops(path, function="f").rejected
+    assert "helpers call each other more than 16 deep (h29 -> ... -> h13)" in deep.message
+    assert large.construct == "expression too large"
+
+
 SIZES = """#include <stddef.h>
 #include <stdint.h>
 void f(size_t n, int64_t m, long k, double *restrict y, const double *restrict x) {
