@@ -85,9 +85,9 @@ from service.commands.suggest import (
 )
 from service.commands.tune import tune_command, worker_command
 from service.commands.usage import CLICK_EXCEPTION, print_error, usage_error
-from service.commands.whole_program import WholeProgram, program_spec
+from service.commands.whole_program import WholeProgram, program_spec, require_build
 from service.core import SuggestOptions, TransferCore
-from service.program_eval import program_outcome
+from service.program_eval import BUILD_HELP, program_outcome
 
 
 def _data_epilog() -> str:
@@ -373,6 +373,12 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
                           std=std, build_path=build_path)
     spec = None if no_program_check or not evaluate else program_spec(
         file, flags, settings, WholeProgram(build=build, run=run, check=check, project=project, build_path=build_path))
+    if spec is not None:
+        with console.status(f"whole program: building {file.name}'s program as given"):
+            require_build(file, spec, settings)
+    elif evaluate and write_best is not None and not no_program_check:
+        raise ParameterError(f"{file}: --write-best writes only a file checked as a whole program, and {file.name} "
+                             f"has no main: {BUILD_HELP}; or --no-program-check to write it verified nest by nest")
     program = dataclasses.replace(local_program(file, flags.preprocess_options(sandbox=settings.sandbox),
                                                 params=parse_params(param), function=function), sparse=sparse)
     with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")) as status:
@@ -386,7 +392,7 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     extraction = extract_program(program)
     if spec is not None:
         evaluate_program(file, extraction, result, spec, settings)
-    outcome = program_outcome(result, checked=spec is not None, unchecked_ok=no_program_check)
+    outcome = program_outcome(result, unchecked_ok=no_program_check)
     result["outcome"] = {**outcome.to_dict(), "written": None}
     if write_best is not None:
         result["outcome"]["written"] = write_best_file(file, extraction, result, write_best, outcome,

@@ -87,20 +87,17 @@ class ProgramOutcome:
         return {"status": self.status, "reason": self.reason}
 
 
-def program_outcome(result: dict[str, Any], *, checked: bool, unchecked_ok: bool) -> ProgramOutcome:
-    """The outcome of a suggestion: ``checked`` when the whole program was evaluated (``result["program"]``
-    set, or no nest to apply); ``unchecked_ok`` when the user chose the nest-verified file
-    (``--no-program-check``)."""
+def program_outcome(result: dict[str, Any], *, unchecked_ok: bool) -> ProgramOutcome:
+    """The outcome of a suggestion whose whole program was evaluated when ``result["program"]`` is set;
+    ``unchecked_ok`` when the user chose the nest-verified file (``--no-program-check``)."""
     tuned = sum(1 for n in result["nests"] if best_recipe(n) is not None)
     if not tuned:
         return ProgramOutcome("not-tuned", "no nest held up: no candidate re-measured clearly faster")
     program = result.get("program")
     if program is None:
-        if unchecked_ok or not checked:
-            why = "--no-program-check" if unchecked_ok else "the whole program was not built"
-            return ProgramOutcome("nest-verified", f"{tuned} nest(s) verified and faster alone; not checked as a "
-                                                   f"whole program ({why})")
-        return ProgramOutcome("not-tuned", "the whole program was not checked")
+        why = "--no-program-check" if unchecked_ok else "no main and no --build: " + BUILD_HELP
+        return ProgramOutcome("nest-verified", f"{tuned} nest(s) verified and faster alone; not checked as a "
+                                               f"whole program ({why})")
     if program["accepted"]:
         return ProgramOutcome("tuned", f"{tuned} nest(s) tuned; whole program {program['speedup']['text']}, "
                                        "same output")

@@ -109,17 +109,33 @@ def compare_programs(original: str, tuned: str, spec: ProgramSpec, *, name: str 
         work = Path(tmp)
         programs = []
         for k, text in enumerate((original, tuned)):
-            which = "original" if k == 0 else "tuned"
-            report_step(on_step, f"building {which}")
-            built = _build_project(work, k, text, spec, limits) if spec.project else _build(work, k, name, text,
-                                                                                              spec, limits)
-            if isinstance(built, RunResult):
-                status = "sandbox-error" if built.status == "sandbox-error" else "build-error"
-                # The copy's paths read as the project's (or as the file's, built alone).
-                error = first_error(built).replace(f"{work / f'src{k}'}/", "")
-                return ProgramComparison(status, message=f"{which}: {error}")
+            report_step(on_step, f"building {'original' if k == 0 else 'tuned'}")
+            built = _build_one(work, k, name, text, spec, limits)
+            if isinstance(built, ProgramComparison):
+                return built
             programs.append(built)
         return _time_pairs(programs, spec, policy, limits, on_step)
+
+
+def build_error(original: str, spec: ProgramSpec, *, name: str = "program.c",
+                limits: Limits | None = None) -> ProgramComparison | None:
+    """Why the original program does not build as ``spec`` says (``build-error``/``sandbox-error``), or
+    None when it builds: checked before any nest is measured, so a wrong build command costs seconds."""
+    with tempfile.TemporaryDirectory(prefix="perfembed-program-") as tmp:
+        built = _build_one(Path(tmp), 0, name, original, spec, limits or Limits.configured())
+        return built if isinstance(built, ProgramComparison) else None
+
+
+def _build_one(work: Path, k: int, name: str, text: str, spec: ProgramSpec,
+               limits: Limits) -> _Built | ProgramComparison:
+    which = "original" if k == 0 else "tuned"
+    built = _build_project(work, k, text, spec, limits) if spec.project else _build(work, k, name, text, spec, limits)
+    if not isinstance(built, RunResult):
+        return built
+    status = "sandbox-error" if built.status == "sandbox-error" else "build-error"
+    # The copy's paths read as the project's (or as the file's, built alone).
+    error = first_error(built).replace(f"{work / f'src{k}'}/", "")
+    return ProgramComparison(status, message=f"{which}: {error}")
 
 
 def _build(work: Path, k: int, name: str, text: str, spec: ProgramSpec, limits: Limits) -> _Built | RunResult:
@@ -143,7 +159,7 @@ def _build_project(work: Path, k: int, text: str, spec: ProgramSpec, limits: Lim
     share_with_sandbox([work], limits.sandbox)  # the copy and the directory above it: nobody builds there
     build = spec.build or synthesized_build(spec.compile_commands, spec.project.root, copy)
     built = run_working(["/bin/sh", "-c", build], cwd=copy, limits=limits,
-                        read_only=[Path(d) for d in (*spec.include_dirs, *spec.inputs)])
+                        read_only=spec.project.outside((*spec.include_dirs, *spec.inputs)))
     if not built.ok:
         return built
     return _Built(copy, None if spec.build else copy / SYNTHESIZED_PROGRAM)

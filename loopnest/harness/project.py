@@ -26,6 +26,7 @@ MAX_PROJECT_BYTES = 512 << 20
 # Where a build synthesized from a compilation database puts its objects and program, in the copy.
 SYNTHESIZED_DIR = ".perfembed-build"
 SYNTHESIZED_PROGRAM = f"{SYNTHESIZED_DIR}/program"
+BUILD_FILES = ("Makefile", "makefile", "GNUmakefile", "CMakeLists.txt", "meson.build", "configure")
 
 
 @dataclass(frozen=True)
@@ -37,14 +38,21 @@ class Project:
 
     @classmethod
     def locate(cls, file: Path, project: Path | None = None) -> Project:
-        """``project`` (``--project DIR``), else the git work tree ``file`` lies in, else its directory."""
+        """``project`` (``--project DIR``), else the git work tree ``file`` lies in, else the nearest directory
+        above it with a build file (a Makefile, a CMakeLists.txt: ``src/kernel.c`` beside ``Makefile``), else
+        its directory."""
         path = file.resolve()
-        root = project.resolve() if project is not None else _git_root(path.parent) or path.parent
+        root = project.resolve() if project is not None else \
+            _git_root(path.parent) or _build_root(path.parent) or path.parent
         if not root.is_dir():
             raise ParameterError(f"--project {project}: not a directory")
         if not path.is_relative_to(root):
             raise ParameterError(f"{file} is not inside the project {root} (--project DIR must hold it)")
         return cls(root, path.relative_to(root))
+
+    def outside(self, paths: Sequence[str]) -> list[Path]:
+        """Those of ``paths`` outside the project (its copy holds the rest): what a build must be shown."""
+        return [Path(p) for p in paths if not Path(p).resolve().is_relative_to(self.root)]
 
     def files(self) -> list[Path]:
         """The project's own files, relative to its root (see the module's docstring)."""
@@ -86,6 +94,13 @@ def _git_root(directory: Path) -> Path | None:
     return Path(proc.stdout.strip()).resolve() if proc.returncode == 0 and proc.stdout.strip() else None
 
 
+def _build_root(directory: Path) -> Path | None:
+    for candidate in (directory, *directory.parents):
+        if any((candidate / name).is_file() for name in BUILD_FILES):
+            return candidate
+    return None
+
+
 def _git_files(root: Path) -> list[Path] | None:
     git = shutil.which("git")
     if git is None or _git_root(root) is None:
@@ -124,7 +139,9 @@ def synthesized_build(commands: Sequence[CompileCommand], project_root: Path, co
         obj = f"{new}/{SYNTHESIZED_DIR}/unit{number}.o"
         moved = [a.replace(old, new) for a in args]
         directory = str(command.directory).replace(old, new)
-        lines.append(f"(cd {shlex.quote(directory)} && {shlex.join([*moved, '-c', '-o', obj])})")
+        # A build directory is not copied (git ignores it): made again, empty, for the commands to run in.
+        lines.append(f"(mkdir -p {shlex.quote(directory)} && cd {shlex.quote(directory)} && "
+                     f"{shlex.join([*moved, '-c', '-o', obj])})")
         objects.append(obj)
     compiler = commands[0].arguments[0] if commands else "cc"
     others = [a for a in commands[0].arguments[1:] if a.startswith(("-f", "-m", "-O"))] if commands else []

@@ -12,8 +12,14 @@ from typing import Any
 
 from loopnest.errors import ParameterError
 from loopnest.frontend.compile_flags import CompileFlags, read_compile_commands
-from loopnest.harness.program import ProgramSpec, defines_main
+from loopnest.harness.program import ProgramSpec, build_error, defines_main
 from loopnest.harness.project import Project
+from loopnest.harness.sandbox import Limits
+from service.program_eval import BUILD_HELP
+
+
+class ProgramBuildError(ParameterError):
+    """The user's whole program does not build (or its sandbox does not start) as given: exit 2."""
 
 
 @dataclass(frozen=True)
@@ -48,3 +54,15 @@ def program_spec(file: Path, flags: CompileFlags, settings: Any, whole: WholePro
     return ProgramSpec(cc=settings.cc, cflags=f"{settings.cflags} {shlex.join(flags.cc_args())}".strip(),
                        include_dirs=dirs, run=whole.run or "{program}", check=whole.check, threads=threads,
                        inputs=(str(file.resolve().parent),))
+
+
+def require_build(file: Path, spec: ProgramSpec, settings: Any) -> None:
+    """Build the original program once, before any nest is measured; one line with the first error and how
+    to say the build (exit 2) when it fails."""
+    failed = build_error(file.read_text(), spec, name=file.name, limits=Limits.from_settings(settings))
+    if failed is None:
+        return
+    message = failed.message.removeprefix("original: ")
+    if failed.status == "sandbox-error":
+        raise ProgramBuildError(f"{file}: the sandbox could not start to build the whole program: {message}")
+    raise ProgramBuildError(f"{file}: the whole program does not build: {message}; {BUILD_HELP}")

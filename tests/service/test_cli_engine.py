@@ -66,24 +66,27 @@ def test_measure_verifies_and_times_a_variant(tmp_path: Path) -> None:
 
 def test_suggest_fallback_autotunes_and_writes_the_autotuned_recipe(tmp_path: Path) -> None:
     # An empty database: no neighbour, so --fallback autotunes here, and --write-best must use that
-    # result when it is verified and >= 1.1x (and leave the nest as it was otherwise).
+    # result when it is verified and >= 1.1x (and write nothing otherwise, never the original as tuned).
+    # The file has no main: --no-program-check asks for the file verified nest by nest.
     kernel = CORPUS / "kernels/blas3/gemm_ijk.c"
     env = {**os.environ, "PERFEMBED_DATA_DIR": str(tmp_path / "data"), "PERFEMBED_THREADS": "1"}
     env.pop("PERFEMBED_DATABASE_URL", None)
     out = tmp_path / "best.c"
     proc = subprocess.run([sys.executable, "-m", "service.cli", "suggest", str(kernel), "--param", "ni=96",
                            "--param", "nj=96", "--param", "nk=96", "--evaluate", "--fallback", "--trials", "6",
-                           "--write-best", str(out), "--json"], capture_output=True, text=True, timeout=600,
+                           "--write-best", str(out), "--no-program-check", "--json"], capture_output=True, text=True, timeout=600,
                           check=False, env=env)
     assert proc.returncode == 0, proc.stderr
     (nest,) = json.loads(proc.stdout)["nests"]
     assert nest["neighbours"] == [] and nest["tuning_job"] is not None and "autotuned" in nest
     tuned = nest["autotuned"]
+    outcome = json.loads(proc.stdout)["outcome"]
     if tuned is None:
-        assert "0 of 1 nest(s) tuned" in proc.stderr
+        assert outcome["status"] == "not-tuned" and not out.exists() and "not written" in proc.stderr
     else:
         assert tuned["speedup"] >= 1.1 and 0 < tuned["evaluated"] <= 6
-        assert "1 of 1 nest(s) tuned" in proc.stderr and out.read_text() != kernel.read_text()
+        assert outcome["status"] == "nest-verified" and outcome["written"] == str(out)
+        assert "1 of 1 nest(s) tuned" in proc.stderr and "NOT checked as a whole program" in out.read_text()
     assert "A new study created" not in proc.stderr  # Optuna's INFO log stays quiet
 
 
