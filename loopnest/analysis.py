@@ -159,6 +159,20 @@ def approximations(scop: Scop) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def assumptions(scop: Scop) -> list[str]:
+    """What the model assumes beyond the source, one sentence each: flat arrays read as rows, and the sizes
+    the rows need (``lda >= p``), which the drop-in code checks at run time."""
+    out = [f"{a.name} is declared flat and subscripted in rows of {' x '.join(str(d) for d in a.dims[1:])}: "
+           f"analysed as an array of {len(a.dims)} dimensions" for a in scop.arrays.values() if a.flat is not None]
+    context = isl.Set(scop.context)
+    plain = isl.Set(f"[{', '.join(scop.params)}] -> {{ : {' and '.join(f'{p} >= 0' for p in scop.params) or 'true'} }}")
+    if not plain.is_subset(context):
+        assumed = str(context.gist(plain)).split(":", 1)[-1].strip(" }")
+        out.append(f"the analysis assumes {assumed}; the drop-in code checks it at run time and runs the nest as "
+                   "written where it fails")
+    return out
+
+
 def describe_scop(scop: Scop, params: Mapping[str, int] | None = None,
                   deps: list[Dependence] | None = None) -> dict[str, Any]:
     """The nest as a JSON-ready dict: loops, statements, accesses, trip counts, dependences, parallel loops."""
@@ -177,8 +191,9 @@ def describe_scop(scop: Scop, params: Mapping[str, int] | None = None,
                    "step": lp.step, "statements": list(lp.statements)} for lp in scop.loops],
         "statements": [_statement(s) for s in scop.statements],
         "arrays": [{"name": a.name, "type": a.element_type, "dims": list(a.dims), "storage": a.storage,
-                    "written": a.written} for a in scop.arrays.values()],
+                    "written": a.written, "flat": a.flat is not None} for a in scop.arrays.values()],
         "approximations": approximations(scop),
+        "assumptions": assumptions(scop),
         "index_arrays": [{"name": r.name, "role": r.role, "extents": list(r.extents), "targets": list(r.targets)}
                          | ({"forms": [list(f) for f in r.forms]} if r.forms else {})
                          | ({"unbounded": list(r.unbounded)} if r.unbounded else {}) for r in scop.index_arrays],

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, replace_regions
+from loopnest.analysis import assumptions
 from loopnest.frontend.delinearize import RowLayout, dimensions
 from loopnest.frontend.polynomial import Poly
 from loopnest.ir import FlatArray, Scop
@@ -101,6 +102,12 @@ def test_leading_dimensions_are_assumed_of_the_sizes_as_blas_states_them(tmp_pat
     assumed = isl.Set("[m, n, p, lda, ldb, ldc] -> { : lda >= p and ldb >= n and ldc >= n }")
     assert context.is_subset(assumed)
     assert not context.intersect(isl.Set("[p, lda] -> { : p = 8 and lda = 8 }")).is_empty()
+    assert assumptions(scop) == [
+        "A is declared flat and subscripted in rows of lda: analysed as an array of 2 dimensions",
+        "B is declared flat and subscripted in rows of ldb: analysed as an array of 2 dimensions",
+        "C is declared flat and subscripted in rows of ldc: analysed as an array of 2 dimensions",
+        "the analysis assumes lda >= p and ldb >= n and ldc >= n; the drop-in code checks it at run time and runs "
+        "the nest as written where it fails"]
 
 
 def test_a_declared_product_extent_gives_the_outer_extent(tmp_path: Path) -> None:
