@@ -40,10 +40,11 @@ class Store:
     disposes of its connections when the block ends.
     """
 
-    def __init__(self, url: str, *, echo: bool = False) -> None:
+    def __init__(self, url: str, *, echo: bool = False, pool_size: int | None = None) -> None:
         parse_url(url)
         self._url = url
         self._echo = echo
+        self._pool_size = pool_size
         self._lock = threading.Lock()
         self._engine: Engine | None = None
         self._sessionmaker: sessionmaker[Session] | None = None
@@ -63,6 +64,7 @@ class Store:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._url = state["url"]
         self._echo = state["echo"]
+        self._pool_size = None
         self._lock = threading.Lock()
         self._engine = None
         self._sessionmaker = None
@@ -81,7 +83,7 @@ class Store:
     def _connect(self) -> tuple[Engine, sessionmaker[Session]]:
         with self._lock:
             if self._engine is None or self._sessionmaker is None:
-                self._engine = make_engine(self._url, echo=self._echo)
+                self._engine = make_engine(self._url, echo=self._echo, pool_size=self._pool_size)
                 self._sessionmaker = make_sessionmaker(self._engine)
             return self._engine, self._sessionmaker
 
@@ -109,8 +111,10 @@ class Store:
             self._sessionmaker = None
 
 
-def get_store(url: str | None = None, *, settings: DatabaseSettings | None = None, create: bool = False) -> Store:
-    """Open the store at ``url`` (default: ``settings.resolved_database_url``).
+def get_store(url: str | None = None, *, settings: DatabaseSettings | None = None, create: bool = False,
+              pool_size: int | None = None) -> Store:
+    """Open the store at ``url`` (default: ``settings.resolved_database_url``); ``pool_size``: see
+    :func:`database.session.make_engine`.
 
     The schema must be at head, else :class:`StorageError` names the fix
     (``perfembed db upgrade``). With ``create``, a database that does not exist yet or is
@@ -124,7 +128,7 @@ def get_store(url: str | None = None, *, settings: DatabaseSettings | None = Non
             fix = f"`{schema.UPGRADE_COMMAND} --url {url}`"
             raise StorageError(f"database file {path} does not exist; run {fix} to create it")
         ensure_data_dir(path.parent, what="the database directory")
-    store = Store(url)
+    store = Store(url, pool_size=pool_size)
     try:
         store.check_schema(create=create)
     except BaseException:

@@ -95,6 +95,7 @@ class _Worker:
 
     def __init__(self) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix=f"{_TMP_PREFIX}{os.getpid()}-"))
+        self.tmp.chmod(0o711)  # the sandbox's user (nobody) passes through to the directories made inside
         self.process = subprocess.Popen([sys.executable, "-m", "service.analysis_budget"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         cwd=str(Path(__file__).resolve().parents[1]),

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
@@ -27,8 +28,10 @@ from service.api.routes.health import router as health_router
 from service.config import ServiceSettings, get_service_settings
 from service.core import TransferCore
 from service.errors import AuthenticationError, BusyError, status_of
+from service.load_guard import LoadGuardMiddleware
 from service.middleware import BodyLimitMiddleware, MetricsMiddleware
 from service.ui import ui_router
+from service.web_security import SecurityHeadersMiddleware
 
 if TYPE_CHECKING:
     from database import Store
@@ -46,6 +49,8 @@ def create_app(settings: ServiceSettings | None = None, *, store: Store | None =
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # The request thread pool, as many threads as the database pool has connections for.
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.thread_pool_size
         yield
         state.close()
 
@@ -66,7 +71,12 @@ def create_app(settings: ServiceSettings | None = None, *, store: Store | None =
     app.add_exception_handler(Exception, _internal_error)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes,
                        larger={"/v1/matrices": (settings.max_matrix_bytes, "PERFEMBED_MAX_MATRIX_BYTES")})
+    app.add_middleware(LoadGuardMiddleware, max_header_count=settings.max_header_count,
+                       max_in_flight=settings.max_requests_in_flight,
+                       keyless_in_flight=settings.keyless_requests_in_flight,
+                       keyed=lambda key: state.cached_key(key) is not None)
     app.add_middleware(MetricsMiddleware, metrics=state.metrics)
+    app.add_middleware(SecurityHeadersMiddleware)  # nosniff, no framing; the dashboard's CSP (service.web_security)
     return app
 
 

@@ -36,8 +36,38 @@ class ServiceSettings(DatabaseSettings):
     max_job_budget: int = Field(default=1000, ge=1, description="Most trials one tuning job may ask for.")
     default_job_budget: int = Field(default=50, ge=1, description="Trials of a job that names no budget.")
 
-    # Analyses of requests run in worker processes, each within analysis_time_limit_s.
+    # Analyses of requests run in worker processes, each within analysis_time_limit_s and
+    # analysis_memory_limit_mb. Key holders keep analysis_slots_for_keys of the workers to themselves;
+    # keyless requests share the rest, at most analysis_queue_keyless of them waiting (429 beyond), each
+    # client within its rate (a token bucket: the per-minute rate, bursts of a sixth of it).
     analysis_workers: int = Field(default=2, ge=1, description="Analyses of requests run at once.")
+    analysis_memory_limit_mb: int = Field(default=2048, ge=256, description="Address space of an analysis worker.")
+    analysis_slots_for_keys: int = Field(default=1, ge=0, description="Analysis workers keyless requests cannot take.")
+    analysis_queue_keyless: int = Field(default=4, ge=0, description="Keyless analyses allowed to wait for a slot.")
+    keyless_analyses_per_minute: float = Field(default=30.0, gt=0, description="Analyses a keyless client may "
+                                               "ask for per minute (by address).")
+    keyed_analyses_per_minute: float = Field(default=240.0, gt=0, description="Analyses one API key may ask "
+                                             "for per minute.")
+
+    # Serving (perfembed serve: uvicorn with h11). A request's head (request line and headers) must come
+    # within header_timeout_s and fit max_header_bytes and max_header_count (431 beyond); an idle
+    # connection is closed after keep_alive_s. At max_connections, a new connection takes the place of
+    # the one that has waited longest without a request in progress (slow-loris connections go first).
+    # At most max_requests_in_flight requests are answered at once (503 beyond), a keyless client's at
+    # most keyless_requests_in_flight (429 beyond); /healthz, /readyz and /metrics are never refused.
+    max_header_bytes: int = Field(default=16 * 1024, ge=1024, le=1024 * 1024, description="Request line and "
+                                  "headers, in bytes.")
+    max_header_count: int = Field(default=100, ge=8, le=10_000, description="Headers of one request.")
+    header_timeout_s: float = Field(default=10.0, gt=0, description="Time to send a request's head.")
+    keep_alive_s: float = Field(default=5.0, gt=0, description="An idle connection is closed after this long.")
+    max_connections: int = Field(default=1024, ge=16, description="Open connections at once.")
+    max_requests_in_flight: int = Field(default=256, ge=1, description="Requests answered at once.")
+    keyless_requests_in_flight: int = Field(default=16, ge=1, description="Requests of one keyless client "
+                                            "answered at once.")
+    thread_pool_size: int = Field(default=40, ge=4, le=1024, description="Threads for blocking request work; "
+                                  "the database's connection pool is sized to it.")
+    forwarded_allow_ips: str = Field(default="127.0.0.1", description="Proxies whose X-Forwarded-For names the "
+                                     "client (comma-separated addresses, or *).")
 
     # Evaluations (compile and run in the sandbox) from requests run as jobs in a bounded pool with a
     # short queue; a request that finds the queue full gets 429 with Retry-After.
@@ -57,6 +87,12 @@ class ServiceSettings(DatabaseSettings):
 
     # /readyz answers 503 while fewer tuning workers than this are alive (0: workers are reported only).
     ready_min_workers: int = Field(default=0, ge=0, description="Live workers /readyz requires.")
+
+    @property
+    def database_pool_size(self) -> int:
+        """Connections the app keeps: one per thread that may hold one (the request threads, the
+        evaluations, the readiness check), so that a read never waits for a connection."""
+        return self.thread_pool_size + self.evaluation_pool_size + 2
 
     def for_evaluation(self) -> ServiceSettings:
         """A copy whose harness limits are the per-request ones (never looser than the base limits)."""

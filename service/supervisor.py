@@ -1,10 +1,12 @@
 """Tuning workers beside the API: ``perfembed serve --workers N``.
 
-:class:`WorkerPool` starts N ``perfembed worker --log`` processes, restarts one that crashes, and
-stops them all with the server: SIGTERM (each finishes its trial and puts its job back in the
-queue), then SIGKILL after ``grace_s``. A worker that exits with code 2 met a user error (no
-sandbox, no free CPUs, a bad setting); its message is already on the terminal, and it is not
-restarted. Each worker also ends when the server process dies, even by SIGKILL
+:class:`WorkerPool` starts N ``perfembed worker --log`` processes, restarts one that exits, whatever
+the reason, and stops them all with the server: SIGTERM (each finishes its trial and puts its job back
+in the queue), then SIGKILL after ``grace_s``. A worker that exits soon after its start again and again
+is restarted after longer and longer waits (``restart_delay_s`` doubled up to ``max_restart_delay_s``):
+a user error (exit code 2: no sandbox, no free CPUs, a database that was locked for a while) may go
+away, and a crash loop costs little. ``/readyz`` says "not ready" while none of the pool's workers is
+alive (:func:`supervised`). Each worker also ends when the server process dies, even by SIGKILL
 (:func:`exit_with_parent`), so no worker outlives its server.
 """
 
@@ -20,7 +22,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-USER_ERROR = 2  # the CLI's exit code for a user error: restarting would only repeat it
+USER_ERROR = 2  # the CLI's exit code for a user error
+QUICK_S = 30.0  # a worker that exits within this long of its start counts as failing quickly
 PR_SET_PDEATHSIG = 1
 ORPHAN_GRACE_S = 30.0  # as WorkerPool's grace_s: time to finish the trial once the server is gone
 
@@ -65,7 +68,7 @@ class _Slot:
     process: subprocess.Popen[bytes] | None = None
     started: float = 0.0
     quick_failures: int = 0
-    done: bool = False  # exited for good (user error, or too many crashes)
+    restart_at: float | None = None  # when the exited worker is started again
 
 
 @dataclass
@@ -76,8 +79,8 @@ class WorkerPool:
     command: Sequence[str] = field(default_factory=lambda: worker_command(os.getpid()))
     env: Mapping[str, str] | None = None
     grace_s: float = 30.0  # after SIGTERM: time to finish the current trial
-    restart_delay_s: float = 2.0
-    max_quick_failures: int = 5  # crashes within 30 s of their start, in a row, before giving up
+    restart_delay_s: float = 2.0  # the first wait; doubled for each quick exit in a row
+    max_restart_delay_s: float = 300.0
     log: Callable[[str], None] = _write
     _slots: list[_Slot] = field(default_factory=list, init=False)
     _stopping: threading.Event = field(default_factory=threading.Event, init=False)
@@ -85,6 +88,7 @@ class WorkerPool:
     _monitor: threading.Thread | None = field(default=None, init=False)
 
     def start(self) -> None:
+        global _SUPERVISED
         if self.count <= 0:
             return
         self._slots = [_Slot(n + 1) for n in range(self.count)]
@@ -93,13 +97,25 @@ class WorkerPool:
         self.log(f"started {self.count} tuning worker(s): pids {', '.join(map(str, self.pids()))}")
         self._monitor = threading.Thread(target=self._watch, name="worker-pool", daemon=True)
         self._monitor.start()
+        _SUPERVISED = self
 
     def pids(self) -> list[int]:
         with self._lock:
             return [s.process.pid for s in self._slots if s.process is not None and s.process.poll() is None]
 
+    def status(self) -> str | None:
+        """None while a worker of the pool is alive, else one line: why none is and when one restarts."""
+        if not self._slots or self.pids():
+            return None
+        waits = [s.restart_at - time.monotonic() for s in self._slots if s.restart_at is not None]
+        when = f"; the next restarts in {max(0.0, min(waits)):.0f} s" if waits else ""
+        return f"none of the {self.count} tuning worker(s) of this server is alive{when}"
+
     def stop(self) -> None:
         """SIGTERM every worker, wait up to ``grace_s``, SIGKILL the rest. A second Ctrl-C kills at once."""
+        global _SUPERVISED
+        if _SUPERVISED is self:
+            _SUPERVISED = None
         self._stopping.set()
         if self._monitor is not None:
             self._monitor.join()
@@ -132,31 +148,41 @@ class WorkerPool:
         with self._lock:
             slot.process = subprocess.Popen(list(self.command), env=env, stdin=subprocess.DEVNULL)
             slot.started = time.monotonic()
+            slot.restart_at = None
 
     def _watch(self) -> None:
-        while not self._stopping.wait(0.5):
+        """Every half second (or sooner when a restart is due): note exits, start what is due."""
+        while not self._stopping.wait(self._next_wait()):
+            now = time.monotonic()
             for slot in self._slots:
                 process = slot.process
-                if slot.done or process is None or process.poll() is None:
-                    continue
-                self._exited(slot, process.returncode)
+                if slot.restart_at is not None:
+                    if now >= slot.restart_at:
+                        self._spawn(slot)
+                elif process is not None and process.poll() is not None:
+                    self._exited(slot, process.returncode)
+
+    def _next_wait(self) -> float:
+        due = [s.restart_at - time.monotonic() for s in self._slots if s.restart_at is not None]
+        return max(0.01, min([0.5, *due]))
 
     def _exited(self, slot: _Slot, code: int) -> None:
-        if code == USER_ERROR:
-            slot.done = True
-            self.log(f"worker {slot.number} exited with a user error (above) and is not restarted; "
-                     "tuning jobs wait until a worker runs")
-            return
-        quick = time.monotonic() - slot.started < 30
+        """Schedule the restart: at once after a long run, else after a wait that doubles each time."""
+        quick = time.monotonic() - slot.started < QUICK_S
         slot.quick_failures = slot.quick_failures + 1 if quick else 0
-        if slot.quick_failures >= self.max_quick_failures:
-            slot.done = True
-            self.log(f"worker {slot.number} crashed {slot.quick_failures} times in a row; not restarting it "
-                     "(this is a perfembed bug: please report it with the output above)")
-            return
-        self.log(f"worker {slot.number} exited with code {code}; restarting it in {self.restart_delay_s:g} s")
-        if not self._stopping.wait(self.restart_delay_s):
-            self._spawn(slot)
+        delay = min(self.max_restart_delay_s, self.restart_delay_s * 2 ** max(0, slot.quick_failures - 1))
+        why = "a user error (above)" if code == USER_ERROR else f"code {code}"
+        self.log(f"worker {slot.number} exited with {why}; restarting it in {delay:g} s"
+                 + (f" ({slot.quick_failures} quick exits in a row)" if slot.quick_failures > 1 else ""))
+        slot.restart_at = time.monotonic() + delay
+
+
+_SUPERVISED: WorkerPool | None = None
+
+
+def supervised() -> WorkerPool | None:
+    """The worker pool this process runs (``perfembed serve --workers N``), if any."""
+    return _SUPERVISED
 
 
 def _signal(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:

@@ -70,7 +70,7 @@ class AppState:
             if self._store is None:
                 url = self.settings.resolved_database_url
                 try:
-                    self._store = open_store(url, create=True)
+                    self._store = open_store(url, create=True, pool_size=self.settings.database_pool_size)
                 except OSError as exc:  # the file system failed under SQLite in a way get_store does not name
                     raise DatabaseError(f"cannot open the database {safe_url(url)}: {exc}",
                                         public=f"the database cannot be opened: {exc.strerror or exc}") from exc

@@ -43,6 +43,8 @@ class ReadyPublic(BaseModel):
                                        "e.g. \"bubblewrap\" or \"none (rlimits only)\"")
     workers: WorkersPublic | None = Field(default=None, description="The live tuning workers, from their "
                                           "heartbeats (null while the database is not ready)")
+    resources: str | None = Field(default=None, description="The limits that bound a sandboxed run of a "
+                                  "request, and what enforces them: a cgroup v2 per run, or rlimits per process")
 
 
 class ErrorPublic(BaseModel):

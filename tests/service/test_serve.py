@@ -1,6 +1,6 @@
 """``perfembed serve --workers N``: the API and its tuning workers as one command. A job posted to it
 runs to the end; Ctrl-C (SIGINT) stops the server and its workers; a killed server takes its
-workers with it. :class:`WorkerPool` restarts a crashed worker but not one that met a user error."""
+workers with it. :class:`WorkerPool` restarts a worker that exits (tests/security/test_worker_supervision.py)."""
 
 from __future__ import annotations
 
@@ -169,30 +169,6 @@ def _kill_group(serve: subprocess.Popen[str]) -> None:
 
 def pool(command: list[str], log: list[str], **options: float) -> WorkerPool:
     return WorkerPool(1, command=command, log=log.append, restart_delay_s=0.05, **options)  # type: ignore[arg-type]
-
-
-def test_a_crashing_worker_is_restarted_then_given_up() -> None:
-    log: list[str] = []
-    workers = pool([sys.executable, "-c", "raise SystemExit(3)"], log, max_quick_failures=3)
-    workers.start()
-    try:
-        wait_until(lambda: any("not restarting it" in line for line in log), timeout=60, what="the pool to give up")
-    finally:
-        workers.stop()
-    assert sum("exited with code 3; restarting it" in line for line in log) == 2
-    assert "please report it" in log[-1]
-
-
-def test_a_worker_with_a_user_error_is_not_restarted() -> None:
-    log: list[str] = []
-    workers = pool([sys.executable, "-c", "raise SystemExit(2)"], log)
-    workers.start()
-    try:
-        wait_until(lambda: any("user error" in line for line in log), timeout=60, what="the exit to be seen")
-        time.sleep(0.3)  # several watch rounds: nothing restarts it
-        assert workers.pids() == [] and not any("restarting" in line for line in log)
-    finally:
-        workers.stop()
 
 
 @pytest.mark.parametrize("ignores_sigterm", [False, True])
