@@ -42,6 +42,7 @@ __all__ = ["NOBODY", "Limits", "RunResult", "Sandbox", "SandboxError", "detect_s
 
 _log = logging.getLogger(__name__)
 SANDBOX_MODES = ("auto", "bubblewrap", "none")
+SANDBOX_ERROR = "sandbox-error"  # the status of a run whose sandbox could not start
 SCRATCH_MB = 64  # /tmp and /dev/shm inside the sandbox, each
 
 
@@ -157,6 +158,8 @@ def _system_view(system: Sequence[Path] | None) -> list[str]:
     """The host's system in the sandbox: ``/usr`` and the top-level links to it, or only ``system``'s files,
     each where a program looks for it (under the top-level links: ``/lib/x`` is ``/usr/lib/x``)."""
     out: list[str] = [] if system is not None else ["--ro-bind", "/usr", "/usr"]
+    if system is None and Path("/etc/alternatives").is_dir():  # /usr/bin/cc and friends link through it
+        out += ["--ro-bind", "/etc/alternatives", "/etc/alternatives"]
     tops = ("bin", "lib", "lib64", "sbin", "lib32", "libx32")
     for top in tops:
         path = Path("/") / top
@@ -299,9 +302,13 @@ def run_limited(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str,
     nproc = process_limit(limits.processes, box.as_nobody)
     with _run_cgroup(limits, threads) as group:
         start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=tuple(pass_fds),
-                                preexec_fn=lambda: _limit(limits, threads, box.as_nobody, nproc, group))
+        try:
+            proc = subprocess.Popen(command, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=tuple(pass_fds),
+                                    preexec_fn=lambda: _limit(limits, threads, box.as_nobody, nproc, group))
+        except OSError as exc:  # no process to start it in (the process limit reached): nothing of the user's ran
+            return RunResult(SANDBOX_ERROR, -1, "", f"the sandbox could not start: {exc.strerror}",
+                             time.perf_counter() - start)
         watched = watch(proc, wall_seconds=limits.wall_seconds, cwd=cwd, quota_bytes=limits.disk_mb << 20,
                         output_bytes=limits.output_mb << 20)
         wall = time.perf_counter() - start
@@ -310,6 +317,10 @@ def run_limited(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str,
     if watched.stopped is not None:
         return RunResult(watched.stopped, -9, stdout, stderr, wall)
     status = "memory limit" if out_of_memory and proc.returncode != 0 else _status(proc.returncode, box.isolated)
+    if box.isolated and proc.returncode == 1 and stderr.startswith("bwrap:"):
+        # bubblewrap itself failed ("Creating new namespace failed: Resource temporarily unavailable"):
+        # nothing of the user's ran, so it is not their compile error or their crash.
+        status = SANDBOX_ERROR
     return RunResult(status, proc.returncode, stdout, stderr, wall)
 
 
