@@ -53,7 +53,8 @@ def suggested_nest_public(nest: NestSuggestion, *, evaluated: bool) -> dict[str,
         "job_id": nest.tuning_job}
     if m is not None:
         out.update({"baseline_seconds": m.baseline_seconds, "threads": m.threads, "accepted": m.accepted,
-                    "best": None if m.best is None else m.best.to_dict(), "evaluations": m.evaluations})
+                    "best": None if m.best is None else m.best.to_dict(), "evaluations": m.evaluations,
+                    "screening_pressure": m.screening_pressure, "busy": m.busy})
     if evaluated and m is not None:
         out["results"] = [{"source": "measured", **e.to_dict()} for e in m.evaluated]
     else:

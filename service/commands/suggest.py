@@ -43,10 +43,11 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
             console.print("low confidence: no other stored nest is close to this one"
                           + (f" (tuning job {job} enqueued: `perfembed jobs wait {job}`)" if job
                              else "; use --fallback to autotune"))
+        load = f", machine busy ({n['screening_pressure']:.0%} CPU pressure)" if n.get("busy") else ""
         for ev in n.get("evaluated", []):
             reason = f" ({ev['message']})" if ev.get("message") and ev["status"] != "ok" else ""
             console.print(f"  {ev['from']}: {ev['status']}{reason}, verified={ev['verified']}, "
-                          f"screening speedup {fmt_value(ev['speedup'], '{:.2f}x')}"
+                          f"screening speedup {fmt_value(ev['speedup'], '{:.2f}x')}{load if ev['speedup'] else ''}"
                           + (f"; re-measured {ev['confirmed']['text']}" if ev.get("confirmed") else ""))
         if "accepted" in n:
             best = n.get("best") or {}
@@ -62,11 +63,22 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
                       "measured elsewhere and may not hold here")
     if result.get("program"):
         _print_program(result["program"], settings)
+    _print_busy(result["nests"])
     if result["nests"] and not any(n["neighbours"] or n.get("tuned_before") for n in result["nests"]):
         if database is None and settings is not None:
             database = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
         console.print(f"no tuned nest in the database{f' at {database}' if database else ''}: "
                       "load the shipped seed with `perfembed seed load` (`make serve` does) or tune some first")
+
+
+def _print_busy(nests: list[dict[str, Any]]) -> None:
+    """One line at the end when the machine was busy while nests were screened, with what to do."""
+    busy = [n for n in nests if n.get("busy")]
+    if busy:
+        worst = max(n["screening_pressure"] for n in busy)
+        console.print(f"the machine was busy while {len(busy)} nest(s) were screened (up to {worst:.0%} CPU pressure):"
+                      " their figures are low, parallel candidates' most; rerun on an idle machine, or with "
+                      "--threads 1 to measure what one core gives")
 
 
 def neighbour_table(neighbours: list[dict[str, Any]], candidates: list[dict[str, Any]],

@@ -3,6 +3,8 @@ and every run stored (verified with its speedup, or unverified: never a success)
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Sequence
 
 from autotune.records import MeasurementRecorder
@@ -10,6 +12,7 @@ from autotune.transfer import Candidate as TransferCandidate
 from autotune.transfer import TransferResult, TransferTuner
 from database import MeasurementOrigin
 from loopnest.harness import VariantResult
+from loopnest.harness.compare import PressureMeter
 from loopnest.harness.index_data import SparseChoice, structure_key
 from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.ir import Scop
@@ -27,14 +30,16 @@ def evaluate_nest(ctx: CoreContext, scop: Scop, params: dict[str, int], *, nest_
     recorder = MeasurementRecorder(ctx.store, nest_id=nest_id, target_id=ctx.target_id, params=params,
                                    origin=MeasurementOrigin.TRANSFER, structure=structure_key(sparse))
     with ctx.harness(scop, params, reps=reps, sparse=sparse) as harness:
+        meter = PressureMeter()
         result = tuner.evaluate_candidates(harness, candidates, progress=progress)
+        pressure = round(meter.stop(os.cpu_count() or 1), 3)
         base = harness.baseline()
         threads = harness.threads or 1
         if progress is not None:
             progress(Progress("storing results"))
         _store_runs(recorder, reps=reps, threads=threads, base=base, result=result)
     ctx.cache.changed()
-    return _measurement(result, threads, loop_names)
+    return dataclasses.replace(_measurement(result, threads, loop_names), screening_pressure=pressure)
 
 
 def _store_runs(recorder: MeasurementRecorder, *, reps: int, threads: int, base: VariantResult,

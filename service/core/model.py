@@ -18,6 +18,8 @@ JsonDict = dict[str, Any]
 # the same code as a candidate above.
 NOTHING_NEW = "- (nothing new: does not apply, or repeats a recipe above)"
 
+BUSY_PRESSURE = 0.25  # the acceptance policy's load threshold: above it a figure is flagged "machine busy"
+
 
 @dataclass(frozen=True)
 class NeighbourView:
@@ -115,10 +117,17 @@ class Measurement:
     evaluated: tuple[MeasuredCandidate, ...]
     best: AcceptedRecipe | None
     evaluations: int
+    # CPU pressure while the candidates were screened (PSI "some" share, else other runnable tasks per core):
+    # above BUSY_PRESSURE their single readings are low, parallel ones most.
+    screening_pressure: float | None = None
 
     @property
     def accepted(self) -> bool:
         return self.best is not None
+
+    @property
+    def busy(self) -> bool:
+        return self.screening_pressure is not None and self.screening_pressure > BUSY_PRESSURE
 
 
 @dataclass(frozen=True)
@@ -150,7 +159,8 @@ class NestSuggestion:
         if m is not None:
             out.update({"baseline_seconds": m.baseline_seconds, "threads": m.threads,
                         "evaluated": [e.to_dict() for e in m.evaluated], "accepted": m.accepted,
-                        "best": None if m.best is None else m.best.to_dict(), "evaluations": m.evaluations})
+                        "best": None if m.best is None else m.best.to_dict(), "evaluations": m.evaluations,
+                        "screening_pressure": m.screening_pressure, "busy": m.busy})
         if self.tuning_job is not None:
             out["tuning_job"] = self.tuning_job
         return out
@@ -172,7 +182,8 @@ class SuggestOptions:
     """How to answer: ``k`` neighbours per nest, whether to ``evaluate`` the candidates here, whether to
     enqueue a tuning job (``fallback``, of ``budget`` trials) when no neighbour helps; the acceptance
     margin (None: the settings'); ``reps`` screening repetitions; ``name``: the program's name in errors
-    and storage (the CLI's file name)."""
+    and storage (the CLI's file name); ``owner_key_id``: the API key of the request, which owns the program
+    and the fallback job it stores."""
 
     k: int = 5
     evaluate: bool = False
@@ -181,6 +192,7 @@ class SuggestOptions:
     reps: int = 3
     name: str | None = None
     budget: int = 40
+    owner_key_id: int | None = None
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,10 @@ class SuggestedNestPublic(BaseModel):
     accepted: bool | None = Field(None, description="With evaluate: whether a candidate held up")
     best: JsonObject | None = Field(None, description="With evaluate: the accepted recipe, re-measured")
     evaluations: int | None = Field(None, description="With evaluate: candidates evaluated")
+    screening_pressure: float | None = Field(None, description="With evaluate: CPU pressure while the candidates "
+                                             "were screened (0-1)")
+    busy: bool | None = Field(None, description="With evaluate: the machine was busy while screening (pressure "
+                              "above 0.25): screening figures are low, parallel ones most; rerun idle or with 1 thread")
 
 
 class SuggestionsPublic(BaseModel):

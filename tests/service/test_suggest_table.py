@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from rich.console import Console
 
-from service.commands.suggest import NOTHING_NEW, neighbour_table
+from service.commands.suggest import NOTHING_NEW, neighbour_table, print_suggestions
 from service.ui.deps import TEMPLATES, templates
 
 
@@ -32,3 +33,16 @@ def test_a_variant_of_a_lent_recipe_is_labelled_and_a_repeat_is_not_called_inapp
 def test_the_web_page_says_nothing_new_as_the_cli_does() -> None:
     assert templates().from_string("{{ NOTHING_NEW }}").render() == NOTHING_NEW
     assert "{{ NOTHING_NEW }}" in (TEMPLATES / "suggest.html").read_text()
+
+
+def test_a_busy_machine_is_said_on_each_screening_figure_and_at_the_end(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 58: on a busy machine every parallel candidate screened at 0.02-0.13x and nothing was accepted,
+    with no word that the machine was busy or that --threads 1 would measure something."""
+    evaluated = [{"from": "gemm_ikj", "status": "ok", "message": "", "verified": True, "speedup": 0.05,
+                  "confirmed": None}]
+    nest = {"index": 0, "name": "k.c#0", "function": "k", "neighbours": [], "candidates": [], "confident": True,
+            "evaluated": evaluated, "accepted": False, "best": None, "screening_pressure": 0.62, "busy": True}
+    print_suggestions({"nests": [nest]}, None, database="sqlite://")
+    out = capsys.readouterr().out
+    assert "screening speedup 0.05x, machine busy (62% CPU pressure)" in out
+    assert "rerun on an idle machine, or with --threads 1" in out
