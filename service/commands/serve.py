@@ -1,7 +1,10 @@
 """``perfembed serve``: the REST API, and with ``--workers N`` the tuning workers beside it.
 
 One command, one Ctrl-C: the workers are child processes of the server (:mod:`service.supervisor`),
-stopped with it; each finishes its current trial and puts its job back in the queue.
+stopped with it; each finishes its current trial and puts its job back in the queue. The server is
+uvicorn with the h11 parser and the limits of :mod:`service.serving` (header size and time, idle
+connections, open connections); the settings say so at start, and so does a preprocessor that cannot
+work here (:func:`loopnest.frontend.cpp_check.preprocessor_problem`), in one line.
 """
 
 from __future__ import annotations
@@ -26,11 +29,24 @@ def serve_command(
     """Serve the REST API (uvicorn); with --workers N, N tuning workers too (Ctrl-C stops them all)."""
     import uvicorn  # lazy: it adds 30 ms (python -X importtime) to every `perfembed` start
 
+    from loopnest.frontend.cpp_check import preprocessor_problem
+    from service.config import get_service_settings
+    from service.serving import server_config
+
+    settings = get_service_settings()
     err_console.print(where_data_lives(), highlight=False, markup=False)
+    config = server_config(settings, host=host, port=port)
+    limits = config.http.guard.limits  # type: ignore[union-attr]
+    err_console.print(f"limits: headers {settings.max_header_bytes} bytes / {settings.max_header_count} / "
+                      f"{settings.header_timeout_s:g} s, {limits.max_connections} connections, "
+                      f"{settings.max_requests_in_flight} requests at once, keep-alive {settings.keep_alive_s:g} s",
+                      highlight=False, markup=False)
+    problem = preprocessor_problem(settings.sandbox)
+    if problem is not None:
+        err_console.print(f"warning: {problem}; /readyz says not ready", highlight=False, markup=False)
     pool = WorkerPool(workers, grace_s=grace)
     pool.start()
     try:
-        uvicorn.run("service.app:create_app", factory=True, host=host, port=port)
+        uvicorn.Server(config).run()
     finally:
         pool.stop()
-
