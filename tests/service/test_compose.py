@@ -70,7 +70,23 @@ def test_services_topology() -> None:
     assert target == "/var/lib/postgresql/data" and volume in COMPOSE["volumes"]
     worker = SERVICES["worker"]
     assert "container_name" not in worker and "ports" not in worker  # `--scale worker=N` must work
-    assert SERVICES["api"]["ports"] and "container_name" not in SERVICES["api"]
+    assert "ports" not in SERVICES["api"] and "container_name" not in SERVICES["api"]
+    assert SERVICES["proxy"]["ports"]  # only the reverse proxy is published
+
+
+def test_the_proxy_has_the_servers_limits() -> None:
+    """deploy/nginx.conf repeats the server's limits (issue 59, item 1): head size and time, idle time,
+    body size; the API trusts the proxy's X-Forwarded-For and publishes no port of its own."""
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    api_env = SERVICES["api"]["environment"]
+    assert any("deploy/nginx.conf:/etc/nginx/nginx.conf" in v for v in SERVICES["proxy"]["volumes"])
+    assert f"client_header_timeout {api_env['PERFEMBED_HEADER_TIMEOUT_S']}s;" in conf
+    assert f"keepalive_timeout {api_env['PERFEMBED_KEEP_ALIVE_S']}s;" in conf
+    assert f"client_max_body_size {int(api_env['PERFEMBED_MAX_REQUEST_BYTES']) >> 20}m;" in conf
+    assert f"client_max_body_size {int(api_env['PERFEMBED_MAX_MATRIX_BYTES']) >> 20}m;" in conf
+    buffers = re.search(r"large_client_header_buffers (\d+) (\d+)k;", conf)
+    assert buffers and int(buffers[1]) * int(buffers[2]) * 1024 <= int(api_env["PERFEMBED_MAX_HEADER_BYTES"])
+    assert "limit_conn " in conf and "limit_req " in conf and api_env["PERFEMBED_FORWARDED_ALLOW_IPS"] == "*"
 
 
 def test_api_and_workers_use_postgres_after_the_migration() -> None:
