@@ -20,6 +20,9 @@ from loopnest.transform.recipe import Recipe, apply_recipe
 from loopnest.transform.recipe_text import loop_names, recipe_text
 
 PROGRAM_MAX_PAIRS = 15  # a program run costs more than a nest's: fewer pairs before an undecided verdict
+# Each tuned nest's share, when a program has several: measured only where one run is short enough.
+PER_NEST_MAX_PAIRS = 6
+PER_NEST_MAX_SECONDS = 5.0
 BUILD_HELP = ("give the program's build and run commands: --build 'CMD' --run 'CMD' (run in a copy of the "
               "project), or -p BUILD_DIR with a compile_commands.json")
 
@@ -31,10 +34,11 @@ def best_recipe(nest: dict[str, Any]) -> dict[str, Any] | None:
     return max(options, key=lambda o: o["speedup"] or 0.0)["recipe"] if options else None
 
 
-def nest_verified_source(file: Path, extraction: Any, result: dict[str, Any]) -> tuple[str, int]:
+def nest_verified_source(file: Path, extraction: Any, result: dict[str, Any],
+                         only: int | None = None) -> tuple[str, int]:
     """``file``'s text with each nest's best verified recipe applied (verified nest by nest, whatever the
-    whole program said), and how many nests that tunes."""
-    best = {n["index"]: best_recipe(n) for n in result["nests"]}
+    whole program said; nest ``only`` alone when given), and how many nests that tunes."""
+    best = {n["index"]: best_recipe(n) for n in result["nests"] if only is None or n["index"] == only}
     chosen = {i: Recipe.from_dict(steps) for i, steps in best.items() if steps is not None}
     transformed = {i: apply_recipe(extraction.scops[i], r) for i, r in chosen.items()}
     return replace_regions(file, transformed, extraction.scops), len(transformed)
@@ -63,7 +67,25 @@ def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: 
                                on_step=step_reporter(progress, Progress("whole program")))
     accepted = outcome.ok and outcome.speedup is not None and outcome.speedup.above(policy.margin)
     result["program"] = {**outcome.to_dict(), "accepted": accepted, "nests_tuned": tuned}
+    if accepted and tuned > 1 and (outcome.original_seconds or 0.0) <= PER_NEST_MAX_SECONDS:
+        result["program"]["per_nest"] = _per_nest(file, extraction, result, spec, settings, progress)
     return result["program"]
+
+
+def _per_nest(file: Path, extraction: Any, result: dict[str, Any], spec: ProgramSpec, settings: Any,
+              progress: ProgressFn | None) -> list[dict[str, Any]]:
+    """What each tuned nest contributes: the program with that nest alone tuned, against the original."""
+    policy = dataclasses.replace(AcceptancePolicy.from_settings(settings), max_pairs=PER_NEST_MAX_PAIRS)
+    out = []
+    for nest in result["nests"]:
+        if best_recipe(nest) is None:
+            continue
+        text, _ = nest_verified_source(file, extraction, result, only=nest["index"])
+        alone = compare_programs(file.read_text(), text, spec, name=file.name, policy=policy,
+                                 limits=Limits.from_settings(settings),
+                                 on_step=step_reporter(progress, Progress(f"whole program, {nest['name']} alone")))
+        out.append({"index": nest["index"], "name": nest["name"], **alone.to_dict()})
+    return out
 
 
 @dataclass(frozen=True)

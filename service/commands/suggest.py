@@ -154,6 +154,9 @@ def _print_program(program: dict[str, Any], settings: Any) -> None:
     verdict = ("accepted" if program["accepted"] else
                f"not kept: not clearly {getattr(settings, 'min_speedup', 1.1)}x faster as a whole")
     console.print(f"whole program ({ms}, same output): {program['speedup']['text']}: {verdict}")
+    for alone in program.get("per_nest") or []:
+        figure = alone["speedup"]["text"] if alone.get("speedup") else f"{alone['status']} {alone['message']}"
+        console.print(f"  with {alone['name']} alone tuned: {figure}")
 
 
 def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials: int) -> None:

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from loopnest.config import get_settings
 from loopnest.dropin import replace_regions
 from loopnest.frontend.compile_flags import command_for, parse_compile_flags, read_compile_commands
 from loopnest.frontend.extract import extract_scops
 from loopnest.harness.program import ProgramSpec, build_error, compare_programs
 from loopnest.harness.project import Project
 from loopnest.transform.recipe import Recipe, apply_recipe
-from service.program_eval import dropin_header, program_outcome, tuned_source
+from service.program_eval import dropin_header, evaluate_program, program_outcome, tuned_source
 
 PARAMS_H = """#ifndef PARAMS_H
 #define PARAMS_H
@@ -216,3 +217,25 @@ def test_a_dropin_file_says_its_recipe_whether_it_was_checked_and_the_flags_it_n
     header = dropin_header(extraction.scops, answer, text, program_outcome(answer, unchecked_ok=True))
     assert "NOT checked as a whole program" in header and "-fopenmp" in header
     assert "lines 6-12 (kernel_mm): parallelize" in header and "2.00x" in header
+
+
+def test_several_nests_are_judged_together_and_each_ones_share_is_measured(project: Path) -> None:
+    """Every accepted nest is applied at once in the whole program; with two, each one's share is said too."""
+    main = project / "src" / "main.c"
+    main.write_text(KERNEL_C + MAIN_C.replace("void kernel_mm(double C[N][N], double A[N][N], double B[N][N]);\n", ""))
+    flags = parse_compile_flags(["-I", str(project / "include"), "-DSMALL_DATASET"])
+    extraction = extract_scops(main, flags.preprocess_options())
+    assert len(extraction.scops) == 2  # the product and main's initialization
+    answer = _answer(True, None)
+    first = answer["nests"][0]  # type: ignore[index]
+    answer["nests"] = [first, {**first, "index": 1}]
+    for index, nest in enumerate(answer["nests"]):  # type: ignore[arg-type]
+        nest["name"] = f"main.c#{index}"
+    (project / "Makefile").write_text(MAKEFILE.replace(" src/kernel.c", ""))
+    spec = ProgramSpec(project=Project.locate(main), build="make", run="./prog")
+    # Any figure is kept here (margin 0): the shares are measured only for a program that held up.
+    settings = get_settings().model_copy(update={"min_speedup": 0.0})
+    program = evaluate_program(main, extraction, answer, spec, settings)
+    assert program is not None and program["nests_tuned"] == 2 and program["accepted"], program
+    assert [alone["name"] for alone in program["per_nest"]] == ["main.c#0", "main.c#1"]
+    assert all(alone["status"] == "ok" and alone["speedup"]["pairs"] >= 3 for alone in program["per_nest"])
