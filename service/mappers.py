@@ -24,7 +24,8 @@ def program_source(program: ProgramIn, *, settings: ServiceSettings | None = Non
     sparse = None if program.sparsity is None and program.density is None and matrix is None else \
         SparseChoice(sparsity=program.sparsity or "uniform", density=program.density, matrix=matrix)
     return ProgramSource(source=program.source, headers=dict(program.headers), defines=dict(program.defines),
-                         params=dict(program.params), function=program.function, name=program.name, sparse=sparse)
+                         params=dict(program.params), function=program.function, name=program.name, sparse=sparse,
+                         files=dict(program.files), path=program.path, include_dirs=tuple(program.include_dirs))
 
 
 def suggestions_public(answer: Suggestions, *, evaluated: bool,

@@ -7,19 +7,20 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from database.domain import ApiKey
 from embeddings.features import static_features
 from loopnest.analysis import describe_scop
-from loopnest.config import Settings
 from loopnest.errors import ParameterError
 from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.limits import AnalysisLimits
-from loopnest.frontend.program import PROGRAM_FILE, extract_program, materialized
+from loopnest.frontend.program import PROGRAM_FILE, extract_program, materialized, project_root
 from loopnest.harness.program import ProgramSpec
 from loopnest.harness.progress import ProgressFn
+from loopnest.harness.project import Project
 from loopnest.harness.sandbox import ensure_isolated
 from loopnest.parameters import missing_params
 from loopnest.polyhedral import compute_dependences
-from service.analysis_budget import runner
+from service.admission import analyse
 from service.config import ServiceSettings
 from service.core import Core, ProgramSource, SuggestOptions
 from service.evaluation_jobs import EvaluationJob, EvaluationJobs
@@ -28,11 +29,11 @@ from service.program_eval import evaluate_program
 from service.schemas import ProgramIn, SearchIn, SuggestionsIn
 
 
-def analyze_program_budgeted(program: ProgramIn, settings: Settings, *, workers: int = 2) -> dict[str, object]:
-    """:func:`analyze_program` in a worker process, within ``settings.analysis_time_limit_s``."""
+def analyze_program_budgeted(program: ProgramIn, settings: ServiceSettings, *, workers: int = 2) -> dict[str, object]:
+    """:func:`analyze_program` in a worker process, within ``settings.analysis_time_limit_s``, admitted for
+    the request's caller (:func:`service.admission.analyse`; ``workers``: ``settings.analysis_workers``)."""
     limits = AnalysisLimits.from_settings(settings)
-    return runner(workers).run(analyze_program, program_source(program), limits,
-                               limit_s=settings.analysis_time_limit_s)
+    return analyse(settings, analyze_program, program_source(program), limits)
 
 
 def analyze_program(program: ProgramSource, limits: AnalysisLimits | None = None) -> dict[str, object]:
@@ -59,38 +60,40 @@ def admit_program(program: ProgramSource, settings: ServiceSettings) -> None:
     core repeats it in this thread: a program whose analysis would hold a thread for minutes gets a
     422 naming the budget instead (the structural limits alone do not bound depth x statements)."""
     limits = AnalysisLimits.from_settings(settings)
-    runner(settings.analysis_workers).run(analysis_probe, program, limits, limit_s=settings.analysis_time_limit_s)
+    analyse(settings, analysis_probe, program, limits)
 
 
-def store_program(program: ProgramIn, *, settings: ServiceSettings, core: Core) -> list[int]:
-    """Store the program and its nests (one transaction each, in the core); returns the nest ids."""
+def store_program(program: ProgramIn, *, settings: ServiceSettings, core: Core, key: ApiKey | None = None) -> list[int]:
+    """Store the program and its nests (one transaction each, in the core); returns the nest ids. The
+    program is ``key``'s (:mod:`service.access`)."""
     source = program_source(program, settings=settings)
     admit_program(source, settings)
-    return core.ingest(source)
+    return core.ingest(source, owner_key_id=None if key is None else key.id)
 
 
-def _options(body: SuggestionsIn, *, evaluate: bool) -> SuggestOptions:
-    return SuggestOptions(k=body.k, evaluate=evaluate, fallback=body.fallback)
+def _options(body: SuggestionsIn, *, evaluate: bool, key: ApiKey | None) -> SuggestOptions:
+    return SuggestOptions(k=body.k, evaluate=evaluate, fallback=body.fallback,
+                          owner_key_id=None if key is None else key.id)
 
 
-def suggest(body: SuggestionsIn, *, settings: ServiceSettings, core: Core) -> dict[str, Any]:
+def suggest(body: SuggestionsIn, *, settings: ServiceSettings, core: Core, key: ApiKey | None = None) -> dict[str, Any]:
     """Neighbours, adapted recipes and the database's answers per nest (no evaluation: see
-    :func:`start_evaluation`)."""
+    :func:`start_evaluation`); what a fallback stores is ``key``'s."""
     # An answer cached under the database's current stamp (read now if it is stale) needs no analysis:
     # the same program passed admission when it was computed.
-    cached = cached_suggestions(body, settings=settings, core=core, read_stamp=True)
+    cached = cached_suggestions(body, settings=settings, core=core, read_stamp=True, key=key)
     if cached is not None:
         return cached
     program = program_source(body, settings=settings)
     admit_program(program, settings)
-    return suggestions_public(core.suggest(program, _options(body, evaluate=False)), evaluated=False)
+    return suggestions_public(core.suggest(program, _options(body, evaluate=False, key=key)), evaluated=False)
 
 
 def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Core, jobs: EvaluationJobs,
-                     check_writable: Any) -> EvaluationJob:
+                     check_writable: Any, key: ApiKey | None = None) -> EvaluationJob:
     """Check now what the request can get wrong, then queue its evaluation as a job (BusyError when
-    the pool is full). The job's answer is what :func:`suggest` answers, with measured results.
-    ``check_writable()`` raises when the database refuses writes."""
+    the pool is full). The job's answer is what :func:`suggest` answers, with measured results; the job,
+    and the program it stores, are ``key``'s. ``check_writable()`` raises when the database refuses writes."""
     _check_k(body.k, settings)
     program = program_source(body, settings=settings)
     admit_program(program, settings)
@@ -101,12 +104,12 @@ def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Co
     limited = settings.for_evaluation()
 
     def evaluate(progress: ProgressFn) -> dict[str, Any]:
-        answer = core.suggest(program, _options(body, evaluate=True), settings=limited, progress=progress)
+        answer = core.suggest(program, _options(body, evaluate=True, key=key), settings=limited, progress=progress)
         whole = evaluate_whole_program(body, answer.to_dict(), limited, progress) if body.evaluate == "program" \
             else None
         return suggestions_public(answer, evaluated=True, program=whole)
 
-    return jobs.submit(evaluate)
+    return jobs.submit(evaluate, owner_key_id=None if key is None else key.id)
 
 
 def evaluate_whole_program(body: SuggestionsIn, result: dict[str, Any], settings: ServiceSettings,
@@ -114,22 +117,29 @@ def evaluate_whole_program(body: SuggestionsIn, result: dict[str, Any], settings
     """``evaluate: "program"``: the request's program built and timed as a whole, original against tuned
     (``result``: the core's answer in its dict form, :meth:`Suggestions.to_dict`); the nests' accepted
     recipes stand only if it is faster with the same output. None when no nest was accepted."""
-    with materialized(program_source(body, settings=settings)) as (source, options):
+    program = program_source(body, settings=settings)
+    with materialized(program) as (source, options):
         extraction = extract_scops(source, options, function=body.function)
-        spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=options.include_dirs,
-                           defines=options.defines, run=body.run or "{program}", check=body.check,
-                           threads=settings.threads or os.cpu_count() or 1)
+        threads = settings.threads or os.cpu_count() or 1
+        if body.build is not None:  # the request's project, built its way in a copy
+            project = Project(project_root(source, program), source.relative_to(project_root(source, program)))
+            spec = ProgramSpec(run=body.run or "{program}", check=body.check, threads=threads, project=project,
+                               build=body.build)
+        else:
+            spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=options.include_dirs,
+                               defines=options.defines, run=body.run or "{program}", check=body.check,
+                               threads=threads)
         return evaluate_program(source, extraction, result, spec, settings, progress)
 
 
 def cached_suggestions(body: SuggestionsIn, *, settings: ServiceSettings, core: Core,
-                       read_stamp: bool = False) -> dict[str, Any] | None:
+                       read_stamp: bool = False, key: ApiKey | None = None) -> dict[str, Any] | None:
     """The answer to a database-only request (with or without ``fallback``) when the core has it
     cached, else None: without I/O, or with ``read_stamp`` after reading a stale database stamp."""
     _check_k(body.k, settings)
     if body.evaluate:
         return None
-    answer = core.cached_suggestion(program_source(body, settings=settings), _options(body, evaluate=False),
+    answer = core.cached_suggestion(program_source(body, settings=settings), _options(body, evaluate=False, key=key),
                                     read_stamp=read_stamp)
     return None if answer is None else suggestions_public(answer, evaluated=False)
 

@@ -53,13 +53,19 @@ class ProgramSource:
     name: str | None = None
     sparse: SparseChoice | None = None  # the index structures sparse nests run on (None: the default)
     local: LocalFile | None = None  # the user's own file, read in place (the CLI); None for a request
+    # A project sent whole: its other files (sources, headers) by relative path, where the source lies in it,
+    # and its -I directories (relative): includes resolve among them as cc resolves them, and nowhere else.
+    files: Mapping[str, str] = field(default_factory=dict)
+    path: str | None = None
+    include_dirs: tuple[str, ...] = ()
 
     def key(self) -> dict[str, Any]:
         """Everything that identifies the program, as JSON (the answer cache's key)."""
         return {"source": self.source, "headers": dict(self.headers), "defines": dict(self.defines),
                 "params": dict(self.params), "function": self.function, "name": self.name,
                 "sparse": None if self.sparse is None else self.sparse.key(),
-                "local": None if self.local is None else [self.local.path, repr(self.local.options)]}
+                "local": None if self.local is None else [self.local.path, repr(self.local.options)],
+                "files": dict(self.files), "path": self.path, "include_dirs": list(self.include_dirs)}
 
     def stored_name(self, name: str | None = None) -> str:
         """The name it is stored under: the caller's (the CLI's file name), its own, its function's, else
@@ -74,26 +80,46 @@ class ProgramSource:
 @contextlib.contextmanager
 def materialized(program: ProgramSource, *,
                  filename: str = PROGRAM_FILE) -> Iterator[tuple[Path, PreprocessOptions]]:
-    """The program's source (as ``filename``) and headers in a private directory, with confined
-    preprocessing options: includes resolve only among its own headers."""
+    """The program's source (as ``filename``, or at its ``path`` in the project), headers (under
+    ``include/``) and other files (at their paths) in a private directory, with confined preprocessing
+    options: includes resolve only among its own files, through ``include/``, its ``include_dirs`` and the
+    project's root."""
     if Path(filename).name != filename or not filename:
         raise ParameterError(f"file name {filename!r} is not a plain file name")
     with tempfile.TemporaryDirectory(prefix="perfembed-src-") as tmp:
         root = Path(tmp)
         for name, text in program.headers.items():
-            if not _HEADER_NAME.match(name) or ".." in name.split("/"):
-                raise ParameterError(f"header name {name!r} is not a plain relative path")
-            target = root / "include" / name
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text)
-            except OSError as exc:  # "a" and "a/b", or a name too long for the file system
-                raise ParameterError(f"header name {name!r} cannot be used: {exc.strerror}") from None
-        source = root / filename
-        source.write_text(program.source)
+            _write(root / "include", name, text, "header name")
+        for name, text in program.files.items():
+            _write(root, name, text, "file name")
+        source = _write(root, program.path, program.source, "path") if program.path else root / filename
+        if not program.path:
+            source.write_text(program.source)
+        dirs = [str(root / "include"), *(str(_inside(root, d, "include directory")) for d in program.include_dirs)]
         defines = tuple((PreprocessOptions.parse_define(k)[0], v) for k, v in program.defines.items())
-        yield source, PreprocessOptions((str(root / "include"),), defines, confined=True,
-                                        sandbox=get_settings().sandbox)
+        yield source, PreprocessOptions((*dirs, str(root)) if program.files or program.path else tuple(dirs),
+                                        defines, confined=True, sandbox=get_settings().sandbox)
+
+
+def project_root(source: Path, program: ProgramSource) -> Path:
+    """The root of :func:`materialized`'s directory, from its ``source``."""
+    return source.parents[len(Path(program.path).parts) - 1] if program.path else source.parent
+
+
+def _inside(root: Path, name: str, what: str) -> Path:
+    if not _HEADER_NAME.match(name) or ".." in name.split("/"):
+        raise ParameterError(f"{what} {name!r} is not a plain relative path")
+    return root / name
+
+
+def _write(root: Path, name: str, text: str, what: str) -> Path:
+    target = _inside(root, name, what)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    except OSError as exc:  # "a" and "a/b", or a name too long for the file system
+        raise ParameterError(f"{what} {name!r} cannot be used: {exc.strerror}") from None
+    return target
 
 
 def extract_program(program: ProgramSource, limits: AnalysisLimits | None = None, *,
@@ -104,11 +130,12 @@ def extract_program(program: ProgramSource, limits: AnalysisLimits | None = None
     if program.local is not None:
         return extract_scops(Path(program.local.path), program.local.options, function=program.function,
                              limits=limits)
-    with materialized(program, filename=filename) as (source, options):
+    filename = program.path or filename
+    with materialized(program, filename=Path(filename).name) as (source, options):
         try:
             extraction = extract_scops(source, options, function=program.function, limits=limits)
         except SourceError as exc:
-            root = str(source.parent)
+            root = str(project_root(source, program))
             raise SourceError(str(exc).replace(str(source), filename).replace(root + "/", "")) from None
         except LimitExceededError as exc:
             raise _relabel_limit(exc, str(source), filename) from None

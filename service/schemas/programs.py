@@ -29,6 +29,14 @@ class ProgramIn(BaseModel):
         default_factory=dict, max_length=256, description="Macros, as cc -D")
     params: dict[Identifier, ParamValue] = Field(default_factory=dict, max_length=256,
                                                  description="Parameter values")
+    files: dict[HeaderName, Annotated[str, Field(max_length=MAX_SOURCE_BYTES)]] = Field(
+        default_factory=dict, max_length=MAX_HEADERS,
+        description="The project's other files by relative path (include/params.h, src/util.c): found by the "
+                    "includes as cc finds them, and built with build")
+    path: HeaderName | None = Field(None, description="Where source lies in the project (src/kernel.c; default: "
+                                    "at its root, as name)")
+    include_dirs: list[HeaderName] = Field(default_factory=list, max_length=64,
+                                           description="Include directories (as cc -I), relative to the project")
     function: Identifier | None = Field(None, description="Only the nests of this function")
     name: ProgramName | None = Field(None, description="The program's name (its file name): a stored nest is "
                                      "called NAME#INDEX in every answer (default: the function, else 'program')")
@@ -52,7 +60,7 @@ class ProgramIn(BaseModel):
     def _source_is_text(cls, value: str) -> str:
         return check_utf8(value, "source")
 
-    @field_validator("headers")
+    @field_validator("headers", "files")
     @classmethod
     def _headers_are_text(cls, value: dict[str, str]) -> dict[str, str]:
         for name, text in value.items():

@@ -20,11 +20,22 @@ class SuggestionsIn(ProgramIn):
         "builds and times the whole program (it must define main), original against tuned, and keeps the "
         "tuning only when its output is the same and it is faster by the margin")
     run: str | None = Field(None, max_length=1024, description='With evaluate "program": how to run it, '
-                            "'{program} ARGS' (runs in the sandbox)")
+                            "'{program} ARGS' (runs in the sandbox); with build, a command run in the project's "
+                            "root ('./app input.txt')")
+    build: str | None = Field(None, max_length=1024, description='With evaluate "program": the shell command that '
+                              "builds the program in a copy of the project (files, path): 'make', 'cc -O3 src/*.c "
+                              "-Iinclude -o app -lm'; runs in the sandbox")
     check: str | None = Field(None, max_length=1024, description='With evaluate "program": a shell command '
                               "comparing the runs' files in $ORIGINAL and $TUNED, exit 0 when they agree")
     fallback: bool = Field(True, description="Enqueue a tuning job when no neighbour is good enough")
 
+    @model_validator(mode="after")
+    def _build_runs(self) -> SuggestionsIn:
+        if self.build is not None and self.run is None:
+            raise ValueError("build needs run: the command that runs the built program in the project's root")
+        if self.build is not None and self.evaluate != "program":
+            raise ValueError('build is for evaluate "program": the whole program built and timed')
+        return self
 
 
 class _NeighbourBase(BaseModel):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -20,12 +19,15 @@ from loopnest.errors import ParameterError
 from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import materialized
+from service.admission import request_settings
 from service.mappers import program_source
 from service.program_eval import tuned_source
 from service.schemas import ProgramIn, SuggestionsIn
-from service.services import suggest
+from service.services import admit_program, suggest
+from service.ui.downloads import tuned_name
 
 if TYPE_CHECKING:
+    from database.domain import ApiKey
     from service.config import ServiceSettings
     from service.core import Core
     from service.evaluation_jobs import EvaluationJobs
@@ -125,16 +127,18 @@ def suggestions(form: SuggestForm, *, settings: ServiceSettings, core: Core) -> 
     return {"result": result, "request": request}
 
 
-def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs) -> tuple[str, str]:
+def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs, key: ApiKey) -> tuple[str, str]:
     """The program of ``request`` with the recipes that evaluation job ``job_id`` accepted applied
-    (:func:`service.program_eval.tuned_source`): ``(file name, text)``."""
-    job = jobs.get(job_id)
+    (:func:`service.program_eval.tuned_source`): ``(file name, text)``. The job is read with the key
+    that started it, or an admin key (:meth:`EvaluationJobs.owned`)."""
+    job = jobs.owned(job_id, key)
     if job.result is None:
         raise ParameterError(f"evaluation job {job_id} has no result ({job.status})")
     try:
         program = ProgramIn.model_validate(request)
     except ValidationError as exc:
         raise ParameterError(_validation_text(exc)) from None
+    admit_program(program_source(program), request_settings())  # within the analysis budget, as every route
     with materialized(program_source(program)) as (path, options):
         extraction = extract_scops(path, options, function=program.function)
         if len(extraction.scops) != len(job.result.get("nests", [])):
@@ -145,6 +149,4 @@ def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs) ->
         why = f"the whole program refused it ({program_check.get('status')})" if program_check else \
             "no nest held up"
         raise ParameterError(f"evaluation job {job_id} tuned nothing: {why}")
-    base = Path(program.name or "program.c").name
-    stem = base[:-2] if base.endswith(".c") else base
-    return f"{stem}.tuned.c", text
+    return tuned_name(program.name), text

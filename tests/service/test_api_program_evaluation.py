@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
+from loopnest.errors import ParameterError, SourceError
+from loopnest.frontend.program import extract_program
 from loopnest.harness.progress import Progress
 from service.api.examples import WHOLE_PROGRAM
 from service.config import ServiceSettings
+from service.mappers import program_source
 from service.schemas import SuggestionsIn
 from service.services import evaluate_whole_program
 
@@ -39,3 +45,50 @@ def test_a_run_command_that_changes_the_output_refuses_the_program(tmp_path: Pat
     raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}
     evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1, cflags="-O1"))
     assert raw["program"]["status"] == "output-changed" and raw["program"]["accepted"] is False
+
+
+# Issue 58: a project sent whole, as people lay one out: the kernel in src/ apart from main, a header under
+# include/ found with angle brackets, a helper source, a Makefile that builds them all.
+PROJECT = {
+    "include/sizes.h": "#define N 64\nvoid kernel(double a[N][N], double b[N][N]);\n",
+    "src/main.c": "#include <stdio.h>\n#include <sizes.h>\nvoid fill(double a[N][N]);\n"
+                  "static double a[N][N], b[N][N];\n"
+                  "int main(void) { fill(a); kernel(a, b); double s = 0; for (int i = 0; i < N; i++)\n"
+                  "  for (int j = 0; j < N; j++) s += b[i][j] * (i + 1); printf(\"%.6e\\n\", s); return 0; }\n",
+    "src/fill.c": "#include <sizes.h>\nvoid fill(double a[N][N]) { for (int i = 0; i < N; i++)\n"
+                  "  for (int j = 0; j < N; j++) a[i][j] = (i * 3 + j) % 11; }\n",
+    "Makefile": "prog: src/main.c src/kernel.c src/fill.c\n\tgcc -O1 -Iinclude src/*.c -o prog\n",
+}
+KERNEL = ("#include <sizes.h>\nvoid kernel(double a[N][N], double b[N][N])\n{\n"
+          "    for (int i = 0; i < N; i++)\n        for (int j = 0; j < N; j++)\n"
+          "            b[j][i] = 2 * a[i][j];\n}\n")
+
+
+def test_a_project_sent_whole_is_built_its_way_and_compared(tmp_path: Path) -> None:
+    body = SuggestionsIn(source=KERNEL, path="src/kernel.c", files=PROJECT, include_dirs=["include"],
+                         function="kernel", evaluate="program", build="make", run="./prog")
+    raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}
+    evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1))
+    assert raw["program"]["status"] == "ok" and raw["program"]["nests_tuned"] == 1, raw["program"]
+
+
+def test_a_project_build_that_fails_says_the_compilers_first_error(tmp_path: Path) -> None:
+    files = {**PROJECT, "Makefile": PROJECT["Makefile"].replace(" src/*.c", " src/main.c src/kernel.c")}
+    body = SuggestionsIn(source=KERNEL, path="src/kernel.c", files=files, include_dirs=["include"],
+                         function="kernel", evaluate="program", build="make", run="./prog")
+    raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}
+    evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1))
+    assert raw["program"]["status"] == "build-error" and "undefined reference to `fill'" in raw["program"]["message"]
+
+
+def test_a_projects_files_stay_inside_it() -> None:
+    with pytest.raises(ValidationError, match="build needs run"):
+        SuggestionsIn(source=KERNEL, evaluate="program", build="make")
+    for outside in ("../etc/passwd", "/etc/passwd"):
+        body = SuggestionsIn(source=KERNEL, path="src/kernel.c", files={outside: "x"}, function="kernel")
+        with pytest.raises(ParameterError, match="not a plain relative path"):
+            extract_program(program_source(body))
+    body = SuggestionsIn(source=KERNEL.replace("<sizes.h>", "<missing.h>"), path="src/kernel.c", files=PROJECT,
+                         include_dirs=["include"], function="kernel")
+    with pytest.raises(SourceError, match="missing.h"):
+        extract_program(program_source(body))
