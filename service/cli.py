@@ -224,6 +224,8 @@ def _print_nest(n: dict[str, Any]) -> None:
     console.print(stmts)
     for note in n.get("approximations", []):
         console.print(f"approximated: {note}")
+    for note in n.get("assumptions", []):  # a flat array read as rows where the sizes make it so
+        console.print(f"assumed: {note}")
     deps = Table("kind", "from", "to", "array", "distance", "carried at")
     for d in n["dependences"]:
         deps.add_row(d["kind"], f"S{d['source']}", f"S{d['sink']}", d["array"], f"({', '.join(d['distance'])})",
