@@ -5,7 +5,10 @@ does not bound one long isl call. Each analysis therefore runs in a separate pro
 interpreter: no state shared with the server's threads), kept for the next request; a request over
 its budget gets :class:`~loopnest.errors.AnalysisTimeoutError` (422) and its worker is killed, which is what
 frees the CPU. At most ``workers`` analyses run at once; a request that finds them all busy waits
-within its own budget.
+within its own budget. ``reserved_for_keys`` of the workers are key holders' alone: keyless requests
+share the others, at most ``keyless_queue`` of them waiting (429 beyond), so that slow keyless analyses
+cannot make a key holder's search wait (six of them made a normal /v1/search wait 10-14 s, then 422).
+A worker's address space is limited (``memory_mb``): a program that needs more gets a 422 naming it.
 
 Each worker has a temporary directory of its own (its ``TMPDIR``), made and removed by the server: a
 worker killed at its budget cannot clean up after itself, so the server does, and at start it removes
@@ -18,6 +21,7 @@ import contextlib
 import os
 import pickle
 import re
+import resource
 import select
 import shutil
 import struct
@@ -30,8 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from loopnest.errors import AnalysisTimeoutError, PerfembedError
-from service.errors import UnavailableError
+from loopnest.errors import AnalysisTimeoutError, LimitExceededError, PerfembedError
+from service.errors import BusyError, UnavailableError
 
 T = TypeVar("T")
 _SETTING = "PERFEMBED_ANALYSIS_TIME_LIMIT_S"
@@ -62,6 +66,10 @@ def _serve(requests: IO[bytes], replies: IO[bytes]) -> None:
             reply: tuple[str, Any] = ("ok", fn(*args, **kwargs))
         except PerfembedError as exc:
             reply = ("error", exc)
+        except MemoryError:
+            reply = ("error", LimitExceededError(
+                "program", "analysing the program needs more memory than an analysis may take "
+                "(PERFEMBED_ANALYSIS_MEMORY_LIMIT_MB); make the program smaller", setting="analysis_memory_limit_mb"))
         except BaseException as exc:  # a bug: reported to the server, which logs it
             reply = ("crash", f"{type(exc).__name__}: {exc}")
         try:
@@ -93,13 +101,14 @@ class _Worker:
     """``python -m service.analysis_budget``: a fresh interpreter (no fork of the server's threads, no
     re-import of the server's main module), talking length-prefixed pickles over its stdin and stdout."""
 
-    def __init__(self) -> None:
+    def __init__(self, memory_mb: int | None = None) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix=f"{_TMP_PREFIX}{os.getpid()}-"))
         self.tmp.chmod(0o711)  # the sandbox's user (nobody) passes through to the directories made inside
         self.process = subprocess.Popen([sys.executable, "-m", "service.analysis_budget"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         cwd=str(Path(__file__).resolve().parents[1]),
-                                        env={**os.environ, "TMPDIR": str(self.tmp)})
+                                        env={**os.environ, "TMPDIR": str(self.tmp)},
+                                        preexec_fn=None if memory_mb is None else lambda: _limit_memory(memory_mb))
         assert self.process.stdin is not None and self.process.stdout is not None
         self.requests: IO[bytes] = self.process.stdin
         self.replies: IO[bytes] = self.process.stdout
@@ -126,23 +135,62 @@ class _Worker:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-class BudgetedRunner:
-    """Runs functions in up to ``workers`` reusable processes, each call within ``limit_s`` seconds."""
+def _limit_memory(memory_mb: int) -> None:
+    limit = memory_mb << 20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
-    def __init__(self, workers: int = 2) -> None:
+
+class BudgetedRunner:
+    """Runs functions in up to ``workers`` reusable processes, each call within ``limit_s`` seconds; see
+    the module's description for the share of key holders and the keyless queue."""
+
+    def __init__(self, workers: int = 2, *, reserved_for_keys: int = 0, keyless_queue: int | None = None,
+                 memory_mb: int | None = None) -> None:
         _sweep_orphans()
         self._slots = threading.BoundedSemaphore(workers)
+        self._keyless_slots = max(0, workers - reserved_for_keys)
+        self._keyless = threading.BoundedSemaphore(max(1, self._keyless_slots))
+        self._keyless_queue = keyless_queue
+        self._keyless_waiting = 0
+        self._memory_mb = memory_mb
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
 
-    def run(self, fn: Callable[..., T], *args: Any, limit_s: float, **kwargs: Any) -> T:
-        if not self._slots.acquire(timeout=limit_s):
-            raise AnalysisTimeoutError(f"the analysis waited longer than its budget of {limit_s:g} s for a "
-                                       f"free worker ({_SETTING}); try again later")
+    def run(self, fn: Callable[..., T], *args: Any, limit_s: float, keyless: bool = False, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in a worker; ``keyless``: for a request without an API key."""
+        deadline = time.monotonic() + limit_s
+        if keyless:
+            self._enter_keyless(deadline)
         try:
-            return self._call(fn, args, kwargs, limit_s)
+            if not self._slots.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                raise AnalysisTimeoutError(f"the analysis waited longer than its budget of {limit_s:g} s for a "
+                                           f"free worker ({_SETTING}); try again later")
+            try:
+                return self._call(fn, args, kwargs, limit_s)
+            finally:
+                self._slots.release()
         finally:
-            self._slots.release()
+            if keyless:
+                self._keyless.release()
+
+    def _enter_keyless(self, deadline: float) -> None:
+        """Take one of the keyless slots, waiting in a short queue; BusyError (429) when it is full."""
+        if self._keyless_slots == 0:
+            raise BusyError("this server analyses programs only for requests with an API key", retry_after=60)
+        with self._lock:
+            if self._keyless.acquire(blocking=False):
+                return
+            if self._keyless_queue is not None and self._keyless_waiting >= self._keyless_queue:
+                raise BusyError("too many analyses without an API key are waiting "
+                                "(PERFEMBED_ANALYSIS_QUEUE_KEYLESS); try again soon, or send a key", retry_after=5)
+            self._keyless_waiting += 1
+        try:
+            if not self._keyless.acquire(timeout=max(0.0, deadline - time.monotonic())):
+                raise AnalysisTimeoutError("the analysis waited longer than its budget for a worker free for "
+                                           f"requests without an API key ({_SETTING}); try again later")
+        finally:
+            with self._lock:
+                self._keyless_waiting -= 1
 
     def _call(self, fn: Callable[..., T], args: tuple, kwargs: dict, limit_s: float) -> T:
         with self._lock:
@@ -151,7 +199,7 @@ class BudgetedRunner:
             worker.kill()
             worker = None
         if worker is None:
-            worker = _Worker()
+            worker = _Worker(self._memory_mb)
         deadline = time.monotonic() + limit_s
         try:
             _send(worker.requests, (fn, args, kwargs))
@@ -162,6 +210,7 @@ class BudgetedRunner:
             kind, value = "died", None
         if kind in ("timeout", "died"):
             worker.kill()
+            self._replace()
             if kind == "timeout":
                 raise AnalysisTimeoutError(f"the analysis took longer than its budget of {limit_s:g} s "
                                            f"({_SETTING}); make the program smaller or split its loop nests")
@@ -174,6 +223,19 @@ class BudgetedRunner:
             raise RuntimeError(f"analysis failed in its worker: {value}")
         return value
 
+    def _replace(self) -> None:
+        """Start a worker in the background for the one killed, so that the next request does not wait
+        seconds for an interpreter to start (a key holder's search behind a keyless bomb did)."""
+        def start() -> None:
+            try:
+                worker = _Worker(self._memory_mb)
+            except UnavailableError:
+                return
+            with self._lock:
+                self._idle.append(worker)
+
+        threading.Thread(target=start, name="analysis-worker-start", daemon=True).start()
+
     def close(self) -> None:
         with self._lock:
             workers, self._idle = self._idle, []
@@ -181,17 +243,18 @@ class BudgetedRunner:
             worker.kill()
 
 
-_RUNNER: BudgetedRunner | None = None
+_RUNNERS: dict[tuple[Any, ...], BudgetedRunner] = {}
 _RUNNER_LOCK = threading.Lock()
 
 
-def runner(workers: int = 2) -> BudgetedRunner:
-    """The process-wide runner (created on first use)."""
-    global _RUNNER
+def runner(workers: int = 2, **options: Any) -> BudgetedRunner:
+    """The process's runner for ``workers`` and :class:`BudgetedRunner`'s options (created on first use;
+    a server has one, tests with other settings get their own)."""
+    config = (workers, *sorted(options.items()))
     with _RUNNER_LOCK:
-        if _RUNNER is None:
-            _RUNNER = BudgetedRunner(workers)
-        return _RUNNER
+        if config not in _RUNNERS:
+            _RUNNERS[config] = BudgetedRunner(workers, **options)
+        return _RUNNERS[config]
 
 
 def _main() -> None:

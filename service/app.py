@@ -71,13 +71,19 @@ def create_app(settings: ServiceSettings | None = None, *, store: Store | None =
     app.add_exception_handler(Exception, _internal_error)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_request_bytes,
                        larger={"/v1/matrices": (settings.max_matrix_bytes, "PERFEMBED_MAX_MATRIX_BYTES")})
-    app.add_middleware(LoadGuardMiddleware, max_header_count=settings.max_header_count,
-                       max_in_flight=settings.max_requests_in_flight,
-                       keyless_in_flight=settings.keyless_requests_in_flight,
-                       keyed=lambda key: state.cached_key(key) is not None)
+    app.add_middleware(LoadGuardMiddleware, settings=settings, keyed=lambda key: state.cached_key(key) is not None,
+                       valid=lambda key: _valid_key(state, key))
     app.add_middleware(MetricsMiddleware, metrics=state.metrics)
     app.add_middleware(SecurityHeadersMiddleware)  # nosniff, no framing; the dashboard's CSP (service.web_security)
     return app
+
+
+def _valid_key(state: AppState, key: str) -> bool:
+    try:
+        state.check_key(key)
+    except AuthenticationError:
+        return False
+    return True
 
 
 def _perfembed_error(request: Request, exc: Exception) -> JSONResponse:

@@ -7,6 +7,8 @@
   of keyless reads cannot take every thread from a key holder. A client counts as a key holder when the
   key it sends was checked recently (the server's key cache); an unchecked key counts by address.
 - ``/healthz``, ``/readyz`` and ``/metrics`` are never refused.
+- Each request's caller (its address and the key it sent) is recorded for the admission of its
+  analyses (:mod:`service.admission`).
 - GET and HEAD requests run their database work as reads (:func:`database.session.reading_only`): no
   write lock, so concurrent reads never wait for each other.
 """
@@ -20,6 +22,8 @@ from collections.abc import Callable
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from database.session import reading_only
+from service.admission import Caller, TokenBuckets, set_caller
+from service.config import ServiceSettings
 
 EXEMPT = frozenset({"/healthz", "/readyz", "/metrics"})
 KEY_COOKIE = "perfembed_key"
@@ -44,15 +48,20 @@ def client_address(scope: Scope) -> str:
 
 
 class LoadGuardMiddleware:
-    """The limits above; ``keyed(key)`` says whether a presented key is one the server knows to be valid."""
+    """The limits above. ``keyed(key)``: whether a presented key is one the server checked recently (no
+    I/O); ``valid(key)``: whether it is valid, checking it if need be (for the admission of analyses,
+    which runs in a thread)."""
 
-    def __init__(self, app: ASGIApp, *, max_header_count: int, max_in_flight: int, keyless_in_flight: int,
-                 keyed: Callable[[str], bool]) -> None:
+    def __init__(self, app: ASGIApp, *, settings: ServiceSettings, keyed: Callable[[str], bool],
+                 valid: Callable[[str], bool]) -> None:
         self.app = app
-        self.max_header_count = max_header_count
-        self.max_in_flight = max_in_flight
-        self.keyless_in_flight = keyless_in_flight
+        self.settings = settings
+        self.max_header_count = settings.max_header_count
+        self.max_in_flight = settings.max_requests_in_flight
+        self.keyless_in_flight = settings.keyless_requests_in_flight
         self.keyed = keyed
+        self.valid = valid
+        self.buckets = TokenBuckets()
         self.in_flight = 0
         self.by_client: Counter[str] = Counter()
 
@@ -69,6 +78,7 @@ class LoadGuardMiddleware:
             await self._run(scope, receive, send, reads)
             return
         key = presented_key(scope)
+        set_caller(Caller(client_address(scope), key, self.valid, self.settings, self.buckets))
         client = None if key is not None and self.keyed(key) else client_address(scope)
         if self.in_flight >= self.max_in_flight:
             await _refuse(send, 503, "the server is answering as many requests as it can; try again",

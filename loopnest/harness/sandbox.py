@@ -181,12 +181,12 @@ def _limit(limits: Limits, threads: int, drop_to_nobody: bool, nproc: int | None
     if group is not None:
         group.enter()
     cpu = max(1, int(limits.cpu_seconds * max(threads, 1)))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    _lower(resource.RLIMIT_CPU, cpu, cpu + 1)
     mem = limits.memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    _lower(resource.RLIMIT_AS, mem, mem)
     out = min(limits.output_mb, limits.disk_mb) * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_FSIZE, (out, out))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _lower(resource.RLIMIT_FSIZE, out, out)
+    _lower(resource.RLIMIT_CORE, 0, 0)
     if nproc is not None:
         soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
         nproc = nproc if hard == resource.RLIM_INFINITY else min(nproc, hard)
@@ -195,6 +195,14 @@ def _limit(limits: Limits, threads: int, drop_to_nobody: bool, nproc: int | None
         os.setgroups([])
         os.setgid(NOBODY)
         os.setuid(NOBODY)
+
+
+def _lower(which: int, soft: int, hard: int) -> None:
+    """Set a limit, never above the one this process already has (an analysis worker's memory limit)."""
+    _, current = resource.getrlimit(which)
+    if current != resource.RLIM_INFINITY:
+        soft, hard = min(soft, current), min(hard, current)
+    resource.setrlimit(which, (soft, hard))
 
 
 def _probe(executable: str, as_nobody: bool, no_userns: bool) -> bool:
