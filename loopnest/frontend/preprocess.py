@@ -101,7 +101,7 @@ def preprocess(path: Path, options: PreprocessOptions, *, cpp: str = "cpp") -> s
 
 
 def _allowed_roots(options: PreprocessOptions) -> list[Path]:
-    return [Path(d).resolve() for d in (*options.include_dirs, *header_dirs(options.sandbox))]
+    return [*(Path(d).resolve() for d in options.include_dirs), *header_dirs(options.sandbox)]
 
 
 def _check_directives(path: Path, options: PreprocessOptions) -> None:
