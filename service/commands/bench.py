@@ -1,12 +1,12 @@
-"""``perfembed bench``: the paper's evaluation (leave one family out), the peak and the sparse benchmarks.
+"""``perfembed bench``: the paper's evaluation (leave one family out), the peak, sparse and program benchmarks.
 
 Register with ``app.add_typer(bench_app, name="bench")``. The benchmark is ``python -m benchmarks.paper``
 (see its docstring for the method), run in a child process: the packages never import ``benchmarks``
 (the layers contract in pyproject.toml). The child reads the same ``PERFEMBED_*`` settings (database
 URL, data folder, compiler, limits) and reports on stdout in JSON lines (``--events``): progress
-events, shown here on stderr, then the report or the user error that ended it. ``bench peak`` and
-``bench sparse`` run ``benchmarks/peak.py`` and ``benchmarks/sparse.py`` the same way, passing their
-options through.
+events, shown here on stderr, then the report or the user error that ended it. ``bench peak``,
+``bench sparse`` and ``bench programs`` run ``benchmarks/peak.py``, ``benchmarks/sparse.py`` and
+``benchmarks/programs_bench.py`` the same way, passing their options through.
 """
 
 from __future__ import annotations
@@ -244,3 +244,12 @@ def driver_forms_command(ctx: typer.Context) -> None:
     """Each corpus nest's original and best stored recipe timed with the driver's static arrays and in the
     user's form (benchmarks/driver_forms.py; its options pass through: --family, --limit, --json, --help, ...)."""
     _pass_through("benchmarks.driver_forms", ctx)
+
+
+@bench_app.command("programs", add_help_option=False, context_settings=_PASS_THROUGH)
+def programs_command(ctx: typer.Context) -> None:
+    """The program suite end to end: perfembed suggest --evaluate --write-best on each program of
+    benchmarks/programs with its own build, then the written program timed against gcc -O3 and Polly
+    (benchmarks/programs_bench.py; its options pass through: --programs, --dataset, --k, --threads,
+    --no-polly, --json, --out, --report, --help, ...)."""
+    _pass_through("benchmarks.programs_bench", ctx)
