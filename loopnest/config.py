@@ -130,6 +130,7 @@ class Settings(BaseSettings):
     # 38 in one function); a program over one is rejected with an error naming the setting.
     max_statements: int = Field(default=128, ge=1, description="Statements in one loop nest.")
     max_loop_depth: int = Field(default=16, ge=1, description="Loops nested in one another.")
+    max_nests: int = Field(default=256, ge=1, description="Loop nests analysed in one file (or in --function).")
     max_expression_nodes: int = Field(default=10_000, ge=1, description="Syntax-tree nodes in one statement.")
     max_nesting_depth: int = Field(default=128, ge=8, le=400,
                                    description="Depth of the syntax tree (expressions, blocks, loops).")

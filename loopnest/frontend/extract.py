@@ -18,7 +18,7 @@ from loopnest.errors import (
 )
 from loopnest.frontend.build import ScopBuilder, inline_helpers
 from loopnest.frontend.delinearize import RowsRefused
-from loopnest.frontend.limits import AnalysisLimits, check_region, check_tree
+from loopnest.frontend.limits import AnalysisLimits, check_nest_count, check_region, check_tree
 from loopnest.frontend.preprocess import PreprocessOptions, compiler_diagnostic, location_of, preprocess
 from loopnest.frontend.source_span import statement_end_line
 from loopnest.frontend.symbols import Symbol, collect_function_symbols, collect_globals, collect_typedefs
@@ -97,6 +97,7 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
         if not functions:
             raise SourceError(f"{path}: no function named {function!r}")
     regions = _find_regions(functions, path, original)
+    check_nest_count(len(regions), str(path), limits)
     for reg in regions:
         check_region(reg.items, str(path), limits)
     result = Extraction(str(path))

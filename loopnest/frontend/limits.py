@@ -33,6 +33,7 @@ class AnalysisLimits:
     max_loop_depth: int = 16
     max_expression_nodes: int = 10_000
     max_nesting_depth: int = 128
+    max_nests: int = 256
 
     @classmethod
     def from_settings(cls, settings: object) -> AnalysisLimits:
@@ -71,6 +72,14 @@ def _check_statement_size(root: c_ast.Node, path: str, limits: AnalysisLimits) -
                          "syntax-tree nodes", "max_expression_nodes", limits.max_expression_nodes,
                          location_of(getattr(root, "coord", None), path))
         stack.extend(child for _, child in node.children() if not isinstance(child, _STATEMENT_NODES))
+
+
+def check_nest_count(count: int, path: str, limits: AnalysisLimits) -> None:
+    """A file with more loop nests than ``max_nests`` (10,000 small nests kept ``suggest`` busy for minutes,
+    silently) is refused in one line that says how to choose some (``--function``) or raise the limit."""
+    if count > limits.max_nests:
+        raise _error("too many loop nests", f"{count} loop nests in one file (choose a function with --function)",
+                     "max_nests", limits.max_nests, SourceLocation(path, 1))
 
 
 def check_region(items: Sequence[c_ast.Node], path: str, limits: AnalysisLimits) -> None:

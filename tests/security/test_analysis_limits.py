@@ -136,3 +136,18 @@ def test_a_shadowed_loop_iterator_is_rejected_not_a_crash(tmp_path: Path) -> Non
     extraction = extract_scops(_write(tmp_path, source))
     assert not extraction.scops and extraction.rejected[0].construct == "shadowed loop iterator"
     assert extraction.rejected[0].location.line == 3
+
+
+def test_a_file_with_too_many_nests_is_refused_in_one_line_by_the_cli(tmp_path: Path) -> None:
+    """#59 item 20: `perfembed suggest` on a file of 10,000 small nests said nothing for 300 s; the file is
+    refused with the limit and how to choose nests (here 300 nests against a limit of 256)."""
+    many = tmp_path / "many.c"
+    many.write_text("double a[8];\nvoid f(void) {\n"
+                    + "".join(f"  for (int i{k} = 0; i{k} < 8; i{k}++) a[i{k}] += 1.0;\n" for k in range(300)) + "}\n")
+    with pytest.raises(LimitExceededError, match="300 loop nests in one file"):
+        extract_scops(many, limits=AnalysisLimits())
+    env = {**os.environ, "PERFEMBED_DATA_DIR": str(tmp_path / "data")}
+    proc = subprocess.run([sys.executable, "-m", "service.cli", "suggest", str(many)], capture_output=True,
+                          text=True, timeout=120, check=False, env=env)
+    assert proc.returncode == 2 and "PERFEMBED_MAX_NESTS" in proc.stderr and "--function" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
