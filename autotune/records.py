@@ -137,8 +137,12 @@ def stored_param_values(normalized: object) -> dict[str, int]:
 
 
 def register_nest(store: Store, *, source: str, name: str, index: int, scop: Scop,
-                  params: Mapping[str, int] | None = None, data_dir: Path | None = None) -> Nest:
+                  params: Mapping[str, int] | None = None, data_dir: Path | None = None,
+                  owner_key_id: int | None = None) -> Nest:
     """The database nest for ``scop``, the ``index``-th nest of the program ``source``.
+
+    ``owner_key_id``: the API key that sent the program (its source is then private to the keys that
+    sent it: :func:`database.get_or_create_program`).
 
     With parameter values the nest gets its static features and loop roles; with ``data_dir`` too,
     it is embedded and added to the index when an embedding model exists, so the very next
@@ -149,7 +153,7 @@ def register_nest(store: Store, *, source: str, name: str, index: int, scop: Sco
         require_params(scop.params, params, what=scop.name)
         features = {k: v for k, v in static_features(scop, params).to_dict().items() if v is not None}
     with store.session() as session:
-        program = get_or_create_program(session, source=source, name=name)
+        program = get_or_create_program(session, source=source, name=name, owner_key_id=owner_key_id)
         nest = get_or_create_nest(session, program_id=program.id, index=index,
                                   normalized=normalized_nest(scop, params), static_features=features)
         if features and not nest.static_features:

@@ -106,6 +106,8 @@ class Program:
     name: str
     source: str = field(repr=False)
     created_at: datetime
+    # Sent through the API with a key: its source belongs to the keys that sent it (program_owners).
+    private: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +238,7 @@ class TuningJob:
     updated_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    owner_key_id: int | None = None  # the API key that enqueued it (None: the CLI, or a key since deleted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,3 +274,4 @@ class ApiKey:
     name: str
     key_hash: str = field(repr=False)
     created_at: datetime
+    admin: bool = False  # acts on every key's jobs and reads every source

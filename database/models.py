@@ -102,6 +102,8 @@ class ProgramModel(Base):
     name: Mapped[str] = mapped_column(String(255))
     source: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # Sent through the API with a key: the source belongs to its owners (ProgramOwnerModel).
+    private: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     @classmethod
     def find_by_hash(cls, session: Session, source_hash: str) -> ProgramModel | None:
@@ -115,7 +117,19 @@ class ProgramModel(Base):
             name=self.name,
             source=self.source,
             created_at=self.created_at,
+            private=self.private,
         )
+
+
+class ProgramOwnerModel(Base):
+    """A key that sent a private program (the same source sent by two keys belongs to both)."""
+
+    __tablename__ = "program_owners"
+    __table_args__ = (UniqueConstraint("program_id", "api_key_id"), Index(None, "api_key_id"))
+
+    program_id: Mapped[int] = mapped_column(ForeignKey("programs.id", ondelete="CASCADE"))
+    api_key_id: Mapped[int] = mapped_column(ForeignKey("api_keys.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class NestModel(Base):
@@ -325,6 +339,9 @@ class TuningJobModel(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The API key that enqueued it (a fallback job: the request's that first needed it); None: the CLI, or
+    # a key since deleted. Only its key and admin keys may cancel it.
+    owner_key_id: Mapped[int | None] = mapped_column(ForeignKey("api_keys.id", ondelete="SET NULL"))
 
     def to_domain(self) -> domain.TuningJob:
         return domain.TuningJob(
@@ -345,6 +362,7 @@ class TuningJobModel(Base):
             updated_at=self.updated_at,
             started_at=self.started_at,
             finished_at=self.finished_at,
+            owner_key_id=self.owner_key_id,
         )
 
 
@@ -372,6 +390,7 @@ class ApiKeyModel(Base):
     name: Mapped[str] = mapped_column(String(255), unique=True)
     key_hash: Mapped[str] = mapped_column(String(HASH_LENGTH), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     @classmethod
     def find_or_raise_by_name(cls, session: Session, name: str) -> ApiKeyModel:
@@ -381,4 +400,5 @@ class ApiKeyModel(Base):
         return row
 
     def to_domain(self) -> domain.ApiKey:
-        return domain.ApiKey(id=self.id, name=self.name, key_hash=self.key_hash, created_at=self.created_at)
+        return domain.ApiKey(id=self.id, name=self.name, key_hash=self.key_hash, created_at=self.created_at,
+                             admin=self.admin)

@@ -21,6 +21,10 @@ class ServiceSettings(DatabaseSettings):
     # need an API key; reads need one only when this is set.
     api_keys_for_reads: bool = Field(default=False, description="Require an API key for reads too.")
     api_key_cache_s: float = Field(default=30.0, ge=0, description="How long a checked key is trusted (0: never).")
+    # Whose data is it. A program sent with a key is that key's code: its source and drop-in files are
+    # served to the keys that sent it and to admin keys only, unless this is set (the seed's and the CLI's
+    # programs are always public). Features, embeddings, recipes and measurements are shared either way.
+    public_sources: bool = Field(default=False, description="Serve every program's source to every client.")
 
     # Size of what a client may send. Larger bodies get 413 before they are read into memory.
     max_request_bytes: int = Field(default=2 * 1024 * 1024, ge=1024, description="Largest request body in bytes.")

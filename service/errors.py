@@ -25,6 +25,11 @@ class AuthenticationError(PerfembedError):
     """No API key, or one the server does not know (401)."""
 
 
+class ForbiddenError(PerfembedError):
+    """The key is valid but the record belongs to another key (403): a job it did not enqueue, a source
+    it did not send."""
+
+
 class PayloadTooLargeError(PerfembedError):
     """The request body is larger than the server accepts (413)."""
 
@@ -52,6 +57,7 @@ class UnavailableError(PerfembedError):
 STATUS_OF: tuple[tuple[type[PerfembedError], int], ...] = (
     (InternalError, 500),  # a perfembed bug found on purpose; the message asks for a report
     (AuthenticationError, 401),
+    (ForbiddenError, 403),
     (NotFoundError, 404),
     (DuplicateError, 409),
     (ConflictError, 409),

@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from database.domain import ApiKey
 from database.errors import NotFoundError, StorageError, public_dict
 from loopnest.errors import PerfembedError
 from loopnest.harness.progress import Progress, ProgressFn
+from service.access import check_owner
 from service.errors import status_of
 from service.evaluation import EvaluationPool
 
@@ -40,6 +42,7 @@ class EvaluationJob:
     (``error``: the error body the request would have got, with its HTTP ``status``)."""
 
     id: str
+    owner_key_id: int | None = None  # the API key that started it: only it, or an admin key, reads it
     status: str = "queued"
     progress: Progress | None = None
     result: dict[str, Any] | None = None
@@ -59,9 +62,10 @@ class EvaluationJobs:
         self._lock = threading.Lock()
         self._jobs: dict[str, EvaluationJob] = {}
 
-    def submit(self, work: Work) -> EvaluationJob:
-        """Queue ``work(progress)`` (it returns the answer); raises :class:`BusyError` when the pool is full."""
-        job = EvaluationJob(id=secrets.token_hex(16))
+    def submit(self, work: Work, *, owner_key_id: int | None = None) -> EvaluationJob:
+        """Queue ``work(progress)`` (it returns the answer) for the key ``owner_key_id``; raises
+        :class:`BusyError` when the pool is full."""
+        job = EvaluationJob(id=secrets.token_hex(16), owner_key_id=owner_key_id)
         with self._lock:
             self._expire()
             self._jobs[job.id] = job
@@ -81,6 +85,12 @@ class EvaluationJobs:
         if job is None:
             raise NotFoundError(f"no evaluation job {job_id!r} on this server: it never existed, or it ended "
                                 f"over {self.keep_s:g} s ago, or the server restarted since")
+        return job
+
+    def owned(self, job_id: str, key: ApiKey) -> EvaluationJob:
+        """The job, if ``key`` started it or is an admin key (:class:`ForbiddenError` otherwise)."""
+        job = self.get(job_id)
+        check_owner(job.owner_key_id, key, what=f"evaluation job {job_id}")
         return job
 
     def public(self, job: EvaluationJob) -> dict[str, Any]:

@@ -11,9 +11,11 @@ from sqlalchemy.orm import Session
 from database import Store, nest_name, nest_summaries
 from database import list_nests as load_nests
 from database import list_targets as load_targets
+from database.domain import ApiKey
 from database.errors import StorageError, public_dict
 from loopnest.errors import PerfembedError
 from loopnest.harness.sandbox import sandbox_status
+from service.access import hide_statements, nest_source_readable
 from service.config import ServiceSettings
 from service.core import Core
 from service.mappers import nest_detail_public
@@ -37,6 +39,16 @@ def nest_names(session: Session, nest_ids: list[int]) -> dict[int, str]:
 def nest_detail(core: Core, nest_id: int) -> dict[str, Any]:
     """Name, features, embedding and best recipe per target (404 for an unknown id)."""
     return nest_detail_public(core.nest_detail(nest_id))
+
+
+def nest_detail_for(core: Core, store: Store, nest_id: int, *, key: ApiKey | None,
+                    settings: ServiceSettings) -> dict[str, Any]:
+    """:func:`nest_detail` as ``key`` may see it: without the text of the statements when the nest's
+    program is private to other keys (:mod:`service.access`)."""
+    detail = nest_detail(core, nest_id)
+    if not nest_source_readable(store, nest_id, key, settings):
+        detail["normalized"] = hide_statements(detail["normalized"])
+    return detail
 
 
 def list_targets(session: Session) -> dict[str, Any]:

@@ -20,13 +20,14 @@ from database import Store, enqueue_job, get_nest, get_recipe, get_target, queue
 from database import cancel_job as cancel_stored_job
 from database import get_job as load_job
 from database import list_jobs as load_jobs
-from database.domain import JobStatus, TuningJob, Worker
+from database.domain import ApiKey, JobStatus, TuningJob, Worker
 from loopnest.config import Settings
 from loopnest.errors import ParameterError
 from loopnest.frontend.program import extract_program
 from loopnest.parameters import require_params
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import recipe_text, stored_loop_names
+from service.access import check_owner
 from service.config import ServiceSettings
 from service.core import Core
 from service.errors import ConflictError
@@ -36,14 +37,17 @@ from service.services import admit_program, store_program
 from service.services_workers import job_status_text, live_workers
 
 
-def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, core: Core) -> TuningJob:
-    """Enqueue a tuning job; raises a 4xx-mapped :class:`PerfembedError` for anything the user got wrong."""
+def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, core: Core,
+               key: ApiKey | None = None) -> TuningJob:
+    """Enqueue a tuning job (``key``'s, with the program it sends); raises a 4xx-mapped
+    :class:`PerfembedError` for anything the user got wrong."""
     budget = body.budget if body.budget is not None else settings.default_job_budget
     if budget > settings.max_job_budget:
         raise ParameterError(f"budget {budget} is over this server's limit of {settings.max_job_budget} trials")
     options = _options(body)
     if body.program is not None:
-        nest_id = _store_program_nest(body.program, body.nest, settings=settings, core=core, params=options.params)
+        nest_id = _store_program_nest(body.program, body.nest, settings=settings, core=core, params=options.params,
+                                      key=key)
         options = options.with_program(program_source(body.program, settings=settings), body.nest, with_source=False)
     else:
         assert body.nest_id is not None
@@ -59,7 +63,7 @@ def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, core: Co
         if body.target_id is not None:
             get_target(session, target_id=body.target_id)
         return enqueue_job(session, nest_id=nest_id, budget=budget, target_id=body.target_id,
-                           options=options.to_json())
+                           options=options.to_json(), owner_key_id=None if key is None else key.id)
 
 
 def _options(body: JobIn) -> JobOptions:
@@ -72,7 +76,7 @@ def _options(body: JobIn) -> JobOptions:
 
 
 def _store_program_nest(program: ProgramIn, index: int, *, settings: ServiceSettings, core: Core,
-                        params: Mapping[str, int]) -> int:
+                        params: Mapping[str, int], key: ApiKey | None) -> int:
     # Within the analysis budget first (the extraction below is then known to be quick): a macro bomb sent
     # here ran 206 s and took 4.46 GB in this thread before its 422.
     admit_program(program_source(program, settings=settings), settings)
@@ -83,7 +87,7 @@ def _store_program_nest(program: ProgramIn, index: int, *, settings: ServiceSett
                              + "".join(f"; rejected {r.location}: {r.message}" for r in extraction.rejected[:3]))
     scop = scops[index]
     _check_params({"params": list(scop.params)}, params, what=scop.name)
-    nest_ids = store_program(program, settings=settings, core=core)
+    nest_ids = store_program(program, settings=settings, core=core, key=key)
     if len(nest_ids) != len(scops):
         raise ParameterError(f"the core stored {len(nest_ids)} nest(s) of {len(scops)}")
     return nest_ids[index]
@@ -110,13 +114,17 @@ def list_jobs(session: Session, *, status: JobStatus | None, nest_id: int | None
     return {"data": jobs, "count": len(jobs)}
 
 
-def cancel_job(store: Store, job_id: int, *, settings: Settings | None = None) -> dict[str, Any]:
-    """Cancel a queued or running job (its worker stops after the current trial).
+def cancel_job(store: Store, job_id: int, *, key: ApiKey | None, settings: Settings | None = None) -> dict[str, Any]:
+    """Cancel a queued or running job (its worker stops after the current trial); through the API only the
+    key that enqueued it, or an admin key, may (:class:`ForbiddenError`, 403). ``key`` None: the CLI on its
+    own database, which acts on every job.
 
     Cancelling a cancelled job returns it unchanged; one that is done or failed is a
     :class:`ConflictError` (409).
     """
     with store.session() as session:
+        if key is not None:
+            check_owner(load_job(session, job_id=job_id).owner_key_id, key, what=f"tuning job {job_id}")
         job = cancel_stored_job(session, job_id=job_id)
         if job.status in (JobStatus.DONE, JobStatus.FAILED):
             raise ConflictError(f"tuning job {job_id} is already {job.status.value}; there is nothing to cancel")

@@ -64,6 +64,7 @@ from database.repositories.programs import (
     get_program,
     list_nests,
     list_programs,
+    program_owned_by,
     set_nest_features,
 )
 from database.repositories.recipes import find_recipe, get_or_create_recipe, get_recipe
@@ -108,6 +109,7 @@ __all__ = [
     "list_measurements",
     "measured_nest_ids",
     "note_job",
+    "program_owned_by",
     "nest_loop_names",
     "nest_summaries",
     "queued_before",

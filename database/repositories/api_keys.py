@@ -16,22 +16,23 @@ from database.repositories._common import insert_unique
 _KEY_BYTES = 32
 
 
-def create_api_key(session: Session, *, name: str) -> tuple[ApiKey, str]:
-    """Create a key called ``name``; returns the record and the key (shown only this once).
+def create_api_key(session: Session, *, name: str, admin: bool = False) -> tuple[ApiKey, str]:
+    """Create a key called ``name`` (``admin``: it acts on every key's jobs and reads every source);
+    returns the record and the key (shown only this once).
 
     Raises :class:`DuplicateError` if ``name`` is taken.
     """
     key = secrets.token_urlsafe(_KEY_BYTES)
-    return add_api_key(session, name=name, key=key), key
+    return add_api_key(session, name=name, key=key, admin=admin), key
 
 
-def add_api_key(session: Session, *, name: str, key: str) -> ApiKey:
+def add_api_key(session: Session, *, name: str, key: str, admin: bool = False) -> ApiKey:
     """Store a key chosen by the caller (for provisioning); raises :class:`DuplicateError`."""
     if not name:
         raise InvalidRecordError("an API key needs a name")
     if len(key) < 16:
         raise InvalidRecordError("an API key must be at least 16 characters long")
-    row = ApiKeyModel(name=name, key_hash=api_key_hash(key))
+    row = ApiKeyModel(name=name, key_hash=api_key_hash(key), admin=admin)
     return insert_unique(session, row, what=f"API key {name!r} (or the same key)").to_domain()
 
 

@@ -48,8 +48,10 @@ def enqueue_job(
     budget: int,
     target_id: int | None = None,
     options: Mapping[str, Any] | None = None,
+    owner_key_id: int | None = None,
 ) -> TuningJob:
-    """Queue a tuning job of ``budget`` trials; raises :class:`NotFoundError` for a bad id."""
+    """Queue a tuning job of ``budget`` trials (``owner_key_id``: the API key enqueuing it); raises
+    :class:`NotFoundError` for a bad id."""
     check_non_negative(budget, what="budget")
     NestModel.find_or_raise_by_id(session, nest_id)
     if target_id is not None:
@@ -65,6 +67,7 @@ def enqueue_job(
         attempts=0,
         created_at=now,
         updated_at=now,
+        owner_key_id=owner_key_id,
     )
     session.add(row)
     session.flush()

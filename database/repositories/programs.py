@@ -9,15 +9,19 @@ from sqlalchemy.orm import Session
 
 from database.domain import JsonValue, Nest, Program, source_hash
 from database.errors import InvalidRecordError, NotFoundError
-from database.models import NestModel, ProgramModel
+from database.models import NestModel, ProgramModel, ProgramOwnerModel
 from database.repositories._common import chunks, feature_dict, get_or_create, json_value
 
 
-def get_or_create_program(session: Session, *, source: str, name: str, language: str = "c") -> Program:
+def get_or_create_program(session: Session, *, source: str, name: str, language: str = "c",
+                          owner_key_id: int | None = None) -> Program:
     """The program with this source text, created if new.
 
     Identity is the source hash (see :func:`database.domain.source_hash`): posting the same
     source again, even under another name, returns the first program unchanged.
+
+    ``owner_key_id``: the API key sending it. A program a key sends first is private to the keys that
+    send it (each becomes an owner); one stored without a key (the seed's, the CLI's) stays public.
     """
     if not isinstance(source, str) or not source.strip():
         raise InvalidRecordError("a program needs a non-empty source text")
@@ -25,9 +29,23 @@ def get_or_create_program(session: Session, *, source: str, name: str, language:
     row, _ = get_or_create(
         session,
         lambda: ProgramModel.find_by_hash(session, digest),
-        lambda: ProgramModel(source_hash=digest, language=language, name=name, source=source),
+        lambda: ProgramModel(source_hash=digest, language=language, name=name, source=source,
+                             private=owner_key_id is not None),
     )
+    if owner_key_id is not None and row.private:
+        get_or_create(session, lambda: _owner_row(session, row.id, owner_key_id),
+                      lambda: ProgramOwnerModel(program_id=row.id, api_key_id=owner_key_id))
     return row.to_domain()
+
+
+def _owner_row(session: Session, program_id: int, api_key_id: int) -> ProgramOwnerModel | None:
+    return session.scalar(select(ProgramOwnerModel).where(ProgramOwnerModel.program_id == program_id,
+                                                          ProgramOwnerModel.api_key_id == api_key_id))
+
+
+def program_owned_by(session: Session, *, program_id: int, api_key_id: int) -> bool:
+    """Whether the key ``api_key_id`` sent the program ``program_id`` (is one of its owners)."""
+    return _owner_row(session, program_id, api_key_id) is not None
 
 
 def get_program(session: Session, *, program_id: int) -> Program:

@@ -213,5 +213,15 @@ async def require_read_key(state: StateDep, credentials: ReadCredentialsDep) -> 
     return await _checked_key(state, credentials.credentials)
 
 
+async def require_owner_key(state: StateDep, credentials: CredentialsDep) -> ApiKey:
+    """A record that belongs to a key (an evaluation job) is read with that key (or an admin key): 401
+    without one."""
+    if credentials is None or not credentials.credentials:
+        raise AuthenticationError("this record belongs to the API key that started it: send that key as "
+                                  "`Authorization: Bearer KEY`")
+    return await _checked_key(state, credentials.credentials)
+
+
 WriteKeyDep = Annotated[ApiKey, Depends(require_write_key)]
+OwnerKeyDep = Annotated[ApiKey, Depends(require_owner_key)]
 ReadKeyDep = Annotated[ApiKey | None, Depends(require_read_key)]

@@ -8,6 +8,7 @@ from service.schemas import ErrorPublic
 
 _WHAT = {
     401: "No API key, or an unknown one",
+    403: "The record belongs to another API key (a job it did not start, a source it did not send)",
     404: "Unknown id (or no embedding model fitted yet)",
     409: "Conflicts with the record's state",
     413: "Request body too large",

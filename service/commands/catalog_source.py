@@ -75,7 +75,7 @@ class LocalCatalog:
     def cancel_job(self, job_id: int) -> dict[str, Any]:
         from service.services_jobs import cancel_job
 
-        return _public("JobPublic", cancel_job(self.store, job_id, settings=self.settings))
+        return _public("JobPublic", cancel_job(self.store, job_id, key=None, settings=self.settings))  # its own db
 
     def nests(self, *, limit: int, offset: int, program_id: int | None) -> list[dict[str, Any]]:
         from service.services_catalog import list_nests

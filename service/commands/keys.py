@@ -31,17 +31,20 @@ def _store(url: str | None) -> Store:
 @keys_app.command("create")
 def create(name: str = typer.Argument(..., help="A name for the key (who or what uses it)."),
            url: str | None = typer.Option(None, "--url", help=URL_HELP),
+           admin: bool = typer.Option(False, "--admin", help="An admin key: it cancels and reads every key's jobs "
+                                      "and reads every program's source."),
            json_out: bool = typer.Option(False, "--json", help="Print one JSON object.")) -> None:
     """Create an API key and print it (this is the only time it is shown)."""
     if not name.strip():
         raise ParameterError("an API key needs a non-empty name")
     with _store(url) as store, store.session(integrity_as_duplicate=True) as session:
-        record, key = create_api_key(session, name=name)
+        record, key = create_api_key(session, name=name, admin=admin)
     if json_out:
-        sys.stdout.write(json.dumps({"id": record.id, "name": record.name, "key": key}) + "\n")
+        sys.stdout.write(json.dumps({"id": record.id, "name": record.name, "key": key, "admin": record.admin}) + "\n")
         return
     typer.echo(key)
-    typer.echo(f"API key {record.name!r} created; send it as `Authorization: Bearer KEY`. It is not shown again.",
+    kind = "Admin key" if record.admin else "API key"
+    typer.echo(f"{kind} {record.name!r} created; send it as `Authorization: Bearer KEY`. It is not shown again.",
                err=True)
 
 
@@ -51,7 +54,7 @@ def list_keys(url: str | None = typer.Option(None, "--url", help=URL_HELP)) -> N
     with _store(url) as store, store.session() as session:
         records = list_api_keys(session)
     for record in records:
-        typer.echo(f"{record.id}\t{record.name}\t{record.created_at.isoformat()}")
+        typer.echo(f"{record.id}\t{record.name}\t{record.created_at.isoformat()}" + ("\tadmin" if record.admin else ""))
 
 
 @keys_app.command("delete")

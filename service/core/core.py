@@ -43,8 +43,8 @@ class TransferCore:
     def settings(self) -> Settings:
         return self.context.settings
 
-    def ingest(self, program: ProgramSource, *, name: str | None = None) -> list[int]:
-        return ingest_program(self.context, program, name=name)
+    def ingest(self, program: ProgramSource, *, name: str | None = None, owner_key_id: int | None = None) -> list[int]:
+        return ingest_program(self.context, program, name=name, owner_key_id=owner_key_id)
 
     def suggest(self, program: ProgramSource, options: SuggestOptions, *, settings: Settings | None = None,
                 progress: ProgressFn | None = None) -> Suggestions:
@@ -108,4 +108,5 @@ class TransferCore:
 
 def _key(program: ProgramSource, options: SuggestOptions, min_speedup: float, stamp: Stamp) -> list[object]:
     """An answer's cache key: the program, what changes the answer, and the database's stamp."""
-    return [program.key(), options.k, min_speedup, stamp, options.fallback, options.name, options.budget]
+    return [program.key(), options.k, min_speedup, stamp, options.fallback, options.name, options.budget,
+            options.owner_key_id if options.fallback else None]

@@ -18,12 +18,15 @@ def job_options(program: ProgramSource, index: int, params: Mapping[str, int],
         program, index, with_source=True)
 
 
-def fallback_job(ctx: CoreContext, *, nest_id: int, budget: int, options: JobOptions) -> int:
-    """The nest's open tuning job, else a new one: a repeated request reuses it instead of queueing another."""
+def fallback_job(ctx: CoreContext, *, nest_id: int, budget: int, options: JobOptions,
+                 owner_key_id: int | None = None) -> int:
+    """The nest's open tuning job, else a new one (``owner_key_id``: the API key of the request, which may
+    cancel it): a repeated request reuses it instead of queueing another."""
     target_id = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
     with ctx.store.session() as session:
         open_jobs = [j for j in list_jobs(session, nest_id=nest_id) if not j.status.is_terminal]
         job = open_jobs[0] if open_jobs else enqueue_job(session, nest_id=nest_id, budget=budget,
-                                                         target_id=target_id, options=options.to_json())
+                                                         target_id=target_id, options=options.to_json(),
+                                                         owner_key_id=owner_key_id)
     ctx.cache.changed()
     return job.id

@@ -21,8 +21,9 @@ class Core(Protocol):
     for what a user got wrong (an unknown nest: ``NotFoundError``; a bad program: ``SourceError``,
     ``ParameterError``), and ``StorageError`` when the database fails."""
 
-    def ingest(self, program: ProgramSource, *, name: str | None = None) -> list[int]:
-        """Store the program and its nests (idempotent); the nest ids in source order."""
+    def ingest(self, program: ProgramSource, *, name: str | None = None, owner_key_id: int | None = None) -> list[int]:
+        """Store the program and its nests (idempotent); the nest ids in source order. ``owner_key_id``:
+        the API key sending it, whose source it then is (private unless the program was public)."""
         ...
 
     def suggest(self, program: ProgramSource, options: SuggestOptions, *, settings: Settings | None = None,

@@ -59,8 +59,8 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
     deps = compute_dependences(scop)
     names = loop_names(scop)
     stores = options.evaluate or options.fallback
-    nest_id = ingest_scop(ctx, source=program.source, name=name, index=index, scop=scop, params=params) \
-        if stores else None
+    nest_id = ingest_scop(ctx, source=program.source, name=name, index=index, scop=scop, params=params,
+                          owner_key_id=options.owner_key_id) if stores else None
     here = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
     with ctx.store.session() as session:  # this very nest, stored by an earlier run: not a neighbour
         own = nest_id or find_stored_nest(session, source=program.source, index=index, scop=scop)
@@ -84,7 +84,7 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
     failed = entry.measurement is not None and not entry.measurement.accepted
     if options.fallback and nest_id is not None and (not gate.confident or failed or not candidates):
         job = fallback_job(ctx, nest_id=nest_id, budget=options.budget,
-                           options=job_options(program, index, params, candidates))
+                           options=job_options(program, index, params, candidates), owner_key_id=options.owner_key_id)
         entry = dataclasses.replace(entry, tuning_job=job)
     return entry
 

@@ -42,6 +42,7 @@ TABLES = {
     "tuning_jobs",
     "api_keys",
     "workers",
+    "program_owners",
 }
 
 

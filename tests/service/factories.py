@@ -86,11 +86,13 @@ def gemv_program(**extra: Any) -> dict[str, Any]:
     return {"source": GEMV.read_text(), "params": {"m": 16, "n": 16}, "name": GEMV.name, **extra}
 
 
-def wait_for_evaluation(api: Any, location: str, *, timeout: float = 60) -> dict[str, Any]:
-    """Poll an evaluation job (``api``: a TestClient) until it ends; fail after ``timeout`` s (a hang)."""
+def wait_for_evaluation(api: Any, location: str, *, headers: dict[str, str] | None = None,
+                        timeout: float = 60) -> dict[str, Any]:
+    """Poll an evaluation job (``api``: a TestClient) with the key that started it (``headers``) until it
+    ends; fail after ``timeout`` s (a hang)."""
     deadline = time.monotonic() + timeout
     while True:
-        job = api.get(location).json()
+        job = api.get(location, headers=headers).json()
         if job["status"] in ("done", "failed"):
             return dict(job)
         if time.monotonic() > deadline:

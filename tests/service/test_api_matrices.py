@@ -94,11 +94,11 @@ def test_an_evaluation_runs_its_sparse_nests_on_the_sent_matrix(tmp_path: Path) 
         wrong = api.post("/v1/matrices", content=_mtx(40, 50), headers=auth).json()["id"]
         r = api.post("/v1/suggestions", json=_spmv(matrix=good, evaluate=True, fallback=False), headers=auth)
         assert r.status_code == 202, r.text
-        done = wait_for_evaluation(api, r.headers["Location"])
+        done = wait_for_evaluation(api, r.headers["Location"], headers=auth)
         assert done["status"] == "done" and done["result"]["nests"][0]["results"], done
         # A matrix of the wrong shape fails the job with the file's fault: the harness did read it.
         r = api.post("/v1/suggestions", json=_spmv(matrix=wrong, evaluate=True, fallback=False), headers=auth)
-        failed = wait_for_evaluation(api, r.headers["Location"])
+        failed = wait_for_evaluation(api, r.headers["Location"], headers=auth)
         assert failed["status"] == "failed" and failed["error"]["status"] == 422
         assert "a 40 x 50 matrix; the nest's rowptr holds 60 rows" in failed["error"]["message"]
         unknown = api.post("/v1/suggestions", json=_spmv(matrix="0123456789abcdef", evaluate=True), headers=auth)

@@ -62,7 +62,8 @@ def test_every_request_example_is_accepted_by_its_route(served) -> None:
             r = api.request(method.upper(), path, json=body, headers=auth)
             assert r.status_code in (200, 201, 202), (path, name, r.text)
             if r.status_code == 202 and path == "/v1/suggestions":
-                assert wait_for_evaluation(api, r.headers["Location"])["status"] == "done", (path, name)
+                done = wait_for_evaluation(api, r.headers["Location"], headers=auth)
+                assert done["status"] == "done", (path, name)
             sent += 1
     assert sent >= 10
 
@@ -77,10 +78,11 @@ def test_reads_are_marked_as_the_server_treats_them(tmp_path: Path, keys_for_rea
         spec = api.get("/openapi.json").json()
         reads = {("get", "/v1/nests"), ("get", "/v1/nests/{nest_id}"), ("get", "/v1/targets"),
                  ("post", "/v1/search"), ("post", "/v1/programs:analyze"), ("get", "/v1/tuning-jobs"),
-                 ("get", "/v1/tuning-jobs/{job_id}"), ("get", "/v1/evaluation-jobs/{job_id}"),
-                 ("get", "/v1/matrices/{matrix_id}")}
+                 ("get", "/v1/tuning-jobs/{job_id}"), ("get", "/v1/matrices/{matrix_id}")}
+        # An evaluation job is read with the key that started it (issue 59, item 11): a key is required.
         writes = {("post", "/v1/programs"), ("post", "/v1/suggestions"), ("post", "/v1/tuning-jobs"),
-                  ("delete", "/v1/tuning-jobs/{job_id}"), ("post", "/v1/matrices")}
+                  ("delete", "/v1/tuning-jobs/{job_id}"), ("post", "/v1/matrices"),
+                  ("get", "/v1/evaluation-jobs/{job_id}")}
         for path, method, operation in _operations(spec):
             if (method, path) in reads:
                 assert operation["security"] == read_security, (method, path)

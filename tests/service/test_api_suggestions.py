@@ -140,13 +140,14 @@ def test_an_evaluation_is_a_job_polled_with_its_progress_then_its_answer(tmp_pat
         location = r.headers["Location"]
         assert location == f"/v1/evaluation-jobs/{r.json()['id']}" and r.json()["status"] in ("queued", "running")
         assert fake_harness.STARTED.acquire(timeout=30)
-        running = api.get(location).json()  # reads need no key
+        assert api.get(location).status_code == 401  # the job is its key's (issue 59, item 11)
+        running = api.get(location, headers=headers).json()
         assert running["status"] == "running" and running["result"] is None
         total = running["progress"]["total"]
         assert running["progress"]["text"] == f"candidate 1/{total} (from gemm_jki.c#0): compiling"
         assert running["progress"]["current"] == 1 and total >= 1
         gate.set()
-        done = wait_for_evaluation(api, location)
+        done = wait_for_evaluation(api, location, headers=headers)
         assert done["status"] == "done" and done["error"] is None and done["finished_at"]
         assert done["result"]["evaluated"] is True
         (nest,) = done["result"]["nests"]
@@ -159,8 +160,8 @@ def test_an_evaluation_is_a_job_polled_with_its_progress_then_its_answer(tmp_pat
         assert nest["gate"]["accepted"] is True and nest["accepted"] is True
         assert nest["best"]["speedup"] == fastest and nest["best"]["interval"] == [fastest * 0.98, fastest * 1.02]
         assert all(r["verified"] and r["status"] == "ok" and r["recipe_text"] for r in nest["results"])
-        assert api.get("/v1/evaluation-jobs/" + "0" * 32).status_code == 404
-        assert api.get("/v1/evaluation-jobs/not-an-id").status_code == 422
+        assert api.get("/v1/evaluation-jobs/" + "0" * 32, headers=headers).status_code == 404
+        assert api.get("/v1/evaluation-jobs/not-an-id", headers=headers).status_code == 422
 
 
 def test_a_burst_of_evaluations_is_queued_then_refused_with_retry_after(tmp_path: Path, gate) -> None:
@@ -180,7 +181,7 @@ def test_a_burst_of_evaluations_is_queued_then_refused_with_retry_after(tmp_path
         assert api.post("/v1/suggestions", json=gemm_program(), headers=headers).status_code == 200
         gate.set()
         assert fake_harness.STARTED.acquire(timeout=30)  # the second ran once the first ended
-        ended = [wait_for_evaluation(api, r.headers["Location"]) for r in (first, second)]
+        ended = [wait_for_evaluation(api, r.headers["Location"], headers=headers) for r in (first, second)]
         assert [job["status"] for job in ended] == ["done", "done"]
         assert "perfembed_evaluations_rejected_total 1.0" in api.get("/metrics").text
 
@@ -199,7 +200,7 @@ def test_a_failed_evaluation_job_carries_the_error_the_request_would_have_got(
     api, headers = _app_and_key(tmp_path, populated=False)
     with api:
         r = api.post("/v1/suggestions", json={**gemm_program(), "evaluate": True}, headers=headers)
-        job = wait_for_evaluation(api, r.headers["Location"])
+        job = wait_for_evaluation(api, r.headers["Location"], headers=headers)
     assert job["status"] == "failed" and job["result"] is None
     assert job["error"]["status"] == status and needle in job["error"]["message"]
     # Our own errors keep their class (CompileError: a bug, 500); anything else is an InternalError.
@@ -220,7 +221,8 @@ def test_evaluations_run_under_the_per_request_limits(tmp_path: Path, monkeypatc
     with api:
         evaluate = {**gemm_program(), "evaluate": True}
         r = api.post("/v1/suggestions", json=evaluate, headers=headers)
-        assert r.status_code == 202 and wait_for_evaluation(api, r.headers["Location"])["status"] == "done"
+        done = wait_for_evaluation(api, r.headers["Location"], headers=headers)
+        assert r.status_code == 202 and done["status"] == "done"
         assert api.post("/v1/suggestions", json=gemm_program(), headers=headers).status_code == 200
         settings = api.app.state.perfembed.settings  # type: ignore[attr-defined]
     evaluated, plain = seen

@@ -82,10 +82,10 @@ def build(directory: Path) -> UiDatabase:
             repetitions=5, verified=True, origin="autotune", speedup=3.25, interval=(3.0, 3.5), confidence=0.95,
             threads=2))
         program_ids = {name: get_nest(session, nest_id=i).program_id for name, i in nests.items()}
-        _, key = create_api_key(session, name="ui-tests")
+        record, key = create_api_key(session, name="ui-tests")
     EmbeddingStore(store, data_dir=directory).fit(n_components=4)
     study = _study(url, gemm, target.id)
-    jobs = _jobs(store, nests, target.id)
+    jobs = _jobs(store, nests, target.id, owner=record.id)
     store.dispose()
     return UiDatabase(url, directory, key, nests, program_ids, jobs, study)
 
@@ -106,7 +106,8 @@ def _study(url: str, nest_id: int, target_id: int) -> str:
     return name
 
 
-def _jobs(store: Any, nests: dict[str, int], target_id: int) -> dict[str, int]:
+def _jobs(store: Any, nests: dict[str, int], target_id: int, *, owner: int) -> dict[str, int]:
+    """Jobs running, failed and queued; the queued one is the key's, which may cancel it."""
     with store.session() as session:
         running = enqueue_job(session, nest_id=nests["blas2/gemv.c"], budget=20, target_id=target_id)
         failed = enqueue_job(session, nest_id=nests["conv/conv2d.c"], budget=10, target_id=target_id)
@@ -115,5 +116,6 @@ def _jobs(store: Any, nests: dict[str, int], target_id: int) -> dict[str, int]:
         claim_next_job(session, worker_id="host:2:ui-tests", lease_seconds=600)
         fail_job(session, job_id=failed.id, worker_id="host:2:ui-tests", error="the nest failed to compile: test")
     with store.session() as session:
-        queued = enqueue_job(session, nest_id=nests["stencil_2d/jacobi2d.c"], budget=30, target_id=target_id)
+        queued = enqueue_job(session, nest_id=nests["stencil_2d/jacobi2d.c"], budget=30, target_id=target_id,
+                             owner_key_id=owner)
     return {"running": running.id, "failed": failed.id, "queued": queued.id}

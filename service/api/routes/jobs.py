@@ -20,12 +20,12 @@ JobId = Annotated[int, Path(ge=1, le=MAX_ID, description="Tuning job id", exampl
 
 @router.post("", status_code=202, response_model=JobPublic, responses=errors(*WRITE, 404),
              operation_id="tuning-jobs-create", summary="Enqueue a tuning job")
-def create(body: Annotated[JobIn, Body(openapi_examples=JOB_EXAMPLES)], response: Response, _: WriteKeyDep,
+def create(body: Annotated[JobIn, Body(openapi_examples=JOB_EXAMPLES)], response: Response, key: WriteKeyDep,
            db: StoreDep, settings: SettingsDep, core: CoreDep) -> dict[str, Any]:
     """Autotune a stored nest (``nest_id``) or a nest of a program sent along (stored first) with
     Optuna, ``budget`` trials, warm-started with ``warm_start`` recipes. A worker (``perfembed
     worker``) runs it; the answer is 202 with the queued job. Follow it at the ``Location``."""
-    job = create_job(body, store=db, settings=settings, core=core)
+    job = create_job(body, store=db, settings=settings, core=core, key=key)
     response.headers["Location"] = f"/v1/tuning-jobs/{job.id}"
     with db.session() as session:
         return job_public(session, job, settings=settings)
@@ -50,9 +50,10 @@ def read(job_id: JobId, session: SessionDep, _: ReadKeyDep, settings: SettingsDe
     return get_job(session, job_id, settings=settings)
 
 
-@router.delete("/{job_id}", response_model=JobPublic, responses=errors(401, 404, 409, 422, 503),
+@router.delete("/{job_id}", response_model=JobPublic, responses=errors(401, 403, 404, 409, 422, 503),
                operation_id="tuning-jobs-cancel", summary="Cancel a tuning job")
-def cancel(job_id: JobId, _: WriteKeyDep, db: StoreDep, settings: SettingsDep) -> dict[str, Any]:
+def cancel(job_id: JobId, key: WriteKeyDep, db: StoreDep, settings: SettingsDep) -> dict[str, Any]:
     """Cancel a queued or running job; a running one stops after its current trial. Cancelling a
-    cancelled job returns it unchanged; one that is done or failed is a 409."""
-    return cancel_job(db, job_id, settings=settings)
+    cancelled job returns it unchanged; one that is done or failed is a 409. Only the key that enqueued
+    the job, or an admin key, may cancel it (403)."""
+    return cancel_job(db, job_id, key=key, settings=settings)

@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
-from service.api.deps import CoreDep, ReadKeyDep, SessionDep
+from service.api.deps import CoreDep, ReadKeyDep, SessionDep, SettingsDep, StoreDep
 from service.api.responses import READ_AUTH, errors
 from service.schemas import MAX_ID, NestDetailPublic, NestsPublic
-from service.services_catalog import list_nests, nest_detail
+from service.services_catalog import list_nests, nest_detail_for
 
 router = APIRouter(prefix="/nests", tags=["nests"])
 
@@ -28,7 +28,9 @@ def index(session: SessionDep, _: ReadKeyDep,
 @router.get("/{nest_id}", response_model=NestDetailPublic, responses=errors(*READ_AUTH, 404),
             operation_id="nests-get", summary="Read a nest: features, embedding, best recipes")
 def read(nest_id: Annotated[int, Path(ge=1, le=MAX_ID, description="Nest id", examples=[1])], core: CoreDep,
-         _: ReadKeyDep) -> dict[str, Any]:
+         db: StoreDep, settings: SettingsDep, key: ReadKeyDep) -> dict[str, Any]:
     """The nest's name, normalized form, static and dynamic features, its embedding under the newest
-    model, and the best verified recipe on each target with its speedup."""
-    return nest_detail(core, nest_id)
+    model, and the best verified recipe on each target with its speedup. The text of its statements is
+    the user's code: shown to the keys that sent its program (and admin keys) only, unless the program is
+    public (the seed's) or the server sets ``PERFEMBED_PUBLIC_SOURCES``."""
+    return nest_detail_for(core, db, nest_id, key=key, settings=settings)

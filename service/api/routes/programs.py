@@ -28,8 +28,9 @@ def analyze(program: ProgramBody, _: ReadKeyDep, settings: SettingsDep) -> dict[
 
 @router.post("/programs", status_code=201, response_model=ProgramStoredPublic, responses=errors(*WRITE, 404),
              operation_id="programs-store", summary="Store a program and its nests")
-def store(program: ProgramBody, _: WriteKeyDep, settings: SettingsDep, core: CoreDep) -> dict[str, Any]:
+def store(program: ProgramBody, key: WriteKeyDep, settings: SettingsDep, core: CoreDep) -> dict[str, Any]:
     """Store the program and its nests with their static features (one transaction), embedded when
     a model is fitted. Storing the same source again returns the same nest ids. Every parameter of a
-    nest needs a value in ``params``."""
-    return {"nest_ids": store_program(program, settings=settings, core=core)}
+    nest needs a value in ``params``. The source is the key's: served to the keys that sent it and to
+    admin keys only (unless the server sets ``PERFEMBED_PUBLIC_SOURCES``)."""
+    return {"nest_ids": store_program(program, settings=settings, core=core, key=key)}

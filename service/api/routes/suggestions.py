@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 
-from service.api.deps import CoreDep, EvaluationsDep, ReadKeyDep, SettingsDep, StoreDep, WriteKeyDep
+from service.api.deps import CoreDep, EvaluationsDep, OwnerKeyDep, SettingsDep, StoreDep, WriteKeyDep
 from service.api.examples import SUGGESTIONS_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
 from service.schemas import EvaluationJobPublic, SuggestionsIn, SuggestionsPublic
@@ -28,7 +28,7 @@ _ACCEPTED: dict[int | str, dict[str, Any]] = {202: {
 @router.post("/suggestions", response_model=SuggestionsPublic, responses={**_ACCEPTED, **errors(*WRITE, 404, 429)},
              operation_id="suggestions-create", summary="Suggest recipes for each nest of a program",
              response_model_exclude_unset=True)
-async def create(body: Annotated[SuggestionsIn, Body(openapi_examples=SUGGESTIONS_EXAMPLES)], _: WriteKeyDep,
+async def create(body: Annotated[SuggestionsIn, Body(openapi_examples=SUGGESTIONS_EXAMPLES)], key: WriteKeyDep,
                  db: StoreDep, settings: SettingsDep, core: CoreDep, evaluations: EvaluationsDep) -> Any:
     """For each nest of the program: its nearest stored neighbours, their recipes adapted to it, and the
     database's results for them. When the confidence gate finds no neighbour close enough and
@@ -42,13 +42,13 @@ async def create(body: Annotated[SuggestionsIn, Body(openapi_examples=SUGGESTION
     """
     # A cached database-only answer is a dictionary lookup: answered here, on the event loop. Anything
     # else (analysis, queries, evaluation) blocks, so it runs in the thread pool.
-    cached = cached_suggestions(body, settings=settings, core=core)
+    cached = cached_suggestions(body, settings=settings, core=core, key=key)
     if cached is not None:
         return cached
     if not body.evaluate:
-        return await run_in_threadpool(suggest, body, settings=settings, core=core)
+        return await run_in_threadpool(suggest, body, settings=settings, core=core, key=key)
     job = await run_in_threadpool(start_evaluation, body, settings=settings, core=core, jobs=evaluations,
-                                  check_writable=db.check_writable)
+                                  check_writable=db.check_writable, key=key)
     public = EvaluationJobPublic.model_validate(evaluations.public(job))
     return JSONResponse(jsonable_encoder(public), status_code=202,
                         headers={"Location": f"/v1/evaluation-jobs/{job.id}"})
@@ -58,10 +58,11 @@ JobId = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="Evaluation j
                             examples=["3f0c6f7e9b2a4d1c8e5f6a7b8c9d0e1f"])]
 
 
-@router.get("/evaluation-jobs/{job_id}", response_model=EvaluationJobPublic, responses=errors(*READ_AUTH, 404),
+@router.get("/evaluation-jobs/{job_id}", response_model=EvaluationJobPublic, responses=errors(*READ_AUTH, 403, 404),
             operation_id="evaluation-jobs-get", summary="Follow an evaluation job", tags=["evaluation-jobs"],
             response_model_exclude_unset=True)
-async def read(job_id: JobId, _: ReadKeyDep, evaluations: EvaluationsDep) -> dict[str, Any]:
+async def read(job_id: JobId, key: OwnerKeyDep, evaluations: EvaluationsDep) -> dict[str, Any]:
     """Status (queued, running, done, failed), the step being run, and once it ended the answer
-    (``result``, as ``POST /v1/suggestions`` answers) or the error (``error``, with its HTTP status)."""
-    return evaluations.public(evaluations.get(job_id))
+    (``result``, as ``POST /v1/suggestions`` answers) or the error (``error``, with its HTTP status).
+    Read with the key that started the job (or an admin key): 403 with another."""
+    return evaluations.public(evaluations.owned(job_id, key))
