@@ -30,9 +30,11 @@ from starlette.responses import HTMLResponse
 
 from database.domain import ApiKey
 from loopnest.errors import PerfembedError
-from service.api.deps import ReadCredentialsDep, StateDep
+from service.api.deps import AppState, ReadCredentialsDep, StateDep
 from service.core.model import NOTHING_NEW
 from service.errors import AuthenticationError, status_of
+from service.ui import assets
+from service.web_security import check_same_origin
 
 KEY_COOKIE = "perfembed_key"
 TEMPLATES = Path(__file__).with_name("templates")
@@ -47,6 +49,7 @@ def templates() -> Any:
     env.filters["speedup"] = fmt_speedup
     env.filters["tojson_script"] = json_for_script
     env.globals["NOTHING_NEW"] = NOTHING_NEW
+    env.globals["plotly_style_ids"] = assets.plotly_style_ids
     return env
 
 
@@ -85,6 +88,22 @@ async def require_page_key(request: Request, state: StateDep, credentials: ReadC
 
 
 PageKeyDep = Annotated[ApiKey | None, Depends(require_page_key)]
+
+
+async def same_origin_form(request: Request, state: StateDep) -> None:
+    """Every dashboard form is posted from the dashboard itself (403 otherwise: :mod:`service.web_security`)."""
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        check_same_origin(request, state.settings.forwarded_allow_ips)
+
+
+def acting_key(state: AppState, typed: str, page_key: ApiKey | None, *, what: str) -> ApiKey:
+    """The key a form acts with: the one typed into it, else the page's (cookie or ``Authorization``);
+    401 without either."""
+    if typed.strip():
+        return state.check_key(typed.strip())
+    if page_key is None:
+        raise AuthenticationError(f"{what} needs the API key that started it: enter it on the page")
+    return page_key
 
 
 class PageRoute(APIRoute):

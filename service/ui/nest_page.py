@@ -29,11 +29,14 @@ from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.program import materialized
 from loopnest.transform.recipe import Recipe, apply_recipe
 from loopnest.transform.recipe_text import loop_names, recipe_text, stored_loop_names
+from service.access import require_source, source_readable
 from service.core import ProgramSource
 from service.services_catalog import nest_detail
+from service.ui.downloads import tuned_name
 
 if TYPE_CHECKING:
     from database import Nest, Store
+    from database.domain import ApiKey
     from loopnest.ir import Scop
     from service.config import ServiceSettings
     from service.core import Core
@@ -89,14 +92,24 @@ def source_region(source: str, nest: Nest) -> dict[str, Any]:
             "function": region.function, "statements": []}
 
 
-def nest_page(store: Store, settings: ServiceSettings, core: Core, nest_id: int) -> dict[str, Any]:
-    """Everything the nest page shows (404 for an unknown nest)."""
+def hidden_region(nest: Nest) -> dict[str, Any]:
+    """What the page shows of a source the viewer may not read: its function and loops, no line of code."""
+    normalized = nest.normalized if isinstance(nest.normalized, dict) else {}
+    return {"hidden": True, "error": None, "lines": [], "statements": [], "function": normalized.get("function"),
+            "loops": normalized.get("loop_names") or []}
+
+
+def nest_page(store: Store, settings: ServiceSettings, core: Core, nest_id: int,
+              key: ApiKey | None = None) -> dict[str, Any]:
+    """Everything the nest page shows (404 for an unknown nest); the source region only where ``key`` may
+    read the program's source (:mod:`service.access`), else the loops alone."""
     detail = nest_detail(core, nest_id)
     with store.session() as session:
         nest = get_nest(session, nest_id=nest_id)
         program = get_program(session, program_id=nest.program_id)
-    return {"nest": nest, "detail": detail, "program": program,
-            "region": source_region(program.source, nest),
+        readable = source_readable(session, program, key, settings)
+    region = source_region(program.source, nest) if readable else hidden_region(nest)
+    return {"nest": nest, "detail": detail, "program": program, "region": region,
             "recipes": measured_recipes(store, nest),
             "neighbours": neighbours(store, settings, nest_id, detail),
             "studies": studies(store, nest_id)}
@@ -169,9 +182,13 @@ def _trial_rows(trials: list[Any]) -> list[dict[str, Any]]:
 
 
 def dropin(store: Store, settings: ServiceSettings, core: Core, nest_id: int,
-           *, target_id: int | None = None) -> tuple[str, str]:
+           *, target_id: int | None = None, key: ApiKey | None = None) -> tuple[str, str]:
     """The program's file with the nest's best verified recipe applied (on ``target_id``, else on this
-    machine's target when it has one, else the best anywhere): ``(file name, text)``."""
+    machine's target when it has one, else the best anywhere): ``(file name, text)``. The file is the
+    user's code: 401/403 unless ``key`` may read the program's source (:mod:`service.access`)."""
+    with store.session() as session:
+        require_source(session, get_program(session, program_id=get_nest(session, nest_id=nest_id).program_id),
+                       key, settings)
     best = nest_detail(core, nest_id).get("best_recipes") or []
     if target_id is not None:
         best = [b for b in best if b.get("target_id") == target_id]
@@ -185,6 +202,4 @@ def dropin(store: Store, settings: ServiceSettings, core: Core, nest_id: int,
     with locate(program.source, nest) as found:
         transformed = apply_recipe(found.scops[found.index], Recipe.from_dict(chosen["recipe"]))
         text = replace_regions(found.path, {found.index: transformed}, found.scops)
-    base = Path(program.name).name or "program.c"
-    stem = base[:-2] if base.endswith(".c") else base
-    return f"{stem}.tuned.c", text
+    return tuned_name(program.name), text

@@ -1,34 +1,38 @@
 """``/ui``: the dashboard's pages. Thin: parse, call the page-data functions, render a template.
 
 Every page reads only, under the API's read rule (:mod:`service.ui.deps`); the two writes a page
-offers (cancelling a job, evaluating) go from the browser to the API with the user's key.
+offers (cancelling a job, evaluating) go from the browser to the API with the user's key. Every form
+is checked to come from the dashboard itself (:func:`service.ui.deps.same_origin_form`); sources and
+drop-in files are served to the keys that own them (:mod:`service.access`).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, Path, Query, Request
+from fastapi import APIRouter, Depends, Form, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.responses import HTMLResponse
 
 from database import best_per_nest
 from database.domain import JobStatus
-from loopnest.errors import ParameterError, PerfembedError
+from loopnest.errors import PerfembedError
 from service.api.deps import CoreDep, EvaluationsDep, SettingsDep, StateDep, StoreDep
 from service.errors import AuthenticationError, status_of
 from service.schemas import MAX_ID
 from service.ui import assets
-from service.ui.deps import KEY_COOKIE, PageKeyDep, PageRoute, render
+from service.ui.deps import KEY_COOKIE, PageKeyDep, PageRoute, acting_key, render, same_origin_form
+from service.ui.downloads import c_file, program_field
 from service.ui.embedding_map import highlight, map_points
 from service.ui.nest_page import dropin, nest_page
 from service.ui.overview import jobs_page
 from service.ui.overview import overview as data
 from service.ui.suggest_page import SuggestForm, read_form, suggestions, tuned_file
+from service.web_security import is_https
 
-router = APIRouter(prefix="/ui", route_class=PageRoute, include_in_schema=False)
+router = APIRouter(prefix="/ui", route_class=PageRoute, include_in_schema=False,
+                   dependencies=[Depends(same_origin_form)])
 NestId = Annotated[int, Path(ge=1, le=MAX_ID)]
 NESTS_PER_PAGE = 100
 
@@ -60,17 +64,17 @@ def nests(request: Request, db: StoreDep, _: PageKeyDep,
 
 @router.get("/nests/{nest_id}", response_class=HTMLResponse)
 def nest(request: Request, nest_id: NestId, db: StoreDep, settings: SettingsDep, core: CoreDep,
-         _: PageKeyDep) -> HTMLResponse:
-    data = nest_page(db, settings, core, nest_id)
+         key: PageKeyDep) -> HTMLResponse:
+    data = nest_page(db, settings, core, nest_id, key)
     return render(request, "nest.html", title=data["detail"].get("name") or f"Nest {nest_id}", **data,
                   min_speedup=settings.min_speedup)
 
 
 @router.get("/nests/{nest_id}/dropin.c", response_class=PlainTextResponse)
-def nest_dropin(nest_id: NestId, db: StoreDep, settings: SettingsDep, core: CoreDep, _: PageKeyDep,
+def nest_dropin(nest_id: NestId, db: StoreDep, settings: SettingsDep, core: CoreDep, key: PageKeyDep,
                 target_id: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None, download: bool = False) -> Response:
-    name, text = dropin(db, settings, core, nest_id, target_id=target_id)
-    return _c_file(name, text, download=download)
+    name, text = dropin(db, settings, core, nest_id, target_id=target_id, key=key)
+    return c_file(name, text, download=download)
 
 
 @router.get("/jobs", response_class=HTMLResponse)
@@ -98,20 +102,13 @@ async def suggest(request: Request, db: StoreDep, settings: SettingsDep, core: C
 
 
 @router.post("/suggest/tuned", response_class=PlainTextResponse)
-def suggest_tuned(evaluations: EvaluationsDep, _: PageKeyDep, program: Annotated[str, Form()],
-                  job: Annotated[str, Form(pattern=r"^[0-9a-f]{32}$")]) -> Response:
-    try:
-        request_body = json.loads(program)
-    except json.JSONDecodeError as exc:
-        raise ParameterError(f"program: not JSON ({exc.msg} at {exc.pos})") from None
-    name, text = tuned_file(request_body if isinstance(request_body, dict) else {}, job, jobs=evaluations)
-    return _c_file(name, text, download=True)
-
-
-def _c_file(name: str, text: str, *, download: bool) -> Response:
-    disposition = "attachment" if download else "inline"
-    return PlainTextResponse(text, media_type="text/x-c; charset=utf-8",
-                             headers={"Content-Disposition": f'{disposition}; filename="{name}"'})
+def suggest_tuned(state: StateDep, evaluations: EvaluationsDep, page_key: PageKeyDep, program: Annotated[str, Form()],
+                  job: Annotated[str, Form(pattern=r"^[0-9a-f]{32}$")], key: Annotated[str, Form()] = "") -> Response:
+    """The tuned file of an evaluation job, for the key that started it (typed on the page, else the cookie's)."""
+    request_body = program_field(program)
+    owner = acting_key(state, key, page_key, what=f"the tuned file of evaluation job {job}")
+    name, text = tuned_file(request_body, job, jobs=evaluations, key=owner)
+    return c_file(name, text, download=True)
 
 
 @router.get("/key", response_class=HTMLResponse)
@@ -124,18 +121,22 @@ async def key_set(request: Request, state: StateDep, key: Annotated[str, Form()]
                   forget: Annotated[str, Form()] = "") -> Response:
     """Check the key and keep it in an HttpOnly cookie for this browser's page loads (or forget it)."""
     response = RedirectResponse("/ui", status_code=303)
+    secure = is_https(request, state.settings.forwarded_allow_ips)  # served over HTTPS, or a trusted proxy says so
     if forget:
-        response.delete_cookie(KEY_COOKIE, path="/ui")
+        response.delete_cookie(KEY_COOKIE, path="/ui", secure=secure, httponly=True, samesite="strict")
         return response
     try:
         await run_in_threadpool(state.check_key, key.strip())
     except AuthenticationError as exc:
         return render(request, "key.html", title="API key", error=str(exc), status_code=401)
-    response.set_cookie(KEY_COOKIE, key.strip(), httponly=True, samesite="strict", path="/ui")
+    response.set_cookie(KEY_COOKIE, key.strip(), httponly=True, samesite="strict", path="/ui", secure=secure)
     return response
 
 
 @router.get("/static/{name}")
 def static(name: str) -> Any:
+    if name == assets.PLOTLY_CSS:
+        return Response(assets.plotly_css(), media_type=assets.media_type(name),
+                        headers={"Cache-Control": "max-age=86400"})
     path = assets.path_of(name)
     return FileResponse(path, media_type=assets.media_type(name), headers={"Cache-Control": "max-age=86400"})

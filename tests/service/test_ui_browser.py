@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,14 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where.mkdir(parents=True, exist_ok=True)
     print(f"dashboard screenshots: {where}")  # noqa: T201 -- where to look, with pytest -s
     return where
+
+
+def _wait(predicate: Any, timeout: float = 30.0) -> None:
+    """Poll ``predicate`` from the test (the dashboard's CSP forbids the eval that wait_for_function needs)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "gave up waiting"
+        time.sleep(0.05)
 
 
 class Page:
@@ -152,7 +161,7 @@ def test_jobs_page_cancels_with_a_key(tab: Page, db: UiDatabase) -> None:
     page.get_by_label("API key to cancel jobs").fill(db.key)
     page.keyboard.press("Tab")  # the button is reachable from the keyboard
     page.get_by_role("button", name=f"Cancel job {queued}").press("Enter")
-    page.wait_for_function("document.getElementById('jobs-status').textContent.includes('cancelled')")
+    page.locator("#jobs-status", has_text="cancelled").wait_for()  # the CSP forbids eval: no wait_for_function
     page.wait_for_load_state("networkidle")
     page.wait_for_selector(f'tr[data-job="{queued}"] >> text=cancelled')
 
@@ -162,7 +171,7 @@ def test_suggest_round_trip(tab: Page, db: UiDatabase, tmp_path: Path) -> None:
     upload = tmp_path / "mine.c"
     upload.write_text(GEMM.read_text())
     page.get_by_label("or a .c file").set_input_files(str(upload))
-    page.wait_for_function("document.getElementById('source').value.includes('for')")
+    _wait(lambda: "for" in page.input_value("#source"))
     page.get_by_label("Parameters").fill("ni=48 nj=48 nk=48")
     page.get_by_label("Neighbours per nest").fill("2")
     page.get_by_role("button", name="Suggest").click()
@@ -175,8 +184,7 @@ def test_suggest_round_trip(tab: Page, db: UiDatabase, tmp_path: Path) -> None:
     tab.shot("suggest")
     page.get_by_label("API key", exact=True).fill(db.key)
     page.get_by_role("button", name="Evaluate").click()
-    page.wait_for_function("document.getElementById('eval-status').textContent.startsWith('Evaluation done')",
-                           timeout=240_000)
+    page.locator("#eval-status", has_text="Evaluation done").wait_for(timeout=240_000)
     assert "verified=true" in page.locator("#eval-result").inner_text()
     tab.shot("suggest-evaluated")
     with page.expect_download() as download:

@@ -56,6 +56,7 @@
           status.textContent = "Evaluation done.";
           show(job.result);
           document.getElementById("tuned-job").value = job.id;
+          document.getElementById("tuned-key").value = key;  // the job is the key's: the download asks for it
           var tuned = job.result.nests.some(function (n) { return n.accepted; });
           document.querySelector("#tuned-form button").textContent = tuned ? "Download the tuned file"
             : "Download the file (unchanged: no recipe held up)";
