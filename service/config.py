@@ -58,7 +58,9 @@ class ServiceSettings(DatabaseSettings):
     # connection is closed after keep_alive_s. At max_connections, a new connection takes the place of
     # the one that has waited longest without a request in progress (slow-loris connections go first).
     # At most max_requests_in_flight requests are answered at once (503 beyond), a keyless client's at
-    # most keyless_requests_in_flight (429 beyond); /healthz, /readyz and /metrics are never refused.
+    # most keyless_requests_in_flight and all keyless ones together keyless_requests_in_flight_total (429
+    # beyond): a keyless flood leaves the threads (and the interpreter's lock) to key holders and the
+    # probes. /healthz, /readyz and /metrics are never refused.
     max_header_bytes: int = Field(default=16 * 1024, ge=1024, le=1024 * 1024, description="Request line and "
                                   "headers, in bytes.")
     max_header_count: int = Field(default=100, ge=8, le=10_000, description="Headers of one request.")
@@ -68,6 +70,8 @@ class ServiceSettings(DatabaseSettings):
     max_requests_in_flight: int = Field(default=256, ge=1, description="Requests answered at once.")
     keyless_requests_in_flight: int = Field(default=16, ge=1, description="Requests of one keyless client "
                                             "answered at once.")
+    keyless_requests_in_flight_total: int = Field(default=8, ge=1, description="Requests without a key answered "
+                                                  "at once, all clients together.")
     thread_pool_size: int = Field(default=40, ge=4, le=1024, description="Threads for blocking request work; "
                                   "the database's connection pool is sized to it.")
     forwarded_allow_ips: str = Field(default="127.0.0.1", description="Proxies whose X-Forwarded-For names the "

@@ -2,9 +2,10 @@
 
 - A request with more than ``max_header_count`` headers gets 431 (their size is bounded by the HTTP
   parser: :mod:`service.serving`).
-- At most ``max_requests_in_flight`` requests are answered at once (503 with Retry-After beyond), and a
-  keyless client (by address) has at most ``keyless_requests_in_flight`` of them (429 beyond): a flood
-  of keyless reads cannot take every thread from a key holder. A client counts as a key holder when the
+- At most ``max_requests_in_flight`` requests are answered at once (503 with Retry-After beyond); a
+  keyless client (by address) has at most ``keyless_requests_in_flight`` of them, and keyless clients
+  together ``keyless_requests_in_flight_total`` (429 beyond): a flood of keyless reads cannot take the
+  threads, nor the interpreter's lock, from a key holder and the probes. A client counts as a key holder when the
   key it sends was checked recently (the server's key cache); an unchecked key counts by address.
 - ``/healthz``, ``/readyz`` and ``/metrics`` are never refused.
 - Each request's caller (its address and the key it sent) is recorded for the admission of its
@@ -59,6 +60,7 @@ class LoadGuardMiddleware:
         self.max_header_count = settings.max_header_count
         self.max_in_flight = settings.max_requests_in_flight
         self.keyless_in_flight = settings.keyless_requests_in_flight
+        self.keyless_total = settings.keyless_requests_in_flight_total
         self.keyed = keyed
         self.valid = valid
         self.buckets = TokenBuckets()
@@ -82,6 +84,11 @@ class LoadGuardMiddleware:
         client = None if key is not None and self.keyed(key) else client_address(scope)
         if self.in_flight >= self.max_in_flight:
             await _refuse(send, 503, "the server is answering as many requests as it can; try again",
+                          retry_after=1)
+            return
+        if client is not None and self.by_client.total() >= self.keyless_total:
+            await _refuse(send, 429, f"{self.keyless_total} requests without an API key are in progress "
+                                     "(PERFEMBED_KEYLESS_REQUESTS_IN_FLIGHT_TOTAL); try again, or send a key",
                           retry_after=1)
             return
         if client is not None and self.by_client[client] >= self.keyless_in_flight:

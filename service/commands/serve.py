@@ -9,6 +9,8 @@ work here (:func:`loopnest.frontend.cpp_check.preprocessor_problem`), in one lin
 
 from __future__ import annotations
 
+import sys
+
 import typer
 
 from service.commands.options import make_console, where_data_lives
@@ -44,6 +46,9 @@ def serve_command(
     problem = preprocessor_problem(settings.sandbox)
     if problem is not None:
         err_console.print(f"warning: {problem}; /readyz says not ready", highlight=False, markup=False)
+    # Hand the interpreter's lock over every millisecond (not 5): the event loop, which answers the
+    # probes and cached answers, waits less behind threads busy with JSON and templates.
+    sys.setswitchinterval(0.001)
     pool = WorkerPool(workers, grace_s=grace)
     pool.start()
     try:
