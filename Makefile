@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= 1
 
-.PHONY: install test lint serve bench clean
+.PHONY: install test lint docs serve bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,8 +26,15 @@ lint: install
 	$(BIN)/mypy
 
 # --durations: every run (CI's included) lists its slowest tests; the whole run must stay under ~15 minutes.
-test: install lint
+test: install lint docs
 	$(BIN)/pytest -q -n 2 --dist loadfile --durations=15
+
+# The docs site (mkdocs.yml) into build/site, strict: a broken link or a page that does not build fails. The
+# reference pages (CLI, configuration, REST API, rejection messages) are generated from the code as it builds
+# (docs/gen/gen_pages.py); `.venv/bin/python docs/gen/perfembed_docs.py --write` renders the benchmark pages and
+# the README's headline table from docs/benchmarks/*.json (tests/test_docs.py checks they are current).
+docs: install
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --quiet
 
 # Migrate, load the shipped seed database into an empty database, then serve the API with WORKERS
 # tuning workers beside it; one Ctrl-C stops them all. Data (SQLite + FAISS) goes to the per-user
