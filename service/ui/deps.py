@@ -26,6 +26,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from markupsafe import Markup
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import HTMLResponse
 
 from database.domain import ApiKey
@@ -108,7 +109,8 @@ def acting_key(state: AppState, typed: str, page_key: ApiKey | None, *, what: st
 
 class PageRoute(APIRoute):
     """A route whose errors are HTML pages: a :class:`PerfembedError` with its API status and message,
-    a bad path or query parameter 422 naming it, anything else 500 asking for a report (logged)."""
+    a bad path or query parameter 422 naming it, a form that cannot be read 422, anything else 500
+    asking for a report (logged)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -122,6 +124,9 @@ class PageRoute(APIRoute):
                 problems = "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg')}"
                                      for e in exc.errors()[:3])
                 return error_page(request, 422, problems or "invalid request")
+            except StarletteHTTPException as exc:  # a form that cannot be read (multipart without a boundary)
+                status = 422 if exc.status_code == 400 else exc.status_code
+                return error_page(request, status, f"the form cannot be read: {exc.detail}")
             except Exception as exc:  # a perfembed bug: the log keeps the traceback
                 _logger.exception("internal error on %s %s", request.method, request.url.path, exc_info=exc)
                 return error_page(request, 500, f"internal error ({type(exc).__name__}); this is a bug in "
