@@ -14,3 +14,9 @@ def make_temp_dir_and_hang(marker: str) -> str:
     Path(marker).write_text(str(path))
     time.sleep(60)
     return str(path)
+
+
+def allocate(megabytes: int) -> int:
+    """Memory an analysis would take for a huge program."""
+    block = bytearray(megabytes << 20)
+    return len(block)

@@ -9,6 +9,7 @@ client was ever told to slow down.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from fastapi.testclient import TestClient
 from database import create_api_key
 from service.app import create_app
 from tests.security.test_analysis_budget_routes import deep_and_long
-from tests.service.factories import service_settings
+from tests.service.factories import GEMM_PARAMS, gemm_program, make_app, service_settings, wait_for_evaluation
 
 SMALL = {"source": deep_and_long(1, 1), "params": {"n": 100}}
 
@@ -95,3 +96,21 @@ def test_a_keyless_client_over_its_rate_is_told_to_wait(tmp_path: Path) -> None:
     assert second.status_code == 429 and int(second.headers["Retry-After"]) >= 1, second.text[:200]
     assert "KEYLESS_ANALYSES_PER_MINUTE" in second.json()["message"]
     assert keyed.status_code == 200, keyed.text[:200]
+
+
+def test_the_dashboards_tuned_file_analyses_within_the_budget(tmp_path: Path) -> None:
+    """Reproduction: ``/ui/suggest/tuned`` extracted the posted program with no budget (16.6 s for the bomb)."""
+    app = make_app(service_settings(tmp_path, analysis_time_limit_s=2.0), populated=True)
+    with app.state.perfembed.store().session() as session:
+        _, key = create_api_key(session, name="tuned")
+    auth = {"Authorization": f"Bearer {key}"}
+    with TestClient(app) as api:
+        r = api.post("/v1/suggestions", json={**gemm_program(), "evaluate": True, "fallback": False}, headers=auth)
+        assert r.status_code == 202, r.text[:300]
+        job = wait_for_evaluation(api, r.headers["Location"], headers=auth)
+        form = {"program": json.dumps({"source": big_initializer(4_700), "params": GEMM_PARAMS}), "job": job["id"]}
+        start = time.monotonic()
+        tuned = api.post("/ui/suggest/tuned", data=form, headers=auth)
+        elapsed = time.monotonic() - start
+    assert tuned.status_code == 422 and "PERFEMBED_ANALYSIS_TIME_LIMIT_S" in tuned.text, tuned.text[:300]
+    assert elapsed < 6.0, f"{elapsed:.1f} s"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from loopnest.errors import AnalysisTimeoutError
+from loopnest.errors import AnalysisTimeoutError, LimitExceededError
 from service.analysis_budget import BudgetedRunner
-from tests.security.hostile_work import make_temp_dir_and_hang
+from tests.security.hostile_work import allocate, make_temp_dir_and_hang
 
 
 def test_an_analysis_killed_at_its_limit_leaves_no_temporary_directory(tmp_path: Path) -> None:
@@ -21,5 +21,17 @@ def test_an_analysis_killed_at_its_limit_leaves_no_temporary_directory(tmp_path:
             runner.run(make_temp_dir_and_hang, str(marker), limit_s=2.0)
         made = Path(marker.read_text())
         assert not made.exists(), f"{made} was left behind"
+    finally:
+        runner.close()
+
+
+def test_an_analysis_over_its_memory_limit_is_a_user_error() -> None:
+    """Reproduction: the macro bomb's analysis peaked at 4.46 GB; an analysis worker's memory is now bounded
+    (PERFEMBED_ANALYSIS_MEMORY_LIMIT_MB) and going over it is a 422 naming the setting, not a crash."""
+    runner = BudgetedRunner(1, memory_mb=1024)
+    try:
+        with pytest.raises(LimitExceededError, match="PERFEMBED_ANALYSIS_MEMORY_LIMIT_MB"):
+            runner.run(allocate, 2048, limit_s=20.0)
+        assert runner.run(allocate, 8, limit_s=20.0) == 8 << 20  # the worker is still there
     finally:
         runner.close()
