@@ -273,7 +273,7 @@ class RecipeSpace:
         """The point of the polyhedral scheduler candidate: the first trial of every study, as the paper
         seeds its search with a polyhedral autoscheduler. With a time loop it is isl's schedule in short
         time tiles (:meth:`time_tile_params`): its cubes are longer than a short time loop, so their
-        wavefront is a single tile on one thread (the paper benchmark's searches of 2026-11-28: cubes of
+        wavefront is a single tile on one thread (in the paper benchmark's searches, cubes of
         32 at 0.51-0.67x of the original on three held-out stencils, short time tiles 1.10-1.72x).
         Otherwise the middle tiled variant, or the untiled schedule when no tiled one exists."""
         short = self.time_tile_params()

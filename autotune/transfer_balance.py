@@ -7,7 +7,7 @@ default) says nothing about ours: on a power-law matrix a few rows hold most of 
 then asks for ``schedule(guided)``, which balances the rows and also absorbs a thread that starts late.
 
 Measured on SpMV (CSR, n = 20,000, 50 entries a row, 2 threads, the sparse benchmark's harness, 11
-interleaved rounds, idle, 2026-11-25), median speedups over gcc, static against guided: banded 1.42x
+interleaved rounds, idle), median speedups over gcc, static against guided: banded 1.42x
 against 2.03x at 5 calls a round and 1.72x against 1.97x at 50; uniform 1.94x/1.99x and 1.86x/2.08x;
 power-law 1.85x/1.93x and 1.54x/1.97x. ``dynamic,64`` was behind guided in all six. On the banded
 matrix (every row alike) the static schedule ran at one thread's speed in about half of the 5-call

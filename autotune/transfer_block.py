@@ -4,15 +4,15 @@ nearest neighbour.
 A neighbour's register block (its ``unroll_jam`` steps) was the fastest at the neighbour's own sizes.
 On a nest that runs many times its iterations, the operand the block streams (gemm's ``B``, read once
 per block of rows) may leave the cache it stayed in there, and a taller block, reading it half as
-often, wins instead. Measured on ``examples/matmul.c`` at n = 800 (2026-12-03, Intel Xeon, 2 threads):
+often, wins instead. Measured on ``examples/matmul.c`` at n = 800 (Intel Xeon, 2 threads):
 isl's schedule jammed 8 x 4 16.6x and 16.1x against 12.5x and 13.0x for the 4 x 4 its neighbour
-residual_block_f64 (140 x 181 x 181) lends; on AMD EPYC machines 5.7-6.4x against 3.8-4.0x (stop 49).
+residual_block_f64 (140 x 181 x 181) lends; on AMD EPYC machines 5.7-6.4x against 3.8-4.0x.
 Which is faster is not predicted here: the taller block is one more candidate, and the measurement
 decides.
 
 The nearest neighbour's blocks are offered taller whatever the sizes (each of its recipes: its best and
 those of its other families): it lends the nest most of its candidates, and its search chose its
-blocks for its own body and types. On syr2k_lower_f32 (m = 128, n = 160, Intel Xeon, 2026-12-03), the
+blocks for its own body and types. On syr2k_lower_f32 (m = 128, n = 160, Intel Xeon), the
 2 x 2 block of the tiled recipe its nearest neighbour gemm_scale_cols_f64 lends (about its size; not
 its best recipe, which uses isl's schedule and ran 0.75x) ran 4.8x and 4.7x over the original in the
 paired measurement of ``perfembed measure``, the same recipe jammed 4 x 2 7.5x and 6.0x (with the

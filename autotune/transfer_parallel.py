@@ -6,7 +6,7 @@ a dependence here, or the family never had one). A recipe the screening found fa
 then also offered with its outermost loop that may run in parallel parallelized, with the OpenMP
 reduction clause where that loop carries only reductions.
 
-Measured on covariance_rank1_f64 (m = 264, n = 344, Intel Xeon, 2 threads, 2026-12-03,
+Measured on covariance_rank1_f64 (m = 264, n = 344, Intel Xeon, 2 threads,
 ``Harness.evaluate`` twice): two_mm_ikj_f64 lends ``distribute; unroll_jam 0 x2; unroll_jam 1 x4``,
 1.44x and 1.82x over the original; with ``parallelize 0`` added (after ``distribute``, each
 statement's outer loop: the rank-1 updates' row loop as an array reduction into ``cov``), 3.53x and

@@ -1,7 +1,7 @@
 """What transfer tries when no stored nest is near: the recipe space's own first guesses.
 
 A neighbour beyond the confidence gate (:func:`embeddings.designs.gate_distance`) lends recipes tuned
-for a different kind of nest; in the leave-one-family-out benchmark of 2026-11-25 (build 12's seed)
+for a different kind of nest; in the leave-one-family-out benchmark on build 12's seed
 the 3-d Jacobi stencil's five neighbours were tensor contractions and layout copies at squared distance
 14-19 (the gate: 4.2), and none of their seven adapted recipes beat the original (0.22x-0.98x), while
 two of autotuning's first ten trials, the outermost parallel loop with the innermost vectorized and
@@ -12,16 +12,16 @@ every autotuning study starts (:meth:`autotune.space.RecipeSpace.autoschedule_pa
 Within the gate, :data:`PRIOR_MODES` says what else is tried (``PERFEMBED_TRANSFER_PRIORS``): ``gate``
 nothing (the default), ``schedule`` isl's schedule, ``always`` both first guesses. In the shipped seed
 (build 14), isl's schedule alone is the nest's best recorded recipe, or within 10% of it, on 15 of the
-29 2-d stencils and 6 of the 22 3-d ones, and on three nests where transfer fell short in the paper
-benchmark of 2026-11-25 it is their best (jacobi2d_9pt_star_copy 1.61x, jacobi3d_7pt_kji 11.29x, SpMM
-3.69x, as the seed build recorded them), at one evaluation more. The paper benchmark of 2026-11-28
-(build 14's seed, three runs) kept ``gate``: ``schedule`` lifted the 2-d stencils whose near neighbours
+29 2-d stencils and 6 of the 22 3-d ones, and on three nests where transfer fell short in that paper
+benchmark it is their best (jacobi2d_9pt_star_copy 1.61x, jacobi3d_7pt_kji 11.29x, SpMM
+3.69x, as the seed build recorded them), at one evaluation more. Three paper benchmark runs on
+build 14's seed kept ``gate``: ``schedule`` lifted the 2-d stencils whose near neighbours
 are gemm nests (1.00x -> 1.34x, 1.43x confirmed) but not transfer's geomean beyond run-to-run noise, at
 0.5 evaluations a nest more.
 
 One first guess is tried within the gate in every mode: isl's schedule in short time tiles, when the
 nest has a time loop (:func:`has_time_loop`) and its nearest neighbour has none. Such a neighbour's
-recipes know nothing of time steps: in the paper benchmark of 2026-11-28 both held-out 2-d stencils
+recipes know nothing of time steps: in the paper benchmark both held-out 2-d stencils
 with a time loop had gemm nests as nearest neighbours (squared distance 3.0 and 3.7, within the gate
 of 4.1), whose recipes confirmed 1.00x against autotuning's time-tiled 1.68x and 1.61x; with the time
 tiles tried beside them, 1.34x and 1.43x. Of the 433 seed nests, the 38 with a time loop are all

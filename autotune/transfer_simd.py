@@ -6,7 +6,7 @@ leaves that loop scalar too, since vectorizing it reorders the additions. The re
 ``#pragma omp simd`` allows that reordering, so the lent recipe is also offered with its innermost loop
 vectorized (an ``unroll`` of that loop dropped: gcc takes no OpenMP pragma on an unrolled loop).
 
-Measured on dot_f64 (n = 6,553,600, Intel Xeon, 2 threads, 2026-12-03, ``perfembed measure``), whose
+Measured on dot_f64 (n = 6,553,600, Intel Xeon, 2 threads, ``perfembed measure``), whose
 five nearest neighbours outside its family in the paper benchmark are histograms and a scatter: the
 recipe scatter_add_f32 lends (``tile 64; parallel reduction; unroll 2``) 2.13x [2.08, 2.18] over the
 original, with its inner loop vectorized instead of unrolled 3.05x [2.78, 3.29]; autotuning's best

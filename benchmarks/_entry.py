@@ -2,7 +2,7 @@
 
 ``perfembed bench X`` runs each benchmark as a child process on the same terminal, so a Ctrl-C reaches
 both; and a parent that ends first leaves the child writing into a closed pipe. Both printed a Python
-traceback from the child (seen when a paper benchmark's parent was stopped, 2026-12-02: ``BrokenPipeError``).
+traceback from the child (``BrokenPipeError`` when a paper benchmark's parent was stopped).
 """
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ user's form as with the driver's static arrays, and does its best stored recipe 
 
 For each corpus nest (at the seed build's scaled sizes) one driver holds five kernels, timed interleaved
 in one process (the order rotating each repetition, each from fresh inputs): the original and the seed's
-best recipe, each in the ``global`` form (the driver's static arrays, what the seed was measured with
-until 2026-11-26) and in the ``parameters`` form (what the source declares as parameters passed to a
-function the compiler cannot look through, as in the user's own file: the harness's form now), and the
+best recipe, each in the ``global`` form (the driver's static arrays, the form the first seeds were
+measured in) and in the ``parameters`` form (what the source declares as parameters passed to a
+function the compiler cannot look through, as in the user's own file: the harness's form), and the
 recipe once more with its array parameters ``restrict``-qualified. Every kernel's outputs are verified
 against the original's in the global form.
 

@@ -3,7 +3,7 @@ compared with the baseline interleaved (AB BA ...) in fresh processes until its 
 
 A report's figures are single measurements, and each method's result is the best of several (transfer:
 every candidate of its k neighbours; autotuning: its three best trials re-measured), so run-to-run noise
-favours whichever got the luckiest reading: on 2026-11-25 batched/baxpy_2d's transfer winner read 1.64x in
+favours whichever got the luckiest reading: batched/baxpy_2d's transfer winner once read 1.64x in
 one run and 1.12x in the next, on the same seed and code. Here every distinct accepted recipe of a nest is
 compared once more (:meth:`Harness.compare`, at least :data:`CONFIRM_RUNS` processes); a method keeps its
 figure only when the interval's low end clears the margin (the geometric-mean ratio of the pairs then

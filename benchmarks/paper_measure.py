@@ -110,7 +110,7 @@ def transfer_results(cache: RecipeCache, tuner: TransferTuner, scop: Any, params
 
 
 # Autotuning's best trials re-measured per budget; the best that holds up counts. One re-measure of the
-# single best trial picked a lucky measurement: on 2026-11-25 (seed of build 11) four nests whose
+# single best trial picks a lucky measurement: in one run (seed of build 11) four nests whose
 # 10-trial winner held up (maxpool_2x2 3.19x) ended at 1.00x with 100 trials.
 REMEASURE_TOP = 3
 

@@ -316,7 +316,7 @@ def _gate_line(cfg: Mapping[str, Any]) -> str:
 
 
 def _lending(cfg: Mapping[str, Any]) -> str:
-    """What each neighbour lends, as the run's settings had it (reports before 2026-12-02 say less)."""
+    """What each neighbour lends, as the run's settings had it (older reports, without those settings, say less)."""
     families, near, far = cfg.get("transfer_families"), cfg.get("transfer_near"), cfg.get("far_families")
     if families is None:
         return "each its best"

@@ -163,8 +163,8 @@ class PaperRun:
         self.emit(ProgressEvent("nest", pos, total, held.name))
         try:
             # Held shared through the nest's isl work, code generation and compiles, as a seed build's job:
-            # beside a seed build (2026-12-02), this process's unlocked work ran beside the build's timed
-            # runs, and a stencil's parallel recipe read 0.38x there against 1.60x in its study.
+            # unlocked, this process's work would run beside a seed build's timed runs: a stencil's parallel
+            # recipe read 0.38x there against 1.60x in its study.
             with working_beside_timers(self.settings.timing_lock):
                 params, scop, deps = self._nest(held)
                 tuned = self._autotune(pos, held, scop, params)

@@ -7,8 +7,8 @@ winner did not hold up), its figure is the gcc baseline's.
 
 Transfer against autotuning is a paired ratio: both run in every round, so each round gives one ratio
 of the two, and the case's figure is their geometric mean with a 95% bootstrap interval (as the
-harness's speedups are). The ratio of the two medians over the rounds, which the report used before,
-mixes rounds of different machine states: in the 2026-11-25 run its per-case figures were off the
+harness's speedups are). The ratio of the two medians over the rounds would
+mix rounds of different machine states: in one run its per-case figures were off the
 paired ones by up to 0.16 (spmm16-banded 1.16x of medians, 1.00x [0.82, 1.21] paired).
 """
 

@@ -4,7 +4,7 @@
 a variable or an array section, and an array-section clause gives every SIMD lane a copy of the whole
 section. So the element is loaded into a local before the loop, reduced there under ``reduction(op:
 local)``, and stored back after it, once per run of the loop; a jammed body gets one local per copy's
-element (a register block of dot products). Measured on this machine (2026-11-28, 512^3 ``C[i][j] +=
+element (a register block of dot products). Measured on a 2-core machine (512^3 ``C[i][j] +=
 A[i][k] * B[j][k]`` with two elements per loop, one thread, gcc 12 ``-O3 -march=native -fopenmp``):
 locals 4.9-6.7 GFLOP/s, a one-element array-section clause 2.8-4.1, the plain loop 1.3-2.0.
 

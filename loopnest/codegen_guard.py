@@ -216,7 +216,7 @@ def _row_walks(original: Scop, tables: list[str], footprints: dict[str, isl.Set]
     or None where it cannot walk one: not one level of row pointers (``T **``, ``T *a[n]``), rows not one
     interval, or rows the original may not load: an access to the table under a data-dependent guard or
     bound, or through a subscript the analysis over-approximates (``a[idx[i]][j]``), where the check would
-    load row pointers the original never loads (review of eb11ade: a segfault past the end of a one-row
+    load row pointers the original never loads (found by review: a segfault past the end of a one-row
     table)."""
     if not all(stmt.exact_domain and not acc.approximated for stmt in original.statements
                for acc in stmt.accesses if acc.array in tables):
@@ -234,7 +234,7 @@ def _row_walks(original: Scop, tables: list[str], footprints: dict[str, isl.Set]
 def _check_printer(scop: Scop) -> CPrinter:
     """The expression printer of the run-time check, where an unsigned size parameter reads as a ``long``:
     isl's bounds subtract parameters (``row - k``), which C computes modulo 2^32 in ``unsigned int``,
-    sending a span's start 32 GiB past its row (review of eb11ade: the tuned code ran on overlapping
+    sending a span's start 32 GiB past its row (found by review: the tuned code ran on overlapping
     rows for an ``unsigned k``)."""
     printer = expression_printer(scop)
     printer.values = {p: f"((long){p})" for p in scop.params if scop.param_types.get(p, "int").startswith("unsigned")}

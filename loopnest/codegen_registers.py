@@ -20,7 +20,7 @@ printed as before, as are loops that keep SIMD reductions in locals (:mod:`loopn
 and loops where a subscript is not a function of the iterators and parameters (``x[col[p]]``, or
 ``A[i][k]`` after ``k = idx[j]`` in the body). A read the original makes only under a condition (an arm of
 ``?:``, the right of ``&&``) is not loaded before the loop, and subscripts with C's ``/`` or ``%`` are never
-taken for distinct (isl reads them as exact division and a non-negative modulo): review of dc3afa6.
+taken for distinct (isl reads them as exact division and a non-negative modulo).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class _Ref:
 def _known_element(sub: Expr, params: frozenset[str]) -> bool:
     """Whether subscript ``sub`` is a function of the loop iterators and the nest's parameters alone: not
     of an array (``x[col[p]]``) nor of a scalar the body may write (``k = idx[j]; A[i][k]``), whose value
-    before the loop, or at the end of the body, is another one (review of dc3afa6)."""
+    before the loop, or at the end of the body, is another one."""
     return all(isinstance(node, (Const, Iter, QuasiAffine, Binary, Unary))
                or (isinstance(node, Var) and node.name in params) for node in sub.walk())
 

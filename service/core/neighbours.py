@@ -40,7 +40,7 @@ def neighbours_for(ctx: CoreContext, features: Mapping[str, float | None], *, k:
 
 # The nearest TRANSFER_NEAR neighbours lend up to ``transfer_families`` families; the ones after them
 # their best alone. Their runner-up families cost evaluations and won nothing measured: in the paper
-# benchmark's 15 held-out nests (2026-12-02, Intel Xeon), no k=5 winner was a runner-up family of
+# benchmark's 15 held-out nests (Intel Xeon), no k=5 winner was a runner-up family of
 # neighbour 4 or 5, and lending only their best cut transfer k=5 from 9.4 to 7.7 candidates a nest
 # (10.2% -> 8.4% of autotune-100's evaluations) at the same screened geomean (2.78x; the figures the run
 # measured, re-read without those candidates).
