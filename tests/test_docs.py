@@ -115,6 +115,19 @@ def test_readme_headline_figures_come_from_committed_results(gen: ModuleType) ->
             assert f"docs/benchmarks/{name}.md" in readme
 
 
+@pytest.mark.parametrize("page", sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md")))
+def test_what_the_docs_import_exists(page: str) -> None:
+    """Every ``from X import a, b`` of ours in a docs page's code imports."""
+    import importlib
+
+    text = (ROOT / page).read_text(encoding="utf-8")
+    for module, names in re.findall(r"^\s*from\s+((?:loopnest|embeddings|database|autotune|service)[\w.]*)\s+"
+                                    r"import\s+([\w, ]+)", text, re.MULTILINE):
+        imported = importlib.import_module(module)
+        for name in (n.strip() for n in names.split(",") if n.strip()):
+            assert hasattr(imported, name), f"{page}: `from {module} import {name}` fails"
+
+
 def test_cli_reference_lists_every_command(gen: ModuleType) -> None:
     import typer
 
