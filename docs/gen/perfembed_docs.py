@@ -43,6 +43,19 @@ OTHER_VARIABLES: dict[str, tuple[str, str]] = {
                            "one-line message, for a bug report."),
 }
 
+# Variables of the compose file, the test suite and the notebook (not read by the installed program).
+DEVELOPMENT_VARIABLES: dict[str, tuple[str, str]] = {
+    "PERFEMBED_PORT": ("`8000`", "docker-compose.yml: the host port the reverse proxy publishes."),
+    "PERFEMBED_TEST_POSTGRES_URL": ("unset", "The test suite: a PostgreSQL URL for the database tests that need "
+                                    "one (`.ci/run` sets it); they are skipped without it."),
+    "PERFEMBED_UI_SCREENSHOTS": ("a temporary directory", "The dashboard's browser tests: where they save "
+                                 "screenshots."),
+    "PERFEMBED_ROOT": ("the checkout", "notebooks/explore.ipynb: the repository root, when the notebook runs "
+                       "elsewhere than in `notebooks/`."),
+    "PERFEMBED_NOTEBOOK_BUDGET": ("`3`", "notebooks/explore.ipynb: trials of its tuning job."),
+}
+DEVELOPMENT_GROUP = "Deployment files, tests and the notebook"
+
 # Meanings of settings fields that carry no ``description`` in their class (the comments above them there).
 FIELD_MEANINGS: dict[str, str] = {
     "cc": "C compiler of every generated variant and of a one-file program.",
@@ -74,7 +87,7 @@ GROUPS: list[tuple[str, tuple[str, ...]]] = [
       "output_limit_mb", "disk_limit_mb", "cgroup", "threads", "timing_lock")),
     ("Acceptance and transfer", ("min_speedup", "confidence", "timeout_factor", "load_threshold",
                                  "transfer_families", "transfer_priors")),
-    ("Analysis limits", ("max_statements", "max_loop_depth", "max_expression_nodes", "max_nesting_depth",
+    ("Analysis limits", ("max_nests", "max_statements", "max_loop_depth", "max_expression_nodes", "max_nesting_depth",
                          "analysis_time_limit_s")),
     ("Workers", ("worker_heartbeat_s", "worker_stale_after_s", "worker_threads", "worker_cpus",
                  "ready_min_workers")),
@@ -243,14 +256,14 @@ def cli_envvars() -> dict[str, str]:
 
     from service.cli import app
 
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, str, list[str]]] = {}
     for path, command in _commands(typer.main.get_command(app), ["perfembed"]):
         for p in command.params:
             names = [p.envvar] if isinstance(p.envvar, str) else list(p.envvar or [])
             for env in names:
                 if env.startswith(ENV_PREFIX):
-                    found.setdefault(env, f"{_clean_help(p.help)} (`{' '.join(path[1:])} {p.opts[-1]}`)")
-    return found
+                    found.setdefault(env, (_clean_help(p.help), p.opts[-1], []))[2].append(" ".join(path[1:]))
+    return {env: f"{text} (the option `{opt}` of `{'`, `'.join(where)}`)" for env, (text, opt, where) in found.items()}
 
 
 # ---------------------------------------------------------------------------------------- configuration
@@ -328,7 +341,9 @@ def configuration_rows() -> list[tuple[str, str, str, str, str]]:
         rows.append(("The CLI", env, "text", "unset", meaning))
     for env, (default, meaning) in sorted(OTHER_VARIABLES.items()):
         rows.append(("The CLI", env, "flag", default, meaning))
-    order = [g for g, _ in GROUPS] + [SERVICE_GROUP]
+    for env, (default, meaning) in sorted(DEVELOPMENT_VARIABLES.items()):
+        rows.append((DEVELOPMENT_GROUP, env, "text", default, meaning))
+    order = [g for g, _ in GROUPS] + [SERVICE_GROUP, "The CLI", DEVELOPMENT_GROUP]
     return sorted(rows, key=lambda r: (order.index(r[0]) if r[0] in order else len(order), r[0]))
 
 
