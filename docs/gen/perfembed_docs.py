@@ -315,8 +315,8 @@ def _field_type(info: Any) -> str:
     pattern = next((m.pattern for m in info.metadata if getattr(m, "pattern", None)), None)
     if pattern and pattern.startswith("^(") and pattern.endswith(")$"):
         return " | ".join(f"`{v}`" for v in pattern[2:-2].split("|"))
-    name = {bool: "boolean (1/0)", int: "integer", float: "number", str: "text"}.get(ann, getattr(ann, "__name__",
-                                                                                                  str(ann)))
+    kinds = {bool: "boolean (1/0)", int: "integer", float: "number", str: "text", Path: "path"}
+    name = kinds.get(ann, getattr(ann, "__name__", str(ann)))
     bounds = []
     for m in info.metadata:
         for attr, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
