@@ -34,7 +34,7 @@ console = make_console()
 # Error lines use markup for their colour; callers escape the user's text.
 err_console = make_console(stderr=True, markup=True, soft_wrap=True)
 
-IncludeOpt = typer.Option([], "-I", "--include", help="Directory for quoted includes (as cc -I).")
+IncludeOpt = typer.Option([], "-I", "--include", help="Include directory, for angle and quoted includes (as cc -I).")
 DefineOpt = typer.Option([], "-D", "--define", help="Macro NAME or NAME=VALUE (as cc -D).")
 ParamOpt = typer.Option([], "--param", help="Parameter value NAME=INT for sizes and trip counts.")
 FunctionOpt = typer.Option(None, "--function", help="Only nests of this function.")
