@@ -73,6 +73,7 @@ from service.commands.options import (
     resolve_threads,
     sparse_choice,
 )
+from service.commands.python_kernel import InputsOpt, is_python, with_inputs, write_python_best
 from service.commands.remote import analyze_remote, suggest_remote
 from service.commands.seed import seed_app
 from service.commands.serve import serve_command
@@ -117,8 +118,9 @@ def _root(_version: bool = typer.Option(False, "--version", is_eager=True, callb
     """Transfer tuning of C loop nests with performance embeddings."""
 
 
-def load_program(file: Path, flags: CompileFlags, function: str | None) -> Any:
-    return extract_scops(file, flags.preprocess_options(sandbox=get_settings().sandbox), function=function)
+def load_program(file: Path, flags: CompileFlags, function: str | None, inputs: Path | None = None) -> Any:
+    options = with_inputs(flags.preprocess_options(sandbox=get_settings().sandbox), inputs)
+    return extract_scops(file, options, function=function)
 
 
 def _selected(extraction: Any, nest: int | None) -> list[int]:
@@ -135,7 +137,7 @@ def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
             std: str | None = StdOpt, build_path: Path | None = BuildPathOpt, param: list[str] = ParamOpt,
             function: str | None = FunctionOpt, json_out: bool = JsonOpt,
             profile: bool = typer.Option(False, "--profile", help="Also measure dynamic features (runs the nest)."),
-            server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
+            server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt, inputs: Path | None = InputsOpt) -> None:
     """Extract every loop nest and show loops, accesses, trip counts, dependences and parallel loops.
 
     With --json each nest carries its static features (when every parameter has a value); with
@@ -146,7 +148,7 @@ def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
         return
     flags = compile_flags(file, include=include, define=define, undefine=undefine, iquote=iquote, isystem=isystem,
                           std=std, build_path=build_path)
-    extraction = load_program(file, flags, function)
+    extraction = load_program(file, flags, function, inputs)
     nests = [describe_scop(s, params) for s in extraction.scops]
     missing = sorted({p for s in extraction.scops for p in missing_params(s.params, params)})
     if json_out or profile:
@@ -263,7 +265,7 @@ def measure(file: Path = FileArg,
             reps: int = typer.Option(5, "--reps", min=1, max=1000, help=REPS_HELP),
             threads: int | None = ThreadsOpt,
             sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
-            json_out: bool = JsonOpt) -> None:
+            json_out: bool = JsonOpt, inputs: Path | None = InputsOpt) -> None:
     """Compile and time the original nest and the recipe's variant; verify the variant's outputs."""
     settings = get_settings()
     rec = Recipe.from_json(read_recipe_file(recipe)) if recipe else Recipe()
@@ -271,7 +273,7 @@ def measure(file: Path = FileArg,
     sparse = sparse_choice(sparsity, density, matrix)
     flags = compile_flags(file, include=include, define=define, undefine=undefine, iquote=iquote, isystem=isystem,
                           std=std, build_path=build_path)
-    extraction = load_program(file, flags, function)
+    extraction = load_program(file, flags, function, inputs)
     rejected = require_nests(file, len(extraction.scops), extraction.rejected, quiet=json_out)
     results = []
     for i in _selected(extraction, nest):
@@ -356,7 +358,7 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
                                               "-fopenmp)."),
             threads: int | None = typer.Option(None, "--threads", min=0, max=1024, help="Threads (0: all cores)."),
             sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
-            server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
+            server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt, inputs: Path | None = InputsOpt) -> None:
     """Neighbours of each nest from the database, their adapted recipes and (with --evaluate) measured
     speedups. With --evaluate the accepted recipes are applied together and the whole program is built
     and timed, original against tuned (--build/--run, -p BUILD_DIR, or FILE alone when it defines main):
@@ -373,16 +375,18 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
                                            "cc": cc or settings.cc, "cflags": cflags or settings.cflags})
     flags = compile_flags(file, include=include, define=define, undefine=undefine, iquote=iquote, isystem=isystem,
                           std=std, build_path=build_path)
-    spec = None if no_program_check or not evaluate else program_spec(
+    python = is_python(file)  # a NumPy kernel: --write-best writes a module checked against NumPy instead
+    spec = None if no_program_check or not evaluate or python else program_spec(
         file, flags, settings, WholeProgram(build=build, run=run, check=check, project=project, build_path=build_path))
     if spec is not None:
         with console.status(f"whole program: building {file.name}'s program as given"):
             require_build(file, spec, settings)
-    elif evaluate and write_best is not None and not no_program_check:
+    elif evaluate and write_best is not None and not no_program_check and not python:
         raise ParameterError(f"{file}: --write-best writes only a file checked as a whole program, and {file.name} "
                              f"has no main: {BUILD_HELP}; or --no-program-check to write it verified nest by nest")
-    program = dataclasses.replace(local_program(file, flags.preprocess_options(sandbox=settings.sandbox),
-                                                params=parse_params(param), function=function), sparse=sparse)
+    program = dataclasses.replace(local_program(file, with_inputs(flags.preprocess_options(sandbox=settings.sandbox),
+                                                                  inputs), params=parse_params(param),
+                                                function=function), sparse=sparse)
     with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")) as status:
         options = SuggestOptions(k=k, evaluate=evaluate, fallback=fallback, name=file.name, budget=trials)
         answer = TransferCore(store, settings).suggest(program, options,
@@ -396,7 +400,10 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
         evaluate_program(file, extraction, result, spec, settings)
     outcome = program_outcome(result, unchecked_ok=no_program_check)
     result["outcome"] = {**outcome.to_dict(), "written": None}
-    if write_best is not None:
+    if write_best is not None and python:
+        outcome, written = write_python_best(file, function, inputs, parse_params(param), result, write_best, settings)
+        result["outcome"] = {**outcome.to_dict(), "written": written}
+    elif write_best is not None:
         result["outcome"]["written"] = write_best_file(file, extraction, result, write_best, outcome,
                                                        build or (f"-p {build_path}" if build_path else None))
     if json_out:

@@ -81,6 +81,9 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
     A program over one of ``limits`` (default: the ``PERFEMBED_MAX_*`` settings) raises
     :class:`~loopnest.errors.LimitExceededError` before any recursive walk of its syntax tree."""
     path = Path(path)
+    if path.suffix == ".py":  # a NumPy kernel: the Python frontend (which builds on this module's types)
+        from loopnest.frontend.python.extract import extract_python
+        return extract_python(path, function=function, limits=limits, inputs=options.inputs if options else None)
     if not path.is_file():
         raise SourceError(f"{path}: no such file")
     options = options or PreprocessOptions()

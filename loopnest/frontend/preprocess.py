@@ -51,6 +51,8 @@ class PreprocessOptions:
     system_dirs: tuple[str, ...] = ()
     undefines: tuple[str, ...] = ()
     std: str | None = None
+    # A Python kernel's example inputs (.npz, --inputs): its shapes and sizes (loopnest.frontend.python).
+    inputs: str | None = None
 
     @staticmethod
     def parse_define(text: str) -> tuple[str, str | None]:

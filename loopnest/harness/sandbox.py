@@ -300,9 +300,11 @@ def run_limited(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str,
     full_env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TMPDIR": str(cwd), "HOME": str(cwd), **(env or {})}
     if not box.isolated:
         full_env["PATH"] = os.environ.get("PATH", "/usr/bin:/bin")
-    if box.as_nobody and not reachable_by_nobody(cwd):
+    unreachable = next((p for p in (cwd, *read_only) if not reachable_by_nobody(Path(p))), None)
+    if box.as_nobody and unreachable is not None:  # a work directory, or an interpreter (a Python kernel's check)
         # Still namespaced and read-only, but root's tasks are not bound by RLIMIT_NPROC.
-        _log.warning("perfembed: %s is not reachable by nobody; sandboxing it as root (no process limit)", cwd)
+        _log.warning("perfembed: %s is not reachable by nobody; sandboxing it as root (no process limit)",
+                     unreachable)
         box = dataclasses.replace(box, as_nobody=False)
     if box.as_nobody:
         give_to_nobody(cwd)

@@ -65,7 +65,7 @@ class ExpressionLowering:
         raise NotImplementedError
 
     def reject(self, node: ast.AST, construct: str, message: str = "") -> UnsupportedConstructError:
-        text = f"{construct}: {message}" if message else f"{construct}: {ast.unparse(node)[:80]}"
+        text = f"{construct}: {message}" if message else f"{construct}: {ast.unparse(node).splitlines()[0][:80]}"
         return UnsupportedConstructError(construct, text, self.loc(node))
 
     def loc(self, node: ast.AST) -> SourceLocation:

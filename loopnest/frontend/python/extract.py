@@ -62,7 +62,7 @@ def _functions(tree: ast.Module, path: Path, function: str | None) -> list[ast.F
     return found
 
 
-def lower_python(path: Path, function: str, *, inputs: Path | None = None,
+def lower_python(path: Path, function: str, *, inputs: str | Path | None = None,
                  limits: AnalysisLimits | None = None) -> PythonKernel:
     """The kernel ``function`` of ``path``; :class:`UnsupportedConstructError` where it leaves the subset."""
     path = Path(path)
@@ -74,7 +74,7 @@ def lower_python(path: Path, function: str, *, inputs: Path | None = None,
     return build_kernel(func, str(path), signature, f"{path.name}:{func.name}#0", limits)
 
 
-def extract_python(path: Path, *, function: str | None = None, inputs: Path | None = None,
+def extract_python(path: Path, *, function: str | None = None, inputs: str | Path | None = None,
                    limits: AnalysisLimits | None = None) -> Extraction:
     """Every function of ``path`` (or ``function``) as a Scop, and each one refused with its reason."""
     path = Path(path)
