@@ -70,8 +70,8 @@ class KernelBuilder(CreationLowering):
                 self.for_loop(node)
             case ast.Assign(targets=[target], value=value):
                 self.assign(node, target, value)
-            case ast.Assign():
-                raise self.reject(node, "chained assignment")
+            case ast.Assign(targets=targets, value=value):
+                self.chained(node, targets, value)
             case ast.AnnAssign(target=target, value=value) if value is not None:
                 self.assign(node, target, value)
             case ast.AugAssign():
@@ -133,6 +133,17 @@ class KernelBuilder(CreationLowering):
                 self.store(node, self.subscript(target), "=", self.value(value))
             case _:
                 raise self.reject(target, "assignment target", f"{ast.unparse(target)[:80]} (a name or a subscript)")
+
+    def chained(self, node: ast.Assign, targets: list[ast.expr], value_node: ast.expr) -> None:
+        """``a[...] = b[...] = value``: the value computed once, then stored in each target in turn."""
+        if not all(isinstance(t, ast.Subscript) for t in targets):
+            raise self.reject(node, "chained assignment", "a chained assignment must store into subscripts only")
+        value = self.value(value_node)
+        if not isinstance(value, View):
+            value = self.materialize(value, node)
+        for target in targets:
+            assert isinstance(target, ast.Subscript)
+            self.store(node, self.subscript(target), "=", value)
 
     def unpack_shape(self, node: ast.stmt, names: list[ast.expr], value: ast.Attribute) -> None:
         base = self.value(value.value)
