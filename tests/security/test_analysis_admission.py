@@ -87,11 +87,14 @@ def test_a_tuning_job_analyses_its_program_within_the_budget(api: tuple[TestClie
 
 
 def test_a_keyless_client_over_its_rate_is_told_to_wait(tmp_path: Path) -> None:
-    api, auth = client(tmp_path, keyless_analyses_per_minute=6.0, keyed_analyses_per_minute=600.0)
+    api, auth = client(tmp_path, keyless_analyses_per_minute=1.0, keyed_analyses_per_minute=600.0)
+    def fresh(n: int) -> dict[str, object]:  # never the same program: no analysis answered from the cache
+        return {**SMALL, "source": f"/* rate {n} {time.monotonic_ns()} */\n{SMALL['source']}"}
+
     with api:
-        first = api.post("/v1/programs:analyze", json=SMALL)
-        second = api.post("/v1/programs:analyze", json={**SMALL, "name": "other.c"})
-        keyed = api.post("/v1/programs:analyze", json={**SMALL, "name": "third.c"}, headers=auth)
+        first = api.post("/v1/programs:analyze", json=fresh(1))
+        second = api.post("/v1/programs:analyze", json=fresh(2))
+        keyed = api.post("/v1/programs:analyze", json=fresh(3), headers=auth)
     assert first.status_code == 200, first.text[:200]
     assert second.status_code == 429 and int(second.headers["Retry-After"]) >= 1, second.text[:200]
     assert "KEYLESS_ANALYSES_PER_MINUTE" in second.json()["message"]
