@@ -177,6 +177,12 @@ class Measurement:
     cpu_pressure: float | None = None  # share of the time some task waited for a CPU
     loaded: bool = False  # taken under load: not a clean result
     structure: str | None = None  # a sparse nest's index structure (SparseChoice.key()); None: the default
+    # The recipe in the user's whole program: "held: FIGURE" or "refused: WHY"; None: measured alone.
+    program_check: str | None = None
+
+    @property
+    def refused_in_program(self) -> bool:
+        return bool(self.program_check and self.program_check.startswith("refused"))
 
 
 @dataclass(frozen=True, slots=True)

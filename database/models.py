@@ -54,6 +54,9 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+PROGRAM_CHECK_LENGTH = 400  # a whole-program verdict: its figure, or its status and the first error
+
+
 class UTCDateTime(TypeDecorator[datetime]):
     """Aware UTC datetimes on every backend (SQLite stores naive text, read back as UTC)."""
 
@@ -290,6 +293,8 @@ class MeasurementModel(Base):
     loaded: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # The index structure a sparse nest ran on (SparseChoice.key()); None: the harness's default one.
     structure: Mapped[str | None] = mapped_column(String(200))
+    # What the recipe did in the user's whole program: "held: FIGURE" or "refused: WHY"; None: measured alone.
+    program_check: Mapped[str | None] = mapped_column(String(PROGRAM_CHECK_LENGTH))
 
     def to_domain(self) -> domain.Measurement:
         return domain.Measurement(
@@ -312,6 +317,7 @@ class MeasurementModel(Base):
             cpu_pressure=self.cpu_pressure,
             loaded=self.loaded,
             structure=self.structure,
+            program_check=self.program_check,
         )
 
 

@@ -88,7 +88,7 @@ from service.commands.tune import tune_command, worker_command
 from service.commands.usage import CLICK_EXCEPTION, print_error, usage_error
 from service.commands.whole_program import WholeProgram, program_spec, require_build
 from service.core import SuggestOptions, TransferCore
-from service.program_eval import BUILD_HELP, program_outcome
+from service.program_eval import BUILD_HELP, applied_recipes, program_outcome
 
 
 def _data_epilog() -> str:
@@ -389,8 +389,8 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
                                                 function=function), sparse=sparse)
     with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")) as status:
         options = SuggestOptions(k=k, evaluate=evaluate, fallback=fallback, name=file.name, budget=trials)
-        answer = TransferCore(store, settings).suggest(program, options,
-                                                       progress=lambda p: status.update(escape(p.describe())))
+        core = TransferCore(store, settings)
+        answer = core.suggest(program, options, progress=lambda p: status.update(escape(p.describe())))
     result = answer.to_dict()
     result["rejected"] = require_nests(file, len(result["nests"]), result["rejected"], quiet=json_out)
     if fallback:
@@ -398,6 +398,7 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     extraction = extract_program(program)
     if spec is not None:
         evaluate_program(file, extraction, result, spec, settings)
+        core.record_program_checks(result, applied_recipes(result))
     outcome = program_outcome(result, unchecked_ok=no_program_check)
     result["outcome"] = {**outcome.to_dict(), "written": None}
     if write_best is not None and python:

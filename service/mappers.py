@@ -80,5 +80,6 @@ def nest_detail_public(detail: NestDetail) -> dict[str, Any]:
             "features": {"static": dict(detail.static_features), "dynamic": dict(detail.dynamic_features)},
             "embedding": embedding,
             "best_recipes": [{"target_id": b.target_id, "recipe": b.recipe, "recipe_text": b.recipe_text,
-                              "speedup": b.speedup, "median_time_s": b.median_time_s, "target": b.target}
+                              "speedup": b.speedup, "median_time_s": b.median_time_s, "target": b.target,
+                              "program_check": b.program_check or "measured on the nest alone"}
                              for b in detail.best_recipes]}

@@ -34,6 +34,11 @@ def best_recipe(nest: dict[str, Any]) -> dict[str, Any] | None:
     return max(options, key=lambda o: o["speedup"] or 0.0)["recipe"] if options else None
 
 
+def applied_recipes(result: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Each nest's recipe that the whole program applies (:func:`best_recipe`), by nest index."""
+    return {n["index"]: recipe for n in result["nests"] if (recipe := best_recipe(n)) is not None}
+
+
 def nest_verified_source(file: Path, extraction: Any, result: dict[str, Any],
                          only: int | None = None) -> tuple[str, int]:
     """``file``'s text with each nest's best verified recipe applied (verified nest by nest, whatever the

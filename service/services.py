@@ -25,7 +25,7 @@ from service.config import ServiceSettings
 from service.core import Core, ProgramSource, SuggestOptions
 from service.evaluation_jobs import EvaluationJob, EvaluationJobs
 from service.mappers import program_source, search_hit_public, suggestions_public
-from service.program_eval import evaluate_program
+from service.program_eval import applied_recipes, evaluate_program
 from service.schemas import ProgramIn, SearchIn, SuggestionsIn
 
 
@@ -105,8 +105,10 @@ def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Co
 
     def evaluate(progress: ProgressFn) -> dict[str, Any]:
         answer = core.suggest(program, _options(body, evaluate=True, key=key), settings=limited, progress=progress)
-        whole = evaluate_whole_program(body, answer.to_dict(), limited, progress) if body.evaluate == "program" \
-            else None
+        raw = answer.to_dict()
+        whole = evaluate_whole_program(body, raw, limited, progress) if body.evaluate == "program" else None
+        if whole is not None:
+            core.record_program_checks(raw, applied_recipes(raw))
         return suggestions_public(answer, evaluated=True, program=whole)
 
     return jobs.submit(evaluate, owner_key_id=None if key is None else key.id)

@@ -44,6 +44,7 @@ from database.repositories.measurements import (
     measured_nest_ids,
     nest_summaries,
     ranked_recipes_for,
+    record_program_check,
 )
 from database.repositories.overview import (
     NestBest,
@@ -123,6 +124,7 @@ __all__ = [
     "live_workers",
     "load_embeddings",
     "ranked_recipes_for",
+    "record_program_check",
     "record_heartbeat",
     "register_embedding_model",
     "remove_worker",

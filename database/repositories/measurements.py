@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from database.domain import Measurement, MeasurementIn, MeasurementOrigin, RankedRecipe, canonical_json
-from database.models import MeasurementModel, NestModel, ProgramModel, RecipeModel, TargetModel
-from database.repositories._common import check_non_negative, check_positive, chunks, json_object
+from database.domain import (
+    JsonValue,
+    Measurement,
+    MeasurementIn,
+    MeasurementOrigin,
+    RankedRecipe,
+    canonical_json,
+    recipe_hash,
+)
+from database.models import PROGRAM_CHECK_LENGTH, MeasurementModel, NestModel, ProgramModel, RecipeModel, TargetModel
+from database.repositories._common import check_non_negative, check_positive, chunks, json_object, json_value
 
 
 def add_measurement(session: Session, measurement: MeasurementIn) -> Measurement:
@@ -113,16 +122,22 @@ def ranked_recipes_for(
         stmt = stmt.where(MeasurementModel.verified.is_(True))
     wanted = None if params is None else canonical_json(json_object(params, what="parameter values"))
     chosen: dict[int, tuple[MeasurementModel, RecipeModel]] = {}
+    verdicts: dict[int, tuple[int, str]] = {}  # recipe id: its latest whole-program verdict (measurement id, text)
     for measurement, recipe in session.execute(stmt):
         if wanted is not None and canonical_json(measurement.params) != wanted:
             continue
+        if measurement.program_check and measurement.id > verdicts.get(measurement.recipe_id, (-1, ""))[0]:
+            verdicts[measurement.recipe_id] = (measurement.id, measurement.program_check)
         held = chosen.get(measurement.recipe_id)
         if held is None or (_re_measured(measurement) and (not _re_measured(held[0]) or measurement.id > held[0].id)):
             chosen[measurement.recipe_id] = (measurement, recipe)
-    ranked = sorted(chosen.values(), key=lambda pair: (pair[0].speedup is None, -(pair[0].speedup or 0.0),
-                                                       pair[0].median_time_s, pair[0].id))
-    return [RankedRecipe(recipe=recipe.to_domain(), measurement=measurement.to_domain())
-            for measurement, recipe in ranked[:limit]]
+    ranked = [RankedRecipe(recipe=recipe.to_domain(), measurement=replace(
+        measurement.to_domain(), program_check=verdicts.get(measurement.recipe_id, (0, None))[1]))
+        for measurement, recipe in chosen.values()]
+    # A recipe the user's whole program refused is no nest's best (its nest figure did not hold there).
+    ranked.sort(key=lambda r: (r.measurement.refused_in_program, r.measurement.speedup is None,
+                               -(r.measurement.speedup or 0.0), r.measurement.median_time_s, r.measurement.id))
+    return ranked[:limit]
 
 
 def _re_measured(measurement: MeasurementModel) -> bool:
@@ -141,7 +156,27 @@ def best_recipe_for(
     ranked = ranked_recipes_for(
         session, nest_id=nest_id, target_id=target_id, params=params, verified_only=verified_only, limit=1
     )
-    return ranked[0] if ranked else None
+    return ranked[0] if ranked and not ranked[0].measurement.refused_in_program else None
+
+
+def record_program_check(session: Session, *, nest_id: int, target_id: int, steps: JsonValue,
+                         params: Mapping[str, Any], verdict: str) -> int:
+    """Say on the latest measurement of the recipe ``steps`` for a nest, target and parameter values what
+    it did in the user's whole program (``held: ...`` or ``refused: ...``); how many were marked (0 when
+    the recipe was never measured there)."""
+    steps = steps["steps"] if isinstance(steps, dict) and set(steps) == {"steps"} else steps
+    recipe = RecipeModel.find_by_hash(session, recipe_hash(json_value(steps, what="recipe steps")))
+    if recipe is None:
+        return 0
+    wanted = canonical_json(json_object(params, what="parameter values"))
+    rows = session.scalars(select(MeasurementModel).where(
+        MeasurementModel.nest_id == nest_id, MeasurementModel.target_id == target_id,
+        MeasurementModel.recipe_id == recipe.id).order_by(MeasurementModel.id.desc()))
+    latest = next((m for m in rows if canonical_json(m.params) == wanted), None)
+    if latest is None:
+        return 0
+    latest.program_check = verdict[:PROGRAM_CHECK_LENGTH]
+    return 1
 
 
 def delete_measurements(session: Session, *, nest_id: int) -> int:

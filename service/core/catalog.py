@@ -72,7 +72,8 @@ def nest_detail(ctx: CoreContext, nest_id: int) -> NestDetail:
             if ranked is not None:
                 recipe = Recipe.from_dict(ranked.recipe.steps)
                 best.append(BestRecipe(target_id, recipe.to_dict(), recipe_text(recipe, names),
-                                       ranked.measurement.speedup, ranked.measurement.median_time_s, target))
+                                       ranked.measurement.speedup, ranked.measurement.median_time_s, target,
+                                       ranked.measurement.program_check))
         summary = nest_summaries(session, nest_ids=[nest_id]).get(nest_id)
     return NestDetail(id=nest.id, name=None if summary is None else nest_name(summary[0], summary[1]),
                       program_id=nest.program_id, index=nest.index, normalized=nest.normalized,

@@ -7,8 +7,8 @@ package; :class:`TransferCore` wires them to one database and owns the answer ca
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from autotune.transfer import MIN_SPEEDUP
 from database.store import Store
@@ -20,6 +20,7 @@ from service.core.answer_cache import AnswerCache, Stamp
 from service.core.context import CoreContext, HarnessFactory
 from service.core.ingest import ingest_program
 from service.core.model import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
+from service.core.program_checks import record_program_checks
 from service.core.suggest import suggest
 
 T = TypeVar("T")
@@ -93,6 +94,10 @@ class TransferCore:
     def search(self, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,
                name: str | None = None) -> list[SearchHit]:
         return catalog.search(self.context, vector=vector, program=program, k=k, name=name)
+
+    def record_program_checks(self, result: Mapping[str, Any], recipes: Mapping[int, Mapping[str, Any]]) -> int:
+        """Store what the whole program said of each nest's applied recipe (:mod:`service.core.program_checks`)."""
+        return record_program_checks(self.context, result, recipes)
 
     def nest_detail(self, nest_id: int) -> NestDetail:
         return catalog.nest_detail(self.context, nest_id)

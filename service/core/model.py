@@ -217,6 +217,8 @@ class BestRecipe:
     speedup: float | None
     median_time_s: float
     target: JsonDict | None
+    # "held: ..." when it held up in a user's whole program; None: measured on the nest alone.
+    program_check: str | None = None
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ harness); the service layer depends on this protocol only, so a test may serve a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Protocol, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 from loopnest.config import Settings
 from loopnest.harness.progress import ProgressFn
@@ -46,6 +46,9 @@ class Core(Protocol):
     def search(self, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,
                name: str | None = None) -> list[SearchHit]:
         """The ``k`` stored nests nearest to ``vector`` or to the program's first nest."""
+        ...
+
+    def record_program_checks(self, result: Mapping[str, Any], recipes: Mapping[int, Mapping[str, Any]]) -> int:
         ...
 
     def nest_detail(self, nest_id: int) -> NestDetail:

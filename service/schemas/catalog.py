@@ -35,7 +35,10 @@ class NestDetailPublic(BaseModel):
     normalized: Any = Field(None, description="Its normalized form (loops, statements, accesses, roles)")
     features: JsonObject = Field(default_factory=dict, description="Static and dynamic features")
     embedding: JsonObject | list[float] | None = Field(None, description="The nest's embedding (newest model)")
-    best_recipes: list[JsonObject] = Field(default_factory=list, description="The best recipe on each target")
+    best_recipes: list[JsonObject] = Field(
+        default_factory=list, description="The best recipe on each target; program_check says whether it held up "
+        "in a user's whole program ('held: FIGURE') or was measured on the nest alone (a recipe a whole program "
+        "refused is never a best)")
 
 
 class TargetPublic(BaseModel):

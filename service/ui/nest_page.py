@@ -133,7 +133,8 @@ def measured_recipes(store: Store, nest: Nest) -> list[dict[str, Any]]:
                             "target_id": target_id, "target": targets.get(target_id), "speedup": m.speedup,
                             "low": m.speedup_low, "high": m.speedup_high, "confidence": m.confidence,
                             "verified": m.verified, "origin": m.origin.value, "median_time_s": m.median_time_s,
-                            "params": m.params, "loaded": m.loaded, "count": counts[(target_id, r.recipe.id)]})
+                            "params": m.params, "loaded": m.loaded, "count": counts[(target_id, r.recipe.id)],
+                            "program_check": m.program_check, "refused": m.refused_in_program})
     return out
 
 

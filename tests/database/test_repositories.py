@@ -41,6 +41,7 @@ from database import (
     list_targets,
     load_embeddings,
     ranked_recipes_for,
+    record_program_check,
     register_embedding_model,
     set_model_metrics,
     set_nest_features,
@@ -301,3 +302,29 @@ def test_session_scope_rolls_back_and_translates_errors(store: Store) -> None:
     with pytest.raises(StorageError, match="database error"):
         with store.session() as session:
             session.execute(select(func.no_such_function()))
+
+
+def test_a_recipe_the_whole_program_refused_is_no_longer_the_nests_best(store: Store, seed: Seed) -> None:
+    """Issue 58: a recipe whose whole program changed its output stayed the nest's verified best (on the
+    dashboard, with its drop-in download). It is stored as refused, with why, and ranked last."""
+    with store.session() as session:
+        jam = get_or_create_recipe(session, steps=[{"op": "unroll_jam", "loop": 0, "factor": 4}]).id
+        _measure(session, seed, seed.recipe_id, speedup=5.0, interval=(4.5, 5.5), confidence=0.95)
+        _measure(session, seed, jam, speedup=3.0)
+        verdict = "refused: output-changed: standard output differs at line 1"
+        assert record_program_check(session, nest_id=seed.nest_id, target_id=seed.target_id, steps=TILE,
+                                    params={"n": 1024}, verdict=verdict) == 1
+        assert record_program_check(session, nest_id=seed.nest_id, target_id=seed.target_id, steps=TILE,
+                                    params={"n": 7}, verdict=verdict) == 0  # never measured at n=7
+    with store.session() as session:
+        best = best_recipe_for(session, nest_id=seed.nest_id, target_id=seed.target_id)
+        assert best is not None and best.recipe.id == jam and best.measurement.program_check is None
+        ranked = ranked_recipes_for(session, nest_id=seed.nest_id, target_id=seed.target_id)
+        assert [r.recipe.id for r in ranked] == [jam, seed.recipe_id]
+        assert ranked[1].measurement.refused_in_program and ranked[1].measurement.program_check == verdict
+        record_program_check(session, nest_id=seed.nest_id, target_id=seed.target_id, steps={"steps": TILE},
+                             params={"n": 1024}, verdict="held: whole program 2.10x [1.9, 2.3]")
+    with store.session() as session:
+        best = best_recipe_for(session, nest_id=seed.nest_id, target_id=seed.target_id)
+        assert best is not None and best.recipe.id == seed.recipe_id
+        assert best.measurement.program_check == "held: whole program 2.10x [1.9, 2.3]"

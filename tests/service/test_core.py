@@ -17,7 +17,15 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from autotune.records import MeasurementRecorder
-from database import cancel_job, create_api_key, get_nest, get_or_create_target, get_store, list_nests
+from database import (
+    MeasurementOrigin,
+    cancel_job,
+    create_api_key,
+    get_nest,
+    get_or_create_target,
+    get_store,
+    list_nests,
+)
 from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
 from database.seed import count_records, export_seed, is_empty, load_seed
@@ -423,3 +431,26 @@ def test_a_chosen_sparse_structure_reaches_the_harness_and_the_cache_key(populat
     _suggest(recording, banded, k=3)
     assert _cached(recording, banded, k=3) is not None
     assert _cached(recording, dataclasses.replace(banded, sparse=None), k=3) is None
+
+
+def test_a_recipe_the_whole_program_refused_is_no_nests_best_in_the_core(tmp_path: Path) -> None:
+    """Issue 58: after the whole program refused a nest's recipe, the nest's detail (the API's, the
+    dashboard's drop-in download) no longer offers it as the best; one that held says so."""
+    settings = DatabaseSettings(data_dir=tmp_path)
+    core = TransferCore(get_store(settings.resolved_database_url, create=True), settings, harness=FakeHarness)
+    params = EXPECTED["corpus/kernels/blas2/gemv.c"]["params"]
+    (nest_id,) = core.ingest(program_from_file(ROOT / "corpus/kernels/blas2/gemv.c", params=params), name="gemv.c")
+    unroll = {"steps": [{"op": "unroll", "loop": 0, "factor": 2}]}
+    MeasurementRecorder(core.store, nest_id=nest_id, target_id=core.context.target_id, params=params,
+                        origin=MeasurementOrigin.TRANSFER).screened(unroll["steps"], speedup=1.8, verified=True,
+                                                                    baseline_seconds=0.01, repetitions=3, threads=1)
+    assert [b.recipe for b in core.nest_detail(nest_id).best_recipes] == [unroll]
+    answer = {"nests": [{"index": 0, "nest_id": nest_id, "params": params}],
+              "program": {"status": "output-changed", "message": "standard output differs at line 2",
+                          "accepted": False, "speedup": None}}
+    assert core.record_program_checks(answer, {0: unroll}) == 1
+    assert core.nest_detail(nest_id).best_recipes == ()
+    held = {**answer, "program": {"status": "ok", "accepted": True, "speedup": {"text": "1.50x [1.4, 1.6]"}}}
+    core.record_program_checks(held, {0: unroll})
+    (best,) = core.nest_detail(nest_id).best_recipes
+    assert best.program_check == "held: whole program 1.50x [1.4, 1.6]"
