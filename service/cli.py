@@ -367,6 +367,11 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     for its workers)."""
     sparse = sparse_choice(sparsity, density, matrix)
     if server:
+        local_only = {"--write-best": write_best, "--build": build, "--run": run, "--check": check,
+                      "--project": project, "-p": build_path, "--no-program-check": no_program_check or None}
+        if given := [name for name, value in local_only.items() if value is not None]:
+            raise ParameterError(f"{', '.join(given)}: not with --server, which answers for the file alone; run "
+                                 "without --server, or send the project through the API (files, build, run)")
         suggest_remote(server, file, include=include, define=define, params=parse_params(param), function=function,
                        k=k, evaluate=evaluate, fallback=fallback, api_key=api_key, json_out=json_out, sparse=sparse)
         return

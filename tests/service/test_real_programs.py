@@ -239,3 +239,9 @@ def test_several_nests_are_judged_together_and_each_ones_share_is_measured(proje
     assert program is not None and program["nests_tuned"] == 2 and program["accepted"], program
     assert [alone["name"] for alone in program["per_nest"]] == ["main.c#0", "main.c#1"]
     assert all(alone["status"] == "ok" and alone["speedup"]["pairs"] >= 3 for alone in program["per_nest"])
+
+
+def test_whole_program_options_are_refused_with_server_not_ignored(project: Path, tmp_path: Path) -> None:
+    proc = perfembed("suggest", "src/kernel.c", "-I", "include", "--server", "http://127.0.0.1:9", "--build", "make",
+                     "--run", "./prog", cwd=project, data=tmp_path / "data")
+    assert proc.returncode == 2 and "--build, --run: not with --server" in proc.stderr
