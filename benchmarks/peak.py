@@ -1,6 +1,6 @@
 """How close perfembed gets to the machine: dense kernels in GFLOP/s and stencils in GB/s.
 
-gcc, Polly, perfembed's best recipe and numpy (OpenBLAS), measured side by side in one run.
+gcc, Polly, perfembed's best recipe, numpy (OpenBLAS) and Intel MKL, measured side by side in one run.
 
     python -m benchmarks.peak [--json] [--quick] [--retune] [--kernels gemm,jacobi2d] [--threads N]
                               [--rounds R] [--trials N] [--no-transfer] [--out DIR]
@@ -15,7 +15,12 @@ the machine's STREAM bandwidth (``benchmarks/peak_stream.c``). Per kernel:
 - perfembed: what perfembed finds for the kernel (``benchmarks/peak_tuning.py``: transfer from the
   shipped seed, then autotuning), cached in ``OUT/tuning.json``, timed as the drop-in code the user's
   file gets (its run-time overlap check included);
-- numpy: the same computation on the same input values, with the same number of BLAS threads.
+- numpy: the same computation on the same input values, as a user calls it: in a fresh process each
+  round, one warm-up call, with the same number of threads of its own (``OPENBLAS_NUM_THREADS``);
+- MKL: ``cblas_dgemm`` / ``cblas_dsyrk`` the same way (``MKL_NUM_THREADS``; gemm, 2mm, syrk and the
+  batched product), from the optional extra ``pip install -e '.[mkl]'``; without it the column says why
+  (``benchmarks/lib_arms.py``, ``benchmarks/mkl.py``). perfembed's share of the better of the two is
+  the report's headline for gemm.
 
 Every variant runs once per round in a rotating order (``benchmarks/peak_measure.py``); figures are
 medians over the rounds with the range beside them, and every output is checked against gcc's.
@@ -30,12 +35,13 @@ import argparse
 import json
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from threadpoolctl import threadpool_info
-
 from benchmarks._entry import exit_after
+from benchmarks.lib_arms import LibArm, lib_variant, unavailable
+from benchmarks.mkl import PEAK_TWINS as MKL_TWINS
 from benchmarks.paper_measure import polly_problem
 from benchmarks.peak_kernels import KERNELS, Kernel, select
 from benchmarks.peak_measure import (
@@ -47,7 +53,6 @@ from benchmarks.peak_measure import (
     build_polly,
     interleave,
     load_inputs,
-    numpy_variant,
     working_limits,
 )
 from benchmarks.peak_report import missing_figures, render_markdown, render_text, summarize
@@ -123,19 +128,35 @@ def measure_kernel(kernel: Kernel, tuning: dict[str, Any], *, quick: bool, round
             variants.append(polly)
         found = [recipe_variant(run, scop, source, recipe) for source, recipe in candidates(tuning)]
         variants += [v for v in found if v.ok]
-        numpy, numpy_call = None, None
-        if kernel.numpy is not None:
-            try:
-                numpy, numpy_call = numpy_variant(kernel.numpy, load_inputs(run), run)
-            except RuntimeError as exc:  # the input dump did not build or run: numpy has no inputs
-                numpy = Variant("numpy")
-                numpy.fail("failed", str(exc))
-        interleave(run, variants, rounds, numpy_call, numpy)
-    return kernel_row(kernel, params, tuning, gcc=gcc, polly=polly, found=found, numpy=numpy, threads=threads)
+        arms = library_arms(kernel, run, threads) if kernel.numpy is not None else []
+        interleave(run, variants, rounds, arms)
+    libs = {variant.name: variant for variant, _ in arms}
+    return kernel_row(kernel, params, tuning, gcc=gcc, polly=polly, found=found, numpy=libs.get("numpy"),
+                      mkl=libs.get("mkl"), threads=threads)
+
+
+def library_arms(kernel: Kernel, run: KernelRun, threads: int) -> list[tuple[Variant, Callable[[], None] | None]]:
+    """numpy (OpenBLAS) and MKL on the driver's inputs, each round in a fresh process with ``threads``
+    threads of their own (``benchmarks/lib_arms.py``); MKL only for the kernels it has a twin of."""
+    try:
+        inputs = load_inputs(run)
+    except RuntimeError as exc:  # the input dump did not build or run: the libraries have no inputs
+        failed = [Variant("numpy"), Variant("mkl")]
+        for variant in failed:
+            variant.fail("failed", str(exc))
+        return [(variant, None) for variant in failed]
+    arms = [lib_variant(run, inputs, LibArm("numpy", "numpy", f"peak:{kernel.name}"), threads=threads)]
+    if kernel.name in MKL_TWINS:
+        arms.append(lib_variant(run, inputs, LibArm("mkl", "mkl", f"peak:{kernel.name}"), threads=threads))
+    else:
+        arms.append((unavailable("mkl", f"no MKL twin of {kernel.name} here (BLAS-3 calls for gemm, 2mm, syrk "
+                                        "and the batched product)"), None))
+    return arms
 
 
 def kernel_row(kernel: Kernel, params: dict[str, int], tuning: dict[str, Any], *, gcc: Variant, polly: Variant,
-               found: list[Variant], numpy: Variant | None, threads: int) -> dict[str, Any]:
+               found: list[Variant], numpy: Variant | None, threads: int,
+               mkl: Variant | None = None) -> dict[str, Any]:
     """The JSON of one kernel: each variant's times and rates, and perfembed's figure (its fastest recipe,
     or the original when perfembed kept it)."""
     work = kernel.work(params)
@@ -154,13 +175,10 @@ def kernel_row(kernel: Kernel, params: dict[str, int], tuning: dict[str, Any], *
     else:
         row["perfembed"] = {**row["gcc"], "role": "original", "source": "original kept", "recipe": None}
     if numpy is not None:
-        row["numpy"] = numpy.summary(work, 1e9) | {"blas": _blas_info()}
+        row["numpy"] = numpy.summary(work, 1e9) | {"threads": threads, "process": "fresh, one warm-up call"}
+    if mkl is not None:
+        row["mkl"] = mkl.summary(work, 1e9) | {"threads": threads, "process": "fresh, one warm-up call"}
     return row
-
-
-def _blas_info() -> list[dict[str, Any]]:
-    return [{k: lib.get(k) for k in ("internal_api", "version", "architecture", "threading_layer")}
-            for lib in threadpool_info() if lib.get("user_api") == "blas"]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -5,8 +5,9 @@ one kernel text, so all of them allocate the same arrays and fill them with the 
 values: the gcc baseline is the nest as perfembed generates its baseline, in the user's form (the
 arrays passed as the function declares them, the form the tuning harness times, README "What the
 harness times"); Polly compiles that same program with clang-16; perfembed's recipes are the baseline's
-nest transformed, as the drop-in code the user's file gets (its run-time overlap check included). numpy
-runs in this process on the very same input values (dumped by the driver) under the same thread count.
+nest transformed, as the drop-in code the user's file gets (its run-time overlap check included). The
+library arms, numpy (OpenBLAS) and MKL, run on the very same input values (dumped by the driver), each
+round in a fresh process of their own (``benchmarks/lib_arms.py``); scipy.sparse runs in this process.
 
 A round runs each variant once, each C variant in a fresh sandboxed process (one untimed warm-up call,
 then one timed call from freshly initialized inputs, or the median of ``KernelRun.reps`` of them); the
@@ -212,14 +213,16 @@ def polly_codegen(ir: str) -> dict[str, Any]:
 
 def numpy_variant(impl: Callable[[Arrays], None], inputs: Arrays, run: KernelRun, *, name: str = "numpy",
                   threads: int | None = None) -> tuple[Variant, Callable[[], None]]:
-    """numpy (or scipy) on ``inputs``: one untimed call whose outputs are dumped for verification, then per
-    round one untimed warm-up call and the median of ``run.reps`` timed calls (each on a fresh copy, the
-    copy not timed), under ``threads`` BLAS threads (default ``run.threads``).
+    """A twin in this process (scipy.sparse, single-threaded) on ``inputs``: one untimed call whose outputs
+    are dumped for verification, then per round one untimed warm-up call and the median of ``run.reps``
+    timed calls (each on a fresh copy, the copy not timed), under ``threads`` BLAS threads (default
+    ``run.threads``), a limit set once and held.
 
-    The thread limit is set here and held for the rest of the process, not entered around each call:
-    setting it again before every call left OpenBLAS's next calls up to 2.5x slower (40 ms against 16 ms
-    for 900^3 dgemm on 2 threads), so the column understated OpenBLAS. The warm-up call mirrors the C
-    drivers' (a round's first call after other processes ran was up to 2x slower, too)."""
+    Not for a multi-threaded BLAS: every C variant's sandboxed process is forked from this one, and
+    OpenBLAS's fork handler shuts its thread pools down each time; the pools that come back (at the next
+    call, or when a thread limit is set again) busy-wait for about 0.1 s, and so a timed call here shared
+    its cores with them (numpy's gemm 2x slower than alone, ``docs/benchmarks/peak.md``). numpy and MKL
+    run in a fresh process of their own instead (``benchmarks/lib_arms.py``)."""
     variant = Variant(name, reorders=True)
     threadpool_limits(limits=run.threads if threads is None else threads, user_api="blas")
 
@@ -262,13 +265,13 @@ def verify(run: KernelRun, reference: Variant, variant: Variant) -> None:
 
 
 def interleave(run: KernelRun, variants: Sequence[Variant], rounds: int,
-               numpy_call: Callable[[], None] | None = None, numpy: Variant | None = None) -> None:
+               extra: Sequence[tuple[Variant, Callable[[], None] | None]] = ()) -> None:
     """``rounds`` rounds of one timed call per variant, in an order rotating every round; outputs of the
-    first round verified against the first variant's (the gcc baseline)."""
+    first round verified against the first variant's (the gcc baseline). ``extra``: variants with a call
+    of their own (a library arm, a twin in this process); one without a call is not measured."""
     slots: list[tuple[Variant, Callable[[], None]]] = [(v, functools.partial(run.run_once, v))
                                                         for v in variants if v.ok]
-    if numpy is not None and numpy_call is not None and numpy.ok:
-        slots.append((numpy, numpy_call))
+    slots += [(variant, call) for variant, call in extra if call is not None and variant.ok]
     for r in range(rounds):
         shift = r % max(len(slots), 1)
         for variant, call in slots[shift:] + slots[:shift]:

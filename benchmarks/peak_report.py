@@ -1,14 +1,24 @@
-"""The peak benchmark's summary, targets and tables (plain text for the terminal, markdown for the file)."""
+"""The peak benchmark's summary, targets and tables (plain text for the terminal, markdown for the file).
+
+The headline (the first footer line): gemm as a share of the better library, numpy (OpenBLAS) or MKL,
+issue 63's target at 60%. ``python -m benchmarks.peak_report OUT/peak.json`` renders a run's report again
+from its result file; :func:`readme_rows` gives the README's headline row from it.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
-VARIANTS = ("gcc", "polly", "perfembed", "numpy")
-TITLES = {"gcc": "gcc", "polly": "Polly", "perfembed": "perfembed", "numpy": "numpy (OpenBLAS)"}
+VARIANTS = ("gcc", "polly", "perfembed", "numpy", "mkl")
+TITLES = {"gcc": "gcc", "polly": "Polly", "perfembed": "perfembed", "numpy": "numpy (OpenBLAS)", "mkl": "MKL"}
+OPTIONAL = ("polly", "mkl")  # columns that may be "not available" here (the figure says why)
+GEMM_SHARE = 0.6  # issue 63: gemm at least 60% of the better of OpenBLAS and MKL
 Section = tuple[str, list[str], list[list[str]]]  # (title, header, rows)
 
 
@@ -55,7 +65,7 @@ def missing_figures(report: dict[str, Any]) -> list[str]:
     if stream is not None and stream.get("status") != "ok":
         missing.append(f"STREAM: {why_missing(stream)}")
     return missing + [f"{kernel}/{name}: {why_missing(fig)}" for kernel, name, fig in figures(report)
-                      if rate(fig) is None and not (name == "polly" and fig.get("status") == "not available")]
+                      if rate(fig) is None and not (name in OPTIONAL and fig.get("status") == "not available")]
 
 
 def complete(report: dict[str, Any]) -> bool:
@@ -67,10 +77,12 @@ def summarize(report: dict[str, Any]) -> dict[str, Any]:
     """Ratios per kernel, their geometric means, and the issue's targets."""
     dense = [r for r in report["kernels"] if r["kind"] == "dense"]
     stencils = [r for r in report["kernels"] if r["kind"] == "stencil"]
-    ratios = {r["kernel"]: {f"perfembed/{b}": ratio(r, "perfembed", b) for b in ("gcc", "polly", "numpy")}
-              | {"polly/gcc": ratio(r, "polly", "gcc")} for r in report["kernels"]}
-    summary: dict[str, Any] = {"ratios": ratios, "complete": complete(report)}
-    for key in ("perfembed/gcc", "perfembed/polly", "perfembed/numpy"):
+    ratios = {r["kernel"]: {f"perfembed/{b}": ratio(r, "perfembed", b) for b in ("gcc", "polly", "numpy", "mkl")}
+              | {"perfembed/blas": _share_of_blas(r)[0], "polly/gcc": ratio(r, "polly", "gcc")}
+              for r in report["kernels"]}
+    summary: dict[str, Any] = {"ratios": ratios, "complete": complete(report),
+                               "best_blas": {r["kernel"]: _share_of_blas(r)[1] for r in dense}}
+    for key in ("perfembed/gcc", "perfembed/polly", "perfembed/numpy", "perfembed/mkl", "perfembed/blas"):
         values = [v for r in dense if (v := ratios[r["kernel"]][key])]
         summary[f"dense geomean {key}"] = geomean(values)
     copy = (((report.get("stream") or {}).get("kernels") or {}).get("copy") or {}).get("best_gbs")
@@ -81,12 +93,23 @@ def summarize(report: dict[str, Any]) -> dict[str, Any]:
     return summary
 
 
+def _share_of_blas(row: dict[str, Any]) -> tuple[float | None, str | None]:
+    """perfembed's rate over the better library's (OpenBLAS through numpy, or MKL), and which one."""
+    libs = {name: r for name in ("numpy", "mkl") if (r := rate(row.get(name)))}
+    mine = rate(row.get("perfembed"))
+    if not libs or mine is None:
+        return None, None
+    best = max(libs, key=lambda name: libs[name])
+    return mine / libs[best], best
+
+
 def targets(dense: list[dict[str, Any]], ratios: dict[str, dict[str, float | None]]) -> dict[str, Any]:
-    """Issue 12: gemm at >= 50% of OpenBLAS; every dense kernel ahead of Polly."""
+    """Issue 63: gemm at >= 60% of the better of OpenBLAS and MKL (issue 12 asked 50% of OpenBLAS);
+    every dense kernel ahead of Polly."""
     out: dict[str, Any] = {}
-    gemm = ratios.get("gemm", {}).get("perfembed/numpy")
-    out["gemm at least 50% of OpenBLAS"] = {
-        "status": "not measured" if gemm is None else ("met" if gemm >= 0.5 else "missed"), "value": gemm}
+    gemm = ratios.get("gemm", {}).get("perfembed/blas")
+    out["gemm at least 60% of the best BLAS"] = {
+        "status": "not measured" if gemm is None else ("met" if gemm >= GEMM_SHARE else "missed"), "value": gemm}
     behind = [r["kernel"] for r in dense if (ratios[r["kernel"]]["perfembed/polly"] or 0) <= 1.0]
     measured = [r["kernel"] for r in dense if ratios[r["kernel"]]["perfembed/polly"] is not None]
     out["every dense kernel ahead of Polly"] = {
@@ -143,11 +166,11 @@ def tables(report: dict[str, Any]) -> list[Section]:
     spread = f"median [min-max] of {cfg['rounds']} interleaved rounds, {cfg['threads']} threads ({cfg['placement']})"
     dense = [r for r in report["kernels"] if r["kind"] == "dense"]
     if dense:
-        header = ["kernel", "sizes", "gcc", "Polly", "perfembed", "numpy", "pe/gcc", "pe/Polly", "pe/numpy",
-                  "Polly did", "perfembed recipe"]
+        header = ["kernel", "sizes", "gcc", "Polly", "perfembed", "numpy", "MKL", "pe/gcc", "pe/Polly", "pe/numpy",
+                  "pe/MKL", "pe/best BLAS", "Polly did", "perfembed recipe"]
         rows = [[r["kernel"], _sizes(r), *(cell(r.get(v)) for v in VARIANTS),
-                 *(times(report["summary"]["ratios"][r["kernel"]][f"perfembed/{b}"])
-                   for b in ("gcc", "polly", "numpy")),
+                 *(times(report["summary"]["ratios"][r["kernel"]].get(f"perfembed/{b}"))
+                   for b in ("gcc", "polly", "numpy", "mkl", "blas")),
                  _polly_note(r), _recipe(r)] for r in dense]
         out.append((f"Dense kernels, GFLOP/s, {spread}", header, rows))
     stencils = [r for r in report["kernels"] if r["kind"] == "stencil"]
@@ -176,9 +199,42 @@ def form_line(cfg: dict[str, Any]) -> str:
     return f"every C variant in {described}"
 
 
+def headline(report: dict[str, Any]) -> list[str]:
+    """gemm as a share of the best BLAS, with both libraries' figures; why a library column is empty."""
+    lines = []
+    gemm = next((r for r in report.get("kernels", []) if r["kernel"] == "gemm"), None)
+    if gemm is not None:
+        share, best = _share_of_blas(gemm)
+        libs = ", ".join(f"{TITLES[n]} {rate(gemm.get(n)):.1f}" if rate(gemm.get(n)) else
+                         f"{TITLES[n]} {(gemm.get(n) or {}).get('status', 'not run')}" for n in ("numpy", "mkl"))
+        lines.append("headline: gemm at " + (f"{share:.0%} of the best BLAS ({TITLES[best or '']})" if share else
+                                             "an unmeasured share of the best BLAS")
+                     + f"; perfembed {cell(gemm.get('perfembed'))} GFLOP/s; {libs} GFLOP/s (each library in a "
+                       "fresh process per round, warmed up, its own threads)")
+    for name in ("mkl", "numpy"):
+        why = {(r.get(name) or {}).get("message") for r in report.get("kernels", [])
+               if (r.get(name) or {}).get("status") == "not available"}
+        lines += [f"{TITLES[name]}: not available: {reason}" for reason in sorted(w for w in why if w)]
+    return lines
+
+
+def readme_rows(report: dict[str, Any]) -> list[dict[str, str]]:
+    """The README's headline row from a run's result file (as ``docs/gen/perfembed_docs.py`` reads the
+    program suite's): gemm as a share of the best BLAS, and the dense kernels against Polly."""
+    s = summarize(report)
+    gemm, best = s["ratios"].get("gemm", {}).get("perfembed/blas"), s.get("best_blas", {}).get("gemm")
+    figure = (f"gemm at {gemm:.0%} of the best BLAS ({TITLES[best]})" if gemm and best else
+              "gemm against BLAS not measured")
+    polly = s.get("dense geomean perfembed/polly")
+    figure += f"; dense kernels {times(polly)} over Polly (geomean)" if polly else ""
+    before, after = report["load_before"]["loadavg"][0], report["load_after"]["loadavg"][0]
+    return [{"what": "gemm against the best BLAS, dense kernels", "figure": figure,
+             "conditions": f"{report['config']['threads']} threads, load {before:.1f}-{after:.1f}"}]
+
+
 def _footer(report: dict[str, Any]) -> list[str]:
     s, cfg = report["summary"], report["config"]
-    lines = [f"{k}: {times(v)}" for k, v in s.items() if k.startswith("dense geomean")]
+    lines = headline(report) + [f"{k}: {times(v)}" for k, v in s.items() if k.startswith("dense geomean")]
     lines += [f"target: {name}: {t['status']}" + (f" ({times(t['value'])})" if t.get("value") else "")
               + (f" (behind: {', '.join(t['behind'])})" if t.get("behind") else "") for name, t in s["targets"].items()]
     before, after = report["load_before"], report["load_after"]
@@ -220,3 +276,21 @@ def render_text(report: dict[str, Any]) -> str:
 
 def render_markdown(report: dict[str, Any]) -> str:
     return markdown_tables(f"Peak benchmark ({report['started']})", tables(report), _footer(report))
+
+
+def rerender(argv: list[str] | None, name: str, summarize: Callable[[dict[str, Any]], dict[str, Any]],
+             render_markdown: Callable[[dict[str, Any]], str], render_text: Callable[[dict[str, Any]], str]) -> int:
+    """``python -m benchmarks.NAME_report OUT/NAME.json [--text]``: a run's report rendered again from its
+    result file, the summary (ratios, targets, headline) recomputed; markdown on stdout."""
+    parser = argparse.ArgumentParser(prog=f"benchmarks/{name}_report.py", description=rerender.__doc__)
+    parser.add_argument("result", type=Path, help=f"the run's result file (OUT/{name}.json)")
+    parser.add_argument("--text", action="store_true", help="the terminal's plain-text tables instead")
+    args = parser.parse_args(argv)
+    report = json.loads(args.result.read_text())
+    report["summary"] = summarize(report)
+    sys.stdout.write(render_text(report) if args.text else render_markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(rerender(None, "peak", summarize, render_markdown, render_text))

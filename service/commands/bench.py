@@ -226,16 +226,18 @@ _PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}  # --
 
 @bench_app.command("peak", add_help_option=False, context_settings=_PASS_THROUGH)
 def peak_command(ctx: typer.Context) -> None:
-    """GFLOP/s and GB/s of dense kernels and stencils: gcc, Polly, perfembed, numpy (benchmarks/peak.py;
-    its options pass through: --quick, --json, --kernels, --retune, --help, ...)."""
+    """GFLOP/s and GB/s of dense kernels and stencils: gcc, Polly, perfembed, numpy (OpenBLAS) and MKL, each
+    library in a fresh process (benchmarks/peak.py; MKL from `pip install -e '.[mkl]'`; its options pass
+    through: --quick, --json, --kernels, --threads, --retune, --help, ...)."""
     _pass_through("benchmarks.peak", ctx)
 
 
 @bench_app.command("sparse", add_help_option=False, context_settings=_PASS_THROUGH)
 def sparse_command(ctx: typer.Context) -> None:
     """GFLOP/s of SpMV and SpMM on generated and Matrix Market matrices: gcc, perfembed's transferred and
-    autotuned recipes, scipy.sparse (benchmarks/sparse.py; its options pass through: --quick, --json,
-    --kernels, --matrices, --retune, --help, ...)."""
+    autotuned recipes, scipy.sparse and MKL at the same threads (benchmarks/sparse.py; MKL from
+    `pip install -e '.[mkl]'`; its options pass through: --quick, --json, --kernels, --matrices, --threads,
+    --retune, --help, ...)."""
     _pass_through("benchmarks.sparse", ctx)
 
 
