@@ -218,4 +218,4 @@ def test_the_paired_comparison_times_the_drop_in_code(tmp_path: Path) -> None:
         comparison = h.compare(INTERCHANGE, policy=AcceptancePolicy(min_runs=1, max_pairs=5))
         pair = next(h.workdir.glob("pair_*.c")).read_text()
     assert comparison.status == "ok"
-    assert "if (perfembed_check_ok)" in pair and "static double *a[64];" in pair
+    assert "if (perfembed_check_ok)" in pair and "static double *perfembed_v_a[64];" in pair  # the driver's name of a
