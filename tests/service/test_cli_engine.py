@@ -74,8 +74,8 @@ def test_suggest_fallback_autotunes_and_writes_the_autotuned_recipe(tmp_path: Pa
     out = tmp_path / "best.c"
     proc = subprocess.run([sys.executable, "-m", "service.cli", "suggest", str(kernel), "--param", "ni=96",
                            "--param", "nj=96", "--param", "nk=96", "--evaluate", "--fallback", "--trials", "6",
-                           "--write-best", str(out), "--no-program-check", "--json"], capture_output=True, text=True, timeout=600,
-                          check=False, env=env)
+                           "--write-best", str(out), "--no-program-check", "--json"], capture_output=True, text=True,
+                          timeout=600, check=False, env=env)
     assert proc.returncode == 0, proc.stderr
     (nest,) = json.loads(proc.stdout)["nests"]
     assert nest["neighbours"] == [] and nest["tuning_job"] is not None and "autotuned" in nest
