@@ -95,6 +95,8 @@ class ServiceSettings(DatabaseSettings):
 
     # /readyz answers 503 while fewer tuning workers than this are alive (0: workers are reported only).
     ready_min_workers: int = Field(default=0, ge=0, description="Live workers /readyz requires.")
+    readiness_max_age_s: float = Field(default=1.0, ge=0, description="How long one /readyz answer is reused: "
+                                       "probes under load share one run of the checks.")
 
     @property
     def database_pool_size(self) -> int:

@@ -41,8 +41,10 @@ TUNED = {"blas3/gemm_jki.c": [{"op": "interchange", "order": [0, 2, 1]},
 
 
 def service_settings(tmp: Path, **overrides: Any) -> ServiceSettings:
-    """Settings on a SQLite database in ``tmp``, one thread per run."""
-    values: dict[str, Any] = {"data_dir": tmp, "database_url": f"sqlite:///{tmp / 'perfembed.db'}", "threads": 1}
+    """Settings on a SQLite database in ``tmp``, one thread per run, /readyz answered afresh each time (a test
+    changes the workers and asks again at once)."""
+    values: dict[str, Any] = {"data_dir": tmp, "database_url": f"sqlite:///{tmp / 'perfembed.db'}", "threads": 1,
+                              "readiness_max_age_s": 0.0}
     values.update(overrides)
     return ServiceSettings(**values)
 

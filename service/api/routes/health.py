@@ -35,7 +35,8 @@ async def readyz(request: Request, state: StateDep) -> Any:
     ``resources`` the limits that bound a sandboxed run."""
     probe = getattr(request.app.state, "readiness_probe", None)
     if probe is None:
-        probe = request.app.state.readiness_probe = ReadinessProbe(lambda: _report(state))
+        probe = request.app.state.readiness_probe = ReadinessProbe(
+            lambda: _report(state), max_age_s=state.settings.readiness_max_age_s)
     body = await probe.report()
     if body is None:
         body = {"status": "not ready", "checks": {"readiness": "the checks did not finish within 5 s"},
