@@ -28,6 +28,7 @@ from loopnest.ir import Schedule, ScheduleDim, Scop
 from loopnest.polyhedral import ScheduleSpace, domains, relation_map
 from loopnest.transform.fusion import distribute
 from loopnest.transform.interchange import interchange
+from loopnest.transform.isl_scheduler import compute_schedule
 from loopnest.transform.parallel import parallelize
 from loopnest.transform.skew import skew
 from loopnest.transform.tiling import tile as tile_band
@@ -62,7 +63,7 @@ def compute_isl_schedule(scop: Scop, space: ScheduleSpace) -> IslSchedule:
     ctx.set_schedule_max_coefficient(MAX_COEFFICIENT)
     constraints = (isl.ScheduleConstraints.on_domain(domain).set_context(context)
                    .set_validity(deps).set_proximity(deps).set_coincidence(deps))
-    computed = constraints.compute_schedule()
+    computed = compute_schedule(constraints)
     flat = computed.get_map().intersect_domain(domain)
     columns = _columns(scop, flat)
     rows, level_of = _rows(columns, len(scop.statements))
