@@ -3,7 +3,7 @@ is timed against gcc -O3 and Polly in the program's own build.
 
     python -m benchmarks.programs_bench [--json] [--programs gemm,heat2d] [--dataset SMALL|MEDIUM|LARGE]
                                         [--k 5] [--threads N] [--rounds R] [--no-polly] [--with-p PROG|none]
-                                        [--out DIR] [--report FILE.md]
+                                        [--suggest-timeout S] [--out DIR] [--report FILE.md]
 
 (``perfembed bench programs`` runs it with the same options.) For each program of ``benchmarks/programs/``
 (``benchmarks/programs_suite.py``):
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ from benchmarks.programs_suite import (
     DATASETS,
     GCC,
     GCC_FLAGS,
+    SUGGEST_TIMEOUT_S,
     Program,
     SuggestFn,
     SuggestRequest,
@@ -72,6 +74,10 @@ class RunConfig:
     rounds: int
     limits: Limits
     polly_skip: str | None = None
+    suggest_timeout_s: float = SUGGEST_TIMEOUT_S
+
+    def request(self, params: dict[str, int], work: Path) -> SuggestRequest:
+        return SuggestRequest(self.dataset, params, self.k, self.threads, work, self.suggest_timeout_s)
 
 
 def measure_program(program: Program, cfg: RunConfig, suggest: SuggestFn = cli_suggest) -> dict[str, Any]:
@@ -88,7 +94,7 @@ def measure_program(program: Program, cfg: RunConfig, suggest: SuggestFn = cli_s
         work = Path(tmp)
         work.chmod(0o755)  # the sandbox's nobody builds and runs in folders below it
         progress(NAME, f"{program.name}: perfembed suggest --evaluate (k={cfg.k}, {cfg.threads} threads)")
-        tuning = suggest(program, SuggestRequest(cfg.dataset, params, cfg.k, cfg.threads, work))
+        tuning = suggest(program, cfg.request(params, work))
         progress(NAME, f"{program.name}: {tuning.status}: {tuning.reason}")
         row["suggest"] = tuning.to_dict()
         row.update(nest_fields(tuning, program.function))
@@ -171,7 +177,7 @@ def with_p(program: Program, cfg: RunConfig, suggest_p: SuggestFn) -> dict[str, 
     except ValueError as exc:
         return {"program": program.name, "status": "failed", "reason": str(exc), "tuned": False}
     with tempfile.TemporaryDirectory(prefix="perfembed-programs-p-") as tmp:
-        tuning = suggest_p(program, SuggestRequest(cfg.dataset, params, cfg.k, cfg.threads, Path(tmp)))
+        tuning = suggest_p(program, cfg.request(params, Path(tmp)))
     progress(NAME, f"{program.name} (-p): {tuning.status}: {tuning.reason}")
     return {"program": program.name, **tuning.to_dict(), "tuned": tuning.tuned_text is not None,
             **nest_fields(tuning, program.function)}
@@ -188,13 +194,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=0, help="threads of every run (default: every core)")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (default 5)")
     parser.add_argument("--no-polly", action="store_true", help="leave Polly out")
+    parser.add_argument("--suggest-timeout", type=int, default=int(SUGGEST_TIMEOUT_S), metavar="S",
+                        help=f"stop a program's suggest after S seconds (default {SUGGEST_TIMEOUT_S:.0f})")
     parser.add_argument("--with-p", default=None, metavar="PROG",
                         help="also run the -p BUILD_DIR form on PROG (default: the first program; none: skip)")
     parser.add_argument("--out", type=Path, default=None,
                         help="folder of programs.json/.md (default DATA_DIR/programs)")
     parser.add_argument("--report", type=Path, default=None, help="also write the markdown report here")
     args = parser.parse_args(argv)
-    check_at_least(parser, args, ("k", 1), ("threads", 0), ("rounds", 1))
+    check_at_least(parser, args, ("k", 1), ("threads", 0), ("rounds", 1), ("suggest_timeout", 1))
     try:
         args.selected = select_programs(load_suite(), args.programs)
     except ValueError as exc:
@@ -209,15 +217,17 @@ def run_benchmark(args: argparse.Namespace, settings: Settings, suggest: Suggest
     """Every selected program's row, the ``-p`` check, the summary; written to OUT (and ``--report``)."""
     limits = Limits.from_settings(settings)
     polly_skip = "--no-polly" if args.no_polly else polly_problem(POLLY_CC, POLLY_FLAGS, limits)
-    cfg = RunConfig(args.dataset, args.k, args.threads or os.cpu_count() or 1, args.rounds, limits, polly_skip)
+    cfg = RunConfig(args.dataset, args.k, args.threads or os.cpu_count() or 1, args.rounds, limits, polly_skip,
+                    args.suggest_timeout)
     out_dir = (args.out or settings.data_dir / NAME).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {
         "benchmark": NAME, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine": machine(),
         "load_before": machine_load(),
         "config": {"dataset": cfg.dataset, "k": cfg.k, "threads": cfg.threads, "rounds": cfg.rounds,
+                   "suggest_timeout_s": cfg.suggest_timeout_s,
                    "gcc": f"{GCC} {GCC_FLAGS}", "polly": f"{POLLY_CC} {POLLY_FLAGS}", "polly_skipped": polly_skip,
-                   "programs": [p.name for p in args.selected], "out": str(out_dir)}}
+                   "programs": [p.name for p in args.selected], "out": str(out_dir), "commit": git_commit()}}
     start = time.perf_counter()
     report["programs"] = [measure_program(p, cfg, suggest) for p in args.selected]
     p_name = args.with_p or (args.selected[0].name if args.selected else "none")
@@ -228,6 +238,19 @@ def run_benchmark(args: argparse.Namespace, settings: Settings, suggest: Suggest
         args.report.parent.mkdir(parents=True, exist_ok=True)
         args.report.write_text(render_markdown(report))
     return report
+
+
+def git_commit() -> str | None:
+    """The checkout's commit (``+ changes`` when its tracked files differ from it); None outside a checkout."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                              timeout=30, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "loopnest", "service", "autotune",
+                                "database", "embeddings"], cwd=root, timeout=30, check=False).returncode != 0
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + (" + uncommitted changes" if dirty else "")
 
 
 def main(argv: list[str] | None = None) -> int:

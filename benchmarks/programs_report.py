@@ -13,7 +13,7 @@ MEASURED = ("tuned", "not-tuned")
 MIN_RATIO = 0.95  # issue 58: no program slower than its original beyond this
 TARGET_GCC, TARGET_POLLY = 4.0, 2.0
 HEADER = ["program", "outcome", "nests acc/total (refused)", "nest speedup", "whole program vs gcc",
-          "vs Polly", "Polly vs gcc", "gcc s", "tuned s", "Polly s"]
+          "vs Polly", "Polly vs gcc", "gcc s", "tuned s", "Polly s", "suggest s", "load"]
 
 
 def ratio_of(row: dict[str, Any], key: str) -> float | None:
@@ -110,6 +110,12 @@ def seconds(row: dict[str, Any], name: str) -> str:
     return f"{value:.3f}" if value is not None else (variant.get("status") or "-")
 
 
+def timing_load(row: dict[str, Any]) -> str:
+    """The 1-minute load average when the program's timing began (the machine has ``cpus`` cores)."""
+    load = (row.get("load_before_timing") or {}).get("loadavg")
+    return f"{load[0]:.1f}" if load else "-"
+
+
 def table_rows(report: dict[str, Any]) -> list[list[str]]:
     rows = []
     for r in report.get("programs", []):
@@ -118,11 +124,13 @@ def table_rows(report: dict[str, Any]) -> list[list[str]]:
         speed = r.get("speedup") or {}
         rows.append([r["program"], r.get("status", "-"), nests, nest_text(r), fig(speed.get("vs_gcc")),
                      fig(speed.get("vs_polly")), fig(speed.get("polly_vs_gcc")), seconds(r, "original"),
-                     seconds(r, "tuned"), seconds(r, "polly")])
+                     seconds(r, "tuned"), seconds(r, "polly"), f"{(r.get('suggest') or {}).get('seconds', 0):.0f}",
+                     timing_load(r)])
     s = report.get("summary") or summarize(report)
     nests = "{accepted}/{total} ({refused})".format(**s["nests"])
-    rows.append(["geomean", f"{s['tuned']}/{s['programs']} tuned", nests,
-                 "", gm(s["geomean_vs_gcc"]), gm(s["geomean_vs_polly"]), gm(s["geomean_polly_vs_gcc"]), "", "", ""])
+    total = ["geomean", f"{s['tuned']}/{s['programs']} tuned", nests, "", gm(s["geomean_vs_gcc"]),
+             gm(s["geomean_vs_polly"]), gm(s["geomean_polly_vs_gcc"])]
+    rows.append(total + [""] * (len(HEADER) - len(total)))
     return rows
 
 
@@ -169,12 +177,14 @@ def render_markdown(report: dict[str, Any]) -> str:
     out = ["# perfembed on the program suite (`perfembed bench programs`)", "",
            f"Run {report.get('started')} on {machine.get('cpu')} ({machine.get('cores')} cores), "
            f"{cfg['dataset']} dataset, {cfg['threads']} threads, k={cfg['k']}, {cfg['rounds']} interleaved rounds "
-           f"of original / tuned / Polly in rotating order; {report.get('seconds', 0):.0f} s in all.", "",
+           f"of original / tuned / Polly in rotating order; {report.get('seconds', 0):.0f} s in all; perfembed at "
+           f"{cfg.get('commit') or 'an unknown commit'}.", "",
            f"gcc: `{cfg['gcc']}`; Polly: `{cfg['polly']}`. Speedups are whole-process wall times, the geometric "
            "mean of the rounds' ratios with a 95% bootstrap interval. *vs gcc* is the program the user has after "
            "`perfembed suggest --write-best` (1.00x when nothing was written) against the original; *vs Polly* "
            "the same program against the original built by Polly. Nest speedups are suggest's own figures "
-           "(each nest alone, in its measurement driver).", "",
+           "(each nest alone, in its measurement driver). *load*: the 1-minute load average when the program's "
+           "timing began.", "",
            "| " + " | ".join(HEADER) + " |", "|" + " --- |" * len(HEADER)]
     out += ["| " + " | ".join(cell.replace("|", "/") for cell in r) + " |" for r in table_rows(report)]
     out += ["", *[f"- {line}" for line in notes(report)], "",

@@ -23,7 +23,15 @@ from typer.testing import CliRunner
 from benchmarks.paper_measure import polly_problem
 from benchmarks.programs_bench import RunConfig, measure_program, parse_args
 from benchmarks.programs_report import missing_figures, render_markdown, render_text, summarize
-from benchmarks.programs_suite import SUITE, Program, SuggestRequest, Tuning, dataset_params, failed_suggest
+from benchmarks.programs_suite import (
+    SUITE,
+    Program,
+    SuggestRequest,
+    Tuning,
+    dataset_params,
+    failed_suggest,
+    run_suggest,
+)
 from loopnest.harness import Limits
 from service.commands.bench import bench_app
 
@@ -150,3 +158,11 @@ def test_a_suggest_whose_original_does_not_build_reads_as_build_failed() -> None
     assert tuning.status == "build-failed" and message in tuning.reason and tuning.exit_code == 2
     crashed = subprocess.CompletedProcess(["perfembed"], 1, "", "Traceback ...\nRuntimeError: boom\n")
     assert failed_suggest(None, crashed, 1.0, []).reason == "RuntimeError: boom"
+
+
+def test_a_suggest_that_hangs_or_is_killed_says_so(tmp_path: Path) -> None:
+    request = SuggestRequest("SMALL", {}, 5, 1, tmp_path, timeout_s=1)
+    hung = run_suggest(["sleep", "30"], tmp_path / "tuned.c", request)
+    assert hung.status == "error" and "no answer in 1 s" in hung.reason
+    killed = run_suggest(["sh", "-c", "kill -TERM $$"], tmp_path / "tuned.c", request)
+    assert killed.status == "error" and "stopped by signal 15" in killed.reason
