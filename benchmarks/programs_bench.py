@@ -29,6 +29,7 @@ measured (tuned or not), 1 when one failed to build, run or check out, 2 on a us
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import tempfile
@@ -201,6 +202,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=None,
                         help="folder of programs.json/.md (default DATA_DIR/programs)")
     parser.add_argument("--report", type=Path, default=None, help="also write the markdown report here")
+    parser.add_argument("--render", type=Path, default=None, metavar="JSON",
+                        help="run nothing: render an earlier result (programs.json) as text, or to --report")
     args = parser.parse_args(argv)
     check_at_least(parser, args, ("k", 1), ("threads", 0), ("rounds", 1), ("suggest_timeout", 1))
     try:
@@ -214,7 +217,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def run_benchmark(args: argparse.Namespace, settings: Settings, suggest: SuggestFn = cli_suggest,
                   suggest_p: SuggestFn = cli_suggest_p) -> dict[str, Any]:
-    """Every selected program's row, the ``-p`` check, the summary; written to OUT (and ``--report``)."""
+    """Every selected program's row, the ``-p`` check, the summary; written to OUT (and ``--report``).
+    With ``--render``, the earlier result instead (its summary computed again), written to ``--report``."""
+    if args.render is not None:
+        return render_earlier(args.render, args.report)
     limits = Limits.from_settings(settings)
     polly_skip = "--no-polly" if args.no_polly else polly_problem(POLLY_CC, POLLY_FLAGS, limits)
     cfg = RunConfig(args.dataset, args.k, args.threads or os.cpu_count() or 1, args.rounds, limits, polly_skip,
@@ -237,6 +243,15 @@ def run_benchmark(args: argparse.Namespace, settings: Settings, suggest: Suggest
     if args.report is not None:
         args.report.parent.mkdir(parents=True, exist_ok=True)
         args.report.write_text(render_markdown(report))
+    return report
+
+
+def render_earlier(result: Path, markdown: Path | None) -> dict[str, Any]:
+    """An earlier result (``programs.json``), its summary computed again, rendered to ``markdown`` if given."""
+    report: dict[str, Any] = json.loads(result.read_text())
+    report["summary"] = summarize(report)
+    if markdown is not None:
+        markdown.write_text(render_markdown(report))
     return report
 
 

@@ -168,7 +168,7 @@ def render_text(report: dict[str, Any]) -> str:
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     cfg = report["config"]
     head = (f"perfembed on the program suite: {cfg['dataset']} dataset, {cfg['threads']} threads, "
-            f"{cfg['rounds']} interleaved rounds, whole-process wall time")
+            f"{cfg['rounds']} interleaved rounds, whole-process wall time (inside the sandbox)")
     return "\n".join([head, *lines, "", *notes(report)]) + "\n"
 
 
@@ -179,15 +179,19 @@ def render_markdown(report: dict[str, Any]) -> str:
            f"{cfg['dataset']} dataset, {cfg['threads']} threads, k={cfg['k']}, {cfg['rounds']} interleaved rounds "
            f"of original / tuned / Polly in rotating order; {report.get('seconds', 0):.0f} s in all; perfembed at "
            f"{cfg.get('commit') or 'an unknown commit'}.", "",
-           f"gcc: `{cfg['gcc']}`; Polly: `{cfg['polly']}`. Speedups are whole-process wall times, the geometric "
-           "mean of the rounds' ratios with a 95% bootstrap interval. *vs gcc* is the program the user has after "
+           f"gcc: `{cfg['gcc']}`; Polly: `{cfg['polly']}`. Speedups are whole-process wall times (taken inside "
+           "the sandbox, as suggest does), the geometric mean of the rounds' ratios with a 95% bootstrap "
+           "interval. *vs gcc* is the program the user has after "
            "`perfembed suggest --write-best` (1.00x when nothing was written) against the original; *vs Polly* "
            "the same program against the original built by Polly. Nest speedups are suggest's own figures "
            "(each nest alone, in its measurement driver). *load*: the 1-minute load average when the program's "
            "timing began.", "",
            "| " + " | ".join(HEADER) + " |", "|" + " --- |" * len(HEADER)]
     out += ["| " + " | ".join(cell.replace("|", "/") for cell in r) + " |" for r in table_rows(report)]
-    out += ["", *[f"- {line}" for line in notes(report)], "",
+    out += ["", *[f"- {line}" for line in notes(report)], ""]
+    if report.get("remarks"):  # what the person who ran it found, kept in the result JSON
+        out += ["## Remarks on this run", "", *[f"- {line}" for line in report["remarks"]], ""]
+    out += [
             "<details><summary>summary (JSON)</summary>", "", "```json",
             json.dumps(report.get("summary"), indent=1, default=str), "```", "</details>", ""]
     return "\n".join(out)

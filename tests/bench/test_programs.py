@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks.paper_measure import polly_problem
-from benchmarks.programs_bench import RunConfig, measure_program, parse_args
+from benchmarks.programs_bench import RunConfig, measure_program, parse_args, render_earlier
 from benchmarks.programs_report import missing_figures, render_markdown, render_text, summarize
 from benchmarks.programs_suite import (
     SUITE,
@@ -166,3 +166,13 @@ def test_a_suggest_that_hangs_or_is_killed_says_so(tmp_path: Path) -> None:
     assert hung.status == "error" and "no answer in 1 s" in hung.reason
     killed = run_suggest(["sh", "-c", "kill -TERM $$"], tmp_path / "tuned.c", request)
     assert killed.status == "error" and "stopped by signal 15" in killed.reason
+
+
+def test_an_earlier_result_renders_again_with_its_remarks(tuned_row: tuple, tmp_path: Path) -> None:
+    _, row, _ = tuned_row
+    result = tmp_path / "programs.json"
+    result.write_text(json.dumps({**report_of(row), "summary": None, "remarks": ["one disturbed round"]}))
+    again = render_earlier(result, tmp_path / "programs.md")
+    assert again["summary"] == summarize(again)
+    markdown = (tmp_path / "programs.md").read_text()
+    assert "## Remarks on this run\n\n- one disturbed round" in markdown and "| mvpair | tuned |" in markdown
