@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks._entry import exit_after
+
 Arrays = dict[str, np.ndarray]
 Call = Callable[[Arrays], None]
 
@@ -95,9 +97,10 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
     return {"times": times, "info": info}
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
     try:
-        result = run(json.loads(Path(argv[0]).read_text()))
+        result = run(json.loads(Path(args[0]).read_text()))
     except Exception as exc:  # reported in the arm's row by the parent, never a traceback
         print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
         return 1
@@ -106,4 +109,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    exit_after(main)

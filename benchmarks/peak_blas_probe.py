@@ -34,6 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks._entry import exit_after
+
 ROOT = Path(__file__).resolve().parents[1]
 SETTLE_S = 0.3  # longer than OpenBLAS's busy-wait (2^28 cycles: about 0.1 s)
 STATES = ("alone", "after a fork", "after a fork, limit per call", "after a fork, limit on numpy's OpenBLAS only",
@@ -153,4 +155,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_after(main)

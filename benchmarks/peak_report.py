@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from benchmarks._entry import exit_after
+
 VARIANTS = ("gcc", "polly", "perfembed", "numpy", "mkl")
 TITLES = {"gcc": "gcc", "polly": "Polly", "perfembed": "perfembed", "numpy": "numpy (OpenBLAS)", "mkl": "MKL"}
 OPTIONAL = ("polly", "mkl")  # columns that may be "not available" here (the figure says why)
@@ -292,5 +294,10 @@ def rerender(argv: list[str] | None, name: str, summarize: Callable[[dict[str, A
     return 0
 
 
+def main() -> int:
+    """Render the report again from a result file given on the command line."""
+    return rerender(None, "peak", summarize, render_markdown, render_text)
+
+
 if __name__ == "__main__":
-    sys.exit(rerender(None, "peak", summarize, render_markdown, render_text))
+    exit_after(main)

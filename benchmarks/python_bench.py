@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks._entry import exit_after
 from loopnest.frontend.python.check import example_inputs
 from loopnest.frontend.python.dropin import python_dropin
 from loopnest.frontend.python.extract import lower_python
@@ -200,4 +201,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_after(main)

@@ -18,10 +18,10 @@ paired ones by up to 0.16 (spmm16-banded 1.16x of medians, 1.00x [0.82, 1.21] pa
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Iterator
 from typing import Any
 
+from benchmarks._entry import exit_after
 from benchmarks.peak_report import (
     Section,
     cell,
@@ -271,5 +271,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     return markdown_tables(f"Sparse benchmark ({report['started']})", tables(report), _footer(report))
 
 
+def main() -> int:
+    """Render the report again from a result file given on the command line."""
+    return rerender(None, "sparse", summarize, render_markdown, render_text)
+
+
 if __name__ == "__main__":
-    sys.exit(rerender(None, "sparse", summarize, render_markdown, render_text))
+    exit_after(main)

@@ -83,7 +83,8 @@ def test_a_recipe_is_timed_in_the_users_form_as_the_drop_in_code(tmp_path: Path)
     assert variant.ok and variant.info["same_code"] is False
     source = (tmp_path / "perfembed_autotune.c").read_text()
     body = next(line for line in source.splitlines() if line.startswith("__attribute__((noinline, noipa)) void"))
-    assert all(f"(*{name})[" in body for name in ("A", "B", "C"))  # the arrays are the function's parameters
+    # the arrays are the function's parameters (the driver prefixes the user's names)
+    assert all(f"(*perfembed_v_{name})[" in body for name in ("A", "B", "C"))
     assert "#pragma omp parallel for" in source and "__UINTPTR_TYPE__" in source  # with its overlap check
 
 

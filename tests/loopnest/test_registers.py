@@ -46,7 +46,7 @@ def test_a_jammed_gemm_loads_a_once_per_loop_and_stores_each_c_element_once_per_
         assert apply_and_verify(harness, GEMM_BLOCK)
         # A tuning trial times the same code as the drop-in code's tuned branch (the locals included).
         timed = (harness._dir() / f"variant_{GEMM_BLOCK.hash[:12]}.c").read_text()
-        assert "const double perfembed_reg0 = A[" in timed
+        assert "const double perfembed_reg0 = perfembed_v_A[" in timed  # the driver prefixes the user's names
 
 
 TWO_ELEMENTS = """

@@ -43,6 +43,6 @@ def test_a_busy_machine_is_said_on_each_screening_figure_and_at_the_end(capsys: 
     nest = {"index": 0, "name": "k.c#0", "function": "k", "neighbours": [], "candidates": [], "confident": True,
             "evaluated": evaluated, "accepted": False, "best": None, "screening_pressure": 0.62, "busy": True}
     print_suggestions({"nests": [nest]}, None, database="sqlite://")
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # the console wraps at its width
     assert "screening speedup 0.05x, machine busy (62% CPU pressure)" in out
     assert "rerun on an idle machine, or with --threads 1" in out
