@@ -400,7 +400,8 @@ def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[
     result["rejected"] = require_nests(file, len(result["nests"]), result["rejected"], quiet=json_out)
     if fallback:
         run_fallback_jobs(store, settings, result, trials)
-    extraction = extract_program(program)
+    # The core extracted the nests too; the CLI needs them again only to apply recipes to the file.
+    extraction = extract_program(program) if spec is not None or (write_best is not None and not python) else None
     if spec is not None:
         evaluate_program(file, extraction, result, spec, settings)
         core.record_program_checks(result, applied_recipes(result))

@@ -15,7 +15,7 @@ from loopnest.dropin import replace_regions
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.harness.program import ProgramSpec, compare_programs
 from loopnest.harness.progress import Progress, ProgressFn, step_reporter
-from loopnest.harness.sandbox import Limits
+from loopnest.harness.sandbox import SANDBOX_ERROR, Limits
 from loopnest.transform.recipe import Recipe, apply_recipe
 from loopnest.transform.recipe_text import loop_names, recipe_text
 
@@ -43,8 +43,7 @@ def nest_verified_source(file: Path, extraction: Any, result: dict[str, Any],
                          only: int | None = None) -> tuple[str, int]:
     """``file``'s text with each nest's best verified recipe applied (verified nest by nest, whatever the
     whole program said; nest ``only`` alone when given), and how many nests that tunes."""
-    best = {n["index"]: best_recipe(n) for n in result["nests"] if only is None or n["index"] == only}
-    chosen = {i: Recipe.from_dict(steps) for i, steps in best.items() if steps is not None}
+    chosen = {i: Recipe.from_dict(steps) for i, steps in applied_recipes(result).items() if only in (None, i)}
     transformed = {i: apply_recipe(extraction.scops[i], r) for i, r in chosen.items()}
     return replace_regions(file, transformed, extraction.scops), len(transformed)
 
@@ -82,8 +81,9 @@ def _per_nest(file: Path, extraction: Any, result: dict[str, Any], spec: Program
     """What each tuned nest contributes: the program with that nest alone tuned, against the original."""
     policy = dataclasses.replace(AcceptancePolicy.from_settings(settings), max_pairs=PER_NEST_MAX_PAIRS)
     out = []
+    applied = applied_recipes(result)
     for nest in result["nests"]:
-        if best_recipe(nest) is None:
+        if nest["index"] not in applied:
             continue
         text, _ = nest_verified_source(file, extraction, result, only=nest["index"])
         alone = compare_programs(file.read_text(), text, spec, name=file.name, policy=policy,
@@ -117,7 +117,7 @@ class ProgramOutcome:
 def program_outcome(result: dict[str, Any], *, unchecked_ok: bool) -> ProgramOutcome:
     """The outcome of a suggestion whose whole program was evaluated when ``result["program"]`` is set;
     ``unchecked_ok`` when the user chose the nest-verified file (``--no-program-check``)."""
-    tuned = sum(1 for n in result["nests"] if best_recipe(n) is not None)
+    tuned = len(applied_recipes(result))
     if not tuned:
         return ProgramOutcome("not-tuned", "no nest held up: no candidate re-measured clearly faster")
     program = result.get("program")
@@ -129,7 +129,7 @@ def program_outcome(result: dict[str, Any], *, unchecked_ok: bool) -> ProgramOut
         return ProgramOutcome("tuned", f"{tuned} nest(s) tuned; whole program {program['speedup']['text']}, "
                                        "same output")
     status, message = program["status"], program.get("message") or ""
-    if status in ("build-error", "sandbox-error") and message.startswith("original"):
+    if status in ("build-error", SANDBOX_ERROR) and message.startswith("original"):
         return ProgramOutcome("build-failed", f"the original program does not build: {message[len('original: '):]};"
                                               f" {BUILD_HELP}")
     if status == "ok":

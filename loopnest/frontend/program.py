@@ -93,7 +93,7 @@ def materialized(program: ProgramSource, *,
         for name, text in program.files.items():
             _write(root, name, text, "file name")
         source = _write(root, program.path, program.source, "path") if program.path else root / filename
-        if not program.path:
+        if not program.path:  # a plain file name (checked above), not a path to validate
             source.write_text(program.source)
         dirs = [str(root / "include"), *(str(_inside(root, d, "include directory")) for d in program.include_dirs)]
         defines = tuple((PreprocessOptions.parse_define(k)[0], v) for k, v in program.defines.items())

@@ -31,7 +31,7 @@ from loopnest.harness.driver import (
 )
 from loopnest.harness.index_data import SparseChoice, index_contents, input_names, write_inputs
 from loopnest.harness.progress import StepFn, report_step
-from loopnest.harness.sandbox import SANDBOX_ERROR, Limits, RunResult, run_limited, run_working
+from loopnest.harness.sandbox import Limits, RunResult, run_limited, run_working
 from loopnest.harness.timing_lock import timed_exclusively, working_beside_timers
 from loopnest.ir import Scop
 from loopnest.omp_clauses import reorders_reduction
@@ -207,7 +207,7 @@ class Harness:
             compiled = self._compile(src, exe)
         compile_s = time.perf_counter() - start
         if not compiled.ok:
-            return VariantResult(label, _failed_compile(compiled), (), compile_s, compiled.describe())
+            return VariantResult(label, compiled.failure("compile-error"), (), compile_s, compiled.describe())
         args = [str(exe), *(str(self.params[p]) for p in self.scop.params), str(self.reps), str(out)]
         env = {"OMP_NUM_THREADS": str(self.threads)}
         report_step(on_step, "timing")
@@ -286,7 +286,7 @@ class Harness:
                                              self.params, self.layouts, self.inputs, self.form))
             compiled = self._compile(src, exe)
         if not compiled.ok:
-            return Comparison(recipe.to_dict(), _failed_compile(compiled), message=compiled.describe())
+            return Comparison(recipe.to_dict(), compiled.failure("compile-error"), message=compiled.describe())
         pairs = max(policy.pairs_per_run, 3)
         limits = self.limits.with_wall(policy.run_wall_seconds(base.median, pairs))
         outs = [work / f"{label}.{k}.out" for k in (0, 1)]
@@ -358,7 +358,3 @@ def measure(scop: Scop, recipe: Recipe, params: Mapping[str, int], **options: An
     with Harness(scop, params, **options) as harness:
         return harness.baseline(), harness.evaluate(recipe)
 
-
-def _failed_compile(compiled: RunResult) -> str:
-    """A compile's failure: ``compile-error``, or ``sandbox-error`` when the sandbox itself did not start."""
-    return SANDBOX_ERROR if compiled.status == SANDBOX_ERROR else "compile-error"

@@ -132,10 +132,9 @@ def _build_one(work: Path, k: int, name: str, text: str, spec: ProgramSpec,
     built = _build_project(work, k, text, spec, limits) if spec.project else _build(work, k, name, text, spec, limits)
     if not isinstance(built, RunResult):
         return built
-    status = "sandbox-error" if built.status == "sandbox-error" else "build-error"
     # The copy's paths read as the project's (or as the file's, built alone).
     error = first_error(built).replace(f"{work / f'src{k}'}/", "")
-    return ProgramComparison(status, message=f"{which}: {error}")
+    return ProgramComparison(built.failure("build-error"), message=f"{which}: {error}")
 
 
 def _build(work: Path, k: int, name: str, text: str, spec: ProgramSpec, limits: Limits) -> _Built | RunResult:

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from loopnest.errors import ParameterError
@@ -54,8 +55,10 @@ class Project:
         """Those of ``paths`` outside the project (its copy holds the rest): what a build must be shown."""
         return [Path(p) for p in paths if not Path(p).resolve().is_relative_to(self.root)]
 
-    def files(self) -> list[Path]:
-        """The project's own files, relative to its root (see the module's docstring)."""
+    @cached_property
+    def files(self) -> tuple[Path, ...]:
+        """The project's own files, relative to its root (see the module's docstring); listed once per
+        project, however many copies a comparison makes."""
         listed = _git_files(self.root)
         files = listed if listed is not None else _walk(self.root)
         if self.file not in files:
@@ -63,12 +66,12 @@ class Project:
         if len(files) > MAX_PROJECT_FILES:
             raise ParameterError(f"project {self.root} has {len(files)} files (at most {MAX_PROJECT_FILES} are "
                                  "copied for a build): give --project with the program's own directory")
-        return files
+        return tuple(files)
 
     def copy_to(self, target: Path, text: str) -> None:
         """The project's files in ``target``, with the tuned file's text replaced by ``text``."""
         total = 0
-        for rel in self.files():
+        for rel in self.files:
             source = self.root / rel
             if not source.is_file() or source.is_symlink():
                 continue

@@ -103,6 +103,11 @@ class RunResult:
         tail = self.stderr.strip().splitlines()[-3:]
         return f"{self.status} (exit {self.returncode})" + (f": {' | '.join(tail)}" if tail else "")
 
+    def failure(self, what: str) -> str:
+        """The status of a failed build: ``what`` (``compile-error``, ``build-error``), or
+        :data:`SANDBOX_ERROR` when its sandbox did not start, so nothing of the user's ran."""
+        return SANDBOX_ERROR if self.status == SANDBOX_ERROR else what
+
 
 @dataclass(frozen=True)
 class Sandbox:

@@ -14,7 +14,7 @@ from loopnest.errors import ParameterError
 from loopnest.frontend.compile_flags import CompileFlags, read_compile_commands
 from loopnest.harness.program import ProgramSpec, build_error, defines_main
 from loopnest.harness.project import Project
-from loopnest.harness.sandbox import Limits
+from loopnest.harness.sandbox import SANDBOX_ERROR, Limits
 from service.program_eval import BUILD_HELP
 
 
@@ -63,6 +63,6 @@ def require_build(file: Path, spec: ProgramSpec, settings: Any) -> None:
     if failed is None:
         return
     message = failed.message.removeprefix("original: ")
-    if failed.status == "sandbox-error":
+    if failed.status == SANDBOX_ERROR:
         raise ProgramBuildError(f"{file}: the sandbox could not start to build the whole program: {message}")
     raise ProgramBuildError(f"{file}: the whole program does not build: {message}; {BUILD_HELP}")
