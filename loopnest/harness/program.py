@@ -145,7 +145,7 @@ def _build(work: Path, k: int, name: str, text: str, spec: ProgramSpec, limits: 
     flags = [f"-I{d}" for d in spec.include_dirs]
     flags += [f"-D{n}" if v is None else f"-D{n}={v}" for n, v in spec.defines]
     built = run_working([spec.cc, *shlex.split(spec.cflags), *flags, "-o", str(exe), str(src_dir / name), "-lm"],
-                        cwd=work, limits=limits, read_only=[Path(d) for d in spec.include_dirs])
+                        cwd=work, limits=limits, read_only=[Path(d) for d in (*spec.include_dirs, *spec.inputs)])
     return _Built(work / f"run{k}", exe) if built.ok else built
 
 

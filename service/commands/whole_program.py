@@ -51,9 +51,11 @@ def program_spec(file: Path, flags: CompileFlags, settings: Any, whole: WholePro
     options = flags.preprocess_options(sandbox=settings.sandbox)
     if whole.run is None and whole.check is None and not defines_main(file, options):
         return None
+    # Every flag in the user's order in cflags (as -iquote, -I, -isystem, -D, -U): include_dirs would add each
+    # directory again as -I, so a quote-only one would find angle includes too. They are only shown.
     return ProgramSpec(cc=settings.cc, cflags=f"{settings.cflags} {shlex.join(flags.cc_args())}".strip(),
-                       include_dirs=dirs, run=whole.run or "{program}", check=whole.check, threads=threads,
-                       inputs=(str(file.resolve().parent),))
+                       run=whole.run or "{program}", check=whole.check, threads=threads,
+                       inputs=(str(file.resolve().parent), *dirs))
 
 
 def require_build(file: Path, spec: ProgramSpec, settings: Any) -> None:

@@ -20,6 +20,7 @@ from loopnest.frontend.extract import extract_scops
 from loopnest.harness.program import ProgramSpec, build_error, compare_programs
 from loopnest.harness.project import Project
 from loopnest.transform.recipe import Recipe, apply_recipe
+from service.commands.whole_program import WholeProgram, program_spec
 from service.program_eval import dropin_header, evaluate_program, program_outcome, tuned_source
 
 PARAMS_H = """#ifndef PARAMS_H
@@ -245,3 +246,18 @@ def test_whole_program_options_are_refused_with_server_not_ignored(project: Path
     proc = perfembed("suggest", "src/kernel.c", "-I", "include", "--server", "http://127.0.0.1:9", "--build", "make",
                      "--run", "./prog", cwd=project, data=tmp_path / "data")
     assert proc.returncode == 2 and "--build, --run: not with --server" in proc.stderr
+
+
+def test_a_one_file_programs_build_takes_the_users_flags_once_in_their_order(tmp_path: Path) -> None:
+    """An -iquote directory is for quoted includes only, as cc has it: the whole-program build had also passed
+    every directory as -I, so <only_quoted.h> was found where the user's compiler would not find it."""
+    (tmp_path / "q").mkdir()
+    (tmp_path / "q" / "only_quoted.h").write_text("#define N 4\n")
+    main = tmp_path / "main.c"
+    main.write_text('#include <stdio.h>\n#include "only_quoted.h"\nint main(void) { printf("%d\\n", N); return 0; }\n')
+    flags = parse_compile_flags(["-iquote", str(tmp_path / "q")])
+    spec = program_spec(main, flags, get_settings(), WholeProgram())
+    assert spec is not None and build_error(main.read_text(), spec, name="main.c") is None
+    main.write_text(main.read_text().replace('"only_quoted.h"', "<only_quoted.h>"))
+    failed = build_error(main.read_text(), spec, name="main.c")
+    assert failed is not None and "only_quoted.h" in failed.message
