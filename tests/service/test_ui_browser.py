@@ -187,6 +187,12 @@ def test_suggest_round_trip(tab: Page, db: UiDatabase, tmp_path: Path) -> None:
     page.locator("#eval-status", has_text="Evaluation done").wait_for(timeout=240_000)
     assert "verified=true" in page.locator("#eval-result").inner_text()
     tab.shot("suggest-evaluated")
+    evaluated = page.locator("#eval-result").inner_text()
+    if "accepted: no candidate held up" in evaluated or "whole program refused" in evaluated:
+        # A loaded machine can make every re-measurement fall short: then the page says there is nothing
+        # to download, and offers no button the server would answer with a 422.
+        assert "Nothing to download" in evaluated and page.locator("#tuned-form").is_hidden()
+        return
     with page.expect_download() as download:
         page.locator("#tuned-form button").click()
     assert download.value.suggested_filename == "mine.tuned.c"

@@ -57,10 +57,16 @@
           show(job.result);
           document.getElementById("tuned-job").value = job.id;
           document.getElementById("tuned-key").value = key;  // the job is the key's: the download asks for it
-          var tuned = job.result.nests.some(function (n) { return n.accepted; });
-          document.querySelector("#tuned-form button").textContent = tuned ? "Download the tuned file"
-            : "Download the file (unchanged: no recipe held up)";
-          document.getElementById("tuned-form").hidden = false;
+          // The same rule as the server's tuned file: a nest held up, and the whole program (when it was
+          // run) kept the gain. Never offer the original as if it were tuned.
+          var accepted = job.result.nests.some(function (n) { return n.accepted; });
+          var program = job.result.program;
+          if (accepted && !(program && !program.accepted)) {
+            document.getElementById("tuned-form").hidden = false;
+          } else {
+            line(accepted ? "Nothing to download: the whole program refused the tuned nests (" + program.status + ")."
+                          : "Nothing to download: no recipe held up, the program stays as it is.", "note");
+          }
           start.disabled = false;
         } else if (job.status === "failed") {
           status.textContent = "Evaluation failed: " + (job.error ? job.error.message : "unknown error");
