@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from loopnest.harness.compare import Speedup
     from loopnest.harness.index_data import SparseChoice
     from loopnest.ir import Scop
+    from loopnest.polyhedral import Dependence
 
 # Optuna limits study names to 512 characters; longer parameter lists are hashed.
 _MAX_STUDY_NAME = 200
@@ -105,15 +106,17 @@ def optuna_storage_errors(url: str) -> Iterator[None]:
         raise database_error(cause, url) from exc
 
 
-def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None) -> dict[str, Any]:
+def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None, *,
+                    deps: list[Dependence] | None = None) -> dict[str, Any]:
     """A JSON description of a nest, for the ``nests`` table (its identity is program + index).
 
-    With parameter values it also holds the loop roles that transfer matches loops by. ``loop_names``
-    (the source names of the loops at each depth) let a stored recipe be shown in the nest's own words."""
+    With parameter values it also holds the loop roles that transfer matches loops by (from ``deps``,
+    the nest's dependences, when the caller has them). ``loop_names`` (the source names of the loops
+    at each depth) let a stored recipe be shown in the nest's own words."""
     extra: dict[str, Any] = {}
     if params is not None:
         extra = {"param_values": {p: int(params[p]) for p in scop.params},
-                 "loop_roles": loop_roles(scop, params).to_dict()}
+                 "loop_roles": loop_roles(scop, params, deps).to_dict()}
     return {**extra,
         "name": scop.name,
         "function": scop.region.function,
@@ -138,7 +141,8 @@ def stored_param_values(normalized: object) -> dict[str, int]:
 
 def register_nest(store: Store, *, source: str, name: str, index: int, scop: Scop,
                   params: Mapping[str, int] | None = None, data_dir: Path | None = None,
-                  owner_key_id: int | None = None) -> Nest:
+                  owner_key_id: int | None = None, features: Mapping[str, float | None] | None = None,
+                  normalized: Mapping[str, Any] | None = None) -> Nest:
     """The database nest for ``scop``, the ``index``-th nest of the program ``source``.
 
     ``owner_key_id``: the API key that sent the program (its source is then private to the keys that
@@ -146,21 +150,24 @@ def register_nest(store: Store, *, source: str, name: str, index: int, scop: Sco
 
     With parameter values the nest gets its static features and loop roles; with ``data_dir`` too,
     it is embedded and added to the index when an embedding model exists, so the very next
-    search finds it.
+    search finds it. ``features`` and ``normalized``: the static features and :func:`normalized_nest`
+    at these parameters when the caller has them already (the service analyses a request once).
     """
-    features: dict[str, float] = {}
+    stored: dict[str, float] = {}
     if params is not None:
         require_params(scop.params, params, what=scop.name)
-        features = {k: v for k, v in static_features(scop, params).to_dict().items() if v is not None}
+        values = static_features(scop, params).to_dict() if features is None else features
+        stored = {k: v for k, v in values.items() if v is not None}
     with store.session() as session:
         program = get_or_create_program(session, source=source, name=name, owner_key_id=owner_key_id)
         nest = get_or_create_nest(session, program_id=program.id, index=index,
-                                  normalized=normalized_nest(scop, params), static_features=features)
-        if features and not nest.static_features:
-            nest = set_nest_features(session, nest_id=nest.id, static_features=features)
+                                  normalized=dict(normalized or normalized_nest(scop, params)),
+                                  static_features=stored)
+        if stored and not nest.static_features:
+            nest = set_nest_features(session, nest_id=nest.id, static_features=stored)
         has_model = bool(list_embedding_models(session))
-    if features and data_dir is not None and has_model:
-        EmbeddingStore(store, data_dir=data_dir).add(nest.id, features)
+    if stored and data_dir is not None and has_model:
+        EmbeddingStore(store, data_dir=data_dir).add(nest.id, stored)
     return nest
 
 

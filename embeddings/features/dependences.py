@@ -8,10 +8,12 @@ Distances are summarised for carried RAW dependences only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from embeddings.features.nest import Nest
 from embeddings.features.operations import accumulation
 from embeddings.features.static_schema import MAX_DEPTH
-from loopnest.polyhedral import ScheduleSpace, compute_dependences
+from loopnest.polyhedral import Dependence, ScheduleSpace, compute_dependences
 from loopnest.transform.parallel import blocking_dependences
 
 
@@ -60,9 +62,10 @@ class _Reductions:
         return all(w.intersect(o).is_empty() for w in acc_writes for o in others)
 
 
-def dependence_features(nest: Nest, values: dict[str, float | None]) -> None:
+def dependence_features(nest: Nest, values: dict[str, float | None],
+                        known: Sequence[Dependence] | None = None) -> None:
     scop = nest.scop
-    deps = compute_dependences(scop)
+    deps = compute_dependences(scop) if known is None else list(known)
     space = ScheduleSpace(scop, deps)
     for kind in ("RAW", "WAR", "WAW"):
         values[f"n_deps_{kind.lower()}"] = sum(d.kind == kind for d in deps)

@@ -46,7 +46,7 @@ and the larger analyses in :mod:`~embeddings.features.operations` (work),
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import islpy as isl
@@ -58,6 +58,7 @@ from embeddings.features.static_schema import MAX_DEPTH, STATIC_SCHEMA
 from embeddings.features.strides import stride_features
 from embeddings.features.vector import FeatureVector, signed_log2
 from loopnest.ir import Scop
+from loopnest.polyhedral import Dependence
 
 __all__ = ["MAX_DEPTH", "STATIC_SCHEMA", "StaticTotals", "static_features", "static_totals"]
 
@@ -176,8 +177,10 @@ def _shape(nest: Nest, values: dict[str, float | None]) -> None:
 # Public API
 
 
-def static_features(scop: Scop, params: Mapping[str, int]) -> FeatureVector:
-    """The static feature vector of ``scop`` at these parameter values (schema :data:`STATIC_SCHEMA`).
+def static_features(scop: Scop, params: Mapping[str, int], *,
+                    deps: Sequence[Dependence] | None = None) -> FeatureVector:
+    """The static feature vector of ``scop`` at these parameter values (schema :data:`STATIC_SCHEMA`);
+    ``deps``: its dependences, when the caller has them already (else computed here).
 
     Raises :class:`~loopnest.errors.ParameterError` when a parameter value is missing or makes the
     nest access an element outside a declared array extent.
@@ -189,7 +192,7 @@ def static_features(scop: Scop, params: Mapping[str, int]) -> FeatureVector:
     _memory(nest, values, flops)
     stride_features(nest, values)
     _level_structure(nest, values)
-    dependence_features(nest, values)
+    dependence_features(nest, values, deps)
     return STATIC_SCHEMA.fill(values)
 
 
