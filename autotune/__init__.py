@@ -33,13 +33,13 @@ if TYPE_CHECKING:
         study_name_for,
         tuning_study,
     )
-    from autotune.space import TILE_SIZES, UNROLL_FACTORS, RecipeSpace
-    from autotune.study_queue import StudyMismatchError
-    from autotune.study_storage import default_sampler, open_storage
+    from autotune.search.space.recipe_space import TILE_SIZES, UNROLL_FACTORS, RecipeSpace
+    from autotune.search.study_queue import StudyMismatchError
+    from autotune.search.study_storage import default_sampler, open_storage
+    from autotune.search.tune_outcome import TrialRecord, TuneProgress, TuneResult
+    from autotune.search.tuner import TuneConfig, tune_nest
     from autotune.transfer import Candidate, Neighbour, TransferResult, TransferTuner
     from autotune.transfer_adapt import LoopRoles, adapt_recipe, loop_roles, map_loops
-    from autotune.tune_outcome import TrialRecord, TuneProgress, TuneResult
-    from autotune.tuner import TuneConfig, tune_nest
     from autotune.worker import JobOutcome, WorkerOptions, WorkerReport, default_worker_id, run_job, run_worker
 
 _MODULE_OF = {
@@ -51,17 +51,17 @@ _MODULE_OF = {
     "study_name_for": "autotune.records",
     "resolve_study_name": "autotune.records",
     "tuning_study": "autotune.records",
-    "RecipeSpace": "autotune.space",
-    "TILE_SIZES": "autotune.space",
-    "UNROLL_FACTORS": "autotune.space",
-    "StudyMismatchError": "autotune.study_queue",
-    "TrialRecord": "autotune.tune_outcome",
-    "TuneConfig": "autotune.tuner",
-    "TuneProgress": "autotune.tune_outcome",
-    "TuneResult": "autotune.tune_outcome",
-    "default_sampler": "autotune.study_storage",
-    "open_storage": "autotune.study_storage",
-    "tune_nest": "autotune.tuner",
+    "RecipeSpace": "autotune.search.space.recipe_space",
+    "TILE_SIZES": "autotune.search.space.recipe_space",
+    "UNROLL_FACTORS": "autotune.search.space.recipe_space",
+    "StudyMismatchError": "autotune.search.study_queue",
+    "TrialRecord": "autotune.search.tune_outcome",
+    "TuneConfig": "autotune.search.tuner",
+    "TuneProgress": "autotune.search.tune_outcome",
+    "TuneResult": "autotune.search.tune_outcome",
+    "default_sampler": "autotune.search.study_storage",
+    "open_storage": "autotune.search.study_storage",
+    "tune_nest": "autotune.search.tuner",
     "Candidate": "autotune.transfer",
     "LoopRoles": "autotune.transfer_adapt",
     "Neighbour": "autotune.transfer",

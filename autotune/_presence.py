@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from autotune._repeat import Repeating
+from autotune.repeating import Repeating
 from database.errors import ensure_data_dir
 from database.repositories.workers import record_heartbeat, remove_worker
 from loopnest.config import format_cpu_list, parse_cpu_list

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from autotune.space import RecipeSpace
+from autotune.search.space.recipe_space import RecipeSpace
 from autotune.transfer_adapt import loop_roles
 from database import (
     get_or_create_nest,
@@ -78,7 +78,7 @@ def resolve_study_name(url: str, nest_id: int, target_id: int, params: Mapping[s
     """
     # Optuna (the tuner's storage, its errors) loads on use: this module is imported by every `perfembed`
     # start, which Optuna would slow by 52 ms (python -X importtime).
-    from autotune.study_storage import open_storage
+    from autotune.search.study_storage import open_storage
 
     legacy = study_name_for(nest_id, target_id, params)
     with optuna_storage_errors(url):

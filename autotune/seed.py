@@ -18,7 +18,7 @@ from typing import Any
 import optuna
 
 from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, tuning_study
-from autotune.tuner import TuneConfig, tune_nest
+from autotune.search.tuner import TuneConfig, tune_nest
 from database import get_store
 from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError

@@ -7,7 +7,7 @@ Our loops are first permuted into the neighbour's positions (unmatched ones oute
 vectorizable innermost loop, which stays innermost), then the neighbour's steps are replayed with tile
 sizes re-fitted to our trip counts; a step that is illegal or meaningless here is dropped and the rest
 kept. A ``pack`` step names an array: it is replayed on our array whose dimensions are indexed by the
-loops playing the roles of those indexing the neighbour's (:func:`autotune.arrays.match_array`).
+loops playing the roles of those indexing the neighbour's (:func:`autotune.search.space.arrays.match_array`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from autotune.arrays import ArrayRole, array_roles, coefficient, match_array, roles_to_json
-from autotune.space_steps import expansion_steps
+from autotune.search.space.arrays import ArrayRole, array_roles, coefficient, match_array, roles_to_json
+from autotune.search.space.steps import expansion_steps
 from loopnest.analysis import parallel_levels, trip_counts
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop

@@ -34,7 +34,7 @@ from loopnest.transform.recipe import Recipe, apply_recipe
 # Our nest must run at least this many times the neighbour's iterations (each loop of a 3-deep nest
 # twice as long) before its block is offered taller too.
 TALLER_VOLUME_RATIO = 8.0
-MAX_JAM_FACTOR = 8  # the autotuner's largest single jam (autotune.space_steps.JAM_FACTORS)
+MAX_JAM_FACTOR = 8  # the autotuner's largest single jam (autotune.search.space.steps.JAM_FACTORS)
 MAX_BLOCK_COPIES = 32  # copies of the body in the whole block: 8 x 4
 
 

@@ -28,7 +28,7 @@ from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence
 from loopnest.transform.recipe import Recipe, apply_recipe
 
-# Steps that come after ``parallelize`` in the recipe space's order (autotune.space_read._STEP_ORDER).
+# Steps that come after ``parallelize`` in the recipe space's order (autotune.search.space.read._STEP_ORDER).
 AFTER_PARALLELIZE = frozenset({"vectorize", "unroll", "unroll_jam"})
 # The loops tried, outermost first: a parallel loop deeper in would fork its threads too often.
 MAX_PARALLEL_LEVEL = 2

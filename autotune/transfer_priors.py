@@ -6,8 +6,8 @@ the 3-d Jacobi stencil's five neighbours were tensor contractions and layout cop
 14-19 (the gate: 4.2), and none of their seven adapted recipes beat the original (0.22x-0.98x), while
 two of autotuning's first ten trials, the outermost parallel loop with the innermost vectorized and
 isl's schedule, were among its best. So beyond the gate transfer also screens those two, exactly as
-every autotuning study starts (:meth:`autotune.space.RecipeSpace.autoschedule_params`,
-:meth:`~autotune.space.RecipeSpace.parallel_simd_params`): two more evaluations, counted as such.
+every autotuning study starts (:meth:`autotune.search.space.recipe_space.RecipeSpace.autoschedule_params`,
+:meth:`~autotune.search.space.recipe_space.RecipeSpace.parallel_simd_params`): two more evaluations, counted as such.
 
 Within the gate, :data:`PRIOR_MODES` says what else is tried (``PERFEMBED_TRANSFER_PRIORS``): ``gate``
 nothing (the default), ``schedule`` isl's schedule, ``always`` both first guesses. In the shipped seed
@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from autotune.space import RecipeSpace
+from autotune.search.space.recipe_space import RecipeSpace
 from autotune.transfer_adapt import ROLE_NAMES, LoopRoles
 from loopnest.errors import IllegalTransformError, ParameterError, RecipeError
 from loopnest.ir import Scop

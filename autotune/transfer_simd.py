@@ -25,7 +25,7 @@ from loopnest.polyhedral import Dependence
 from loopnest.transform.recipe import Recipe, apply_recipe
 
 FLOATING_TYPES = frozenset({"float", "double"})
-# Steps that come after ``vectorize`` in the recipe space's order (autotune.space_steps).
+# Steps that come after ``vectorize`` in the recipe space's order (autotune.search.space.steps).
 AFTER_VECTORIZE = frozenset({"unroll"})
 
 

@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autotune._presence import Heartbeat
-from autotune._repeat import Repeating
 from autotune.job_options import JobOptions
 from autotune.records import MeasurementRecorder, ensure_local_target, stored_param_values, tuning_study
-from autotune.study_storage import DEFAULT_HEARTBEAT_INTERVAL
-from autotune.tune_outcome import TuneProgress, TuneResult
-from autotune.tuner import TuneConfig, tune_nest
+from autotune.repeating import Repeating
+from autotune.search.study_storage import DEFAULT_HEARTBEAT_INTERVAL
+from autotune.search.tune_outcome import TuneProgress, TuneResult
+from autotune.search.tuner import TuneConfig, tune_nest
 from database.errors import StorageError
 from database.repositories.jobs import (
     LeaseLostError,

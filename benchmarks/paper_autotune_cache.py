@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from autotune.tune_outcome import TrialRecord, TuneResult
+from autotune.search.tune_outcome import TrialRecord, TuneResult
 
 CACHE_FORMAT = 1
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +59,7 @@ def _imported(name: str, path: Path) -> list[str]:
     return [m for m in found if m.split(".")[0] in OUR_PACKAGES]
 
 
-SEARCH_ENTRY_POINTS = ("loopnest.frontend.extract", "autotune.tuner")  # source -> Scop, Scop -> search
+SEARCH_ENTRY_POINTS = ("loopnest.frontend.extract", "autotune.search.tuner")  # source -> Scop, Scop -> search
 
 
 def tuner_modules(starts: tuple[str, ...] = SEARCH_ENTRY_POINTS) -> dict[str, Path]:

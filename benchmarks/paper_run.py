@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from autotune.records import ensure_local_target
+from autotune.search.tune_outcome import TuneResult
+from autotune.search.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from autotune.transfer import TransferTuner, within_gate
-from autotune.tune_outcome import TuneResult
-from autotune.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from benchmarks.harness_cache import RecipeCache
 from benchmarks.paper_autotune_cache import AutotuneCache, ReusedSearch, search_key
 from benchmarks.paper_confirm import CONFIRM_POLICY, confirm_row, confirmed_line, confirmed_summary

@@ -167,8 +167,8 @@ def check_static_size(scop: Scop, params: Mapping[str, int], layouts: list[Array
 # "restrict": the same with every array parameter restrict-qualified (the arrays do not overlap, which the
 # dependence analysis assumes of distinct arrays).
 ARRAY_FORMS = ("global", "parameters", "restrict")
-# What the harness's measurements mean, part of every recipe space's signature (autotune.space), so a
-# tuning study measured under an earlier driver is never resumed under this one. "parameters+ivdep"
+# What the harness's measurements mean, part of every recipe space's signature (autotune.search.space.recipe_space),
+# so a tuning study measured under an earlier driver is never resumed under this one. "parameters+ivdep"
 # (2026-11-26): the user's form, and generated code that states independence (#pragma GCC ivdep);
 # "+extents" (2026-11-27): extents computed from the size parameters (``A[n + 2][m + 2]``) stay run-time
 # values, as in the user's function (they were the measured values, a stride gcc could fold); "+rows"

@@ -49,7 +49,7 @@ def _optuna_tables(url: str) -> None:
     """Create Optuna's tables beside perfembed's now (workers would on their first job), so that
     ``optuna-dashboard URL``, which never creates them, opens a fresh database too."""
     # lazy: Optuna adds 52 ms to every `perfembed` start (-X importtime)
-    from autotune.study_storage import open_storage
+    from autotune.search.study_storage import open_storage
 
     open_storage(url).remove_session()
 

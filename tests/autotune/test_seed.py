@@ -9,9 +9,9 @@ import optuna
 import pytest
 
 from autotune.records import ensure_local_target, register_nest, study_name_for
+from autotune.search.space.recipe_space import RecipeSpace
+from autotune.search.study_storage import open_storage
 from autotune.seed import SeedEntry, build_seed, read_manifest, scaled
-from autotune.space import RecipeSpace
-from autotune.study_storage import open_storage
 from database import get_store, list_measurements, list_nests
 from database.config import DatabaseSettings
 from database.repositories.recipes import get_recipe

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from autotune import RecipeSpace
 from autotune.records import resolve_study_name, tuning_study
-from autotune.space import TILE_SIZES
-from autotune.space_steps import time_tiles
+from autotune.search.space.recipe_space import TILE_SIZES
+from autotune.search.space.steps import time_tiles
 from loopnest import (
     IllegalTransformError,
     ParameterError,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autotune.space import RecipeSpace
+from autotune.search.space.recipe_space import RecipeSpace
 from autotune.transfer import PRIOR_SOURCE, Neighbour, TransferTuner, loop_roles, within_gate
 from autotune.transfer_priors import PRIOR_SOURCE_NEAR, has_time_loop, space_priors
 from loopnest import Harness, Recipe, apply_recipe, extract_scops

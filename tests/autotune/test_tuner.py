@@ -9,7 +9,7 @@ import optuna
 import pytest
 from optuna.trial import TrialState
 
-import autotune.tuner as tuner_module
+import autotune.search.tuner as tuner_module
 from autotune import (
     MeasurementRecorder,
     RecipeSpace,
@@ -20,7 +20,7 @@ from autotune import (
     register_nest,
     tune_nest,
 )
-from autotune.study_queue import PROBE_AFTER_FREE, enqueue_probes, needs_probes, study_counts
+from autotune.search.study_queue import PROBE_AFTER_FREE, enqueue_probes, needs_probes, study_counts
 from database import best_recipe_for, list_measurements
 from loopnest import Harness, Recipe
 from loopnest.frontend.extract import extract_scops

@@ -24,7 +24,7 @@ from autotune import (
     tuning_study,
 )
 from autotune.records import MeasurementRecorder
-from autotune.tune_outcome import TuneResult
+from autotune.search.tune_outcome import TuneResult
 from autotune.worker import confirm_best
 from database import JobStatus, cancel_job, claim_next_job, enqueue_job, get_job, list_measurements
 from loopnest import Recipe

@@ -15,7 +15,7 @@ from optuna.distributions import CategoricalDistribution
 from optuna.trial import TrialState, create_trial
 
 from autotune.records import ensure_local_target, study_name_for
-from autotune.study_storage import open_storage
+from autotune.search.study_storage import open_storage
 from database import (
     MeasurementIn,
     add_measurement,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import optuna
 
-from autotune.study_queue import StudyCounts
+from autotune.search.study_queue import StudyCounts
 from loopnest.transform.recipe import Recipe
 
 if TYPE_CHECKING:

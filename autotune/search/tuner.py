@@ -4,7 +4,7 @@ One study per (nest, target, parameter values) lives in Optuna's RDB storage ins
 database, so every worker on every machine that tunes the same nest shares it; a study that
 was interrupted simply goes on where it stopped. The loop is Optuna's ask/tell:
 
-1. under the study's budget lock (:mod:`autotune._locks`): fail the trials of dead workers
+1. under the study's budget lock (:mod:`autotune.search.budget_lock`): fail the trials of dead workers
    (stale heartbeats, or no ``worker`` attribute: see :func:`fail_orphans`), stop if the
    budget is spent, ``ask``, start the trial's heartbeat, build the sampled recipe and check it
    against the exact dependences. An illegal sample is told PRUNED, and a recipe some earlier
@@ -22,7 +22,7 @@ complete or failed), across all workers of the study, and is never exceeded: the
 (default ``max(50, 10 * n_trials)``) so that a space with nothing legal left still ends. A repeat
 makes the next trial a random legal recipe not tried yet (:func:`enqueue_unseen`): TPE tends to
 propose its best recipe again and again, which used to spend the free samples before the budget. A small
-space is listed instead (:mod:`autotune._sweep`), and its study ends once every distinct recipe
+space is listed instead (:mod:`autotune.search.small_space_sweep`), and its study ends once every distinct recipe
 was tried. Either way the result is ``stopped="exhausted"`` with a ``stop_reason`` in words.
 """
 
@@ -39,10 +39,10 @@ import optuna
 from optuna.storages import RDBStorage
 from optuna.trial import TrialState
 
-from autotune._locks import study_lock
-from autotune._sweep import distinct_points, needs_sweep, stop_reason, sweep_unseen
-from autotune.space import RecipeSpace
-from autotune.study_queue import (
+from autotune.search.budget_lock import study_lock
+from autotune.search.small_space_sweep import distinct_points, needs_sweep, stop_reason, sweep_unseen
+from autotune.search.space.recipe_space import RecipeSpace
+from autotune.search.study_queue import (
     StudyCounts,
     check_space,
     enqueue_probes,
@@ -52,7 +52,7 @@ from autotune.study_queue import (
     study_counts,
     waiting_trials,
 )
-from autotune.study_storage import (
+from autotune.search.study_storage import (
     DEFAULT_HEARTBEAT_INTERVAL,
     Heartbeat,
     ask_trial,
@@ -61,7 +61,7 @@ from autotune.study_storage import (
     fail_stale,
     open_storage,
 )
-from autotune.tune_outcome import TrialRecord, TuneProgress, TuneResult, tune_result
+from autotune.search.tune_outcome import TrialRecord, TuneProgress, TuneResult, tune_result
 from loopnest.errors import IllegalTransformError, ParameterError, RecipeError
 from loopnest.harness import Harness, Limits
 from loopnest.harness.index_data import SparseChoice

@@ -13,8 +13,8 @@ from optuna.storages import RDBStorage
 from optuna.trial import TrialState
 from sqlalchemy import event
 
-from autotune._locks import study_lock
-from autotune._repeat import Repeating
+from autotune.repeating import Repeating
+from autotune.search.budget_lock import study_lock
 
 _logger = logging.getLogger(__name__)
 

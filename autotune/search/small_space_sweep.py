@@ -16,7 +16,7 @@ from typing import Any
 
 import optuna
 
-from autotune.space import RecipeSpace
+from autotune.search.space.recipe_space import RecipeSpace
 
 # Spaces with at most this many points are listed (a recipe per point: milliseconds each).
 MAX_LISTED_POINTS = 4096

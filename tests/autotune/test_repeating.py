@@ -1,10 +1,10 @@
-"""autotune._repeat.Repeating: the background thread behind trial heartbeats, job leases and worker rows."""
+"""autotune.repeating.Repeating: the background thread behind trial heartbeats, job leases and worker rows."""
 
 from __future__ import annotations
 
 import threading
 
-from autotune._repeat import Repeating
+from autotune.repeating import Repeating
 
 
 def test_the_action_repeats_until_it_returns_false() -> None:

@@ -1,4 +1,4 @@
-"""Reading a recipe back into a point of a :class:`~autotune.space.RecipeSpace` (for
+"""Reading a recipe back into a point of a :class:`~autotune.search.space.recipe_space.RecipeSpace` (for
 ``study.enqueue_trial``): each step in the space's order folds into the parameters, snapped to the
 grid where it is off it."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from autotune.space_steps import (
+from autotune.search.space.steps import (
     JAM_FACTORS,
     JAM_PAIR_FACTORS,
     autoschedule_value,
@@ -26,7 +26,7 @@ from loopnest.errors import RecipeError
 from loopnest.transform.recipe import Recipe
 
 if TYPE_CHECKING:
-    from autotune.space import RecipeSpace
+    from autotune.search.space.recipe_space import RecipeSpace
 
 _STEP_ORDER = ("distribute", "fuse", "interchange", "tile", "pack", "parallelize", "vectorize", "unroll",
                "unroll_jam")

@@ -23,7 +23,7 @@ a study: a study created by one worker can be resumed by another, on another day
 ``inner`` (``"none"``, ``"simd"`` or ``"unroll{f}"`` for ``f`` in ``unroll_factors``)
     what happens to the innermost loop: ``vectorize`` or ``unroll`` (gcc takes one pragma there).
 ``schedule``, ``jam`` and ``pack_{array}``
-    the parallel loop's OpenMP schedule, register blocking and packing (:mod:`autotune.space_steps`);
+    the parallel loop's OpenMP schedule, register blocking and packing (:mod:`autotune.search.space.steps`);
     a loop that carries only scalar reductions is a ``parallel`` candidate, with a reduction clause.
 ``autoschedule`` (``"none"``, ``"isl"``, ``"isl_t{T}"``, ``"isl_s{T}x{R}..."`` or ``"isl+d{d}x{f}..."``)
     isl's own scheduler with its outermost permutable band tiled by ``T`` (time tiling on a stencil),
@@ -55,9 +55,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from autotune.arrays import array_roles
-from autotune.space_read import params_for
-from autotune.space_steps import (
+from autotune.search.space.arrays import array_roles
+from autotune.search.space.read import params_for
+from autotune.search.space.steps import (
     SCHEDULES,
     SLAB_VALUES,
     autoschedule_choices,
@@ -419,5 +419,5 @@ class RecipeSpace:
     def params_for(self, recipe: Recipe | Mapping[str, Any] | Sequence[Any], *,
                    strict: bool = False) -> dict[str, Any] | None:
         """The point whose recipe is ``recipe``, or the nearest one, for ``study.enqueue_trial``
-        (:func:`autotune.space_read.params_for`, which says how steps are read)."""
+        (:func:`autotune.search.space.read.params_for`, which says how steps are read)."""
         return params_for(self, recipe, strict=strict)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import optuna
 from optuna.trial import TrialState
 
-from autotune.space import RecipeSpace
+from autotune.search.space.recipe_space import RecipeSpace
 from loopnest.errors import IllegalTransformError, PerfembedError, RecipeError
 from loopnest.transform.recipe import Recipe, apply_recipe
 
@@ -130,7 +130,7 @@ def enqueue_unseen(study: optuna.Study, space: RecipeSpace, scop: Scop, deps: li
     free-sample cap (``max(50, 10 * n_trials)``) before its budget, and it ended as if the space had
     run out: 7 of 8 trials evaluated, "7 distinct legal recipes" in a space of thousands. A random
     point is illegal about half the time in gemm's space, and an illegal one is followed by the same
-    repeat: hence legal points only (a check costs milliseconds, as in :func:`autotune.tuner._prepare`).
+    repeat: hence legal points only (a check costs milliseconds, as in :func:`autotune.search.tuner._prepare`).
     """
     if waiting_trials(study):
         return  # an enqueued point comes next already

@@ -1,0 +1,1 @@
+"""A nest's recipe space as Optuna parameters: the steps it offers, array roles, and reading a recipe back."""
