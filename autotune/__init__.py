@@ -10,7 +10,7 @@
   :func:`study_name_for`, :func:`tuning_study`: what tuning writes to the database;
 * :func:`run_worker` / :func:`run_job`: the worker that claims queued tuning jobs;
 * :class:`TransferTuner` (``autotune.transfer``), :func:`adapt_recipe` and friends
-  (``autotune.transfer_adapt``): the neighbours' recipes mapped onto a new nest, which
+  (``autotune.transfer.adapt``): the neighbours' recipes mapped onto a new nest, which
   :func:`tune_nest` takes as ``warm_start``.
 
 Names load on first access, so ``import autotune`` does not import Optuna: every ``perfembed`` start
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from autotune.search.tune_outcome import TrialRecord, TuneProgress, TuneResult
     from autotune.search.tuner import TuneConfig, tune_nest
     from autotune.transfer import Candidate, Neighbour, TransferResult, TransferTuner
-    from autotune.transfer_adapt import LoopRoles, adapt_recipe, loop_roles, map_loops
+    from autotune.transfer.adapt import LoopRoles, adapt_recipe, loop_roles, map_loops
     from autotune.worker import JobOutcome, WorkerOptions, WorkerReport, default_worker_id, run_job, run_worker
 
 _MODULE_OF = {
@@ -63,13 +63,13 @@ _MODULE_OF = {
     "open_storage": "autotune.search.study_storage",
     "tune_nest": "autotune.search.tuner",
     "Candidate": "autotune.transfer",
-    "LoopRoles": "autotune.transfer_adapt",
+    "LoopRoles": "autotune.transfer.adapt",
     "Neighbour": "autotune.transfer",
     "TransferResult": "autotune.transfer",
     "TransferTuner": "autotune.transfer",
-    "adapt_recipe": "autotune.transfer_adapt",
-    "loop_roles": "autotune.transfer_adapt",
-    "map_loops": "autotune.transfer_adapt",
+    "adapt_recipe": "autotune.transfer.adapt",
+    "loop_roles": "autotune.transfer.adapt",
+    "map_loops": "autotune.transfer.adapt",
     "JobOutcome": "autotune.worker",
     "WorkerOptions": "autotune.worker",
     "WorkerReport": "autotune.worker",

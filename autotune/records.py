@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from autotune.search.space.recipe_space import RecipeSpace
-from autotune.transfer_adapt import loop_roles
+from autotune.transfer.adapt import loop_roles
 from database import (
     get_or_create_nest,
     get_or_create_program,

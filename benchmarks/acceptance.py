@@ -31,6 +31,7 @@ from typing import Any
 
 from autotune.records import ensure_local_target
 from autotune.transfer import TransferTuner
+from autotune.transfer.neighbours import targets_by_preference
 from benchmarks._entry import exit_after
 from benchmarks.paper_nests import neighbours_outside, rebuild_scop, select_held_out
 from database import best_recipe_for, get_database_settings, get_store
@@ -42,7 +43,6 @@ from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.harness.program import ProgramSpec, compare_programs
 from service.core import SuggestOptions, TransferCore
-from service.core.neighbours import targets_by_preference
 from service.program_eval import tuned_source
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -61,7 +61,7 @@ from typing import Any
 
 import optuna
 
-from autotune.transfer_priors import PRIOR_MODES
+from autotune.transfer.priors import PRIOR_MODES
 from benchmarks._entry import INTERRUPTED, exit_after
 from benchmarks.paper_measure import (
     POLLY_CC,

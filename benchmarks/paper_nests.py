@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autotune.transfer.neighbours import targets_by_preference
 from database import best_recipe_for, list_nests, list_programs
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.extract import extract_scops
 from service.core.answer_cache import AnswerCache
 from service.core.context import CoreContext
-from service.core.neighbours import neighbours_for, targets_by_preference
+from service.core.neighbours import neighbours_for
 
 
 @dataclass

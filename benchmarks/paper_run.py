@@ -15,6 +15,7 @@ from autotune.records import ensure_local_target
 from autotune.search.tune_outcome import TuneResult
 from autotune.search.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from autotune.transfer import TransferTuner, within_gate
+from autotune.transfer.neighbours import FAR_FAMILIES, TRANSFER_NEAR
 from benchmarks.harness_cache import RecipeCache
 from benchmarks.paper_autotune_cache import AutotuneCache, ReusedSearch, search_key
 from benchmarks.paper_confirm import CONFIRM_POLICY, confirm_row, confirmed_line, confirmed_summary
@@ -45,7 +46,6 @@ from loopnest.harness import Harness, Limits
 from loopnest.harness.timing_lock import working_beside_timers
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
-from service.core.neighbours import FAR_FAMILIES, TRANSFER_NEAR
 
 MIN_SPEEDUP = 1.1
 
@@ -72,9 +72,9 @@ class PaperConfig:
     embedding on every stored nest first (:meth:`EmbeddingStore.fit`; a model the database does not
     hold yet is registered and becomes its current one); False uses the database's current model.
     ``gate``: as the service does, transfer also screens the recipe space's first guesses when no
-    neighbour lies within the embedding's confidence gate (:mod:`autotune.transfer_priors`); False
+    neighbour lies within the embedding's confidence gate (:mod:`autotune.transfer.priors`); False
     screens the neighbours' recipes alone. ``priors``: the first guesses transfer tries all the same with a
-    neighbour within the gate (:data:`autotune.transfer_priors.PRIOR_MODES`; None: the settings'
+    neighbour within the gate (:data:`autotune.transfer.priors.PRIOR_MODES`; None: the settings'
     ``transfer_priors``, as the service). ``confirm``: each method's accepted recipe is compared with the
     baseline interleaved until its interval clears the margin (:mod:`benchmarks.paper_confirm`).
     ``reuse_autotune``: a search already run with the same nest, settings, machine and tuner code is

@@ -121,7 +121,7 @@ class Settings(BaseSettings):
                                    "transfer.")
     # The recipe space's first guesses transfer also tries when a neighbour lies within the confidence
     # gate (beyond it, always both): none, isl's schedule, or it and the parallel loop with simd
-    # (autotune.transfer_priors.PRIOR_MODES).
+    # (autotune.transfer.priors.PRIOR_MODES).
     transfer_priors: Literal["gate", "schedule", "always"] = Field(
         default="gate", description="First guesses transfer tries beside near neighbours: gate (none), schedule, "
         "always.")

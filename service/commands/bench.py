@@ -26,7 +26,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autotune.transfer_priors import PRIOR_MODES
+from autotune.transfer.priors import PRIOR_MODES
 from loopnest.errors import InternalError, ParameterError, PerfembedError
 from service.commands.options import MAX_NEST, MAX_SEED, MAX_TRIALS, REPS_HELP, make_console
 

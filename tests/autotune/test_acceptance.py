@@ -107,7 +107,7 @@ def test_of_two_that_hold_up_the_faster_when_re_measured_is_accepted(monkeypatch
     monkeypatch.setattr(Harness, "evaluate", evaluate)
     monkeypatch.setattr(Harness, "compare", compare)
     # Only the two lent recipes: jik's SIMD twin (k innermost, a reduction) would screen as jik here.
-    monkeypatch.setattr("autotune.transfer.simd_reduction", lambda *args: None)
+    monkeypatch.setattr("autotune.transfer.tuner.simd_reduction", lambda *args: None)
     with _gemm_harness() as harness:
         roles = loop_roles(harness.scop, harness.params)
         neighbours = [Neighbour(k, f"gemm{k}", 0.1 * k, Recipe.from_dict({"steps": [

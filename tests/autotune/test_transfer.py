@@ -71,7 +71,7 @@ def test_a_recipe_that_leaves_the_code_as_it_is_is_never_measured_or_accepted(mo
     """Reproduction (sparse benchmark): a neighbour's ``fuse`` of loops already fused generates the
     original code; it was screened, passed the 1.1x gate on noise, and was then measured at 0.67x."""
     # The lent recipe alone: its SIMD twin (gemm_ijk's k loop is a reduction) would be a real candidate.
-    monkeypatch.setattr("autotune.transfer.simd_reduction", lambda *args: None)
+    monkeypatch.setattr("autotune.transfer.tuner.simd_reduction", lambda *args: None)
     source = target = nest("gemm_ijk.c")
     no_op = Neighbour(1, "gemm_ijk", 0.0, Recipe.from_dict({"steps": [{"op": "fuse", "loop": 1}]}),
                       loop_roles(source, SIZES), 3.0)

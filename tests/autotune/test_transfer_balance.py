@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autotune.transfer import Neighbour, TransferTuner, loop_roles
-from autotune.transfer_balance import balance_schedules, runs_data_dependent_work
+from autotune.transfer.balance import balance_schedules, runs_data_dependent_work
 from loopnest import extract_scops
 from loopnest.harness import Harness
 from loopnest.harness.index_data import SparseChoice

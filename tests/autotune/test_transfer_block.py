@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autotune.transfer import TALLER_BLOCK, Lent, Neighbour, TransferTuner, loop_roles
-from autotune.transfer_adapt import LoopRoles
-from autotune.transfer_block import MAX_BLOCK_COPIES, MAX_JAM_FACTOR, much_larger, taller_block
+from autotune.transfer.adapt import LoopRoles
+from autotune.transfer.block import MAX_BLOCK_COPIES, MAX_JAM_FACTOR, much_larger, taller_block
 from loopnest import Harness, Recipe, extract_scops
 from loopnest.polyhedral import compute_dependences
 

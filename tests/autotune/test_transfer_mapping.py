@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autotune.transfer import adapt_recipe, loop_roles, map_loops
-from autotune.transfer_adapt import parallelized_loops
+from autotune.transfer.adapt import parallelized_loops
 from loopnest import Harness, Recipe, extract_scops
 from tests.loopnest.recipe_check import apply_and_verify
 

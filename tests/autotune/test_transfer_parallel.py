@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autotune.transfer import PARALLEL, Candidate, Neighbour, TransferTuner, loop_roles
-from autotune.transfer_parallel import parallel_outer
+from autotune.transfer.parallel import parallel_outer
 from loopnest import Harness, Recipe, extract_scops
 from loopnest.harness.measure import Evaluation
 from loopnest.polyhedral import compute_dependences

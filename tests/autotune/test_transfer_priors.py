@@ -12,7 +12,7 @@ import pytest
 
 from autotune.search.space.recipe_space import RecipeSpace
 from autotune.transfer import PRIOR_SOURCE, Neighbour, TransferTuner, loop_roles, within_gate
-from autotune.transfer_priors import PRIOR_SOURCE_NEAR, has_time_loop, space_priors
+from autotune.transfer.priors import PRIOR_SOURCE_NEAR, has_time_loop, space_priors
 from loopnest import Harness, Recipe, apply_recipe, extract_scops
 from loopnest.polyhedral import compute_dependences
 

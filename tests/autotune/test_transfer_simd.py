@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autotune.transfer import SIMD_REDUCTION, Neighbour, TransferTuner, loop_roles
-from autotune.transfer_simd import simd_reduction
+from autotune.transfer.simd import simd_reduction
 from loopnest import Harness, Recipe, extract_scops
 from loopnest.errors import RecipeError
 from loopnest.polyhedral import compute_dependences

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from autotune.records import MeasurementRecorder, register_nest
 from autotune.seed import build_seed, read_manifest
 from autotune.transfer import CONFIRM_TOP, PRIOR_SOURCE, Candidate, TransferTuner
-from autotune.transfer_priors import PRIOR_SOURCE_NEAR
+from autotune.transfer.priors import PRIOR_SOURCE_NEAR
 from benchmarks._entry import INTERRUPTED
 from benchmarks.harness_cache import RecipeCache
 from benchmarks.paper import PaperConfig, family_of, geomean, run_paper_benchmark, summarize

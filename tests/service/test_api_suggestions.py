@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 import database
 from autotune.transfer import PRIOR_SOURCE
-from autotune.transfer_priors import PRIOR_SOURCE_NEAR
+from autotune.transfer.priors import PRIOR_SOURCE_NEAR
 from loopnest.errors import CompileError, PerfembedError, SourceError
 from service.core import TransferCore
 from tests.service import fake_harness
@@ -153,7 +153,7 @@ def test_an_evaluation_is_a_job_polled_with_its_progress_then_its_answer(tmp_pat
         (nest,) = done["result"]["nests"]
         assert nest["name"] == "gemm_ijk.c#0" and nest["nest_id"] is not None
         # Every candidate measured (the fake harness: 1 + 0.25 x its steps), the fastest accepted, re-measured;
-        # after them, the fastest that ran on one thread once more in parallel (autotune.transfer_parallel).
+        # after them, the fastest that ran on one thread once more in parallel (autotune.transfer.parallel).
         assert [r["source"] for r in nest["results"]] == ["measured"] * nest["evaluations"]
         assert nest["evaluations"] in (total, total + 1)
         fastest = max(fake_speedup(r["recipe"]["steps"]) for r in nest["results"])

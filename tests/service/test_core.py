@@ -144,7 +144,7 @@ def test_suggest_transfers_and_stores_verified_results(populated: Populated,
     assert [(p.current, p.step) for p in screened] == [(i, step) for i in range(1, len(nest["evaluated"]) + 1)
                                                       for step in ("compiling", "timing", "verifying")]
     # The total grows by one when, after the others, a candidate is screened again in parallel
-    # (autotune.transfer_parallel): it is decided only once the others are measured.
+    # (autotune.transfer.parallel): it is decided only once the others are measured.
     n = len(nest["evaluated"])
     assert {(p.nest, p.nests) for p in screened} == {(1, 1)} and screened[-1].total == n
     assert {p.total for p in screened} <= {n - 1, n}
@@ -298,8 +298,8 @@ def test_neighbours_after_the_nearest_three_lend_their_best_recipe_alone(populat
         asked.append(lends.families)
         return real(session, nest_id, name, distance, targets, lends)
 
-    real = neighbours_module._neighbour
-    monkeypatch.setattr(neighbours_module, "_neighbour", lends_of)
+    real = neighbours_module.stored_neighbour
+    monkeypatch.setattr(neighbours_module, "stored_neighbour", lends_of)
     with core.store.session() as session:
         features = dict(get_nest(session, nest_id=ids["blas3/gemm_ijk.c"]).static_features)
     found = neighbours_for(core.context, features, k=5, min_speedup=0.0)

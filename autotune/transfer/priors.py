@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from autotune.search.space.recipe_space import RecipeSpace
-from autotune.transfer_adapt import ROLE_NAMES, LoopRoles
+from autotune.transfer.adapt import ROLE_NAMES, LoopRoles
 from loopnest.errors import IllegalTransformError, ParameterError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence

@@ -1,18 +1,18 @@
-"""Transfer tuning: neighbours lend recipes (their best of each recipe family), adapted to a new nest by
-loop roles (:mod:`autotune.transfer_adapt`), screened, and the best re-measured before it is accepted."""
+"""The transfer tuner: neighbours lend recipes (:mod:`autotune.transfer.neighbours`), adapted to a new nest by
+loop roles (:mod:`autotune.transfer.adapt`), screened, and the best re-measured before it is accepted."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
-from autotune.transfer_adapt import ROLE_NAMES, Expansion, LoopRoles, adapt_recipe, loop_roles, map_loops
-from autotune.transfer_balance import balance_schedules
-from autotune.transfer_block import much_larger, taller_block
-from autotune.transfer_parallel import parallel_outer, runs_in_parallel
-from autotune.transfer_priors import (
+from autotune.transfer.adapt import Expansion, adapt_recipe, loop_roles
+from autotune.transfer.balance import balance_schedules
+from autotune.transfer.block import much_larger, taller_block
+from autotune.transfer.neighbours import Lent, Neighbour, within_gate
+from autotune.transfer.parallel import parallel_outer, runs_in_parallel
+from autotune.transfer.priors import (
     PRIOR_MODES,
     PRIOR_SOURCE,
     PRIOR_SOURCE_NEAR,
@@ -20,7 +20,7 @@ from autotune.transfer_priors import (
     prior_kinds,
     space_priors,
 )
-from autotune.transfer_simd import simd_reduction
+from autotune.transfer.simd import simd_reduction
 from loopnest.codegen import generate_c
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness import Harness
@@ -31,94 +31,12 @@ from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
 
-if TYPE_CHECKING:
-    from database import RankedRecipe
-
-__all__ = ["CONFIRM_TOP", "MIN_SPEEDUP", "NO_OP", "PRIOR_SOURCE", "ROLE_NAMES", "Candidate", "Lent", "LoopRoles",
-           "Neighbour", "TransferResult", "TransferTuner", "adapt_recipe", "best_of_families", "distinct_code",
-           "lent_by", "loop_roles", "map_loops", "recipe_family", "within_gate"]
-
-# The acceptance margin: a recipe must beat the original by this factor to be offered.
-MIN_SPEEDUP = 1.1
 # How many of the fastest screened candidates are re-measured before one is accepted.
 CONFIRM_TOP = 2
 # A lent recipe's variants offered beside it (Candidate.variant).
-TALLER_BLOCK = "taller block"  # autotune.transfer_block
-SIMD_REDUCTION = "SIMD reduction"  # autotune.transfer_simd
-PARALLEL = "in parallel"  # autotune.transfer_parallel, after screening (TransferTuner.followup)
-
-
-@dataclass(frozen=True)
-class Lent:
-    """A recipe a neighbour lends, with the speedup recorded for it on the neighbour's own nest."""
-
-    recipe: Recipe
-    speedup: float | None
-
-
-def recipe_family(recipe: Recipe) -> tuple[Any, ...]:
-    """What sets a recipe's loop structure apart: isl's own schedule, or the loop orders its
-    interchanges give and whether it runs a loop in parallel. Tile sizes, unroll factors, OpenMP
-    schedules and the other steps are details within one family."""
-    steps = recipe.to_dict()["steps"]
-    if any(step["op"] == "autoschedule" for step in steps):
-        return ("autoschedule",)
-    orders = tuple(tuple(step["order"]) for step in steps if step["op"] == "interchange")
-    return ("loops", orders, any(step["op"] == "parallelize" for step in steps))
-
-
-def best_of_families(ranked: Sequence[Lent], *, families: int, min_speedup: float) -> list[Lent]:
-    """The best recipe of each of the first ``families`` families in ``ranked`` (best first) that
-    reached ``min_speedup``. A neighbour's runner-up families are what its best recipe cannot carry: the
-    seed's SpMM nests were tuned at 4-8 dense columns, where moving the dense loop outward won; at 16
-    or 64 columns the family that keeps it innermost and runs the rows in parallel wins, and it is
-    only the third family of spmm_csr_ijk_w4."""
-    out: list[Lent] = []
-    seen: set[tuple[Any, ...]] = set()
-    for lent in ranked:
-        if len(out) == families or (lent.speedup or 0.0) < min_speedup:
-            break
-        family = recipe_family(lent.recipe)
-        if family not in seen:
-            seen.add(family)
-            out.append(lent)
-    return out
-
-
-def lent_by(ranked: Sequence[RankedRecipe], *, families: int, min_speedup: float) -> list[tuple[Lent, RankedRecipe]]:
-    """What a stored nest lends (:func:`best_of_families` over its recipes as the database ranks them,
-    best first), each with the stored recipe and measurement it came from."""
-    lents = [Lent(Recipe.from_dict(r.recipe.steps), r.measurement.speedup) for r in ranked]
-    stored = {id(lent): r for lent, r in zip(lents, ranked, strict=True)}
-    return [(lent, stored[id(lent)]) for lent in best_of_families(lents, families=families, min_speedup=min_speedup)]
-
-
-@dataclass(frozen=True)
-class Neighbour:
-    """A tuned nest from the database: its best recipe, the best of its other recipe families
-    (:func:`best_of_families`), and the roles of its loops."""
-
-    nest_id: int
-    name: str
-    distance: float
-    recipe: Recipe
-    roles: LoopRoles
-    recorded_speedup: float | None = None
-    target_id: int | None = None  # where ``recorded_speedup`` was measured
-    loop_names: tuple[str, ...] | None = None  # the neighbour's own loop names, for its recipe's text
-    others: tuple[Lent, ...] = ()  # its best recipe of each other family, best first
-
-    @property
-    def lent(self) -> tuple[Lent, ...]:
-        """Every recipe it lends: its best, then the others."""
-        return (Lent(self.recipe, self.recorded_speedup), *self.others)
-
-
-def within_gate(neighbours: Sequence[Neighbour], gate_distance: float | None) -> bool:
-    """Whether the nearest neighbour lies within the confidence gate (no gate: always; no neighbour: never)."""
-    if gate_distance is None:
-        return True
-    return bool(neighbours) and min(nb.distance for nb in neighbours) <= gate_distance + 1e-12
+TALLER_BLOCK = "taller block"  # autotune.transfer.block
+SIMD_REDUCTION = "SIMD reduction"  # autotune.transfer.simd
+PARALLEL = "in parallel"  # autotune.transfer.parallel, after screening (TransferTuner.followup)
 
 
 @dataclass(frozen=True)
@@ -177,9 +95,9 @@ class TransferTuner:
     decide between two that both hold up.
 
     ``gate_distance``: the embedding's confidence gate. When no neighbour lies within it, the recipe
-    space's first guesses (:func:`autotune.transfer_priors.space_priors`) are candidates too; None
+    space's first guesses (:func:`autotune.transfer.priors.space_priors`) are candidates too; None
     (no gate) counts every neighbour as within it. ``priors``: which first guesses are tried all the
-    same with a neighbour within the gate (:data:`~autotune.transfer_priors.PRIOR_MODES`; ``gate``:
+    same with a neighbour within the gate (:data:`~autotune.transfer.priors.PRIOR_MODES`; ``gate``:
     none, the neighbours' recipes alone).
     """
 
@@ -198,12 +116,12 @@ class TransferTuner:
                    deps: list[Dependence] | None = None) -> list[Candidate]:
         """The recipe space's first guesses (every kind when no neighbour lies within the gate, else those
         of ``priors``, and the short time tiles for a nest with a time loop whose nearest neighbour has
-        none: :mod:`autotune.transfer_priors`); then each neighbour's recipes (its best, then its other
+        none: :mod:`autotune.transfer.priors`); then each neighbour's recipes (its best, then its other
         families) adapted to ``scop``, nearest neighbour first, so more neighbours only add candidates;
         each of the nearest neighbour's recipes, and on a nest much larger than a neighbour that one's
-        best, is followed by its register block made taller (:func:`autotune.transfer_block.taller_block`), and
+        best, is followed by its register block made taller (:func:`autotune.transfer.block.taller_block`), and
         a recipe that vectorizes nothing, on a floating-point reduction, by its innermost loop vectorized
-        (:func:`autotune.transfer_simd.simd_reduction`).
+        (:func:`autotune.transfer.simd.simd_reduction`).
         Recipes that adapt to nothing, to one already offered, or to the code of one already offered
         are left out; one that generates the original's code is kept, marked ``no-op`` (never measured).
         One more candidate may follow the screening (:meth:`followup`)."""
@@ -242,7 +160,7 @@ class TransferTuner:
                  threads: int) -> Candidate | None:
         """After screening, with more than one thread: the fastest verified candidate that ran on one
         thread (faster than the original), offered with a loop in parallel
-        (:func:`autotune.transfer_parallel.parallel_outer`); None when there is none, or it is already
+        (:func:`autotune.transfer.parallel.parallel_outer`); None when there is none, or it is already
         a candidate (its recipe, or its code: :func:`distinct_code`, as for the others)."""
         if threads < 2:
             return None
