@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from autotune.search.tuner import TuneConfig, tune_nest
     from autotune.transfer import Candidate, Neighbour, TransferResult, TransferTuner
     from autotune.transfer.adapt import LoopRoles, adapt_recipe, loop_roles, map_loops
-    from autotune.worker import JobOutcome, WorkerOptions, WorkerReport, default_worker_id, run_job, run_worker
+    from autotune.workers.worker import JobOutcome, WorkerOptions, WorkerReport, default_worker_id, run_job, run_worker
 
 _MODULE_OF = {
     "MeasurementRecorder": "autotune.records",
@@ -70,12 +70,12 @@ _MODULE_OF = {
     "adapt_recipe": "autotune.transfer.adapt",
     "loop_roles": "autotune.transfer.adapt",
     "map_loops": "autotune.transfer.adapt",
-    "JobOutcome": "autotune.worker",
-    "WorkerOptions": "autotune.worker",
-    "WorkerReport": "autotune.worker",
-    "default_worker_id": "autotune.worker",
-    "run_job": "autotune.worker",
-    "run_worker": "autotune.worker",
+    "JobOutcome": "autotune.workers.worker",
+    "WorkerOptions": "autotune.workers.worker",
+    "WorkerReport": "autotune.workers.worker",
+    "default_worker_id": "autotune.workers.worker",
+    "run_job": "autotune.workers.worker",
+    "run_worker": "autotune.workers.worker",
 }
 
 __all__ = [

@@ -14,8 +14,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from autotune.job_options import JobOptions
 from autotune.records import stored_param_values
+from autotune.workers.job_options import JobOptions
 from database import Store, enqueue_job, get_nest, get_recipe, get_target, queued_before
 from database import cancel_job as cancel_stored_job
 from database import get_job as load_job

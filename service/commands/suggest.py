@@ -168,7 +168,7 @@ def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials:
     # only --fallback needs them.
     import optuna
 
-    from autotune.worker import WorkerOptions, run_worker
+    from autotune.workers.worker import WorkerOptions, run_worker
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     with console.status(f"autotuning {len(jobs)} nest(s) no neighbour helped ({trials} trials each)"):

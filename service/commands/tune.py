@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autotune._presence import claim_cpus, pin_to
+from autotune.workers.cpu_slots import claim_cpus, pin_to
 from database import get_store
 from database.config import get_database_settings
 from loopnest.dropin import replace_regions
@@ -182,7 +182,7 @@ def worker_command(
     PERFEMBED_WORKER_THREADS=T: pin to T CPUs no other worker holds, measure with T threads."""
     import optuna  # lazy, as the tuner in tune_command (52 ms at every start)
 
-    from autotune.worker import WorkerOptions, run_worker
+    from autotune.workers.worker import WorkerOptions, run_worker
 
     if exit_with is not None:
         exit_with_parent(exit_with)

@@ -24,7 +24,7 @@ from autotune import (
     tune_nest,
     tuning_study,
 )
-from autotune.worker import confirm_best
+from autotune.workers.worker import confirm_best
 from database import get_store, ranked_recipes_for
 from database.config import DatabaseSettings
 from loopnest.harness import Limits

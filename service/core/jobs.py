@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from autotune.job_options import JobOptions
+from autotune.workers.job_options import JobOptions
 from database import enqueue_job, list_jobs
 from service.core.context import CoreContext
 from service.core.model import Candidate, ProgramSource

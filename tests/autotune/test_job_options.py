@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from autotune.job_options import JobOptions
+from autotune.workers.job_options import JobOptions
 from loopnest.errors import ParameterError
 from loopnest.frontend.program import ProgramSource
 from loopnest.harness.index_data import SparseChoice

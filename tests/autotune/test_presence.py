@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from autotune import WorkerOptions, run_worker
-from autotune._presence import claim_cpus
+from autotune.workers.cpu_slots import claim_cpus
 from database import Store, list_workers
 from loopnest.config import Settings, format_cpu_list
 from loopnest.errors import SettingsError
@@ -89,7 +89,7 @@ def test_a_slot_larger_than_the_cpus_or_cpus_not_available_are_refused(tmp_path:
 CLAIM_AND_WAIT = """
 import sys, time
 from loopnest.config import Settings
-from autotune._presence import claim_cpus, pin_to
+from autotune.workers.cpu_slots import claim_cpus, pin_to
 from loopnest.config import thread_placement
 slot = claim_cpus(Settings(data_dir=sys.argv[1], worker_threads=1, worker_cpus=sys.argv[2]))
 pin_to(slot)

@@ -25,7 +25,7 @@ from autotune import (
 )
 from autotune.records import MeasurementRecorder
 from autotune.search.tune_outcome import TuneResult
-from autotune.worker import confirm_best
+from autotune.workers.worker import confirm_best
 from database import JobStatus, cancel_job, claim_next_job, enqueue_job, get_job, list_measurements
 from loopnest import Recipe
 from loopnest.config import Settings

@@ -1,7 +1,7 @@
 """The tuning worker: claims queued jobs from the database and runs them.
 
 A job names a nest (``nest_id``), a budget of evaluated trials and, in ``options``, what the
-worker needs to rebuild and run the nest (:class:`autotune.job_options.JobOptions`: parameter values,
+worker needs to rebuild and run the nest (:class:`autotune.workers.job_options.JobOptions`: parameter values,
 the program and its headers and macros when it was sent along, repetitions, threads, time budget,
 seed, warm-start recipes, study overrides).
 
@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autotune._presence import Heartbeat
-from autotune.job_options import JobOptions
 from autotune.records import MeasurementRecorder, ensure_local_target, stored_param_values, tuning_study
 from autotune.repeating import Repeating
 from autotune.search.study_storage import DEFAULT_HEARTBEAT_INTERVAL
 from autotune.search.tune_outcome import TuneProgress, TuneResult
 from autotune.search.tuner import TuneConfig, tune_nest
+from autotune.workers.heartbeat import Heartbeat
+from autotune.workers.job_options import JobOptions
 from database.errors import StorageError
 from database.repositories.jobs import (
     LeaseLostError,
