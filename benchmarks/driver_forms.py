@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from autotune.seed import read_manifest, scaled
+from autotune.seed.build import read_manifest, scaled
 from benchmarks._entry import exit_after
 from database.seed import best_recipes
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs

@@ -109,7 +109,7 @@ def _records(path: Path) -> Iterator[dict[str, Any]]:
 def best_recipes(path: Path, *, per_nest: int) -> dict[tuple[str, int], list[dict[str, Any]]]:
     """Up to ``per_nest`` distinct verified recipes (``{"steps": [...]}``) of each nest in the seed file at ``path``,
     fastest first, keyed by (program name, nest index): what an earlier build found, for a rebuild to try
-    first (:func:`autotune.seed.build_seed`'s ``warm``)."""
+    first (:func:`autotune.seed.build.build_seed`'s ``warm``)."""
     programs: dict[int, str] = {}
     nests: dict[int, tuple[str, int]] = {}
     recipes: dict[int, list[dict[str, Any]]] = {}

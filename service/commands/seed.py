@@ -26,7 +26,7 @@ from loopnest.errors import ParameterError
 from service.commands.options import MAX_NEST, MAX_TRIALS, make_console
 
 if TYPE_CHECKING:
-    from autotune.seed import SeedEntry
+    from autotune.seed.build import SeedEntry
 
 WARM_PER_NEST = 3  # --warm-from: an earlier build's best recipes tried first, per nest
 
@@ -67,7 +67,7 @@ def build(manifest: Path = MANIFEST_OPT,
                                                      "first (measured again here).")
           ) -> None:
     """Autotune the corpus into the database; nests already tuned to the budget are skipped."""
-    from autotune.seed import build_seed  # lazy: with Optuna, +54 ms to every CLI start
+    from autotune.seed.build import build_seed  # lazy: with Optuna, +54 ms to every CLI start
 
     store, settings = _store()
     entries = _entries(manifest, family, per_family, limit, scale)
@@ -102,7 +102,7 @@ def build(manifest: Path = MANIFEST_OPT,
 def _entries(manifest: Path, family: list[str], per_family: int | None, limit: int | None,
              scale: float) -> list[SeedEntry]:
     """The manifest's entries a build or a confirmation covers, in manifest order, at ``scale``."""
-    from autotune.seed import read_manifest, scaled
+    from autotune.seed.build import read_manifest, scaled
 
     entries = [scaled(e, scale) for e in read_manifest(manifest) if not family or e.family in family]
     if per_family:
@@ -123,7 +123,7 @@ def confirm(manifest: Path = MANIFEST_OPT,
             reps: int = typer.Option(3, "--reps", min=1, max=50)) -> None:
     """Re-measure, paired with the baseline, the recipes each nest lends to transfer (its best of each
     family), until every one lent is a re-measured figure; stored with its interval."""
-    from autotune.seed_confirm import confirm_seed  # lazy, as build's
+    from autotune.seed.confirm import confirm_seed  # lazy, as build's
 
     store, settings = _store()
     entries = _entries(manifest, family, per_family, limit, scale)

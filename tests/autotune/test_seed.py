@@ -11,7 +11,7 @@ import pytest
 from autotune.records import ensure_local_target, register_nest, study_name_for
 from autotune.search.space.recipe_space import RecipeSpace
 from autotune.search.study_storage import open_storage
-from autotune.seed import SeedEntry, build_seed, read_manifest, scaled
+from autotune.seed.build import SeedEntry, build_seed, read_manifest, scaled
 from database import get_store, list_measurements, list_nests
 from database.config import DatabaseSettings
 from database.repositories.recipes import get_recipe
@@ -243,7 +243,7 @@ def test_a_build_job_holds_the_timing_lock_shared_while_it_works(tmp_path: Path,
     """Another job's timed run may not start while this job builds its nest's space or compiles (at
     --jobs 2 that made 2-thread stencil variants measure 0.02-0.4x where they run 0.4-1.6x alone); its
     own timed runs still happen (converted to exclusive)."""
-    import autotune.seed as seed_module
+    import autotune.seed.build as seed_module
     from tests.loopnest.test_timing_lock import _held_elsewhere
 
     lock = tmp_path / "timing.lock"

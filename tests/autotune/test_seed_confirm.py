@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from autotune.records import ensure_local_target, register_nest
-from autotune.seed import SeedEntry, read_manifest
+from autotune.seed.build import SeedEntry, read_manifest
 from database import get_store, list_measurements, list_nests
 from database.config import DatabaseSettings
 from database.domain import MeasurementIn
@@ -28,7 +28,7 @@ from loopnest.frontend.extract import extract_scops
 from loopnest.harness.compare import Comparison, Speedup
 from loopnest.transform.recipe import Recipe
 
-seed_confirm = importlib.import_module("autotune.seed_confirm")
+seed_confirm = importlib.import_module("autotune.seed.confirm")
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMV = {"file": str(ROOT / "corpus/kernels/blas2/gemv.c"), "family": "blas2", "params": {"m": 64, "n": 64}}

@@ -19,7 +19,7 @@ import typer
 from typer.testing import CliRunner
 
 from autotune.records import MeasurementRecorder, register_nest
-from autotune.seed import build_seed, read_manifest
+from autotune.seed.build import build_seed, read_manifest
 from autotune.transfer import CONFIRM_TOP, PRIOR_SOURCE, Candidate, TransferTuner
 from autotune.transfer.priors import PRIOR_SOURCE_NEAR
 from benchmarks._entry import INTERRUPTED

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from autotune.records import MeasurementRecorder, ensure_local_target
-from autotune.seed import SeedEntry
+from autotune.seed.build import SeedEntry
 from autotune.transfer import Lent, lent_by
 from database import Store, get_store
 from database.domain import RankedRecipe
