@@ -6,7 +6,7 @@ the variants offered beside a lent recipe in ``balance``, ``block``, ``parallel`
 space's first guesses, tried when no neighbour is near, in ``priors``.
 """
 
-from autotune.transfer.adapt import ROLE_NAMES, LoopRoles, adapt_recipe, loop_roles, map_loops
+from autotune.transfer.adapt import adapt_recipe, map_loops
 from autotune.transfer.neighbours import (
     MIN_SPEEDUP,
     Lent,
@@ -28,6 +28,7 @@ from autotune.transfer.tuner import (
     TransferTuner,
     distinct_code,
 )
+from embeddings.features.loop_roles import ROLE_NAMES, LoopRoles, loop_roles
 
 __all__ = ["CONFIRM_TOP", "MIN_SPEEDUP", "NO_OP", "PARALLEL", "PRIOR_SOURCE", "ROLE_NAMES", "SIMD_REDUCTION",
            "TALLER_BLOCK", "Candidate", "Lent", "LoopRoles", "Neighbour", "TransferResult", "TransferTuner",

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from autotune.transfer.adapt import LoopRoles
 from database import RankedRecipe, get_nest, list_targets, ranked_recipes_for
+from embeddings.features.loop_roles import LoopRoles
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import stored_loop_names
 

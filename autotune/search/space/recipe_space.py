@@ -55,7 +55,6 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from autotune.search.space.arrays import array_roles
 from autotune.search.space.read import params_for
 from autotune.search.space.steps import (
     SCHEDULES,
@@ -79,6 +78,7 @@ from autotune.search.space.steps import (
     tiled_band,
     width,
 )
+from embeddings.features.array_roles import array_roles
 from loopnest.errors import IllegalTransformError, ParameterError, RecipeError
 from loopnest.harness.driver import MEASUREMENT_FORM
 from loopnest.ir import Scop

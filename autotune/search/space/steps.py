@@ -12,7 +12,7 @@
 
 ``pack_{array}`` (bool, nests of two or more loop levels, one per array read and never written)
     ``pack`` the array's block at the outermost tile loop where it is bounded
-    (:func:`autotune.search.space.arrays.pack_depth`), transposed when the innermost loop walks another dimension
+    (:func:`embeddings.features.array_roles.pack_depth`), transposed when the innermost loop walks another dimension
     than its last; right after the tile step, and only where some tile loop bounds it.
 
 A ``parallel`` or ``simd`` loop whose only carried dependences are scalar reductions
@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from autotune.search.space.arrays import ArrayRole, pack_depth, transposes
+from embeddings.features.array_roles import ArrayRole, pack_depth, transposes
 from loopnest.analysis import trip_counts
 from loopnest.codegen_dynamic import bound_at
 from loopnest.errors import IllegalTransformError, RecipeError
