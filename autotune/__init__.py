@@ -6,15 +6,18 @@
   values) in Optuna's RDB storage in the same database; illegal samples pruned before compiling,
   failures as FAIL trials, a trial budget shared by every worker, heartbeats to fail a dead
   worker's trial;
-* :class:`MeasurementRecorder`, :func:`register_nest`, :func:`ensure_local_target`,
-  :func:`study_name_for`, :func:`tuning_study`: what tuning writes to the database;
+* :func:`study_name_for`, :func:`tuning_study`: the study a nest is tuned in (what tuning writes of
+  a nest, its target and its measurements is :mod:`database.records`);
 * :func:`run_worker` / :func:`run_job`: the worker that claims queued tuning jobs;
 * :class:`TransferTuner` (``autotune.transfer``), :func:`adapt_recipe` and friends
   (``autotune.transfer.adapt``): the neighbours' recipes mapped onto a new nest, which
   :func:`tune_nest` takes as ``warm_start``.
 
-Names load on first access, so ``import autotune`` does not import Optuna: every ``perfembed`` start
-imports this package (the records), and Optuna would add 52 ms to it (python -X importtime).
+The subpackages are the stages: :mod:`autotune.search` (the recipe space and the Optuna tuner),
+:mod:`autotune.transfer` (neighbours and their recipes adapted), :mod:`autotune.workers` (the job
+queue's workers) and :mod:`autotune.seed` (building the shipped seed).
+
+Names load on first access, so ``import autotune`` does not import Optuna (52 ms, python -X importtime).
 """
 
 from __future__ import annotations
@@ -23,17 +26,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from autotune.records import (
-        MeasurementRecorder,
-        ensure_local_target,
-        local_target_fields,
-        normalized_nest,
-        register_nest,
-        resolve_study_name,
-        study_name_for,
-        tuning_study,
-    )
     from autotune.search.space.recipe_space import TILE_SIZES, UNROLL_FACTORS, RecipeSpace
+    from autotune.search.study_names import resolve_study_name, study_name_for, tuning_study
     from autotune.search.study_queue import StudyMismatchError
     from autotune.search.study_storage import default_sampler, open_storage
     from autotune.search.tune_outcome import TrialRecord, TuneProgress, TuneResult
@@ -43,14 +37,9 @@ if TYPE_CHECKING:
     from autotune.workers.worker import JobOutcome, WorkerOptions, WorkerReport, default_worker_id, run_job, run_worker
 
 _MODULE_OF = {
-    "MeasurementRecorder": "autotune.records",
-    "ensure_local_target": "autotune.records",
-    "local_target_fields": "autotune.records",
-    "normalized_nest": "autotune.records",
-    "register_nest": "autotune.records",
-    "study_name_for": "autotune.records",
-    "resolve_study_name": "autotune.records",
-    "tuning_study": "autotune.records",
+    "study_name_for": "autotune.search.study_names",
+    "resolve_study_name": "autotune.search.study_names",
+    "tuning_study": "autotune.search.study_names",
     "RecipeSpace": "autotune.search.space.recipe_space",
     "TILE_SIZES": "autotune.search.space.recipe_space",
     "UNROLL_FACTORS": "autotune.search.space.recipe_space",
@@ -82,7 +71,6 @@ __all__ = [
     "Candidate",
     "JobOutcome",
     "LoopRoles",
-    "MeasurementRecorder",
     "Neighbour",
     "RecipeSpace",
     "StudyMismatchError",
@@ -99,13 +87,9 @@ __all__ = [
     "adapt_recipe",
     "default_sampler",
     "default_worker_id",
-    "ensure_local_target",
-    "local_target_fields",
     "loop_roles",
     "map_loops",
-    "normalized_nest",
     "open_storage",
-    "register_nest",
     "run_job",
     "run_worker",
     "resolve_study_name",

@@ -29,13 +29,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from autotune.records import ensure_local_target
 from autotune.transfer import TransferTuner
 from autotune.transfer.neighbours import targets_by_preference
 from benchmarks._entry import exit_after
 from benchmarks.paper_nests import neighbours_outside, rebuild_scop, select_held_out
 from database import best_recipe_for, get_database_settings, get_store
 from database.embedding_store import EmbeddingStore
+from database.records import ensure_local_target
 from loopnest.errors import PerfembedError
 from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.program import program_from_file

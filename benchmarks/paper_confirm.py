@@ -27,12 +27,12 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from autotune.records import ensure_local_target
 from benchmarks._entry import exit_after
 from benchmarks.paper_nests import rebuild_scop, select_held_out
 from benchmarks.paper_report import summarize, write_report
 from database import get_store
 from database.config import get_database_settings
+from database.records import ensure_local_target
 from loopnest.errors import PerfembedError
 from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy

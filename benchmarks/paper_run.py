@@ -11,7 +11,6 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from autotune.records import ensure_local_target
 from autotune.search.tune_outcome import TuneResult
 from autotune.search.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from autotune.transfer import TransferTuner, within_gate
@@ -39,6 +38,7 @@ from benchmarks.paper_report import (
 )
 from database import Store
 from database.embedding_store import EmbeddingStore
+from database.records import ensure_local_target
 from embeddings.features.signature import machine_signature
 from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError

@@ -14,13 +14,13 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from autotune.records import stored_param_values
 from autotune.workers.job_options import JobOptions
 from database import Store, enqueue_job, get_nest, get_recipe, get_target, queued_before
 from database import cancel_job as cancel_stored_job
 from database import get_job as load_job
 from database import list_jobs as load_jobs
 from database.domain import ApiKey, JobStatus, TuningJob, Worker
+from database.records import stored_param_values
 from loopnest.config import Settings
 from loopnest.errors import ParameterError
 from loopnest.frontend.program import extract_program

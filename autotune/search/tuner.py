@@ -140,7 +140,7 @@ def tune_nest(
     of the study were evaluated (by any worker), ``config.timeout`` seconds passed, or ``should_stop()``.
 
     ``recorder`` is called with every evaluation that ran (see
-    :class:`~autotune.records.MeasurementRecorder`) and returns a measurement id; ``on_trial`` gets a
+    :class:`~database.records.MeasurementRecorder`) and returns a measurement id; ``on_trial`` gets a
     :class:`TuneProgress` after every trial. Raises :class:`~loopnest.errors.ExecutionError` if the
     original nest itself does not run, :class:`~loopnest.errors.CompileError` if it does not compile
     (a perfembed bug), and :class:`StudyMismatchError` if the study was built over another recipe space.

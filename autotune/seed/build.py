@@ -17,9 +17,10 @@ from typing import Any
 
 import optuna
 
-from autotune.records import MeasurementRecorder, ensure_local_target, register_nest, tuning_study
+from autotune.search.study_names import tuning_study
 from autotune.search.tuner import TuneConfig, tune_nest
 from database import get_store
+from database.records import MeasurementRecorder, ensure_local_target, register_nest
 from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.extract import extract_scops

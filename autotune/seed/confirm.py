@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from autotune.records import MeasurementRecorder, ensure_local_target
 from autotune.seed.build import SeedEntry
 from autotune.transfer import Lent, lent_by
 from database import Store, get_store
 from database.domain import RankedRecipe
+from database.records import MeasurementRecorder, ensure_local_target
 from database.repositories import find_program, list_nests, ranked_recipes_for
 from loopnest.config import Settings
 from loopnest.errors import PerfembedError

@@ -28,14 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autotune.records import MeasurementRecorder, ensure_local_target, stored_param_values, tuning_study
 from autotune.repeating import Repeating
+from autotune.search.study_names import tuning_study
 from autotune.search.study_storage import DEFAULT_HEARTBEAT_INTERVAL
 from autotune.search.tune_outcome import TuneProgress, TuneResult
 from autotune.search.tuner import TuneConfig, tune_nest
 from autotune.workers.heartbeat import Heartbeat
 from autotune.workers.job_options import JobOptions
 from database.errors import StorageError
+from database.records import MeasurementRecorder, ensure_local_target, stored_param_values
 from database.repositories.jobs import (
     LeaseLostError,
     claim_next_job,

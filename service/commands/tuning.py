@@ -14,19 +14,11 @@ from typing import Any
 
 import optuna
 
-from autotune import (
-    MeasurementRecorder,
-    TuneConfig,
-    TuneProgress,
-    TuneResult,
-    ensure_local_target,
-    register_nest,
-    tune_nest,
-    tuning_study,
-)
+from autotune import TuneConfig, TuneProgress, TuneResult, tune_nest, tuning_study
 from autotune.workers.worker import confirm_best
 from database import get_store, ranked_recipes_for
 from database.config import DatabaseSettings
+from database.records import MeasurementRecorder, ensure_local_target, register_nest
 from loopnest.harness import Limits
 from loopnest.harness.index_data import SparseChoice, structure_key
 from loopnest.ir import Scop

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from autotune.records import ensure_local_target
 from database.embedding_store import EmbeddingStore
+from database.records import ensure_local_target
 from database.store import Store
 from loopnest.config import Settings
 from loopnest.harness import Harness, Limits

@@ -7,10 +7,10 @@ import dataclasses
 import os
 from collections.abc import Sequence
 
-from autotune.records import MeasurementRecorder
 from autotune.transfer import Candidate as TransferCandidate
 from autotune.transfer import TransferResult, TransferTuner
 from database import MeasurementOrigin
+from database.records import MeasurementRecorder
 from loopnest.harness import VariantResult
 from loopnest.harness.compare import PressureMeter
 from loopnest.harness.index_data import SparseChoice, structure_key

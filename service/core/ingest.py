@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from autotune.records import register_nest
+from database.records import register_nest
 from loopnest.frontend.program import extract_program
 from loopnest.ir import Scop
 from loopnest.parameters import require_params

@@ -18,7 +18,6 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from autotune.records import local_target_fields, normalized_nest
 from autotune.transfer import Neighbour
 from database import (
     Measurement,
@@ -33,6 +32,7 @@ from database import (
     list_targets,
     target_signature,
 )
+from database.records import local_target_fields, normalized_nest
 from loopnest.ir import Scop
 from loopnest.transform.recipe_text import recipe_text
 from service.core.model import NeighbourView

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from service.core import Core
 
 NEIGHBOURS = 8
-STUDY_PREFIX = "perfembed:nest={}:"  # autotune.records.study_name_for
+STUDY_PREFIX = "perfembed:nest={}:"  # database.records.study_name_for
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import math
 
-from autotune import ensure_local_target, register_nest
-from autotune.records import MeasurementRecorder
 from database import MeasurementOrigin, get_recipe, list_measurements
+from database.records import MeasurementRecorder, ensure_local_target, register_nest
 from loopnest.harness import VariantResult
 from loopnest.harness.compare import Speedup
 from tests.autotune.conftest import GEMM, GEMM_PARAMS

@@ -8,12 +8,13 @@ from pathlib import Path
 import optuna
 import pytest
 
-from autotune.records import ensure_local_target, register_nest, study_name_for
 from autotune.search.space.recipe_space import RecipeSpace
+from autotune.search.study_names import study_name_for
 from autotune.search.study_storage import open_storage
 from autotune.seed.build import SeedEntry, build_seed, read_manifest, scaled
 from database import get_store, list_measurements, list_nests
 from database.config import DatabaseSettings
+from database.records import ensure_local_target, register_nest
 from database.repositories.recipes import get_recipe
 from database.seed import best_recipes, export_seed, load_seed
 from loopnest.errors import ParameterError

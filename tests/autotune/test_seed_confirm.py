@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from autotune.records import ensure_local_target, register_nest
 from autotune.seed.build import SeedEntry, read_manifest
 from database import get_store, list_measurements, list_nests
 from database.config import DatabaseSettings
 from database.domain import MeasurementIn
+from database.records import ensure_local_target, register_nest
 from database.repositories import add_measurement, get_or_create_recipe, ranked_recipes_for
 from database.seed import export_seed, load_seed
 from loopnest.frontend.extract import extract_scops

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autotune import RecipeSpace
-from autotune.records import resolve_study_name, tuning_study
 from autotune.search.space.recipe_space import TILE_SIZES
 from autotune.search.space.steps import time_tiles
+from autotune.search.study_names import resolve_study_name, tuning_study
 from loopnest import (
     IllegalTransformError,
     ParameterError,

@@ -10,18 +10,10 @@ import pytest
 from optuna.trial import TrialState
 
 import autotune.search.tuner as tuner_module
-from autotune import (
-    MeasurementRecorder,
-    RecipeSpace,
-    StudyMismatchError,
-    TuneConfig,
-    ensure_local_target,
-    open_storage,
-    register_nest,
-    tune_nest,
-)
+from autotune import RecipeSpace, StudyMismatchError, TuneConfig, open_storage, tune_nest
 from autotune.search.study_queue import PROBE_AFTER_FREE, enqueue_probes, needs_probes, study_counts
 from database import best_recipe_for, list_measurements
+from database.records import MeasurementRecorder, ensure_local_target, register_nest
 from loopnest import Harness, Recipe
 from loopnest.frontend.extract import extract_scops
 from tests.autotune.conftest import FAST, GEMM, GEMM_PARAMS, GEMV_PARAMS, KERNELS, corrupt_variants, load

@@ -14,19 +14,11 @@ from pathlib import Path
 import optuna
 from optuna.trial import TrialState
 
-from autotune import (
-    WorkerOptions,
-    ensure_local_target,
-    open_storage,
-    register_nest,
-    run_job,
-    run_worker,
-    tuning_study,
-)
-from autotune.records import MeasurementRecorder
+from autotune import WorkerOptions, open_storage, run_job, run_worker, tuning_study
 from autotune.search.tune_outcome import TuneResult
 from autotune.workers.worker import confirm_best
 from database import JobStatus, cancel_job, claim_next_job, enqueue_job, get_job, list_measurements
+from database.records import MeasurementRecorder, ensure_local_target, register_nest
 from loopnest import Recipe
 from loopnest.config import Settings
 from service.commands.suggest import run_fallback_jobs

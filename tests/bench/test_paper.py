@@ -18,7 +18,6 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from autotune.records import MeasurementRecorder, register_nest
 from autotune.seed.build import build_seed, read_manifest
 from autotune.transfer import CONFIRM_TOP, PRIOR_SOURCE, Candidate, TransferTuner
 from autotune.transfer.priors import PRIOR_SOURCE_NEAR
@@ -34,6 +33,7 @@ from benchmarks.paper_run import PaperRun
 from database import best_recipe_for, get_or_create_target, get_store, list_nests, list_programs, list_targets
 from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
+from database.records import MeasurementRecorder, register_nest
 from loopnest.config import get_settings
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.extract import extract_scops

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from autotune.records import register_nest
 from database import EmbeddingStore, get_store
+from database.records import register_nest
 from embeddings import make_index
 from loopnest import extract_scops
 from tests.loopnest.conftest import ROOT, load_expected

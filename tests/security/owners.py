@@ -14,8 +14,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from autotune.records import ensure_local_target
 from database import MeasurementIn, add_measurement, create_api_key, get_or_create_recipe
+from database.records import ensure_local_target
 from service.core import ProgramSource
 from tests.service.factories import GEMM, GEMM_PARAMS, make_app, service_settings
 

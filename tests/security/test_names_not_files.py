@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autotune import WorkerOptions, register_nest, run_worker
+from autotune import WorkerOptions, run_worker
 from database import enqueue_job, get_job, get_store
+from database.records import register_nest
 from loopnest.config import Settings
 from loopnest.frontend.extract import extract_scops
 from tests.service.factories import GEMM, GEMM_PARAMS

@@ -12,8 +12,9 @@ from pathlib import Path
 import optuna
 import pytest
 
-from autotune import TuneConfig, WorkerOptions, register_nest, run_worker, tune_nest
+from autotune import TuneConfig, WorkerOptions, run_worker, tune_nest
 from database import JobStatus, enqueue_job, get_job, get_store
+from database.records import register_nest
 from loopnest import PreprocessOptions, extract_scops
 from loopnest.config import Settings
 

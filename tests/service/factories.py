@@ -13,9 +13,9 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from autotune.records import MeasurementRecorder
 from database import Store
 from database.embedding_store import EmbeddingStore
+from database.records import MeasurementRecorder
 from loopnest.config import Settings
 from loopnest.frontend.extract import extract_scops
 from loopnest.transform.recipe import Recipe

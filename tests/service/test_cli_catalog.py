@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from autotune.records import register_nest
 from database import (
     Store,
     claim_next_job,
@@ -22,6 +21,7 @@ from database import (
     get_store,
     update_job_progress,
 )
+from database.records import register_nest
 from loopnest import extract_scops
 from loopnest.config import get_settings
 from service.cli import app

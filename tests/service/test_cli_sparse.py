@@ -9,7 +9,7 @@ from pathlib import Path
 import scipy.io
 import scipy.sparse
 
-from autotune.records import tuning_study
+from autotune.search.study_names import tuning_study
 from database import get_store, list_measurements
 from loopnest.frontend.extract import extract_scops
 from loopnest.harness.index_data import SparseChoice

@@ -16,7 +16,6 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from autotune.records import MeasurementRecorder
 from database import (
     MeasurementOrigin,
     cancel_job,
@@ -28,6 +27,7 @@ from database import (
 )
 from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
+from database.records import MeasurementRecorder
 from database.seed import count_records, export_seed, is_empty, load_seed
 from embeddings import make_index
 from loopnest import Recipe, extract_scops

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from autotune.records import register_nest
 from database import MeasurementIn, Store, add_measurement, get_or_create_recipe, get_or_create_target, get_store
+from database.records import register_nest
 from loopnest import extract_scops
 from service.core.measured import find_stored_nest, target_view, tuned_before
 from tests.service.factories import GEMM, GEMM_PARAMS, GEMV

@@ -14,7 +14,7 @@ import optuna
 from optuna.distributions import CategoricalDistribution
 from optuna.trial import TrialState, create_trial
 
-from autotune.records import ensure_local_target, study_name_for
+from autotune.search.study_names import study_name_for
 from autotune.search.study_storage import open_storage
 from database import (
     MeasurementIn,
@@ -28,6 +28,7 @@ from database import (
     get_store,
 )
 from database.embedding_store import EmbeddingStore
+from database.records import ensure_local_target
 from service.config import ServiceSettings
 from service.core import ProgramSource, TransferCore
 from tests.service.factories import CORPUS

@@ -1,110 +1,47 @@
-"""What tuning writes to the perfembed database: programs and nests, the target, measurements.
+"""What perfembed writes of a nest it analysed or measured: the program and nest, this machine's target,
+and measurements.
 
-Every variant that ran is recorded as a measurement with origin ``autotune``; only a variant
-whose outputs matched the original's is recorded as ``verified`` with a speedup. The target
-here is a simple signature (CPU model, cores, ISA level, caches, compiler); pass a
-``target_id`` where a fuller machine description exists.
+:func:`register_nest` stores a nest with its description (:func:`normalized_nest`: its statements,
+schedule, loop names and, at given parameter values, its loop roles) and static features, and adds it
+to the embedding index; :func:`ensure_local_target` records this machine and compiler;
+:class:`MeasurementRecorder` is the one path every measurement takes. Every variant that ran is
+recorded, with origin ``autotune`` unless said otherwise; only a variant whose outputs matched the
+original's is recorded as ``verified`` with a speedup. The target here is a simple signature (CPU
+model, cores, ISA level, caches, compiler); pass a ``target_id`` where a fuller machine description
+exists.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.exc import SQLAlchemyError
-
-from autotune.search.space.recipe_space import RecipeSpace
-from autotune.transfer.adapt import loop_roles
-from database import (
+from database.domain import MeasurementIn, MeasurementOrigin, TargetIdentity
+from database.embedding_store import EmbeddingStore
+from database.repositories import (
+    add_measurement,
     get_or_create_nest,
     get_or_create_program,
+    get_or_create_recipe,
     get_or_create_target,
     list_embedding_models,
     set_nest_features,
 )
-from database.domain import MeasurementIn, MeasurementOrigin, TargetIdentity, canonical_json, sha256_hex
-from database.embedding_store import EmbeddingStore
-from database.repositories import add_measurement, get_or_create_recipe
-from database.session import database_error
 from embeddings.features import static_features
+from embeddings.features.loop_roles import loop_roles
 from embeddings.features.signature import machine_signature
 from loopnest.parameters import require_params
 from loopnest.transform.recipe_text import loop_names
 
 if TYPE_CHECKING:
-    from database import Nest, Store, Target
+    from database.domain import Nest, Target
+    from database.store import Store
     from loopnest.harness import Evaluation, VariantResult
     from loopnest.harness.compare import Speedup
-    from loopnest.harness.index_data import SparseChoice
     from loopnest.ir import Scop
     from loopnest.polyhedral import Dependence
-
-# Optuna limits study names to 512 characters; longer parameter lists are hashed.
-_MAX_STUDY_NAME = 200
-
-
-def study_name_for(nest_id: int, target_id: int, params: Mapping[str, int], space: str | None = None) -> str:
-    """The study of one (nest, target, parameter values, recipe space): every worker tuning them shares it.
-
-    ``space`` is :attr:`RecipeSpace.signature`. With it, a perfembed version whose recipe space
-    differs starts a new study, instead of failing on the old one's incompatible trials (the
-    measurements those recorded stay in the database)."""
-    values = canonical_json({k: int(v) for k, v in params.items()})
-    suffix = f":space={space[:16]}" if space else ""
-    name = f"perfembed:nest={nest_id}:target={target_id}:params={values}{suffix}"
-    if len(name) > _MAX_STUDY_NAME:
-        name = f"perfembed:nest={nest_id}:target={target_id}:params-sha256={sha256_hex(values)[:32]}{suffix}"
-    return name
-
-
-def tuning_study(url: str, nest_id: int, target_id: int, scop: Scop, params: Mapping[str, int],
-                 sparse: SparseChoice | None = None) -> tuple[str, RecipeSpace]:
-    """The recipe space of (nest, params) and the study to tune it in (:func:`resolve_study_name`).
-    A sparse nest measured on a chosen structure (``sparse``) gets a study of its own: timings on
-    another matrix are not comparable trials."""
-    space = RecipeSpace(scop, params=params)
-    signature = space.signature if sparse is None else sha256_hex(f"{space.signature}|{sparse.key()}")
-    return resolve_study_name(url, nest_id, target_id, params, signature), space
-
-
-def resolve_study_name(url: str, nest_id: int, target_id: int, params: Mapping[str, int], space: str) -> str:
-    """The study to tune (nest, target, params) in, over the recipe space with signature ``space``.
-
-    Studies created before names carried the space signature are resumed when their space is the
-    same, so an upgrade re-tunes nothing that was complete; otherwise the space's own study.
-    """
-    # Optuna (the tuner's storage, its errors) loads on use: this module is imported by every `perfembed`
-    # start, which Optuna would slow by 52 ms (python -X importtime).
-    from autotune.search.study_storage import open_storage
-
-    legacy = study_name_for(nest_id, target_id, params)
-    with optuna_storage_errors(url):
-        storage = open_storage(url, heartbeat_interval=None)
-        try:
-            study_id = storage.get_study_id_from_name(legacy)
-            same_space = storage.get_study_user_attrs(study_id).get("space") == space
-        except KeyError:
-            same_space = False
-        finally:
-            storage.engine.dispose()
-    return legacy if same_space else study_name_for(nest_id, target_id, params, space=space)
-
-
-@contextmanager
-def optuna_storage_errors(url: str) -> Iterator[None]:
-    """Optuna's storage failures (``StorageInternalError``, SQLAlchemy errors) as
-    :class:`~database.errors.DatabaseError`: one line without SQL, exit 2 / 503, never a traceback."""
-    from optuna.exceptions import StorageInternalError  # Optuna loads lazily in autotune (52 ms a start)
-
-    try:
-        yield
-    except (StorageInternalError, SQLAlchemyError) as exc:
-        cause = exc.__cause__ if isinstance(exc, StorageInternalError) and exc.__cause__ is not None else exc
-        raise database_error(cause, url) from exc
-
 
 def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None, *,
                     deps: list[Dependence] | None = None) -> dict[str, Any]:
