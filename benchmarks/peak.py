@@ -60,7 +60,7 @@ from benchmarks.peak_stream import measure_stream
 from benchmarks.peak_tuning import ROOT, Nest
 from benchmarks.tuned_run import TunedRun, UsageParser, check_at_least, finish_report, run_main
 from loopnest.codegen import generate_c
-from loopnest.codegen_guard import guarded_c
+from loopnest.codegen.overlap_guard import guarded_c
 from loopnest.config import Settings
 from loopnest.errors import PerfembedError
 from loopnest.frontend.extract import extract_scops

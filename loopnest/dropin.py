@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from loopnest.codegen_flat import flat_views
-from loopnest.codegen_guard import guarded_c
+from loopnest.codegen.flat_arrays import flat_views
+from loopnest.codegen.overlap_guard import guarded_c
 from loopnest.errors import SourceError
 from loopnest.frontend.source_span import statement_span
 from loopnest.ir import Scop
@@ -18,8 +18,8 @@ def _indent(code: str, pad: str) -> str:
 
 def replace_regions(path: Path, transformed: Mapping[int, Scop], scops: list[Scop]) -> str:
     """The text of ``path`` with nest ``i`` of ``scops`` replaced by the code of ``transformed[i]``, run
-    where the arrays it reaches through pointers do not overlap (:mod:`loopnest.codegen_guard`), its flat
-    arrays seen as their rows (:mod:`loopnest.codegen_flat`)."""
+    where the arrays it reaches through pointers do not overlap (:mod:`loopnest.codegen.overlap_guard`), its flat
+    arrays seen as their rows (:mod:`loopnest.codegen.flat_arrays`)."""
     text = Path(path).read_text()
     edits: list[tuple[int, int, str]] = []
     for index, new in transformed.items():

@@ -76,7 +76,7 @@ def omp_clauses(scop: Scop, level: int, statements: set[int],
     """`` private(...) reduction(op: ...)`` for a loop at ``level`` that runs ``statements`` (empty
     when it has none). A sibling loop at the same depth that does not reduce a variable gets no
     clause for it: a private copy would hide the reduced value from its reads. ``locals_for``: arrays
-    whose elements the loop reduces in locals (:mod:`loopnest.codegen_accumulate`), named in its place."""
+    whose elements the loop reduces in locals (:mod:`loopnest.codegen.accumulate`), named in its place."""
     reduced = {r.variable for s in statements if (r := statement_reduction(scop.statements[s])) is not None}
     private = [checked_name(scop, n) for n in scop.schedule.private.get(level, ())]
     out = f" private({', '.join(private)})" if private else ""

@@ -16,7 +16,7 @@ rounds (one thread late to the loop), guided in none. An explicit schedule of th
 
 from __future__ import annotations
 
-from loopnest.codegen_dynamic import exact_levels
+from loopnest.codegen.dynamic_bounds import exact_levels
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from loopnest.codegen import generate_c
-from loopnest.codegen_guard import guarded_c
+from loopnest.codegen.overlap_guard import guarded_c
 from loopnest.errors import CompileError, ExecutionError, ParameterError
 from loopnest.harness.compare import AcceptancePolicy, Comparison, PairedRuns, PressureMeter
 from loopnest.harness.driver import (
@@ -270,7 +270,7 @@ class Harness:
                 policy: AcceptancePolicy | None = None, on_step: StepFn | None = None) -> Comparison:
         """Baseline and variant interleaved in one driver, in fresh processes, until the speedup's
         interval is clearly above or below the margin; outputs verified from the first run. The variant
-        is the drop-in code the user's file gets (:func:`~loopnest.codegen_guard.guarded_c`: its run-time
+        is the drop-in code the user's file gets (:func:`~loopnest.codegen.overlap_guard.guarded_c`: its run-time
         overlap check included), so an accepted figure is one the user's program can have.
         ``on_step`` hears ``compiling``, then ``timing run N`` for each run."""
         policy = policy or AcceptancePolicy()

@@ -1,5 +1,5 @@
 """What a schedule must keep of a loop whose bounds read data (``for (j = rowptr[i]; j < rowptr[i+1];
-j++)``), so that the code generator can print those bounds into it (:mod:`loopnest.codegen_dynamic`).
+j++)``), so that the code generator can print those bounds into it (:mod:`loopnest.codegen.dynamic_bounds`).
 
 The loop is kept whole: one loop level whose schedule expression is exactly its iterator, which no
 other level uses (no tiling, skewing, strip-mining or unroll-and-jam of it); the loops of the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from loopnest.codegen_dynamic import bound_texts, exact_levels
+from loopnest.codegen.dynamic_bounds import bound_texts, exact_levels
 from loopnest.ir import DynamicBound, Schedule, ScheduleDim, Scop, Statement
 
 

@@ -31,7 +31,7 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 
 def corrupt_variants(monkeypatch: pytest.MonkeyPatch) -> None:
     """A code generator bug in every variant (not the baseline): += becomes -=, into an array element or
-    into a local that stands for one (loopnest/codegen_registers.py)."""
+    into a local that stands for one (loopnest/codegen/registers.py)."""
     measure = importlib.import_module("loopnest.harness.measure")  # the module, not the function
     real = measure.Harness._build_and_run
 

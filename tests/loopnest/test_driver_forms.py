@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
-from loopnest.codegen_guard import guarded_c
+from loopnest.codegen.overlap_guard import guarded_c
 from loopnest.harness.driver import synthesize_driver
 from loopnest.harness.sandbox import RunResult, run_limited
 from loopnest.polyhedral import ScheduleSpace, compute_dependences

@@ -1,4 +1,4 @@
-"""Drop-in code runs the tuned nest only where its arrays do not overlap (loopnest/codegen_guard.py).
+"""Drop-in code runs the tuned nest only where its arrays do not overlap (loopnest/codegen/overlap_guard.py).
 
 Every recipe's legality assumes distinct arrays are distinct objects, and the generated code now says so to
 gcc (``#pragma GCC ivdep``, ``omp simd``). A caller that passes overlapping pointers (``scale(n, x + 1, x)``)
@@ -17,7 +17,7 @@ import pytest
 import loopnest.dropin
 from loopnest import Recipe, Scop, apply_recipe, extract_scops, generate_c, replace_regions
 from loopnest.codegen import helper_macros
-from loopnest.codegen_guard import tuned_code_condition
+from loopnest.codegen.overlap_guard import tuned_code_condition
 
 PROGRAM = """#include <stdio.h>
 void scale(int n, double *a, double *b)

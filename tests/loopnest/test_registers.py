@@ -1,4 +1,4 @@
-"""The tuned branch of the drop-in code keeps an innermost loop's elements in locals (loopnest/codegen_registers.py).
+"""The tuned branch of the drop-in code keeps an innermost loop's elements in locals (loopnest/codegen/registers.py).
 
 Reproduction (2026-11-29, peak benchmark in the user's form): gemm's tuned register block ``C[i][j] += alpha *
 A[i][k] * B[k][j]`` (i jammed by 2, k by 4, j innermost) ran 28 GFLOP/s as drop-in code against 34 with
@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from loopnest import Recipe, apply_recipe, extract_scops
-from loopnest.codegen_guard import guarded_c
+from loopnest.codegen.overlap_guard import guarded_c
 from loopnest.harness import Harness
 from tests.loopnest.conftest import ROOT
 from tests.loopnest.recipe_check import apply_and_verify

@@ -1,5 +1,5 @@
 """Drop-in code for a nest that reaches an array of pointers (``double **a``): the tuned code runs where
-no row overlaps another row or array (loopnest/codegen_guard.py, ``_span_check``).
+no row overlaps another row or array (loopnest/codegen/overlap_guard.py, ``_span_check``).
 
 Found 2026-11-27: such a nest kept the original's schedule in its drop-in code (the rows are separate
 objects, so no one address range covers them), while ``perfembed measure`` reported the tuned variant's

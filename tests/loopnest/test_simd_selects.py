@@ -1,4 +1,4 @@
-"""min/max calls in vectorized loops are printed as selects gcc vectorizes (loopnest/codegen_simd.py):
+"""min/max calls in vectorized loops are printed as selects gcc vectorizes (loopnest/codegen/simd_selects.py):
 the same results as libm's fmax/fmin, NaNs included, and random vectorized recipes preserve outputs."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from loopnest import Harness, Recipe, Scop, apply_recipe, extract_scops
 from loopnest.codegen import generate_c
-from loopnest.codegen_simd import SELECT_CALLS, select_helper
+from loopnest.codegen.simd_selects import SELECT_CALLS, select_helper
 from tests.loopnest.recipe_check import apply_and_verify
 
 MAXPOOL = """

@@ -325,7 +325,7 @@ class RecipeSpace:
     def simd_block_params(self) -> dict[str, Any] | None:
         """:meth:`parallel_simd_params` with the two loops around the innermost one jammed, 4 x 2: a
         vectorized register block (gemm ikj: four rows of C per vector of j; a dot-product nest: eight
-        elements of C in locals per k, ``codegen_accumulate``). Batched gemm with B transposed, 64 x
+        elements of C in locals per k, ``codegen.accumulate``). Batched gemm with B transposed, 64 x
         256^3, user's form, 2 threads: 41.9 GFLOP/s, 18.4x gcc, where 40 trials without it found 5.3."""
         base = self.parallel_simd_params()
         n = self.n_levels

@@ -29,7 +29,7 @@ from typing import Any
 
 from embeddings.features.array_roles import ArrayRole, pack_depth, transposes
 from loopnest.analysis import trip_counts
-from loopnest.codegen_dynamic import bound_at
+from loopnest.codegen.dynamic_bounds import bound_at
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Schedule, Scop
 from loopnest.polyhedral import Dependence, ScheduleSpace

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from loopnest.codegen import expression_printer, helper_macros, unused_prefix
+from loopnest.codegen.printer import expression_printer, helper_macros, unused_prefix
 from loopnest.ir import Scop
 from loopnest.omp_clauses import checked_name
 

@@ -6,7 +6,7 @@ copies) gcc 12 loads and multiplies ``alpha * A[i][k]`` again in every iteration
 stores ``C[i][j]`` after each of the four copies; with globals, or ``restrict`` parameters, it does
 neither. ``restrict`` on locals inside the function does not help gcc 12 (tried: the same code). So the
 printer does it itself, for the tuned branch of the drop-in code only, where the run-time check
-(:mod:`loopnest.codegen_guard`) has proven that no array reached through a pointer overlaps another the
+(:mod:`loopnest.codegen.overlap_guard`) has proven that no array reached through a pointer overlaps another the
 nest writes (the dependence analysis takes them to be distinct as well):
 
 - an element of an array the nest never writes, the same in every iteration of the loop, is loaded once
@@ -16,7 +16,7 @@ nest writes (the dependence analysis takes them to be distinct as well):
   the body reaches is provably a different one (isl: their subscripts are never all equal).
 
 Loops whose body is not straight-line statements (an inner loop, a condition, a data-dependent guard) are
-printed as before, as are loops that keep SIMD reductions in locals (:mod:`loopnest.codegen_accumulate`)
+printed as before, as are loops that keep SIMD reductions in locals (:mod:`loopnest.codegen.accumulate`)
 and loops where a subscript is not a function of the iterators and parameters (``x[col[p]]``, or
 ``A[i][k]`` after ``k = idx[j]`` in the body). A read the original makes only under a condition (an arm of
 ``?:``, the right of ``&&``) is not loaded before the loop, and subscripts with C's ``/`` or ``%`` are never

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from loopnest.codegen import CPrinter, expression_printer, generate_c, helper_macros, unused_prefix
+from loopnest.codegen.printer import CPrinter, expression_printer, generate_c, helper_macros, unused_prefix
 from loopnest.ir import ArrayInfo, Scop
 from loopnest.omp_clauses import checked_name
 from loopnest.polyhedral import access_footprints

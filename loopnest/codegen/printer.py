@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from loopnest._isl_types import AST_FOR, AST_IF, OP_AND, OP_OR, expr_type, node_type, op_type
-from loopnest.codegen_accumulate import Accumulators, accumulated_arrays
-from loopnest.codegen_build import build_ast, build_options, jam_factors, separate_full_blocks
-from loopnest.codegen_dynamic import DynamicLoops
-from loopnest.codegen_registers import Registers
-from loopnest.codegen_simd import SELECT_CALLS, SELECT_LOCAL_PREFIX, select_calls, select_helper
+from loopnest.codegen.accumulate import Accumulators, accumulated_arrays
+from loopnest.codegen.dynamic_bounds import DynamicLoops
+from loopnest.codegen.isl_build import build_ast, build_options, jam_factors, separate_full_blocks
+from loopnest.codegen.registers import Registers
+from loopnest.codegen.simd_selects import SELECT_CALLS, SELECT_LOCAL_PREFIX, select_calls, select_helper
 from loopnest.frontend.symbols import canonical_scalar
 from loopnest.ir import Scop, Statement
 from loopnest.ir_expr import print_expr
@@ -51,12 +51,12 @@ class CPrinter:
     narrowed: list[int] = field(default_factory=list)  # levels of the enclosing loops with bounds on data
     jams: dict[int, int] = field(default_factory=dict)  # unroll-and-jam point level -> factor
     values: dict[str, str] = field(default_factory=dict)  # iterators of unrolled loops -> their value here
-    simd_open: int = 0  # enclosing loops marked simd: their min/max calls print as selects (codegen_simd)
+    simd_open: int = 0  # enclosing loops marked simd: their min/max calls print as selects (codegen.simd_selects)
     selects: bool = True  # False where a name of the nest would clash with the select helpers' locals
     # statement index -> its select form: a jammed or unrolled body prints one statement many times
     select_forms: dict[int, tuple[Statement, set[str]]] = field(default_factory=dict)
     accumulating: Accumulators | None = None  # the SIMD loop being printed keeps these elements in locals
-    registers: bool = False  # keep innermost loops' elements in locals (codegen_registers): tuned code only
+    registers: bool = False  # keep innermost loops' elements in locals (codegen.registers): tuned code only
     promoting: Registers | None = None  # the innermost loop being printed, when it does
 
     def expr(self, e: isl.AstExpr) -> str:
@@ -148,7 +148,7 @@ class CPrinter:
                 self.select_forms[stmt.index] = select_calls(stmt)
             stmt, used = self.select_forms[stmt.index]
             self.used_helpers |= used
-        # Past the iterators come the statement's quasi-affine subscripts (codegen_build._Subscripts).
+        # Past the iterators come the statement's quasi-affine subscripts (codegen.isl_build._Subscripts).
         values = dict(zip(stmt.quasi_affine_texts(), args[stmt.depth:], strict=True))
         if self.accumulating is not None:
             stmt = self.accumulating.rewrite(original, stmt, lambda d: args[d], values.__getitem__)
@@ -162,7 +162,7 @@ class CPrinter:
 
     def _for(self, n: isl.AstNode, level: int, loop: tuple[str, str, str, str], depth: int) -> list[str]:
         """The ``for`` node ``n`` at ``level`` (``loop``: iterator, start, test, step) under its pragmas;
-        a SIMD loop's reductions into elements it does not index accumulated in locals (codegen_accumulate)."""
+        a SIMD loop's reductions into elements it does not index accumulated in locals (codegen.accumulate)."""
         it, init, cond, inc = loop
         pad = self.indent * depth
         arrays = {} if self.accumulating is not None else accumulated_arrays(self.scop, level, statements_under(n))
@@ -197,7 +197,7 @@ class CPrinter:
         return (int(iterator[len(self.prefix):]) - 1) // 2
 
     def _registers_for(self, n: isl.AstNode, level: int, loop: tuple[str, str, str, str], depth: int) -> list[str]:
-        """An innermost loop with its elements in locals (codegen_registers): the body printed once to
+        """An innermost loop with its elements in locals (codegen.registers): the body printed once to
         survey its elements, then again with the chosen ones replaced."""
         it, init, cond, inc = loop
         pad, inner = self.indent * depth, self.indent * (depth + 2)
@@ -370,7 +370,7 @@ def _declarations(scop: Scop, indent: str) -> list[str]:
 
 def generate_c(scop: Scop, *, indent: str = "  ", registers: bool = False) -> str:
     """The C text of ``scop`` under its schedule: a braced block, ready to replace the region. With
-    ``registers``, innermost loops keep array elements in locals (:mod:`loopnest.codegen_registers`): only
+    ``registers``, innermost loops keep array elements in locals (:mod:`loopnest.codegen.registers`): only
     for code that runs where no two arrays overlap."""
     prefix = _fresh_prefix(scop)
     jams = jam_factors(scop)
