@@ -14,8 +14,8 @@ from sqlalchemy import insert
 
 from database import MeasurementIn, add_measurement, create_api_key, get_or_create_recipe, get_store, list_nests
 from database.embedding_store import EmbeddingStore
-from database.models import MeasurementModel, NestModel, ProgramModel
 from database.records import ensure_local_target
+from database.tables import MeasurementModel, NestModel, ProgramModel
 from service.config import ServiceSettings
 from service.core import ProgramSource, TransferCore
 

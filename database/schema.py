@@ -21,8 +21,8 @@ from sqlalchemy import Connection, Engine, inspect
 from sqlalchemy.exc import SQLAlchemyError
 
 from database.errors import StorageError, ensure_data_dir
-from database.models import Base
 from database.session import database_error, make_engine, parse_url, safe_url, sqlite_path
+from database.tables import Base
 
 VERSION_TABLE = "perfembed_alembic_version"
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"

@@ -23,6 +23,12 @@ from typing import TYPE_CHECKING, Any
 from embeddings.errors import EmbeddingInputError, IndexFileError
 
 if TYPE_CHECKING:
+    from embeddings.embedders import (
+        NCAEmbedder,
+        StandardEmbedder,
+        SupervisedEmbedder,
+        evaluate_neighbour_transfer,
+    )
     from embeddings.index import (
         FaissIndex,
         IndexMetadata,
@@ -30,12 +36,6 @@ if TYPE_CHECKING:
         VectorIndex,
         make_index,
         read_index_metadata,
-    )
-    from embeddings.model import (
-        NCAEmbedder,
-        StandardEmbedder,
-        SupervisedEmbedder,
-        evaluate_neighbour_transfer,
     )
 
 __all__ = [
@@ -60,11 +60,11 @@ _MODULE_OF = {
     "VectorIndex": "embeddings.index",
     "make_index": "embeddings.index",
     "read_index_metadata": "embeddings.index",
-    "NCAEmbedder": "embeddings.model",
-    "StandardEmbedder": "embeddings.model",
-    "SupervisedEmbedder": "embeddings.model",
+    "NCAEmbedder": "embeddings.embedders",
+    "StandardEmbedder": "embeddings.embedders",
+    "SupervisedEmbedder": "embeddings.embedders",
     # The criterion needs only NumPy; import it from its module so it does not pull in scikit-learn.
-    "evaluate_neighbour_transfer": "embeddings._evaluation",
+    "evaluate_neighbour_transfer": "embeddings._model_selection",
 }
 # Names that moved up a layer: their new home, for the error message.
 _MOVED = {"EmbeddingStore": "from database import EmbeddingStore"}

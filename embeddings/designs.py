@@ -48,7 +48,7 @@ def static_names() -> tuple[str, ...]:
 def make_embedder(design: str, n_components: int, random_state: int = 0) -> Any:
     """An unfitted estimator of ``design`` (one of :data:`DESIGNS`) with ``n_components`` dimensions."""
     # Lazy: scikit-learn and pandas would add 414 ms (python -X importtime) to every `perfembed` start.
-    from embeddings.model import NCAEmbedder, StandardEmbedder, SupervisedEmbedder
+    from embeddings.embedders import NCAEmbedder, StandardEmbedder, SupervisedEmbedder
 
     if design == "standard":
         return StandardEmbedder(n_components=n_components, log_transform=False)

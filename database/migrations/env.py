@@ -15,9 +15,9 @@ from alembic import context
 from sqlalchemy import Connection, text
 
 from database.config import get_database_settings
-from database.models import Base
 from database.schema import VERSION_TABLE
 from database.session import make_engine
+from database.tables import Base
 
 # Arbitrary, fixed key of the PostgreSQL advisory lock held while migrating ("perf").
 PG_MIGRATION_LOCK_KEY = 0x70657266

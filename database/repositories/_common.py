@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from database.domain import JsonValue, canonical_json
 from database.errors import DuplicateError, InvalidRecordError
-from database.models import Base
+from database.tables import Base
 
 M = TypeVar("M", bound=Base)
 T = TypeVar("T")

@@ -9,8 +9,8 @@ from sqlalchemy.orm import Session
 
 from database.domain import ApiKey, api_key_hash
 from database.errors import InvalidRecordError
-from database.models import ApiKeyModel
 from database.repositories._common import insert_unique
+from database.tables import ApiKeyModel
 
 # 32 random bytes, URL-safe: 43 characters.
 _KEY_BYTES = 32

@@ -12,9 +12,9 @@ from sqlalchemy.orm import Session, defer
 
 from database.domain import EmbeddingModel
 from database.errors import InvalidRecordError, NotFoundError, StorageError
-from database.models import EmbeddingModelModel, NestEmbeddingModel
 from database.repositories._common import chunks, insert_unique, json_object
 from database.repositories.programs import require_nests
+from database.tables import EmbeddingModelModel, NestEmbeddingModel
 
 # A concurrent writer can insert the same (nest, model) between our read and our insert; we
 # then re-read and update. More clashes than this in a row mean something else is wrong.

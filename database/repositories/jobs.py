@@ -29,8 +29,8 @@ from sqlalchemy.orm import Session
 
 from database.domain import JobStatus, TuningJob
 from database.errors import InvalidRecordError, NotFoundError, StorageError
-from database.models import NestModel, RecipeModel, TargetModel, TuningJobModel, UTCDateTime
 from database.repositories._common import check_non_negative, check_positive, json_object, utcnow
+from database.tables import NestModel, RecipeModel, TargetModel, TuningJobModel, UTCDateTime
 
 # Claims lost to a concurrent claimer before giving up; each lost race means another worker
 # got a job, so running out of attempts only happens under heavy contention.

@@ -18,8 +18,8 @@ from database.domain import (
     canonical_json,
     recipe_hash,
 )
-from database.models import PROGRAM_CHECK_LENGTH, MeasurementModel, NestModel, ProgramModel, RecipeModel, TargetModel
 from database.repositories._common import check_non_negative, check_positive, chunks, json_object, json_value
+from database.tables import PROGRAM_CHECK_LENGTH, MeasurementModel, NestModel, ProgramModel, RecipeModel, TargetModel
 
 
 def add_measurement(session: Session, measurement: MeasurementIn) -> Measurement:

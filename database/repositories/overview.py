@@ -15,7 +15,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from database.domain import JobStatus, TuningJob, nest_name
-from database.models import (
+from database.repositories._common import chunks
+from database.tables import (
     MeasurementModel,
     NestModel,
     ProgramModel,
@@ -23,7 +24,6 @@ from database.models import (
     TargetModel,
     TuningJobModel,
 )
-from database.repositories._common import chunks
 
 
 @dataclass(frozen=True)

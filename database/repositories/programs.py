@@ -9,8 +9,8 @@ from sqlalchemy.orm import Session
 
 from database.domain import JsonValue, Nest, Program, source_hash
 from database.errors import InvalidRecordError, NotFoundError
-from database.models import NestModel, ProgramModel, ProgramOwnerModel
 from database.repositories._common import chunks, feature_dict, get_or_create, json_value
+from database.tables import NestModel, ProgramModel, ProgramOwnerModel
 
 
 def get_or_create_program(session: Session, *, source: str, name: str, language: str = "c",

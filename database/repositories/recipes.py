@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from database.domain import JsonValue, Recipe, canonical_json, recipe_hash
-from database.models import RecipeModel
 from database.repositories._common import get_or_create, json_value
+from database.tables import RecipeModel
 
 
 def _steps_list(steps: JsonValue) -> JsonValue:

@@ -8,8 +8,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from database.domain import Target, TargetIdentity, target_signature
-from database.models import TargetModel
 from database.repositories._common import check_positive, get_or_create
+from database.tables import TargetModel
 
 
 def get_or_create_target(

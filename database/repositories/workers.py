@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session
 
 from database.domain import Worker
 from database.errors import InvalidRecordError
-from database.models import WorkerModel
 from database.repositories._common import check_positive, get_or_create, utcnow
+from database.tables import WorkerModel
 
 # Rows of workers silent this long are deleted (they crashed or were killed): they only served
 # to say "last seen ..." for a while.

@@ -21,8 +21,8 @@ from sqlalchemy import func, select
 
 from database import list_embedding_models
 from database.domain import JobStatus
-from database.models import MeasurementModel, NestModel, TuningJobModel
 from database.store import Store
+from database.tables import MeasurementModel, NestModel, TuningJobModel
 
 # How long a database stamp is trusted before it is read again. Writes through the core drop it at
 # once; a write by another process (a worker, `perfembed embeddings fit`) shows within it.

@@ -19,7 +19,7 @@ def test_the_key_holds_the_code_the_search_runs_and_not_transfer() -> None:
             "autotune.search.tuner", "loopnest.codegen", "loopnest.transform.skew", "loopnest.harness.driver",
             "loopnest.polyhedral"} <= set(modules)
     # What the benchmark is re-run for never enters the search.
-    assert not {"autotune.transfer", "embeddings.model", "database.embedding_store"} & set(modules)
+    assert not {"autotune.transfer", "embeddings.embedders", "database.embedding_store"} & set(modules)
 
 
 def test_comments_and_docstrings_do_not_change_the_code_a_search_is_keyed_on(tmp_path: Path) -> None:

@@ -24,10 +24,10 @@ from database import (
     schema,
     store_embeddings,
 )
-from database.models import Base, NestEmbeddingModel, NestModel, ProgramModel, RecipeModel, TargetModel
 from database.repositories._common import get_or_create
 from database.schema import alembic_config, current_revision, head_revision
 from database.session import make_engine
+from database.tables import Base, NestEmbeddingModel, NestModel, ProgramModel, RecipeModel, TargetModel
 from tests.c_kernels import GEMM
 from tests.database.factories import Seed, add_seed
 

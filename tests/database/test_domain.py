@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from database import canonical_json, recipe_hash, source_hash, target_signature
 from database.domain import JobStatus
-from database.models import NestEmbeddingModel
+from database.tables import NestEmbeddingModel
 from tests.database.factories import TARGET
 
 json_values = st.recursive(

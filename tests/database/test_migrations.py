@@ -24,9 +24,9 @@ from database import (
 )
 from database.config import DatabaseSettings
 from database.errors import StorageError
-from database.models import Base
 from database.schema import VERSION_TABLE
 from database.session import make_engine
+from database.tables import Base
 from service.commands.db import db_app
 from tests.c_kernels import GEMM
 

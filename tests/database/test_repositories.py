@@ -49,7 +49,7 @@ from database import (
     store_embeddings,
 )
 from database.errors import DuplicateError, InvalidRecordError, NotFoundError, StorageError
-from database.models import ProgramModel
+from database.tables import ProgramModel
 from loopnest.errors import PerfembedError
 from tests.c_kernels import GEMM
 from tests.database.factories import TARGET, TILE, Seed

@@ -12,7 +12,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from embeddings._preprocessing import signed_log2
-from embeddings.model import NCAEmbedder, StandardEmbedder, SupervisedEmbedder
+from embeddings.embedders import NCAEmbedder, StandardEmbedder, SupervisedEmbedder
 
 ALL_EMBEDDERS = [
     StandardEmbedder(),

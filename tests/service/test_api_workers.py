@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete
 
 from database import Store, claim_next_job, record_heartbeat
-from database.models import WorkerModel
+from database.tables import WorkerModel
 from service.app import create_app
 from tests.database.factories import committed
 from tests.service.factories import GEMM_PARAMS, gemm_program, service_settings

@@ -12,7 +12,7 @@ for this model must have.
   layer of an MLP (as in the paper) or the x-scores of a PLS regression.
 * :class:`NCAEmbedder`: Neighbourhood Components Analysis on labels such as the winning recipe family.
 
-Choose between them with :func:`~embeddings.model.evaluate_neighbour_transfer`.
+Choose between them with :func:`~embeddings.evaluate_neighbour_transfer`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from embeddings._base_embedder import PREPROCESSING_CONSTRAINTS, BaseEmbedder, svd_flip_rows
-from embeddings._evaluation import evaluate_neighbour_transfer
+from embeddings._model_selection import evaluate_neighbour_transfer
 from embeddings._preprocessing import Float64Array
 from embeddings.errors import EmbeddingInputError
 
