@@ -7,14 +7,14 @@ from typing import Any, Self
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from embeddings._constraints import Constraints, Interval, check_parameters
 from embeddings._preprocessing import Float64Array, Preprocessing, apply_preprocessing, fit_preprocessing
 from embeddings.errors import EmbeddingInputError
 
-PREPROCESSING_CONSTRAINTS: dict[str, list[Any]] = {
+PREPROCESSING_CONSTRAINTS: Constraints = {
     "n_components": [Interval(Integral, 1, None, closed="left")],
     "log_transform": ["boolean"],
     "std_floor": [Interval(Real, 0, None, closed="neither")],
@@ -35,17 +35,19 @@ class BaseEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     """Shared fit/transform: validation, preprocessing, then the subclass's ``_fit_embedding``/``_embed``.
 
     Subclasses declare ``n_components``, ``log_transform`` and ``std_floor`` (and their own
-    hyper-parameters) in ``__init__`` and set ``_requires_y``.
+    hyper-parameters) in ``__init__``, what each may be in ``_constraints`` (checked when ``fit`` starts),
+    and set ``_requires_y``.
     """
 
     _requires_y = False
+    _constraints: Constraints = PREPROCESSING_CONSTRAINTS
     n_components: int
     log_transform: bool
     std_floor: float
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: npt.ArrayLike, y: npt.ArrayLike | None = None) -> Self:
         """Learn preprocessing and the embedding from ``X`` (NaN = missing) and, if supervised, ``y``."""
+        check_parameters(self, self._constraints)
         if self._requires_y:
             X_arr, y_arr = validate_data(
                 self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", **self._y_check_params()

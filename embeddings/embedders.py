@@ -28,10 +28,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import NeighborhoodComponentsAnalysis
 from sklearn.neural_network import MLPRegressor
 from sklearn.utils import check_random_state, resample
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from embeddings._base_embedder import PREPROCESSING_CONSTRAINTS, BaseEmbedder, svd_flip_rows
+from embeddings._constraints import Constraints, Interval, Options
 from embeddings._model_selection import evaluate_neighbour_transfer
 from embeddings._preprocessing import Float64Array
 from embeddings.errors import EmbeddingInputError
@@ -86,7 +86,7 @@ class StandardEmbedder(BaseEmbedder):
     ((50, 4), dtype('float32'))
     """
 
-    _parameter_constraints: dict[str, list[Any]] = {**PREPROCESSING_CONSTRAINTS, "whiten": ["boolean"]}
+    _constraints: Constraints = {**PREPROCESSING_CONSTRAINTS, "whiten": ["boolean"]}
 
     def __init__(
         self,
@@ -158,11 +158,11 @@ class SupervisedEmbedder(BaseEmbedder):
     """
 
     _requires_y = True
-    _parameter_constraints: dict[str, list[Any]] = {
+    _constraints: Constraints = {
         **PREPROCESSING_CONSTRAINTS,
-        "method": [StrOptions({"mlp", "pls"})],
+        "method": [Options(frozenset({"mlp", "pls"}))],
         "hidden_layer_sizes": [tuple],
-        "activation": [StrOptions(set(_ACTIVATIONS))],
+        "activation": [Options(frozenset(_ACTIVATIONS))],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
@@ -269,9 +269,9 @@ class NCAEmbedder(BaseEmbedder):
     """
 
     _requires_y = True
-    _parameter_constraints: dict[str, list[Any]] = {
+    _constraints: Constraints = {
         **PREPROCESSING_CONSTRAINTS,
-        "init": [StrOptions({"auto", "pca", "lda", "identity", "random"})],
+        "init": [Options(frozenset({"auto", "pca", "lda", "identity", "random"}))],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_samples": [Interval(Integral, 2, None, closed="left"), None],
