@@ -11,12 +11,17 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, TypedDict, Unpack
 
 JsonValue = Any
 """A value made of dicts, lists, strings, numbers, booleans and None."""
+
+
+def utcnow() -> datetime:
+    """The time as the database records it (timezone-aware UTC): leases and heartbeats are compared to it."""
+    return datetime.now(UTC)
 
 
 class JobStatus(StrEnum):

@@ -8,8 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from database import live_workers as load
-from database.domain import JobStatus, TuningJob, Worker
-from database.repositories._common import utcnow
+from database.domain import JobStatus, TuningJob, Worker, utcnow
 from loopnest.config import get_settings
 
 if TYPE_CHECKING:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy.exc import IntegrityError
@@ -20,10 +19,6 @@ T = TypeVar("T")
 
 # Ids per IN (...) clause; far below SQLite's and PostgreSQL's bound-parameter limits.
 IN_CHUNK = 500
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 def get_or_create(session: Session, find: Callable[[], M | None], build: Callable[[], M]) -> tuple[M, bool]:

@@ -27,9 +27,9 @@ from typing import Any
 from sqlalchemy import ColumnElement, Update, and_, func, literal, or_, select, update
 from sqlalchemy.orm import Session
 
-from database.domain import JobStatus, TuningJob
+from database.domain import JobStatus, TuningJob, utcnow
 from database.errors import InvalidRecordError, NotFoundError, StorageError
-from database.repositories._common import check_non_negative, check_positive, json_object, utcnow
+from database.repositories._common import check_non_negative, check_positive, json_object
 from database.tables import NestModel, RecipeModel, TargetModel, TuningJobModel, UTCDateTime
 
 # Claims lost to a concurrent claimer before giving up; each lost race means another worker

@@ -13,9 +13,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from database.domain import Worker
+from database.domain import Worker, utcnow
 from database.errors import InvalidRecordError
-from database.repositories._common import check_positive, get_or_create, utcnow
+from database.repositories._common import check_positive, get_or_create
 from database.tables import WorkerModel
 
 # Rows of workers silent this long are deleted (they crashed or were killed): they only served
