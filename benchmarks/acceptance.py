@@ -29,11 +29,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from autotune.config import get_autotune_settings
 from autotune.transfer import TransferTuner
 from autotune.transfer.neighbours import targets_by_preference
 from benchmarks._entry import exit_after
 from benchmarks.paper_nests import neighbours_outside, rebuild_scop, select_held_out
-from database import best_recipe_for, get_database_settings, get_store
+from database import best_recipe_for, get_store
 from database.embedding_store import EmbeddingStore
 from database.records import ensure_local_target
 from loopnest.errors import PerfembedError
@@ -43,7 +44,7 @@ from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.harness.program import ProgramSpec, compare_programs
 from service.core import SuggestOptions, TransferCore
-from service.program_eval import tuned_source
+from service.core.program import tuned_source
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = {"heat2d.c": ("heat", {"n": 1200, "steps": 40}), "matmul.c": ("matmul", {"n": 800})}
@@ -123,7 +124,7 @@ def program_rows(settings: Any, store: Any, fresh: int) -> list[dict]:
         path = ROOT / "examples" / file
         program = program_from_file(path, params=params, function=function)
         result = TransferCore(store, settings).suggest(program, SuggestOptions(k=5, evaluate=True, name=file)).to_dict()
-        text, tuned = tuned_source(path, extract_scops(path, function=function), result)
+        text, tuned = tuned_source(path, extract_scops(path, function=function).scops, result)
         spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, threads=settings.threads or os.cpu_count() or 1)
         claimed = compare_programs(path.read_text(), text, spec, name=file, policy=replace(policy, max_pairs=15))
         speedup = claimed.speedup
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-programs", action="store_true", help="skip the examples/ programs")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    settings = get_database_settings()
+    settings = get_autotune_settings()
     store = get_store(settings.resolved_database_url)
     report: dict[str, Any] = {"threads": settings.threads or os.cpu_count(), "fresh": args.fresh, "conditions": {}}
     for condition in ["idle", "hog"] if args.hog else ["idle"]:

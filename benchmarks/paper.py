@@ -61,6 +61,7 @@ from typing import Any
 
 import optuna
 
+from autotune.config import AutotuneSettings, get_autotune_settings
 from autotune.transfer.priors import PRIOR_MODES
 from benchmarks._entry import INTERRUPTED, exit_after
 from benchmarks.paper_measure import (
@@ -84,8 +85,6 @@ from benchmarks.paper_report import (
 )
 from benchmarks.paper_run import MIN_SPEEDUP, PaperConfig, PaperRun, ProgressEvent
 from database import get_store
-from database.config import DatabaseSettings, get_database_settings
-from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError
 
 # The rules, the report and the per-nest measuring live beside this runner; their public names are
@@ -101,12 +100,13 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "paper-benchmark.md
 
 
 def run_paper_benchmark(url: str, *, data_dir: str | Path, config: PaperConfig | None = None,
-                        settings: Settings | None = None, progress: Callable[[ProgressEvent], None] | None = None,
+                        settings: AutotuneSettings | None = None,
+                        progress: Callable[[ProgressEvent], None] | None = None,
                         out: str | Path | None = DEFAULT_OUT) -> dict[str, Any]:
     """Run the leave-one-family-out benchmark on the database at ``url``; the report as a dict.
 
     ``config`` says what to measure (:class:`PaperConfig`, default: its defaults); ``settings`` gives
-    the compiler, threads and limits (default ``Settings()``). ``out``: the markdown report to write
+    the compiler, threads and limits (default ``AutotuneSettings()``). ``out``: the markdown report to write
     (its plot goes beside it, same stem, ``.png``); None writes nothing. See the module docstring for
     the method.
     """
@@ -115,7 +115,7 @@ def run_paper_benchmark(url: str, *, data_dir: str | Path, config: PaperConfig |
     config = (config or PaperConfig()).checked()
     rows: list[dict[str, Any] | None] = []
     with tempfile.TemporaryDirectory(prefix="perfembed-paper-") as scratch:  # autotuning studies, rebuilt sources
-        run = PaperRun(get_store(url), Path(data_dir), config, settings or Settings(), progress, Path(scratch))
+        run = PaperRun(get_store(url), Path(data_dir), config, settings or AutotuneSettings(), progress, Path(scratch))
         try:
             for pos, held in enumerate(run.selection.held):
                 rows.append(run.measure(pos, held))
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="markdown report, or a directory for paper-benchmark.md in it ('' for none)")
     parser.add_argument("--events", action="store_true", help="JSON lines: progress events, then the report")
     args = parser.parse_args(argv)
-    settings: DatabaseSettings = get_database_settings()
+    settings = get_autotune_settings()
     progress = _event_line if args.events else _print_progress  # stderr: stdout keeps the one JSON object
     try:
         report = run_paper_benchmark(args.url or settings.resolved_database_url,

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from autotune.config import AutotuneSettings
 from autotune.search.tune_outcome import TuneResult
 from autotune.search.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from autotune.transfer import TransferTuner, within_gate
@@ -40,7 +41,6 @@ from database import Store
 from database.embedding_store import EmbeddingStore
 from database.records import ensure_local_target
 from embeddings.features.signature import machine_signature
-from loopnest.config import Settings
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.harness import Harness, Limits
 from loopnest.harness.timing_lock import working_beside_timers
@@ -121,7 +121,7 @@ class PaperRun:
     store: Store
     data_dir: Path
     config: PaperConfig
-    settings: Settings
+    settings: AutotuneSettings
     progress: Callable[[ProgressEvent], None] | None
     scratch: Path
     started: float = field(default_factory=time.time)

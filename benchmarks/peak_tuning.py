@@ -157,6 +157,7 @@ def run_transfer(kernel: Nest, params: dict[str, int], data_dir: Path, config: T
             "recipe": best.get("recipe") if nest.get("accepted") else None, "from": best.get("from"),
             "speedup": best.get("text"), "evaluations": nest.get("evaluations"),
             "neighbours": [n.get("name") for n in nest.get("neighbours", [])],
+            "distances": [n.get("distance") for n in nest.get("neighbours", [])],
             "seconds": round(time.perf_counter() - start, 1)}
 
 
@@ -181,11 +182,13 @@ def run_autotune(kernel: Nest, params: dict[str, int], data_dir: Path, config: T
 
 
 def tune_kernel(kernel: Nest, params: dict[str, int], config: TuneConfig, *, out_dir: Path, cache: TuningCache,
-                retune: bool, fingerprint: str, extra: Sequence[str] = ()) -> dict[str, Any]:
+                retune: bool, fingerprint: str, extra: Sequence[str] = (),
+                cold_autotune: bool = False) -> dict[str, Any]:
     """perfembed's recipes for ``kernel`` at ``params`` (from the cache unless ``retune``), with ``extra``
     arguments to both perfembed commands; a failed perfembed command is recorded in its part
-    (``status`` "failed"), never raised."""
-    key = cache_key(kernel, params, config, fingerprint, extra)
+    (``status`` "failed"), never raised. Autotuning starts from transfer's recipe, or with ``cold_autotune``
+    from nothing in a database of its own (to compare the two methods rather than add them up)."""
+    key = cache_key(kernel, params, config, fingerprint, [*extra, "--cold-autotune"] if cold_autotune else extra)
     cached = None if retune else cache.get(key)
     if cached is not None:
         return {**cached, "cached": True}
@@ -205,8 +208,10 @@ def tune_kernel(kernel: Nest, params: dict[str, int], config: TuneConfig, *, out
     entry["transfer"] = _attempt(lambda: run_transfer(kernel, params, data_dir, config, extra)) if config.transfer \
         else {"status": "skipped", "message": "transfer needs the seed (off with --quick or --no-transfer)",
               "recipe": None}
-    warm = entry["transfer"].get("recipe")
-    entry["autotune"] = _attempt(lambda: run_autotune(kernel, params, data_dir, config, warm, extra))
+    warm = None if cold_autotune else entry["transfer"].get("recipe")
+    tune_dir = data_dir / "autotune" if cold_autotune else data_dir
+    tune_dir.mkdir(exist_ok=True)
+    entry["autotune"] = _attempt(lambda: run_autotune(kernel, params, tune_dir, config, warm, extra))
     if all(entry[part]["status"] != "failed" for part in ("transfer", "autotune")):
         cache.put(key, entry)
     return {**entry, "cached": False}

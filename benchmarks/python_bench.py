@@ -1,203 +1,186 @@
-"""NumPy kernels against their peers, in one run: ``python -m benchmarks.python_bench``.
+"""NumPy kernels against their peers, in one run: ``python -m benchmarks.python_bench`` (``perfembed bench python``).
 
-For each kernel of ``benchmarks/python/kernels.py`` (at its :data:`SIZES`, times ``--scale``): the original
-NumPy function; Numba ``@njit`` and ``@njit(parallel=True)`` of the same source, where ``numba`` installs;
-perfembed's module of the nest as it is (compiled, untuned); and perfembed by transfer (``suggest --evaluate
---write-best``, k = 5). Every variant's outputs are checked against NumPy's (the harness's tolerance) on the
-same inputs; times are medians of interleaved calls (each from fresh copies of the inputs) with the first
-call reported apart (warm-up, JIT compiles). A peer that is missing or fails is a row with the reason.
-DaCe and autotuning (40 trials) are not run by this script yet: their columns say so.
+    python -m benchmarks.python_bench [--kernels gemm,lu] [--scale F] [--threads N] [--rounds R] [--trials N]
+                                      [--quick] [--no-transfer] [--retune] [--json] [--out DIR] [--report MD]
+
+For each kernel of ``benchmarks/python/kernels.py`` (written as NumPy users write them: slices, ``@``, ufuncs,
+scalar loops), at its :data:`SIZES` times ``--scale``:
+
+- numpy: the original function;
+- numba, numba-parallel: ``@njit`` and ``@njit(parallel=True)`` of the same source, ``range`` made ``prange``
+  on the loops a Numba user would mark (:data:`PRANGE`), where ``numba`` installs (``pip install -e
+  '.[peers]'``);
+- dace: ``dace.program`` with its CPU auto-optimizer, where ``dace`` imports;
+- perfembed-untuned: perfembed's module of the nest as it is (the C compiled, no recipe);
+- perfembed-transfer: the recipe ``perfembed suggest --evaluate --k 5`` accepts, from a database holding only
+  the shipped seed (C nests; no Python kernel), so that it measures transfer from C to NumPy;
+- perfembed-autotune: the winner of ``perfembed tune --trials 40`` from nothing, in a database of its own.
+
+perfembed runs as the CLI in data folders under OUT (``benchmarks/peak_tuning.py``), its recipes cached in
+``OUT/tuning.json``; the modules are written as ``--write-best kernel_tuned.py`` writes them. Every variant's
+outputs are checked against NumPy's on the same inputs; times are interleaved rounds on fresh copies, each
+variant's speedup the geometric mean of its rounds' ratios to NumPy with a 95% bootstrap interval, and the
+first call (JIT and C compiles) is reported apart. A peer that is missing or fails is a row with the reason.
+The report goes to stdout, to ``OUT/python.json`` and ``OUT/python.md``, and to ``--report`` with its figure
+beside it. Exit status: 0 when every figure is in, 1 otherwise, 2 on a usage error.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import json
 import os
-import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-import numpy as np
+from threadpoolctl import threadpool_limits
 
 from benchmarks._entry import exit_after
+from benchmarks.python_report import missing_figures, render_markdown, render_text, summarize, write_report
+from benchmarks.python_variants import (
+    KERNELS,
+    Inputs,
+    Variant,
+    dace_variant,
+    first_call,
+    interleave,
+    load_module,
+    numba_variants,
+    outputs,
+    perfembed_variant,
+    timing,
+)
+from benchmarks.tuned_run import TunedRun, UsageParser, check_at_least, finish_report, run_main
+from loopnest.config import Settings
 from loopnest.frontend.python.check import example_inputs
-from loopnest.frontend.python.dropin import python_dropin
 from loopnest.frontend.python.extract import lower_python
-from loopnest.frontend.python.kernel import PythonKernel
 
-KERNELS = Path(__file__).resolve().parent / "python" / "kernels.py"
-TOLERANCE = 1e-6  # the harness's reordering tolerance for float64
-
-
-def _module(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+NAME = "python"
+SUITE = load_module(KERNELS, "perfembed_benchmark_kernels")
+TIME_LOOPS = ("TSTEPS",)  # scaled like sizes, but never below 2 steps
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
-def _error(want: Any, got: Any) -> float:
-    a, b = np.asarray(want, dtype=np.float64), np.asarray(got, dtype=np.float64)
-    if a.shape != b.shape or not np.array_equal(np.isnan(a), np.isnan(b)):
-        return float("inf")
-    fin = np.isfinite(a)
-    if not fin.any():
-        return 0.0
-    scale = max(float(np.max(np.abs(a[fin]))), 1e-300)
-    return float(np.max(np.abs(a[fin] - b[fin]) / np.maximum(np.abs(a[fin]), 1e-6 * scale)))
+@dataclass(frozen=True)
+class PythonNest:
+    """A kernel of the suite as :class:`benchmarks.peak_tuning.Nest` names it."""
+
+    name: str
+    file: str = str(KERNELS.relative_to(KERNELS.parents[2]))
+    function: str = ""
+
+    @classmethod
+    def of(cls, name: str) -> PythonNest:
+        return cls(name=name, function=name)
 
 
-class Inputs:
-    def __init__(self, path: Path, names: list[str]) -> None:
-        self.data = dict(np.load(path, allow_pickle=False))
-        self.names = names
-
-    def fresh(self) -> list[Any]:
-        return [np.array(self.data[n], copy=True) if self.data[n].ndim else self.data[n].item() for n in self.names]
+def sizes(name: str, scale: float) -> dict[str, int]:
+    return {k: max(2 if k in TIME_LOOPS else 3, round(v * scale)) for k, v in SUITE.SIZES[name].items()}
 
 
-def _outputs(fn: Callable[..., Any], inputs: Inputs) -> list[Any]:
-    args = inputs.fresh()
-    result = fn(*args)
-    returned = list(result) if isinstance(result, tuple) else [] if result is None else [result]
-    return [a for a in args if isinstance(a, np.ndarray)] + returned
-
-
-def _variants(kernel: PythonKernel, work: Path, args: argparse.Namespace, params: dict[str, int],
-              original: Callable[..., Any]) -> dict[str, Callable[..., Any] | str]:
-    out: dict[str, Callable[..., Any] | str] = {"numpy": original}
-    try:
-        import numba  # noqa: PLC0415 - an optional peer
-        out["numba"] = numba.njit(original)
-        out["numba-parallel"] = numba.njit(parallel=True)(original)
-    except ImportError:
-        out["numba"] = out["numba-parallel"] = "numba is not installed (pip install numba)"
-    out["dace"] = "not run by this script yet"
-    plain = python_dropin(kernel, kernel.scop, KERNELS, work / "plain.py", cflags=args.cflags, description="untuned")
-    (work / "plain.py").write_text(plain.module)
-    (work / plain.c_file).write_text(plain.c_source)
-    out["perfembed-untuned"] = getattr(_module(work / "plain.py", f"plain_{kernel.function}"), kernel.function)
-    out["perfembed-transfer"] = _transfer(kernel, work, args, params) if args.transfer else "--no-transfer"
-    out["perfembed-autotune-40"] = "not run by this script yet"
-    return out
-
-
-def _transfer(kernel: PythonKernel, work: Path, args: argparse.Namespace,
-              params: dict[str, int]) -> Callable[..., Any] | str:
-    module = work / "transfer.py"
-    command = [sys.executable, "-m", "service.cli", "suggest", str(KERNELS), "--function", kernel.function,
-               "--evaluate", "--k", "5", "--write-best", str(module), "--threads", str(args.threads),
-               *[f"--param={k}={v}" for k, v in params.items()]]
-    ran = subprocess.run(command, capture_output=True, text=True, check=False)
-    if not module.exists():
-        lines = [ln for ln in ran.stderr.splitlines() if ln.strip()]
-        return "not written: " + (lines[-1] if lines else f"exit {ran.returncode}")[:200]
-    return getattr(_module(module, f"transfer_{kernel.function}"), kernel.function)
-
-
-def _time(fns: dict[str, Callable[..., Any]], inputs: Inputs, reps: int) -> dict[str, dict[str, float]]:
-    """Interleaved calls (the order reversed every other round), each on fresh copies of the inputs."""
-    times: dict[str, list[float]] = {label: [] for label in fns}
-    for rep in range(reps):
-        order = list(fns.items()) if rep % 2 == 0 else list(reversed(fns.items()))
-        for label, fn in order:
-            args = inputs.fresh()
-            start = time.perf_counter()
-            fn(*args)
-            times[label].append(time.perf_counter() - start)
-    return {label: {"median_s": statistics.median(times[label]),
-                    "low_s": min(times[label]), "high_s": max(times[label])} for label in fns}
-
-
-def run_kernel(name: str, sizes: dict[str, int], args: argparse.Namespace) -> dict[str, Any]:
+def variants(name: str, tuning: dict[str, Any], work: Path, settings: Settings) -> tuple[dict[str, Variant],
+                                                                                        dict[str, str]]:
+    """Every variant of kernel ``name`` (a callable, or why there is none) and perfembed's recipes in words."""
+    original = getattr(SUITE, name)
+    out: dict[str, Variant] = {"numpy": original, **numba_variants(original, SUITE.PRANGE.get(name, ())),
+                               "dace": dace_variant(original)}
     kernel = lower_python(KERNELS, name)
-    params = {k: max(3, int(v * args.scale)) if k != "TSTEPS" else max(2, int(v * args.scale)) for k, v in
-              sizes.items()}
+    recipes: dict[str, str] = {}
+    for label, steps in (("perfembed-untuned", None), ("perfembed-transfer", tuning["transfer"]),
+                         ("perfembed-autotune", tuning["autotune"])):
+        if isinstance(steps, dict) and steps.get("status") in ("failed", "skipped"):
+            out[label] = f"{steps['status']}: {steps.get('message', '')}"[:240]
+            continue
+        recipe = steps.get("recipe") if isinstance(steps, dict) else None
+        out[label], recipes[label] = perfembed_variant(kernel, recipe, work, label, settings.cflags)
+    return out, recipes
+
+
+def measure_kernel(name: str, params: dict[str, int], tuning: dict[str, Any], rounds: int,
+                   settings: Settings) -> dict[str, Any]:
+    """One kernel's row: each variant checked against NumPy, then the ones that agree timed interleaved."""
     with tempfile.TemporaryDirectory(prefix=f"perfembed-pybench-{name}-") as tmp:
         work = Path(tmp)
+        kernel = lower_python(KERNELS, name)
         example_inputs(kernel, params, work / "inputs.npz")
         inputs = Inputs(work / "inputs.npz", [a.name for a in kernel.args])
-        original = getattr(_module(KERNELS, f"original_{name}"), name)
-        variants = _variants(kernel, work, args, params, original)
-        want = _outputs(original, inputs)
-        rows: dict[str, Any] = {}
-        runnable: dict[str, Callable[..., Any]] = {}
-        for label, fn in variants.items():
+        found, recipes = variants(name, tuning, work, settings)
+        want = outputs(getattr(SUITE, name), inputs.fresh())
+        rows: dict[str, dict[str, Any]] = {}
+        runnable = {}
+        for label, fn in found.items():
             if isinstance(fn, str):
-                rows[label] = {"status": "skipped", "reason": fn}
+                rows[label] = {"status": "missing", "reason": fn}
                 continue
-            try:
-                start = time.perf_counter()
-                got = _outputs(fn, inputs)  # the first call: Numba's JIT, the module's compile
-                first = time.perf_counter() - start
-            except Exception as exc:  # a peer that fails on the kernel is a row with the reason
-                rows[label] = {"status": "failed", "reason": f"{type(exc).__name__}: {str(exc)[:160]}"}
-                continue
-            error = max((_error(w, g) for w, g in zip(want, got, strict=True)), default=0.0) \
-                if len(want) == len(got) else float("inf")
-            ok = error <= TOLERANCE
-            rows[label] = {"status": "ok" if ok else "wrong-output", "max_rel_error": error, "first_s": first}
-            if ok:
+            rows[label] = first_call(fn, inputs, want)
+            if label in recipes:
+                rows[label]["recipe"] = recipes[label]
+            if rows[label]["status"] == "ok":
                 runnable[label] = fn
-        for label, timing in _time(runnable, inputs, args.reps).items():
-            rows[label].update(timing)
-    base = rows["numpy"].get("median_s")
-    for row in rows.values():
-        if base and row.get("median_s"):
-            row["speedup_over_numpy"] = base / row["median_s"]
-    return {"kernel": name, "params": params, "variants": rows}
+        times = interleave(runnable, inputs, rounds)
+        for label in runnable:
+            rows[label].update(timing(times["numpy"], times[label]))
+    return {"kernel": name, "params": params, "variants": rows, "neighbours": _neighbours(tuning["transfer"]),
+            "tuning": {part: {k: v for k, v in tuning[part].items() if k != "recipe"}
+                       for part in ("transfer", "autotune")}}
 
 
-def report(results: list[dict[str, Any]], threads: int) -> str:
-    labels = list(results[0]["variants"]) if results else []
-    lines = [f"# NumPy kernels against their peers ({threads} thread(s))", "",
-             "| kernel | " + " | ".join(labels) + " |", "|---" * (len(labels) + 1) + "|"]
-    for r in results:
-        cells = []
-        for label in labels:
-            row = r["variants"][label]
-            if row["status"] != "ok":
-                cells.append(f"{row['status']}: {row.get('reason', '')}"[:60])
-            else:
-                cells.append(f"{row['median_s'] * 1e3:.2f} ms ({row.get('speedup_over_numpy', 0):.2f}x; first "
-                             f"{row['first_s'] * 1e3:.1f} ms)")
-        lines.append(f"| {r['kernel']} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+def _neighbours(transfer: dict[str, Any]) -> list[dict[str, Any]]:
+    names, distances = transfer.get("neighbours") or [], transfer.get("distances") or []
+    return [{"name": n, "distance": d} for n, d in zip(names, distances, strict=False)]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = UsageParser(prog="perfembed bench python", description=__doc__,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kernels", type=lambda t: [k for k in t.split(",") if k], default=None,
+                        help=f"comma-separated, from {','.join(SUITE.SIZES)} (default: all)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every size by this (default 1)")
+    parser.add_argument("--threads", type=int, default=2, help="threads of every variant (default 2)")
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 7, --quick 2)")
+    parser.add_argument("--trials", type=int, default=None, help="autotuning trials (default 40, --quick 2)")
+    parser.add_argument("--quick", action="store_true", help="2 trials, 2 rounds, no transfer: a smoke run")
+    parser.add_argument("--no-transfer", action="store_true", help="autotuning only (no seed load)")
+    parser.add_argument("--retune", action="store_true", help="ignore the tuning cache")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="report, tuning cache and perfembed data (default: DATA_DIR/python, or python-quick)")
+    parser.add_argument("--report", type=Path, default=None, help="also write the markdown report (and its figure)")
+    args = parser.parse_args(argv)
+    unknown = [k for k in args.kernels or () if k not in SUITE.SIZES]
+    if unknown:
+        parser.error(f"unknown kernel(s) {', '.join(unknown)}; the suite has {', '.join(SUITE.SIZES)}")
+    if args.scale <= 0:
+        parser.error("--scale must be positive")
+    check_at_least(parser, args, ("threads", 1), ("rounds", 1), ("trials", 1))
+    args.kernels = args.kernels or list(SUITE.SIZES)
+    return args
+
+
+def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    for variable in THREAD_VARIABLES:  # for the libraries loaded from now on (Numba, the modules' OpenMP)
+        os.environ[variable] = str(args.threads)
+    threadpool_limits(args.threads, user_api="blas")  # NumPy's BLAS was loaded on import; once, not per call
+    bench = TunedRun.from_args(NAME, args, settings)
+    rounds = args.rounds or (2 if args.quick else 7)
+    report = bench.new_report(rounds, scale=args.scale, cflags=settings.cflags, seed="the shipped seed (C nests)")
+    start = time.perf_counter()
+    report["kernels"] = []
+    for name in args.kernels:
+        params = sizes(name, args.scale)
+        tuning = bench.tune(PythonNest.of(name), params, retune=args.retune, cold_autotune=True)
+        bench.progress(f"{name}: checking and timing the variants ({rounds} interleaved rounds)")
+        report["kernels"].append(measure_kernel(name, params, tuning, rounds, settings))
+    report = finish_report(report, bench.out_dir, start, summarize, render_markdown)
+    if args.report is not None:
+        write_report(report, args.report)
+    return report
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="perfembed bench python", description=__doc__.split("\n")[0])
-    parser.add_argument("--kernels", default="", help="comma-separated kernel names (default: all)")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply every size by this (smoke: 0.05)")
-    parser.add_argument("--reps", type=int, default=7)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--cflags", default="-O3 -march=native -fopenmp")
-    parser.add_argument("--no-transfer", dest="transfer", action="store_false")
-    parser.add_argument("--out", type=Path, default=None, help="write the markdown report here (and .json beside)")
-    args = parser.parse_args(argv)
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ[var] = str(args.threads)
-    sizes = _module(KERNELS, "benchmark_kernels").SIZES
-    chosen = [k for k in args.kernels.split(",") if k] or list(sizes)
-    results = []
-    for name in chosen:
-        print(f"{name} ...", file=sys.stderr, flush=True)
-        results.append(run_kernel(name, sizes[name], args))
-    text = report(results, args.threads)
-    print(text)
-    if args.out is not None:
-        args.out.write_text(text)
-        args.out.with_suffix(".json").write_text(json.dumps(results, indent=1, default=str))
-    return 0
+    return run_main(argv, parse_args, run_benchmark, render_text, missing_figures)
 
 
 if __name__ == "__main__":

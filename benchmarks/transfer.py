@@ -16,9 +16,9 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from autotune.config import get_autotune_settings
 from benchmarks._entry import exit_after
 from benchmarks.paper import ProgressEvent, build_parser, config_from_args, run_paper_benchmark
-from database.config import get_database_settings
 
 
 def transfer_view(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--polly", action="store_true", help="also compare with clang-16 + Polly")
     parser.add_argument("--out", default=None, help="also write this markdown report and its plot")
     args = parser.parse_args(argv)
-    settings = get_database_settings()
+    settings = get_autotune_settings()
 
     def progress(event: ProgressEvent) -> None:
         if not args.json and event.phase in ("done", "skip"):

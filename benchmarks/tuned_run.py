@@ -94,13 +94,14 @@ class TunedRun:
     def progress(self, text: str) -> None:
         progress(self.name, text)
 
-    def tune(self, item: Nest, params: dict[str, int], *, retune: bool, extra: Sequence[str] = ()) -> dict[str, Any]:
+    def tune(self, item: Nest, params: dict[str, int], *, retune: bool, extra: Sequence[str] = (),
+             cold_autotune: bool = False) -> dict[str, Any]:
         """perfembed's recipes for ``item`` (:func:`~benchmarks.peak_tuning.tune_kernel`), with progress lines."""
         detail = f"; {' '.join(extra)}" if extra else ""
         self.progress(f"{item.name}: perfembed's recipes (transfer: {self.config.transfer}, "
                       f"{self.config.trials} trials{detail})")
         tuning = tune_kernel(item, params, self.config, out_dir=self.out_dir, cache=self.cache, retune=retune,
-                             fingerprint=self.fingerprint, extra=extra)
+                             fingerprint=self.fingerprint, extra=extra, cold_autotune=cold_autotune)
         self.progress(f"{item.name}: " + ("from the cache" if tuning["cached"] else "tuned") + "; " + ", ".join(
             f"{part} {tuning[part]['status']}" for part in ("transfer", "autotune")))
         return tuning

@@ -10,8 +10,8 @@ Open a store with :func:`get_store`, run repository functions in ``store.session
 Also here: the storage errors (:class:`NotFoundError`, :class:`DuplicateError`,
 :class:`InvalidRecordError`, :class:`StorageError`), the settings with the database URL
 (:class:`DatabaseSettings`, :func:`get_database_settings`), and the :class:`EmbeddingStore` that
-keeps embeddings and their index in step with the database (for notebooks:
-``EmbeddingStore.open().search(...)``).
+keeps embeddings and their index in step with the database (notebooks start from
+``service.notebook.Notebook``, whose ``embeddings`` it is).
 
 Everything is imported eagerly: SQLAlchemy and Alembic once loaded lazily here, but every
 ``perfembed`` start loads them anyway (the CLI's commands open the store), so the laziness saved

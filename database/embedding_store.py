@@ -7,8 +7,11 @@ so it needs both ``database`` (repositories, the model records, the data directo
 database < autotune < service, checked by ``lint-imports``). It is persistence of embeddings: it
 fits a model on what is stored, stores the model and every vector, and keeps the index file in
 step with the database. What it computes that needs no database (the estimators of each design,
-feature matrices, the supervised targets, the confidence gate) lives in :mod:`embeddings.designs`;
-notebooks import it as ``from database import EmbeddingStore``.
+feature matrices, the supervised targets, the confidence gate) lives in :mod:`embeddings.designs`.
+
+It stores and searches features and vectors only. Reading C files, pandas frames and maps are a
+notebook's conveniences, with the settings and the core, in :class:`service.notebook.Notebook`: the
+one entry point for notebooks, a layer up, where the frontend and the core may be imported.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from database.config import get_database_settings
 from database.domain import nest_name
 from database.errors import NotFoundError, data_dir_error
 from database.repositories import (
@@ -39,7 +41,7 @@ from database.repositories import (
     register_embedding_model,
     store_embeddings,
 )
-from database.store import Store, get_store
+from database.store import Store
 from embeddings import VectorIndex, make_index, read_index_metadata
 from embeddings.designs import (
     feature_matrix,
@@ -50,11 +52,7 @@ from embeddings.designs import (
     tuning_targets,
 )
 from embeddings.errors import IndexFileError
-from embeddings.features import static_features
 from loopnest.errors import ParameterError
-from loopnest.frontend.extract import extract_scops
-from loopnest.frontend.program import ProgramSource, extract_program
-from loopnest.parameters import require_params
 
 _logger = logging.getLogger(__name__)
 
@@ -79,7 +77,8 @@ class Hit:
 
 
 class EmbeddingStore:
-    """Nests, their embeddings and the index over them, for the service and for notebooks."""
+    """Nests' embeddings and the index over them, kept in step with the database (notebooks: see
+    :class:`service.notebook.Notebook`, whose ``embeddings`` this is)."""
 
     def __init__(self, store: Store, *, data_dir: Path) -> None:
         self.store = store
@@ -97,12 +96,6 @@ class EmbeddingStore:
         if key not in shared:
             shared[key] = cls(store, data_dir=Path(data_dir))
         return shared[key]
-
-    @classmethod
-    def open(cls, url: str | None = None, *, data_dir: str | Path | None = None) -> EmbeddingStore:
-        settings = get_database_settings()
-        store = get_store(url or settings.resolved_database_url, create=True)
-        return cls(store, data_dir=Path(data_dir) if data_dir else settings.data_dir)
 
     # -- model -----------------------------------------------------------------------------------
     def current_version(self) -> str | None:
@@ -229,14 +222,13 @@ class EmbeddingStore:
         return index
 
     # -- queries ---------------------------------------------------------------------------------
-    def search(self, query: str | Path | Mapping[str, float | None] | Sequence[float] | np.ndarray, k: int = 5, *,
-               params: Mapping[str, int] | None = None, target_id: int | None = None,
-               exclude: Sequence[int] = ()) -> list[Hit]:
-        """Nearest stored nests to a C source (text or path; first nest), a feature dict, or a vector.
+    def search(self, query: Mapping[str, float | None] | Sequence[float] | np.ndarray, k: int = 5, *,
+               target_id: int | None = None, exclude: Sequence[int] = ()) -> list[Hit]:
+        """Nearest stored nests to a nest's static features (a dict) or to a vector.
 
         With ``target_id``, only nests measured on that target are returned (all when none is).
         """
-        vector = self._query_vector(query, params)
+        vector = self._query_vector(query)
         index = self.index()
         allowed = None
         if target_id is not None:
@@ -247,17 +239,12 @@ class EmbeddingStore:
         hits = [(int(i), float(d)) for i, d in zip(ids[0], dist[0], strict=True) if i >= 0 and i not in exclude]
         return self._describe(hits[:k])
 
-    def _query_vector(self, query: Any, params: Mapping[str, int] | None) -> np.ndarray:
+    def _query_vector(self, query: Any) -> np.ndarray:
         if isinstance(query, Mapping):
             return self.embed(query)
-        if isinstance(query, str | Path):
-            path = Path(query)
-            # A file is read where it is; source text goes to a private directory (never a shared file).
-            scops = extract_scops(path).scops if path.exists() else extract_program(ProgramSource(str(query))).scops
-            if not scops:
-                raise ParameterError("the source has no supported loop nest")
-            values = require_params(scops[0].params, params or {}, what="search by source")
-            return self.embed(static_features(scops[0], values).to_dict())
+        if isinstance(query, str | Path):  # it used to read C: say where that went, not "could not convert"
+            raise ParameterError("EmbeddingStore.search takes features or a vector; search by C file or source "
+                                 "with `from service.notebook import Notebook; Notebook.open().search(...)`")
         vector = np.asarray(query, dtype=np.float32).reshape(-1)
         dim = self.index().dim
         if vector.shape[0] != dim:
@@ -270,54 +257,6 @@ class EmbeddingStore:
         with self.store.session() as session:
             known = nest_summaries(session, nest_ids=[h[0] for h in hits])
         return [Hit(i, d, *known[i]) for i, d in hits if i in known]
-
-    def to_dataframe(self) -> Any:
-        """One row per stored nest: program, index, best verified speedup, and static features."""
-        # pandas, matplotlib and scikit-learn load only in these two notebook helpers: this module is
-        # imported by every `perfembed` start, which they would slow by 120, 320 and 200 ms (-X importtime).
-        import pandas as pd
-
-        with self.store.session() as session:
-            nests = list_nests(session)
-            known = nest_summaries(session)
-        rows = [{"nest_id": n.id, "program": known[n.id][0], "index": n.index, "best_speedup": known[n.id][2],
-                 **n.static_features} for n in nests]
-        return pd.DataFrame(rows)
-
-    def plot_map(self, path: str | Path, *, method: str = "pca") -> Path:
-        """A 2-D map of the embedding space (PCA or t-SNE), coloured by best speedup, saved as PNG."""
-        # matplotlib and the projections load only for a map: matplotlib alone takes longer to import
-        # than the rest of the store, and no command or route draws one.
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        version = self.model()[0]
-        with self.store.session() as session:
-            vectors = load_embeddings(session, model_version=version)
-        if len(vectors) < 2:
-            raise ParameterError("a map needs at least two embedded nests")
-        ids = list(vectors)
-        X = np.asarray([vectors[i] for i in ids], dtype=float)
-        if method == "tsne":
-            from sklearn.manifold import TSNE
-
-            xy = TSNE(n_components=2, perplexity=min(30, len(ids) - 1), random_state=0).fit_transform(X)
-        else:
-            from sklearn.decomposition import PCA
-
-            xy = PCA(n_components=2, random_state=0).fit_transform(X)
-        frame = self.to_dataframe().set_index("nest_id")
-        colour = [frame["best_speedup"].get(i) or 1.0 for i in ids]
-        fig, ax = plt.subplots(figsize=(7, 5))
-        points = ax.scatter(xy[:, 0], xy[:, 1], c=np.log2(np.asarray(colour, dtype=float)), cmap="viridis", s=18)
-        fig.colorbar(points, ax=ax, label="log2 best verified speedup")
-        ax.set_title(f"embedding map ({method}, model {version})")
-        out = Path(path)
-        fig.savefig(out, dpi=110, bbox_inches="tight")
-        plt.close(fig)
-        return out
 
 
 def best_recipes(store: Store, nest_ids: Sequence[int]) -> dict[int, tuple[list[dict[str, Any]], float]]:

@@ -10,9 +10,13 @@ Public API (everything else in this package is private):
   saved index that cannot be loaded), both user errors and subclasses of ``ValueError``.
 
 Names load on first access, so ``import embeddings`` imports neither scikit-learn nor faiss: every
-``perfembed`` start imports this package, and they would add 414 and 33 ms to it (python -X importtime). The
-embedding store, which joins these with the database, is a layer up: ``from database import
-EmbeddingStore``.
+``perfembed`` start imports this package, and they would add 414 and 33 ms to it (python -X importtime).
+
+Notebooks start from ``from service.notebook import Notebook`` (nests as frames, the embedding map, the
+neighbours of a C file). The ``EmbeddingStore`` that once lived here joins these models with the database, so
+it is a layer up (``database``), and this package may not import it: ``from embeddings import
+EmbeddingStore`` fails with an :class:`ImportError` that names the notebook entry point instead of Python's
+bare "cannot import name".
 """
 
 from __future__ import annotations
@@ -66,15 +70,19 @@ _MODULE_OF = {
     # The criterion needs only NumPy; import it from its module so it does not pull in scikit-learn.
     "evaluate_neighbour_transfer": "embeddings._model_selection",
 }
-# Names that moved up a layer: their new home, for the error message.
-_MOVED = {"EmbeddingStore": "from database import EmbeddingStore"}
+# Names that moved up a layer, and where a user goes instead. Raised as ImportError, not AttributeError:
+# `from embeddings import X` turns an AttributeError into its own message and drops this one.
+_MOVED = {"EmbeddingStore": "EmbeddingStore moved out of embeddings (it needs the database): in a notebook use "
+                            "`from service.notebook import Notebook; nb = Notebook.open()` (nb.embeddings is the "
+                            "store), see docs/python-api.md"}
 
 
 def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        raise ImportError(_MOVED[name], name=name)
     module = _MODULE_OF.get(name)
     if module is None:
-        moved = f"; it moved to the database layer: {_MOVED[name]}" if name in _MOVED else ""
-        raise AttributeError(f"module 'embeddings' has no attribute {name!r}{moved}")
+        raise AttributeError(f"module 'embeddings' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -1,9 +1,18 @@
-"""The one settings object of perfembed, read from ``PERFEMBED_*`` environment variables.
+"""The engine's settings, read from ``PERFEMBED_*`` environment variables, and the one loader of them all.
 
-Library functions take explicit arguments; only entry points (CLI, service, workers) call
-:func:`get_settings` and pass values down, so tests can build their own :class:`Settings`. Layers
-above add their fields by subclassing: the database URL in :class:`database.config.DatabaseSettings`,
-the server's limits in ``service.config.ServiceSettings``.
+Each layer owns the settings it reads and adds them by subclassing the class of the layer below, so
+that one object (and one ``PERFEMBED_*`` namespace) carries them all and a layer never sees a field
+that belongs above it:
+
+* :class:`Settings` (here): the data directory, the harness's compiler, limits and sandbox, the
+  acceptance margin and the analysis limits;
+* ``database.config.DatabaseSettings``: the database URL and the seed file;
+* ``autotune.config.AutotuneSettings``: transfer (families, first guesses) and the tuning workers;
+* ``service.config.ServiceSettings``: the REST API's limits (the analysis time limit among them).
+
+``embeddings`` reads no setting: its functions take their arguments explicitly. Library functions
+take explicit arguments; only entry points (CLI, service, workers) read the environment (through
+:func:`load_settings`) and pass values down, so tests can build their own settings.
 """
 
 from __future__ import annotations
@@ -12,10 +21,10 @@ import os
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Self, TypeVar
+from typing import TypeVar
 
 from platformdirs import user_data_path
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from loopnest.errors import SettingsError
@@ -78,12 +87,12 @@ def thread_placement() -> str:
 
 
 class Settings(BaseSettings):
+    """The engine's fields; the layers above subclass it (see the module docstring)."""
+
     model_config = SettingsConfigDict(env_prefix="PERFEMBED_", env_ignore_empty=True, extra="ignore")
 
     data_dir: Path = Field(default_factory=default_data_dir,
                            description="Database file, index files, caches (default: the per-user data directory).")
-    seed_file: Path | None = Field(default=None, description="Seed file `perfembed seed load` reads by default "
-                                   "(default: seed/perfembed-seed.jsonl.gz beside the packages).")
 
     # Harness limits for every compile and run of generated code.
     cc: str = "gcc"
@@ -113,18 +122,6 @@ class Settings(BaseSettings):
     confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
     timeout_factor: float = Field(default=3.0, ge=1.0, le=100.0)
     load_threshold: float = Field(default=0.25, ge=0.0, le=1.0)
-    # Transfer: each of the nearest three neighbours lends its best recipe of this many recipe families
-    # (isl's schedule, or a loop order with or without a parallel loop; autotune.transfer.recipe_family),
-    # each at least min_speedup on its own nest; farther ones their best alone (service.core.neighbours).
-    transfer_families: int = Field(default=3, ge=1, le=20,
-                                   description="Recipe families each of the three nearest neighbours lends to "
-                                   "transfer.")
-    # The recipe space's first guesses transfer also tries when a neighbour lies within the confidence
-    # gate (beyond it, always both): none, isl's schedule, or it and the parallel loop with simd
-    # (autotune.transfer.priors.PRIOR_MODES).
-    transfer_priors: Literal["gate", "schedule", "always"] = Field(
-        default="gate", description="First guesses transfer tries beside near neighbours: gate (none), schedule, "
-        "always.")
 
     # Analysis limits (corpus/ maxima: 11 statements in a nest, depth 7, 767 AST nodes and nesting
     # 38 in one function); a program over one is rejected with an error naming the setting.
@@ -134,32 +131,6 @@ class Settings(BaseSettings):
     max_expression_nodes: int = Field(default=10_000, ge=1, description="Syntax-tree nodes in one statement.")
     max_nesting_depth: int = Field(default=128, ge=8, le=400,
                                    description="Depth of the syntax tree (expressions, blocks, loops).")
-    analysis_time_limit_s: float = Field(default=10.0, gt=0, description="Wall time to analyse one API request.")
-
-    # Tuning workers. Each one records a heartbeat; it counts as alive (``/readyz``, job status)
-    # while its last heartbeat is younger than ``worker_stale_after_s``. With ``worker_threads``,
-    # each worker pins itself to its own ``worker_threads`` CPUs (taken from ``worker_cpus``, default
-    # every CPU this process may use) and measures with that many threads, so that several workers
-    # on one host do not skew each other's timings.
-    worker_heartbeat_s: float = Field(default=10.0, gt=0, le=3600, description="Seconds between heartbeats.")
-    worker_stale_after_s: float = Field(default=30.0, gt=0, description="A worker silent this long is not alive.")
-    worker_threads: int = Field(default=0, ge=0, le=1024,
-                                description="CPUs (and OpenMP threads) of each worker; 0: unpinned.")
-    worker_cpus: str | None = Field(default=None, description="CPUs the workers share out, as a list: 0-3,8.")
-
-    @field_validator("worker_cpus")
-    @classmethod
-    def _cpu_list(cls, value: str | None) -> str | None:
-        if value is not None:
-            parse_cpu_list(value)
-        return value
-
-    @model_validator(mode="after")
-    def _heartbeats_fit(self) -> Self:
-        if self.worker_stale_after_s <= self.worker_heartbeat_s:
-            raise ValueError(f"PERFEMBED_WORKER_STALE_AFTER_S ({self.worker_stale_after_s:g}) must be longer than "
-                             f"PERFEMBED_WORKER_HEARTBEAT_S ({self.worker_heartbeat_s:g}), or live workers look dead")
-        return self
 
 
 S = TypeVar("S", bound=Settings)

@@ -1,4 +1,5 @@
-"""The ``perfembed`` command line. Commands parse options, call library functions, and render.
+"""The ``perfembed`` command line. Commands parse options, make one request to the core (or, with
+``--server``, to a server through the client), and print the answer.
 
 Every :class:`PerfembedError` (bad C, unsupported construct, illegal recipe, missing parameter)
 ends the command with exit code 2 and a one-line message naming the problem and its line; with
@@ -7,88 +8,56 @@ ends the command with exit code 2 and a one-line message naming the problem and 
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 import traceback
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from database import get_store
-from database.config import get_database_settings
-from database.embedding_store import EmbeddingStore
-from database.errors import ensure_data_dir
-from embeddings.features import dynamic_features, load_or_measure, static_features
-from loopnest.analysis import describe_scop
-from loopnest.config import describe_data_dir, get_settings
-from loopnest.dropin import replace_regions
-from loopnest.errors import InternalError, ParameterError, PerfembedError
-from loopnest.frontend.compile_flags import CompileFlags
-from loopnest.frontend.extract import extract_scops
-from loopnest.frontend.program import extract_program, local_program
-from loopnest.harness import Harness, Limits
-from loopnest.harness.compare import AcceptancePolicy
-from loopnest.parameters import missing_params
-from loopnest.transform.recipe import Recipe, apply_recipe
 from service.commands.bench import bench_app
 from service.commands.catalog import nests_app, search_command
 from service.commands.db import db_app
-from service.commands.features import target, target_cache_path
-from service.commands.flags import (
-    BuildPathOpt,
-    QuoteDirOpt,
-    StdOpt,
-    SystemDirOpt,
-    UndefineOpt,
-    compile_flags,
-)
+from service.commands.features import target
 from service.commands.jobs import jobs_app
 from service.commands.keys import keys_app
 from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_TRIALS,
     REPS_HELP,
-    DefineOpt,
-    DensityOpt,
+    Compiler,
     FileArg,
-    FunctionOpt,
-    IncludeOpt,
-    JsonOpt,
-    MatrixOpt,
-    NestOpt,
-    ParamOpt,
-    SparsityOpt,
-    ThreadsOpt,
+    Inputs,
+    Json,
+    Kernel,
+    Measuring,
+    Nest,
+    Remote,
     console,
     emit_json,
     err_console,
     fmt_value,
-    parse_params,
-    read_recipe_file,
-    resolve_threads,
-    sparse_choice,
+    grouped,
+    show_status,
 )
-from service.commands.python_kernel import InputsOpt, is_python, with_inputs, write_python_best
-from service.commands.remote import analyze_remote, suggest_remote
+from service.commands.remote import analyze_remote, remote_program, suggest_remote
 from service.commands.seed import seed_app
 from service.commands.serve import serve_command
-from service.commands.suggest import (
-    evaluate_program,
-    print_outcome,
-    print_suggestions,
-    run_fallback_jobs,
-    write_best_file,
-)
+from service.commands.suggest import print_outcome, print_suggestions
 from service.commands.tune import tune_command, worker_command
 from service.commands.usage import CLICK_EXCEPTION, print_error, usage_error
-from service.commands.whole_program import WholeProgram, program_spec, require_build
-from service.core import SuggestOptions, TransferCore
-from service.program_eval import BUILD_HELP, applied_recipes, program_outcome
+from service.core import SuggestOptions
+from service.core.data_dir import describe_data_dir
+from service.core.errors import InternalError, ParameterError, PerfembedError
+from service.core.local import analyze_file, apply_file, measure_file, read_recipe
+from service.core.local_suggest import LocalSuggestRequest, Machine, suggest_file
+from service.core.maintenance import fit_embeddings
+from service.core.program_spec import WholeProgram
 
 
 def _data_epilog() -> str:
@@ -97,9 +66,6 @@ def _data_epilog() -> str:
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, epilog=_data_epilog(),
                   help="Transfer tuning of C loop nests with performance embeddings.")
-ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
-                         help="Ask the perfembed server at this URL (sends the file and its local quoted includes).")
-ApiKeyOpt = typer.Option(None, "--api-key", envvar="PERFEMBED_API_KEY", help="API key for --server writes.")
 
 
 def _print_version(value: bool) -> None:
@@ -118,66 +84,42 @@ def _root(_version: bool = typer.Option(False, "--version", is_eager=True, callb
     """Transfer tuning of C loop nests with performance embeddings."""
 
 
-def load_program(file: Path, flags: CompileFlags, function: str | None, inputs: Path | None = None) -> Any:
-    options = with_inputs(flags.preprocess_options(sandbox=get_settings().sandbox), inputs)
-    return extract_scops(file, options, function=function)
-
-
-def _selected(extraction: Any, nest: int | None) -> list[int]:
-    if nest is None:
-        return list(range(len(extraction.scops)))
-    if not 0 <= nest < len(extraction.scops):
-        raise ParameterError(f"--nest {nest}: the file has {len(extraction.scops)} supported nest(s)")
-    return [nest]
-
-
 @app.command()
-def analyze(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
-            undefine: list[str] = UndefineOpt, iquote: list[str] = QuoteDirOpt, isystem: list[str] = SystemDirOpt,
-            std: str | None = StdOpt, build_path: Path | None = BuildPathOpt, param: list[str] = ParamOpt,
-            function: str | None = FunctionOpt, json_out: bool = JsonOpt,
-            profile: bool = typer.Option(False, "--profile", help="Also measure dynamic features (runs the nest)."),
-            server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt, inputs: Path | None = InputsOpt) -> None:
+@grouped
+def analyze(file: FileArg, compiler: Compiler, kernel: Kernel, json_out: Json = False,
+            profile: Annotated[bool, typer.Option("--profile",
+                                                  help="Also measure dynamic features (runs the nest).")] = False,
+            remote: Remote = Remote(), inputs: Inputs = None) -> None:
     """Extract every loop nest and show loops, accesses, trip counts, dependences and parallel loops.
 
     With --json each nest carries its static features (when every parameter has a value); with
     --profile also its dynamic features, measured against this machine's cached peaks."""
-    params = parse_params(param)
-    if server:
-        _analyze_remote(server, api_key, file, include, define, params, function, json_out=json_out)
+    if remote.server:
+        _analyze_remote(remote, file, compiler, kernel, json_out=json_out)
         return
-    flags = compile_flags(file, include=include, define=define, undefine=undefine, iquote=iquote, isystem=isystem,
-                          std=std, build_path=build_path)
-    extraction = load_program(file, flags, function, inputs)
-    nests = [describe_scop(s, params) for s in extraction.scops]
-    missing = sorted({p for s in extraction.scops for p in missing_params(s.params, params)})
-    if json_out or profile:
-        _add_features(extraction.scops, nests, params, profile=profile)
-    rejected = [r.to_dict() for r in extraction.rejected]
+    analysis = analyze_file(compiler.source(file, kernel, inputs), features=json_out, profile=profile,
+                            status=show_status)
+    nests = analysis.nests
     if json_out:
-        emit_json({"file": str(file), "nests": nests, "rejected": rejected, "missing_params": missing})
+        emit_json({"file": str(file), "nests": nests, "rejected": analysis.rejected,
+                   "missing_params": analysis.missing_params})
     else:
         for n in nests:
             _print_nest(n)
-        require_nests(file, len(nests), extraction.rejected)
-        if missing:
-            err_console.print(f"[yellow]note[/]: no value for parameter(s) {', '.join(missing)}; "
+        require_nests(file, len(nests), analysis.rejected)
+        if analysis.missing_params:
+            err_console.print(f"[yellow]note[/]: no value for parameter(s) {', '.join(analysis.missing_params)}; "
                               "trip counts need --param NAME=INT")
         for n in nests:
-            dynamic = n.get("dynamic_features") or {}
-            if dynamic:
-                table = Table("dynamic feature", "value", title=n["name"])
-                for name, value in dynamic.items():
-                    table.add_row(name, "masked" if value is None else f"{value:.4g}")
-                console.print(table)
+            _print_dynamic(n)
     if not nests:
         raise typer.Exit(2)
 
 
-def _analyze_remote(server: str, api_key: str | None, file: Path, include: list[str], define: list[str],
-                    params: dict[str, int], function: str | None, *, json_out: bool) -> None:
-    data = analyze_remote(server, file, include=include, define=define, params=params, function=function,
-                          api_key=api_key)
+def _analyze_remote(remote: Remote, file: Path, compiler: Compiler, kernel: Kernel, *, json_out: bool) -> None:
+    assert remote.server is not None
+    data = analyze_remote(remote.server, file, include=compiler.include, define=compiler.define,
+                          params=kernel.params(), function=kernel.function, api_key=remote.api_key)
     if json_out:
         emit_json(data)
     else:
@@ -188,21 +130,13 @@ def _analyze_remote(server: str, api_key: str | None, file: Path, include: list[
         raise typer.Exit(2)
 
 
-def _add_features(scops: list[Any], nests: list[dict[str, Any]], params: dict[str, int], *, profile: bool) -> None:
-    settings = get_settings()
-    peaks = None
-    if profile:
-        with console.status("measuring this machine's peaks (cached afterwards)"):
-            peaks = load_or_measure(target_cache_path(settings.data_dir), cc=settings.cc)
-    for scop, nest in zip(scops, nests, strict=True):
-        if missing_params(scop.params, params):
-            nest["static_features"] = None  # features need every parameter value
-            continue
-        nest["static_features"] = static_features(scop, params).to_dict()
-        if profile:
-            with console.status(f"profiling {scop.name}"):
-                nest["dynamic_features"] = dynamic_features(scop, params, target=peaks, cc=settings.cc,
-                                                            limits=Limits.from_settings(settings)).to_dict()
+def _print_dynamic(n: dict[str, Any]) -> None:
+    dynamic = n.get("dynamic_features") or {}
+    if dynamic:
+        table = Table("dynamic feature", "value", title=n["name"])
+        for name, value in dynamic.items():
+            table.add_row(name, "masked" if value is None else f"{value:.4g}")
+        console.print(table)
 
 
 def _print_nest(n: dict[str, Any]) -> None:
@@ -235,59 +169,41 @@ def _print_nest(n: dict[str, Any]) -> None:
     console.print(deps)
 
 
+RecipeFile = Annotated[Path, typer.Option("--recipe", help="Recipe JSON file.")]
+
+
 @app.command()
-def apply(file: Path = FileArg, recipe: Path = typer.Option(..., "--recipe", help="Recipe JSON file."),
-          nest: int | None = NestOpt,
-          include: list[str] = IncludeOpt, define: list[str] = DefineOpt, function: str | None = FunctionOpt,
-          output: Path | None = typer.Option(None, "-o", "--output", help="Write here instead of stdout.")) -> None:
+@grouped
+def apply(file: FileArg, recipe: RecipeFile, compiler: Compiler, nest: Nest = None,
+          function: Annotated[str | None, typer.Option("--function", help="Only nests of this function.")] = None,
+          output: Annotated[Path | None, typer.Option("-o", "--output",
+                                                      help="Write here instead of stdout.")] = None) -> None:
     """Write FILE with the recipe applied to its nest(s): a drop-in replacement."""
-    rec = Recipe.from_json(read_recipe_file(recipe))
-    extraction = load_program(file, compile_flags(file, include=include, define=define), function)
-    require_nests(file, len(extraction.scops), extraction.rejected)
-    chosen = _selected(extraction, nest)
-    transformed = {i: apply_recipe(extraction.scops[i], rec) for i in chosen}
-    text = replace_regions(file, transformed, extraction.scops)
+    applied = apply_file(compiler.source(file, Kernel(function=function)), read_recipe(recipe), nest,
+                         check_nests=lambda count, rejected: require_nests(file, count, rejected))
     if output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(applied.text)
     else:
-        output.write_text(text)
-        err_console.print(f"wrote {output} ({len(transformed)} nest(s) transformed)")
-
+        output.write_text(applied.text)
+        err_console.print(f"wrote {output} ({applied.transformed} nest(s) transformed)")
 
 
 @app.command()
-def measure(file: Path = FileArg,
-            recipe: Path | None = typer.Option(None, "--recipe", help="Recipe JSON (default: none)."),
-            nest: int | None = NestOpt, include: list[str] = IncludeOpt,
-            define: list[str] = DefineOpt, undefine: list[str] = UndefineOpt, iquote: list[str] = QuoteDirOpt,
-            isystem: list[str] = SystemDirOpt, std: str | None = StdOpt, build_path: Path | None = BuildPathOpt,
-            param: list[str] = ParamOpt, function: str | None = FunctionOpt,
-            reps: int = typer.Option(5, "--reps", min=1, max=1000, help=REPS_HELP),
-            threads: int | None = ThreadsOpt,
-            sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
-            json_out: bool = JsonOpt, inputs: Path | None = InputsOpt) -> None:
+@grouped
+def measure(file: FileArg, compiler: Compiler, kernel: Kernel,
+            recipe: Annotated[Path | None, typer.Option("--recipe", help="Recipe JSON (default: none).")] = None,
+            nest: Nest = None,
+            reps: Annotated[int, typer.Option("--reps", min=1, max=1000, help=REPS_HELP)] = 5,
+            measuring: Measuring = Measuring(), json_out: Json = False, inputs: Inputs = None) -> None:
     """Compile and time the original nest and the recipe's variant; verify the variant's outputs."""
-    settings = get_settings()
-    rec = Recipe.from_json(read_recipe_file(recipe)) if recipe else Recipe()
-    params = parse_params(param)
-    sparse = sparse_choice(sparsity, density, matrix)
-    flags = compile_flags(file, include=include, define=define, undefine=undefine, iquote=iquote, isystem=isystem,
-                          std=std, build_path=build_path)
-    extraction = load_program(file, flags, function, inputs)
-    rejected = require_nests(file, len(extraction.scops), extraction.rejected, quiet=json_out)
-    results = []
-    for i in _selected(extraction, nest):
-        scop = extraction.scops[i]
-        with Harness(scop, params, reps=reps, threads=resolve_threads(threads, settings.threads),
-                     limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags,
-                     sparse=sparse) as h:
-            base = h.baseline()
-            ev = h.evaluate(rec)
-            # The speedup users quote: both kernels interleaved in fresh runs, with its interval.
-            paired = h.compare(rec, policy=AcceptancePolicy.from_settings(settings)) if ev.verified else None
-            results.append({"nest": i, "name": scop.name, "params": dict(h.params), "threads": h.threads,
-                            "reps": reps, "baseline": base.to_dict(), **ev.to_dict(),
-                            "paired": None if paired is None else paired.to_dict()})
+    rejected: list[dict[str, Any]] = []
+
+    def check_nests(count: int, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        rejected.extend(require_nests(file, count, found, quiet=json_out))
+        return rejected
+
+    results = measure_file(compiler.source(file, kernel, inputs), read_recipe(recipe), nest, reps=reps,
+                           threads=measuring.threads, sparse=measuring.sparse(), check_nests=check_nests)
     if json_out:
         emit_json({"file": str(file), "results": results, "rejected": rejected})
         return
@@ -307,119 +223,110 @@ def measure(file: Path = FileArg,
 embeddings_app = typer.Typer(no_args_is_help=True, help="The embedding model and its index.")
 
 
-def _open_store() -> Any:
-    settings = get_database_settings()
-    ensure_data_dir(settings.data_dir)  # one line naming the directory (exit 2), not an OSError traceback
-    return get_store(settings.resolved_database_url, create=True), settings
-
-
 @embeddings_app.command("fit")
-def embeddings_fit(design: str = typer.Option("standard", "--design", help="standard | supervised | nca"),
-                   components: int = typer.Option(16, "--components", min=2, max=256),
-                   json_out: bool = JsonOpt) -> None:
+def embeddings_fit(design: Annotated[str, typer.Option("--design", help="standard | supervised | nca")] = "standard",
+                   components: Annotated[int, typer.Option("--components", min=2, max=256)] = 16,
+                   json_out: Json = False) -> None:
     """Fit the embedding model on every stored nest, re-embed them all, and rebuild the index."""
-    store, settings = _open_store()
-    es = EmbeddingStore(store, data_dir=settings.data_dir)
     with console.status("fitting and re-embedding"):
-        version = es.fit(design=design, n_components=components)
-    info = {"version": version, "nests": len(es.index()), "gate_distance": es.gate_distance()}
+        info = fit_embeddings(design, components)
     if json_out:
         emit_json(info)
     else:
-        console.print(f"model {version}: {info['nests']} nests embedded, confidence gate at distance "
+        console.print(f"model {info['version']}: {info['nests']} nests embedded, confidence gate at distance "
                       f"{info['gate_distance']:.3g}")
 
 
+@dataclass(frozen=True)
+class Suggesting:
+    """How ``suggest`` answers: neighbours, whether their recipes are measured, and the fallback's budget."""
+
+    k: Annotated[int, typer.Option("--k", min=1, max=50)] = 5
+    evaluate: Annotated[bool, typer.Option("--evaluate/--no-evaluate", help="Compile, verify and time.")] = False
+    fallback: Annotated[bool, typer.Option("--fallback", help="Autotune nests no neighbour helps.")] = False
+    trials: Annotated[int, typer.Option("--trials", min=1, max=MAX_TRIALS,
+                                        help="Autotuning budget for --fallback.")] = 40
+
+
+@dataclass(frozen=True)
+class Program:
+    """``suggest --evaluate``'s whole program: how it is built and run, and the compiler of a one-file one."""
+
+    build: Annotated[str | None, typer.Option("--build", help="Whole-program check: the shell command that builds "
+                                              "the program, run in a copy of the project root (e.g. 'make').")] = None
+    run: Annotated[str | None, typer.Option("--run", help="Whole-program check: how to run the program ('./app "
+                                            "input.txt'; without --build '{program} ARGS', default '{program}' "
+                                            "when FILE defines main).")] = None
+    project: Annotated[Path | None, typer.Option("--project", file_okay=False, help="The project root copied for "
+                                                 "--build (default: FILE's git work tree, else its "
+                                                 "directory).")] = None
+    check: Annotated[str | None, typer.Option("--check", help="Shell command comparing the runs' files in "
+                                              "$ORIGINAL and $TUNED; exit 0 when they agree.")] = None
+    no_program_check: Annotated[bool, typer.Option("--no-program-check", help="Skip the whole-program check; "
+                                                   "--write-best then writes the file verified nest by "
+                                                   "nest.")] = False
+    cc: Annotated[str | None, typer.Option("--cc", help="Compiler of a one-file program (default gcc).")] = None
+    cflags: Annotated[str | None, typer.Option("--cflags", help="Its flags (default -O3 -march=native "
+                                               "-fopenmp).")] = None
+
+    def whole(self, build_path: Path | None) -> WholeProgram | None:
+        """The whole program to check, or None with --no-program-check."""
+        if self.no_program_check:
+            return None
+        return WholeProgram(build=self.build, run=self.run, check=self.check, project=self.project,
+                            build_path=build_path)
+
+
+WriteBest = Annotated[Path | None, typer.Option("--write-best", help="Write the tuned file here (only when it held "
+                                                "up in the whole program, or --no-program-check).")]
+
+
 @app.command()
-def suggest(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
-            undefine: list[str] = UndefineOpt, iquote: list[str] = QuoteDirOpt, isystem: list[str] = SystemDirOpt,
-            std: str | None = StdOpt, build_path: Path | None = BuildPathOpt,
-            param: list[str] = ParamOpt,
-            function: str | None = FunctionOpt, k: int = typer.Option(5, "--k", min=1, max=50),
-            evaluate: bool = typer.Option(False, "--evaluate/--no-evaluate", help="Compile, verify and time."),
-            fallback: bool = typer.Option(False, "--fallback", help="Autotune nests no neighbour helps."),
-            trials: int = typer.Option(40, "--trials", min=1, max=MAX_TRIALS, help="Autotuning budget for --fallback."),
-            json_out: bool = JsonOpt,
-            write_best: Path | None = typer.Option(None, "--write-best", help="Write the tuned file here (only "
-                                                   "when it held up in the whole program, or --no-program-check)."),
-            build: str | None = typer.Option(None, "--build", help="Whole-program check: the shell command that "
-                                             "builds the program, run in a copy of the project root (e.g. 'make')."),
-            run: str | None = typer.Option(None, "--run", help="Whole-program check: how to run the program "
-                                           "('./app input.txt'; without --build '{program} ARGS', default "
-                                           "'{program}' when FILE defines main)."),
-            project: Path | None = typer.Option(None, "--project", file_okay=False, help="The project root copied "
-                                                "for --build (default: FILE's git work tree, else its directory)."),
-            check: str | None = typer.Option(None, "--check", help="Shell command comparing the runs' files "
-                                             "in $ORIGINAL and $TUNED; exit 0 when they agree."),
-            no_program_check: bool = typer.Option(False, "--no-program-check", help="Skip the whole-program "
-                                                  "check; --write-best then writes the file verified nest by nest."),
-            cc: str | None = typer.Option(None, "--cc", help="Compiler of a one-file program (default gcc)."),
-            cflags: str | None = typer.Option(None, "--cflags", help="Its flags (default -O3 -march=native "
-                                              "-fopenmp)."),
-            threads: int | None = typer.Option(None, "--threads", min=0, max=1024, help="Threads (0: all cores)."),
-            sparsity: str | None = SparsityOpt, density: float | None = DensityOpt, matrix: Path | None = MatrixOpt,
-            server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt, inputs: Path | None = InputsOpt) -> None:
+@grouped
+def suggest(file: FileArg, compiler: Compiler, kernel: Kernel, how: Suggesting, json_out: Json = False,
+            write_best: WriteBest = None, program: Program = Program(), measuring: Measuring = Measuring(),
+            remote: Remote = Remote(), inputs: Inputs = None) -> None:
     """Neighbours of each nest from the database, their adapted recipes and (with --evaluate) measured
     speedups. With --evaluate the accepted recipes are applied together and the whole program is built
     and timed, original against tuned (--build/--run, -p BUILD_DIR, or FILE alone when it defines main):
     the tuning is kept only when the output is the same and the program is faster. --write-best writes
     that file, never the original. With --server the server answers (--fallback there enqueues the job
     for its workers)."""
-    sparse = sparse_choice(sparsity, density, matrix)
-    if server:
-        local_only = {"--write-best": write_best, "--build": build, "--run": run, "--check": check,
-                      "--project": project, "-p": build_path, "--no-program-check": no_program_check or None}
-        if given := [name for name, value in local_only.items() if value is not None]:
-            raise ParameterError(f"{', '.join(given)}: not with --server, which answers for the file alone; run "
-                                 "without --server, or send the project through the API (files, build, run)")
-        suggest_remote(server, file, include=include, define=define, params=parse_params(param), function=function,
-                       k=k, evaluate=evaluate, fallback=fallback, api_key=api_key, json_out=json_out, sparse=sparse)
+    if remote.server:
+        _refuse_local_only(write_best, program, compiler.build_path)
+        program_json = remote_program(file, compiler.include, compiler.define, kernel.params(), kernel.function)
+        suggest_remote(remote.server, file, program_json, k=how.k, evaluate=how.evaluate, fallback=how.fallback,
+                       api_key=remote.api_key, json_out=json_out, sparse=measuring.sparse())
         return
-    store, settings = _open_store()
-    settings = settings.model_copy(update={"threads": resolve_threads(threads, settings.threads),
-                                           "cc": cc or settings.cc, "cflags": cflags or settings.cflags})
-    flags = compile_flags(file, include=include, define=define, undefine=undefine, iquote=iquote, isystem=isystem,
-                          std=std, build_path=build_path)
-    python = is_python(file)  # a NumPy kernel: --write-best writes a module checked against NumPy instead
-    spec = None if no_program_check or not evaluate or python else program_spec(
-        file, flags, settings, WholeProgram(build=build, run=run, check=check, project=project, build_path=build_path))
-    if spec is not None:
-        with console.status(f"whole program: building {file.name}'s program as given"):
-            require_build(file, spec, settings)
-    elif evaluate and write_best is not None and not no_program_check and not python:
-        raise ParameterError(f"{file}: --write-best writes only a file checked as a whole program, and {file.name} "
-                             f"has no main: {BUILD_HELP}; or --no-program-check to write it verified nest by nest")
-    program = dataclasses.replace(local_program(file, with_inputs(flags.preprocess_options(sandbox=settings.sandbox),
-                                                                  inputs), params=parse_params(param),
-                                                function=function), sparse=sparse)
-    with console.status("finding neighbours" + (" and measuring candidates" if evaluate else "")) as status:
-        options = SuggestOptions(k=k, evaluate=evaluate, fallback=fallback, name=file.name, budget=trials)
-        core = TransferCore(store, settings)
-        answer = core.suggest(program, options, progress=lambda p: status.update(escape(p.describe())))
-    result = answer.to_dict()
-    result["rejected"] = require_nests(file, len(result["nests"]), result["rejected"], quiet=json_out)
-    if fallback:
-        run_fallback_jobs(store, settings, result, trials)
-    # The core extracted the nests too; the CLI needs them again only to apply recipes to the file.
-    extraction = extract_program(program) if spec is not None or (write_best is not None and not python) else None
-    if spec is not None:
-        evaluate_program(file, extraction, result, spec, settings)
-        core.record_program_checks(result, applied_recipes(result))
-    outcome = program_outcome(result, unchecked_ok=no_program_check)
-    result["outcome"] = {**outcome.to_dict(), "written": None}
-    if write_best is not None and python:
-        outcome, written = write_python_best(file, function, inputs, parse_params(param), result, write_best, settings)
-        result["outcome"] = {**outcome.to_dict(), "written": written}
-    elif write_best is not None:
-        result["outcome"]["written"] = write_best_file(file, extraction, result, write_best, outcome,
-                                                       build or (f"-p {build_path}" if build_path else None))
+    request = LocalSuggestRequest(
+        src=compiler.source(file, kernel, inputs), write_best=write_best, whole=program.whole(compiler.build_path),
+        options=SuggestOptions(k=how.k, evaluate=how.evaluate, fallback=how.fallback, name=file.name,
+                               budget=how.trials),
+        machine=Machine(threads=measuring.threads, cc=program.cc, cflags=program.cflags), sparse=measuring.sparse())
+    answer = suggest_file(request, status=show_status,
+                          check_nests=lambda count, rejected: require_nests(file, count, rejected, quiet=json_out))
+    written = answer.written
+    if written is not None and written.path is not None:
+        err_console.print(escape(written.message))
+    elif written is not None and written.message:
+        err_console.print(f"[yellow]not written[/]: {escape(written.message)}")
     if json_out:
-        emit_json(result)
+        emit_json(answer.result)
     else:
-        print_suggestions(result, settings)
-        print_outcome(result["outcome"])
-    if outcome.exit_code:
-        raise typer.Exit(outcome.exit_code)
+        print_suggestions(answer.result, answer.settings)
+        print_outcome(answer.result["outcome"])
+    if answer.outcome.exit_code:
+        raise typer.Exit(answer.outcome.exit_code)
+
+
+def _refuse_local_only(write_best: Path | None, program: Program, build_path: Path | None) -> None:
+    """The options that need this machine's files are refused with --server, not ignored."""
+    local_only = {"--write-best": write_best, "--build": program.build, "--run": program.run,
+                  "--check": program.check, "--project": program.project, "-p": build_path,
+                  "--no-program-check": program.no_program_check or None}
+    if given := [name for name, value in local_only.items() if value is not None]:
+        raise ParameterError(f"{', '.join(given)}: not with --server, which answers for the file alone; run "
+                             "without --server, or send the project through the API (files, build, run)")
 
 
 def _mount_commands() -> None:

@@ -1,4 +1,4 @@
-"""Settings of the REST API: the :class:`~database.config.DatabaseSettings` plus the service's limits.
+"""Settings of the REST API: the :class:`~autotune.config.AutotuneSettings` plus the service's limits.
 
 Every field reads ``PERFEMBED_<NAME>`` from the environment, like the base settings. The app
 gets them through :func:`get_service_settings` (cached) unless ``create_app(settings=...)`` is
@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import Field
 
-from database.config import DatabaseSettings
+from autotune.config import AutotuneSettings
 from loopnest.config import load_settings
 
 
-class ServiceSettings(DatabaseSettings):
+class ServiceSettings(AutotuneSettings):
     # Who may do what. Writes (storing programs and results, enqueuing or cancelling jobs) always
     # need an API key; reads need one only when this is set.
     api_keys_for_reads: bool = Field(default=False, description="Require an API key for reads too.")
@@ -44,6 +44,7 @@ class ServiceSettings(DatabaseSettings):
     # analysis_memory_limit_mb. Key holders keep analysis_slots_for_keys of the workers to themselves;
     # keyless requests share the rest, at most analysis_queue_keyless of them waiting (429 beyond), each
     # client within its rate (a token bucket: the per-minute rate, bursts of a sixth of it).
+    analysis_time_limit_s: float = Field(default=10.0, gt=0, description="Wall time to analyse one API request.")
     analysis_workers: int = Field(default=2, ge=1, description="Analyses of requests run at once.")
     analysis_memory_limit_mb: int = Field(default=2048, ge=256, description="Address space of an analysis worker.")
     analysis_slots_for_keys: int = Field(default=1, ge=0, description="Analysis workers keyless requests cannot take.")

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from cachetools import TTLCache
+
 from database.domain import ApiKey
 from database.errors import NotFoundError, StorageError, public_dict
 from loopnest.errors import PerfembedError
@@ -30,6 +32,7 @@ from service.evaluation import EvaluationPool
 _logger = logging.getLogger("perfembed.service")
 
 Work = Callable[[ProgressFn], dict[str, Any]]
+_KEPT = 10_000  # ended jobs kept at most (the oldest go first): a bound on memory, far above a normal hour
 
 
 def _now() -> datetime:
@@ -50,7 +53,6 @@ class EvaluationJob:
     created_at: datetime = field(default_factory=_now)
     started_at: datetime | None = None
     finished_at: datetime | None = None
-    _ended: float | None = None  # time.monotonic() when it ended, for expiry
 
 
 class EvaluationJobs:
@@ -60,28 +62,28 @@ class EvaluationJobs:
         self.pool = pool
         self.keep_s = keep_s
         self._lock = threading.Lock()
-        self._jobs: dict[str, EvaluationJob] = {}
+        self._open: dict[str, EvaluationJob] = {}  # queued or running: kept until they end
+        # Ended jobs, each kept keep_s from its end (at most the newest _KEPT).
+        self._ended: TTLCache[str, EvaluationJob] = TTLCache(maxsize=_KEPT, ttl=keep_s, timer=time.monotonic)
 
     def submit(self, work: Work, *, owner_key_id: int | None = None) -> EvaluationJob:
         """Queue ``work(progress)`` (it returns the answer) for the key ``owner_key_id``; raises
         :class:`BusyError` when the pool is full."""
         job = EvaluationJob(id=secrets.token_hex(16), owner_key_id=owner_key_id)
         with self._lock:
-            self._expire()
-            self._jobs[job.id] = job
+            self._open[job.id] = job
         try:
             self.pool.submit(lambda: self._run(job, work))
         except PerfembedError:
             with self._lock:
-                del self._jobs[job.id]
+                del self._open[job.id]
             raise
         return job
 
     def get(self, job_id: str) -> EvaluationJob:
         """The job; :class:`NotFoundError` (404) for an unknown or expired id."""
         with self._lock:
-            self._expire()
-            job = self._jobs.get(job_id)
+            job = self._open.get(job_id) or self._ended.get(job_id)
         if job is None:
             raise NotFoundError(f"no evaluation job {job_id!r} on this server: it never existed, or it ended "
                                 f"over {self.keep_s:g} s ago, or the server restarted since")
@@ -96,7 +98,7 @@ class EvaluationJobs:
     def public(self, job: EvaluationJob) -> dict[str, Any]:
         """The job as :class:`~service.schemas.EvaluationJobPublic`."""
         with self._lock:
-            ahead = sum(1 for j in self._jobs.values() if j.status == "queued" and j.created_at < job.created_at)
+            ahead = sum(1 for j in self._open.values() if j.status == "queued" and j.created_at < job.created_at)
             return {"id": job.id, "status": job.status,
                     "progress": None if job.progress is None else job.progress.to_dict(),
                     "queue_position": ahead + 1 if job.status == "queued" else None,
@@ -122,13 +124,8 @@ class EvaluationJobs:
         with self._lock:
             job.result, job.error = result, error
             job.status = "done" if error is None else "failed"
-            job.finished_at, job._ended = _now(), time.monotonic()
-
-    def _expire(self) -> None:
-        """Forget jobs that ended over ``keep_s`` ago (called under the lock)."""
-        cutoff = time.monotonic() - self.keep_s
-        for job_id in [i for i, j in self._jobs.items() if j._ended is not None and j._ended < cutoff]:
-            del self._jobs[job_id]
+            job.finished_at = _now()
+            self._ended[job.id] = self._open.pop(job.id)
 
 
 def _error_body(exc: PerfembedError) -> dict[str, Any]:

@@ -2,11 +2,15 @@
 
 - A request with more than ``max_header_count`` headers gets 431 (their size is bounded by the HTTP
   parser: :mod:`service.serving`).
-- At most ``max_requests_in_flight`` requests are answered at once (503 with Retry-After beyond); a
-  keyless client (by address) has at most ``keyless_requests_in_flight`` of them, and keyless clients
-  together ``keyless_requests_in_flight_total`` (429 beyond): a flood of keyless reads cannot take the
-  threads, nor the interpreter's lock, from a key holder and the probes. A client counts as a key holder when the
-  key it sends was checked recently (the server's key cache); an unchecked key counts by address.
+- At most ``max_requests_in_flight`` requests are answered at once (503 with Retry-After beyond); keyless
+  clients together at most ``keyless_requests_in_flight_total`` of them (fewer than all: key holders keep
+  a share), and one keyless client (by address) at most ``keyless_requests_in_flight`` and never more
+  than half that total (429 beyond): a
+  flood of keyless reads cannot take the threads, nor the interpreter's lock, from a key holder and the
+  probes, and one keyless address cannot take every keyless slot from the others (a per-client limit of
+  16 under a total of 8 let it). A key holder is bound by ``max_requests_in_flight`` only. A client
+  counts as a key holder when the key it sends was checked recently (the server's key cache); an
+  unchecked key counts by address.
 - ``/healthz``, ``/readyz`` and ``/metrics`` are never refused.
 - Each request's caller (its address and the key it sent) is recorded for the admission of its
   analyses (:mod:`service.admission`).
@@ -16,6 +20,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -27,6 +32,10 @@ from service.admission import Caller, TokenBuckets, set_caller
 from service.config import ServiceSettings
 
 EXEMPT = frozenset({"/healthz", "/readyz", "/metrics"})
+# A refused keyless request is answered after this pause, with nothing held meanwhile but its connection:
+# a client that ignores Retry-After and asks again at once (200 of them did) makes the event loop, which
+# also answers the probes, spend itself on refusals.
+REFUSAL_PAUSE_S = 0.5
 KEY_COOKIE = "perfembed_key"
 
 
@@ -48,19 +57,27 @@ def client_address(scope: Scope) -> str:
     return str(client[0]) if client else "unknown"
 
 
+def keyless_limits(settings: ServiceSettings) -> tuple[int, int]:
+    """Requests in progress without a key: all keyless clients together (their setting, below
+    ``max_requests_in_flight`` so that key holders always find a slot) and one keyless client (its setting,
+    at most half that total so that at least two are answered at once); each at least one."""
+    total = max(1, min(settings.keyless_requests_in_flight_total, settings.max_requests_in_flight - 1))
+    return total, max(1, min(settings.keyless_requests_in_flight, total // 2))
+
+
 class LoadGuardMiddleware:
     """The limits above. ``keyed(key)``: whether a presented key is one the server checked recently (no
     I/O); ``valid(key)``: whether it is valid, checking it if need be (for the admission of analyses,
     which runs in a thread)."""
 
     def __init__(self, app: ASGIApp, *, settings: ServiceSettings, keyed: Callable[[str], bool],
-                 valid: Callable[[str], bool]) -> None:
+                 valid: Callable[[str], bool], refusal_pause_s: float = REFUSAL_PAUSE_S) -> None:
         self.app = app
+        self.refusal_pause_s = refusal_pause_s
         self.settings = settings
         self.max_header_count = settings.max_header_count
         self.max_in_flight = settings.max_requests_in_flight
-        self.keyless_in_flight = settings.keyless_requests_in_flight
-        self.keyless_total = settings.keyless_requests_in_flight_total
+        self.keyless_total, self.keyless_in_flight = keyless_limits(settings)
         self.keyed = keyed
         self.valid = valid
         self.buckets = TokenBuckets()
@@ -86,15 +103,10 @@ class LoadGuardMiddleware:
             await _refuse(send, 503, "the server is answering as many requests as it can; try again",
                           retry_after=1)
             return
-        if client is not None and self.by_client.total() >= self.keyless_total:
-            await _refuse(send, 429, f"{self.keyless_total} requests without an API key are in progress "
-                                     "(PERFEMBED_KEYLESS_REQUESTS_IN_FLIGHT_TOTAL); try again, or send a key",
-                          retry_after=1)
-            return
-        if client is not None and self.by_client[client] >= self.keyless_in_flight:
-            await _refuse(send, 429, f"this client has {self.keyless_in_flight} requests in progress without an "
-                                     "API key (PERFEMBED_KEYLESS_REQUESTS_IN_FLIGHT); wait for them or send a key",
-                          retry_after=1)
+        refusal = self._keyless_refusal(client) if client is not None else None
+        if refusal is not None:
+            await asyncio.sleep(self.refusal_pause_s)
+            await _refuse(send, 429, refusal, retry_after=1)
             return
         self.in_flight += 1
         if client is not None:
@@ -107,6 +119,17 @@ class LoadGuardMiddleware:
                 self.by_client[client] -= 1
                 if self.by_client[client] <= 0:
                     del self.by_client[client]
+
+    def _keyless_refusal(self, client: str) -> str | None:
+        """Why a keyless client's request is refused now (None: it is not)."""
+        if self.by_client.total() >= self.keyless_total:
+            return (f"{self.keyless_total} requests without an API key are in progress "
+                    "(PERFEMBED_KEYLESS_REQUESTS_IN_FLIGHT_TOTAL); try again, or send a key")
+        if self.by_client[client] >= self.keyless_in_flight:
+            return (f"this client has {self.keyless_in_flight} requests in progress without an API key "
+                    "(PERFEMBED_KEYLESS_REQUESTS_IN_FLIGHT, at most half of "
+                    "PERFEMBED_KEYLESS_REQUESTS_IN_FLIGHT_TOTAL); wait for them or send a key")
+        return None
 
     async def _run(self, scope: Scope, receive: Receive, send: Send, reads: bool) -> None:
         if not reads:

@@ -25,7 +25,8 @@ def program_source(program: ProgramIn, *, settings: ServiceSettings | None = Non
         SparseChoice(sparsity=program.sparsity or "uniform", density=program.density, matrix=matrix)
     return ProgramSource(source=program.source, headers=dict(program.headers), defines=dict(program.defines),
                          params=dict(program.params), function=program.function, name=program.name, sparse=sparse,
-                         files=dict(program.files), path=program.path, include_dirs=tuple(program.include_dirs))
+                         files=dict(program.files), path=program.path, include_dirs=tuple(program.include_dirs),
+                         language=program.resolved_language())
 
 
 def suggestions_public(answer: Suggestions, *, evaluated: bool,

@@ -4,28 +4,26 @@ back to the API's JSON."""
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from typing import Any
 
 from database.domain import ApiKey
-from embeddings.features import static_features
 from loopnest.analysis import describe_scop
 from loopnest.errors import ParameterError
+from loopnest.frontend.compile_flags import CompileFlags
 from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.limits import AnalysisLimits
 from loopnest.frontend.program import PROGRAM_FILE, extract_program, materialized, project_root
-from loopnest.harness.program import ProgramSpec
 from loopnest.harness.progress import ProgressFn
-from loopnest.harness.project import Project
 from loopnest.harness.sandbox import ensure_isolated
-from loopnest.parameters import missing_params
-from loopnest.polyhedral import compute_dependences
 from service.admission import analyse
 from service.config import ServiceSettings
 from service.core import Core, ProgramSource, SuggestOptions
+from service.core.analysis import ProgramAnalysis, analyse_program
+from service.core.program import AppliedRecipe, ProgramEvaluation, applied_recipes, evaluate_program
+from service.core.program_spec import WholeProgram, program_spec
 from service.evaluation_jobs import EvaluationJob, EvaluationJobs
 from service.mappers import program_source, search_hit_public, suggestions_public
-from service.program_eval import applied_recipes, evaluate_program
 from service.schemas import ProgramIn, SearchIn, SuggestionsIn
 
 
@@ -44,31 +42,21 @@ def analyze_program(program: ProgramSource, limits: AnalysisLimits | None = None
     return {"nests": nests, "rejected": [r.to_dict() for r in extraction.rejected]}
 
 
-def analysis_probe(program: ProgramSource, limits: AnalysisLimits) -> int:
-    """The analysis every route that stores, suggests or searches does (nests, dependences, static
-    features where the parameters have values), for :func:`admit_program` to time in a worker."""
-    extraction = extract_program(program, limits)
-    for scop in extraction.scops:
-        compute_dependences(scop)
-        if not missing_params(scop.params, program.params):
-            static_features(scop, {p: int(program.params[p]) for p in scop.params})
-    return len(extraction.scops)
-
-
-def admit_program(program: ProgramSource, settings: ServiceSettings) -> None:
-    """Run the request's analysis once in a killable worker within ``analysis_time_limit_s`` before the
-    core repeats it in this thread: a program whose analysis would hold a thread for minutes gets a
-    422 naming the budget instead (the structural limits alone do not bound depth x statements)."""
+def admit_program(program: ProgramSource, settings: ServiceSettings) -> ProgramAnalysis:
+    """The program's analysis (:func:`~service.core.analysis.analyse_program`: nests, dependences, static
+    features where the parameters have values), computed once per request in a killable worker within
+    ``analysis_time_limit_s`` and handed to the core, which recomputes none of it: a program whose
+    analysis would hold a thread for minutes gets a 422 naming the budget instead (the structural limits
+    alone do not bound depth x statements)."""
     limits = AnalysisLimits.from_settings(settings)
-    analyse(settings, analysis_probe, program, limits)
+    return analyse(settings, analyse_program, program, limits)
 
 
 def store_program(program: ProgramIn, *, settings: ServiceSettings, core: Core, key: ApiKey | None = None) -> list[int]:
     """Store the program and its nests (one transaction each, in the core); returns the nest ids. The
     program is ``key``'s (:mod:`service.access`)."""
     source = program_source(program, settings=settings)
-    admit_program(source, settings)
-    return core.ingest(source, owner_key_id=None if key is None else key.id)
+    return core.ingest(source, owner_key_id=None if key is None else key.id, analysis=admit_program(source, settings))
 
 
 def _options(body: SuggestionsIn, *, evaluate: bool, key: ApiKey | None) -> SuggestOptions:
@@ -76,27 +64,31 @@ def _options(body: SuggestionsIn, *, evaluate: bool, key: ApiKey | None) -> Sugg
                           owner_key_id=None if key is None else key.id)
 
 
-def suggest(body: SuggestionsIn, *, settings: ServiceSettings, core: Core, key: ApiKey | None = None) -> dict[str, Any]:
+def suggest(body: SuggestionsIn, *, settings: ServiceSettings, core: Core, key: ApiKey | None = None,
+            program: ProgramSource | None = None) -> dict[str, Any]:
     """Neighbours, adapted recipes and the database's answers per nest (no evaluation: see
-    :func:`start_evaluation`); what a fallback stores is ``key``'s."""
+    :func:`start_evaluation`); what a fallback stores is ``key``'s. ``program``: the body's
+    :func:`~service.mappers.program_source`, when the caller made it already."""
+    program = program_source(body, settings=settings) if program is None else program
     # An answer cached under the database's current stamp (read now if it is stale) needs no analysis:
     # the same program passed admission when it was computed.
-    cached = cached_suggestions(body, settings=settings, core=core, read_stamp=True, key=key)
+    cached = cached_suggestions(body, program, settings=settings, core=core, read_stamp=True, key=key)
     if cached is not None:
         return cached
-    program = program_source(body, settings=settings)
-    admit_program(program, settings)
-    return suggestions_public(core.suggest(program, _options(body, evaluate=False, key=key)), evaluated=False)
+    analysis = admit_program(program, settings)
+    answer = core.suggest(program, _options(body, evaluate=False, key=key), analysis=analysis)
+    return suggestions_public(answer, evaluated=False)
 
 
 def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Core, jobs: EvaluationJobs,
-                     check_writable: Any, key: ApiKey | None = None) -> EvaluationJob:
+                     check_writable: Any, key: ApiKey | None = None,
+                     program: ProgramSource | None = None) -> EvaluationJob:
     """Check now what the request can get wrong, then queue its evaluation as a job (BusyError when
     the pool is full). The job's answer is what :func:`suggest` answers, with measured results; the job,
     and the program it stores, are ``key``'s. ``check_writable()`` raises when the database refuses writes."""
     _check_k(body.k, settings)
-    program = program_source(body, settings=settings)
-    admit_program(program, settings)
+    program = program_source(body, settings=settings) if program is None else program
+    analysis = admit_program(program, settings)
     # Measuring costs seconds of compiling and running, and every result is stored: a database that
     # refuses writes (read-only file or role) is reported now, before anything is compiled.
     check_writable()
@@ -104,54 +96,52 @@ def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Co
     limited = settings.for_evaluation()
 
     def evaluate(progress: ProgressFn) -> dict[str, Any]:
-        answer = core.suggest(program, _options(body, evaluate=True, key=key), settings=limited, progress=progress)
-        raw = answer.to_dict()
-        whole = evaluate_whole_program(body, raw, limited, progress) if body.evaluate == "program" else None
+        answer = core.suggest(program, _options(body, evaluate=True, key=key), settings=limited, progress=progress,
+                              analysis=analysis)
+        applied = applied_recipes(answer.to_dict()["nests"])
+        whole = evaluate_whole_program(body, applied, limited, progress) if body.evaluate == "program" else None
         if whole is not None:
-            core.record_program_checks(raw, applied_recipes(raw))
-        return suggestions_public(answer, evaluated=True, program=whole)
+            core.record_program_checks(whole, applied)
+        return suggestions_public(answer, evaluated=True, program=None if whole is None else whole.to_dict())
 
     return jobs.submit(evaluate, owner_key_id=None if key is None else key.id)
 
 
-def evaluate_whole_program(body: SuggestionsIn, result: dict[str, Any], settings: ServiceSettings,
-                           progress: ProgressFn | None = None) -> dict[str, Any] | None:
+def evaluate_whole_program(body: SuggestionsIn, applied: Mapping[int, AppliedRecipe], settings: ServiceSettings,
+                           progress: ProgressFn | None = None) -> ProgramEvaluation | None:
     """``evaluate: "program"``: the request's program built and timed as a whole, original against tuned
-    (``result``: the core's answer in its dict form, :meth:`Suggestions.to_dict`); the nests' accepted
-    recipes stand only if it is faster with the same output. None when no nest was accepted."""
+    with the nests' ``applied`` recipes (:func:`service.core.program.applied_recipes`), which stand only if it
+    is faster with the same output. None when no nest was accepted."""
     program = program_source(body, settings=settings)
     with materialized(program) as (source, options):
         extraction = extract_scops(source, options, function=body.function)
-        threads = settings.threads or os.cpu_count() or 1
-        if body.build is not None:  # the request's project, built its way in a copy
-            project = Project(project_root(source, program), source.relative_to(project_root(source, program)))
-            spec = ProgramSpec(run=body.run or "{program}", check=body.check, threads=threads, project=project,
-                               build=body.build)
-        else:
-            spec = ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=options.include_dirs,
-                               defines=options.defines, run=body.run or "{program}", check=body.check,
-                               threads=threads)
-        return evaluate_program(source, extraction, result, spec, settings, progress)
+        # The request's project is built its way in a copy of its root; a file alone with its headers and macros.
+        whole = WholeProgram(build=body.build, run=body.run, check=body.check,
+                             project=project_root(source, program) if body.build is not None else None)
+        flags = CompileFlags(include_dirs=options.include_dirs, defines=options.defines)
+        spec = program_spec(source, flags, settings, whole)
+        return evaluate_program(source, extraction.scops, applied, spec, settings, progress)
 
 
-def cached_suggestions(body: SuggestionsIn, *, settings: ServiceSettings, core: Core,
-                       read_stamp: bool = False, key: ApiKey | None = None) -> dict[str, Any] | None:
+def cached_suggestions(body: SuggestionsIn, program: ProgramSource | None = None, *, settings: ServiceSettings,
+                       core: Core, read_stamp: bool = False, key: ApiKey | None = None) -> dict[str, Any] | None:
     """The answer to a database-only request (with or without ``fallback``) when the core has it
-    cached, else None: without I/O, or with ``read_stamp`` after reading a stale database stamp."""
+    cached, else None: without I/O, or with ``read_stamp`` after reading a stale database stamp.
+    ``program``: the body's :func:`~service.mappers.program_source`, when the caller made it already."""
     _check_k(body.k, settings)
     if body.evaluate:
         return None
-    answer = core.cached_suggestion(program_source(body, settings=settings), _options(body, evaluate=False, key=key),
-                                    read_stamp=read_stamp)
+    program = program_source(body, settings=settings) if program is None else program
+    answer = core.cached_suggestion(program, _options(body, evaluate=False, key=key), read_stamp=read_stamp)
     return None if answer is None else suggestions_public(answer, evaluated=False)
 
 
 def search(body: SearchIn, *, settings: ServiceSettings, core: Core) -> dict[str, Any]:
     _check_k(body.k, settings)
     program = None if body.program is None else program_source(body.program, settings=settings)
-    if program is not None:
-        admit_program(program, settings)
-    neighbours = [search_hit_public(h) for h in core.search(vector=body.vector, program=program, k=body.k)]
+    analysis = None if program is None else admit_program(program, settings)
+    hits = core.search(vector=body.vector, program=program, k=body.k, analysis=analysis)
+    neighbours = [search_hit_public(h) for h in hits]
     return {"neighbours": neighbours, "count": len(neighbours)}
 
 

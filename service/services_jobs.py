@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from autotune.config import AutotuneSettings
 from autotune.workers.job_options import JobOptions
 from database import Store, enqueue_job, get_nest, get_recipe, get_target, queued_before
 from database import cancel_job as cancel_stored_job
@@ -21,9 +22,7 @@ from database import get_job as load_job
 from database import list_jobs as load_jobs
 from database.domain import ApiKey, JobStatus, TuningJob, Worker
 from database.records import stored_param_values
-from loopnest.config import Settings
 from loopnest.errors import ParameterError
-from loopnest.frontend.program import extract_program
 from loopnest.parameters import require_params
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import recipe_text, stored_loop_names
@@ -33,7 +32,7 @@ from service.core import Core
 from service.errors import ConflictError
 from service.mappers import program_source
 from service.schemas import JobIn, ProgramIn
-from service.services import admit_program, store_program
+from service.services import admit_program
 from service.services_workers import job_status_text, live_workers
 
 
@@ -77,19 +76,17 @@ def _options(body: JobIn) -> JobOptions:
 
 def _store_program_nest(program: ProgramIn, index: int, *, settings: ServiceSettings, core: Core,
                         params: Mapping[str, int], key: ApiKey | None) -> int:
-    # Within the analysis budget first (the extraction below is then known to be quick): a macro bomb sent
-    # here ran 206 s and took 4.46 GB in this thread before its 422.
-    admit_program(program_source(program, settings=settings), settings)
-    extraction = extract_program(program_source(program))
-    scops = extraction.scops
-    if not 0 <= index < len(scops):
-        raise ParameterError(f"nest {index}: the program has {len(scops)} supported loop nest(s)"
-                             + "".join(f"; rejected {r.location}: {r.message}" for r in extraction.rejected[:3]))
-    scop = scops[index]
+    # Analysed within the budget, once, in a worker: a macro bomb sent here ran 206 s and took 4.46 GB in
+    # this thread before its 422.
+    source = program_source(program, settings=settings)
+    analysis = admit_program(source, settings)
+    nests = analysis.nests
+    if not 0 <= index < len(nests):
+        raise ParameterError(f"nest {index}: the program has {len(nests)} supported loop nest(s)"
+                             + "".join(f"; rejected {r.location}: {r.message}" for r in analysis.rejected[:3]))
+    scop = nests[index].scop
     _check_params({"params": list(scop.params)}, params, what=scop.name)
-    nest_ids = store_program(program, settings=settings, core=core, key=key)
-    if len(nest_ids) != len(scops):
-        raise ParameterError(f"the core stored {len(nest_ids)} nest(s) of {len(scops)}")
+    nest_ids = core.ingest(source, owner_key_id=None if key is None else key.id, analysis=analysis)
     return nest_ids[index]
 
 
@@ -102,19 +99,20 @@ def _check_params(normalized: Any, params: Mapping[str, int], *, what: str) -> N
                    hint="give them in 'params' (NAME: INT); the nest has no stored values for them")
 
 
-def get_job(session: Session, job_id: int, *, settings: Settings | None = None) -> dict[str, Any]:
+def get_job(session: Session, job_id: int, *, settings: AutotuneSettings | None = None) -> dict[str, Any]:
     return job_public(session, load_job(session, job_id=job_id), settings=settings)
 
 
 def list_jobs(session: Session, *, status: JobStatus | None, nest_id: int | None, limit: int,
-              settings: Settings | None = None) -> dict[str, Any]:
+              settings: AutotuneSettings | None = None) -> dict[str, Any]:
     workers = live_workers(session, settings)
     jobs = [job_public(session, job, settings=settings, workers=workers)
             for job in load_jobs(session, status=status, nest_id=nest_id, limit=limit)]
     return {"data": jobs, "count": len(jobs)}
 
 
-def cancel_job(store: Store, job_id: int, *, key: ApiKey | None, settings: Settings | None = None) -> dict[str, Any]:
+def cancel_job(store: Store, job_id: int, *, key: ApiKey | None,
+               settings: AutotuneSettings | None = None) -> dict[str, Any]:
     """Cancel a queued or running job (its worker stops after the current trial); through the API only the
     key that enqueued it, or an admin key, may (:class:`ForbiddenError`, 403). ``key`` None: the CLI on its
     own database, which acts on every job.
@@ -131,7 +129,7 @@ def cancel_job(store: Store, job_id: int, *, key: ApiKey | None, settings: Setti
         return job_public(session, job, settings=settings)
 
 
-def job_public(session: Session, job: TuningJob, *, settings: Settings | None = None,
+def job_public(session: Session, job: TuningJob, *, settings: AutotuneSettings | None = None,
                workers: Sequence[Worker] | None = None) -> dict[str, Any]:
     """The job as the API shows it; ``workers`` (the live ones) is looked up when not given."""
     best, text = None, None

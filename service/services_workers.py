@@ -7,22 +7,23 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from autotune.config import get_autotune_settings
 from database import live_workers as load
 from database.domain import JobStatus, TuningJob, Worker, utcnow
-from loopnest.config import get_settings
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from loopnest.config import Settings
+    from autotune.config import AutotuneSettings
 
 START_HINT = "start one with `perfembed worker`, or serve with `perfembed serve --workers 1`"
 
 
-def live_workers(session: Session, settings: Settings | None = None, *, now: datetime | None = None) -> list[Worker]:
+def live_workers(session: Session, settings: AutotuneSettings | None = None, *,
+                 now: datetime | None = None) -> list[Worker]:
     """Workers whose last heartbeat is younger than ``settings.worker_stale_after_s`` (default settings:
-    :func:`~loopnest.config.get_settings`, for callers outside the app such as the notebook)."""
-    stale_after_s = (settings or get_settings()).worker_stale_after_s
+    :func:`~autotune.config.get_autotune_settings`, for callers outside the app such as the notebook)."""
+    stale_after_s = (settings or get_autotune_settings()).worker_stale_after_s
     return load(session, stale_after_s=stale_after_s, now=now)
 
 

@@ -50,6 +50,7 @@ def _prose(text: str) -> list[tuple[int, str]]:
 def variables_the_code_reads() -> set[str]:
     """Every ``PERFEMBED_*`` name in the source of the packages (``os.environ``, ``envvar=``, messages), and
     every field of every settings class (read through ``env_prefix``), found independently of the docs."""
+    import autotune.config  # noqa: F401
     import database.config  # noqa: F401
     import service.config  # noqa: F401
     from loopnest.config import Settings

@@ -43,7 +43,7 @@ DOCUMENTED = _documented_imports()
 
 
 def test_the_readme_and_the_notebooks_import_something() -> None:
-    assert ("README.md", "database", "EmbeddingStore") in DOCUMENTED
+    assert ("README.md", "service.notebook", "Notebook") in DOCUMENTED
     assert any(where.endswith(".ipynb") for where, _, _ in DOCUMENTED)
 
 

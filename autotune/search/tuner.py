@@ -64,6 +64,7 @@ from autotune.search.study_storage import (
 from autotune.search.tune_outcome import TrialRecord, TuneProgress, TuneResult, tune_result
 from loopnest.errors import IllegalTransformError, ParameterError, RecipeError
 from loopnest.harness import Harness, Limits
+from loopnest.harness.factory import HarnessFactory
 from loopnest.harness.index_data import SparseChoice
 from loopnest.harness.timing_lock import working_beside_timers
 from loopnest.polyhedral import compute_dependences
@@ -95,8 +96,9 @@ class TuneConfig:
     space with :meth:`RecipeSpace.params_for` and enqueued, so they are the first trials of a new study.
     ``space`` defaults to the nest's :class:`RecipeSpace`; ``sampler`` to :func:`default_sampler` with
     ``seed``. ``reps``, ``threads``, ``limits``, ``cc``, ``cflags`` and ``sparse`` (the index structures
-    of a sparse nest) configure the :class:`~loopnest.harness.Harness`. ``max_free_trials`` caps pruned
-    and repeated samples (default ``max(50, 10 * n_trials)``).
+    of a sparse nest) configure the :class:`~loopnest.harness.Harness`, which ``harness_factory`` makes
+    (default: the class itself; a test passes one that scripts compile and time). ``max_free_trials`` caps
+    pruned and repeated samples (default ``max(50, 10 * n_trials)``).
     """
 
     storage: str | RDBStorage
@@ -117,14 +119,16 @@ class TuneConfig:
     heartbeat_interval: int = DEFAULT_HEARTBEAT_INTERVAL
     grace_period: int | None = None
     max_free_trials: int | None = None
+    harness_factory: HarnessFactory = Harness
 
     def __post_init__(self) -> None:
         if self.n_trials < 0:
             raise ParameterError(f"n_trials must be zero or more, got {self.n_trials}")
 
     def harness(self, scop: Scop, params: Mapping[str, int]) -> Harness:
-        return Harness(scop, params, reps=self.reps, threads=self.threads, limits=self.limits or Limits.configured(),
-                       cc=self.cc, cflags=self.cflags, sparse=self.sparse)
+        return self.harness_factory(scop, params, reps=self.reps, threads=self.threads,
+                                    limits=self.limits or Limits.configured(), cc=self.cc, cflags=self.cflags,
+                                    sparse=self.sparse)
 
 
 def tune_nest(

@@ -27,6 +27,7 @@ from loopnest.errors import PerfembedError
 from loopnest.frontend.extract import extract_scops
 from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.factory import HarnessFactory
 from loopnest.harness.timing_lock import working_beside_timers
 from loopnest.transform.recipe import Recipe
 
@@ -43,17 +44,18 @@ class ConfirmOutcome:
 
 
 def confirm_entry(url: str, entry: SeedEntry, *, settings: Settings, families: int, max_compares: int = 8,
-                  reps: int = 3) -> ConfirmOutcome:
-    """Re-measure the recipes ``entry``'s nest lends on this machine (at the entry's parameters)."""
+                  reps: int = 3, harness: HarnessFactory = Harness) -> ConfirmOutcome:
+    """Re-measure the recipes ``entry``'s nest lends on this machine (at the entry's parameters), in a
+    harness ``harness`` makes (default: :class:`~loopnest.harness.Harness`)."""
     # As a seed build's job: holding the timing lock shared while it works (isl, code generation,
     # compiles), so that another process's timed run never has this work beside it.
     with working_beside_timers(settings.timing_lock):
         return _confirm_entry(url, entry, settings=settings, families=families, max_compares=max_compares,
-                              reps=reps)
+                              reps=reps, harness=harness)
 
 
 def _confirm_entry(url: str, entry: SeedEntry, *, settings: Settings, families: int, max_compares: int,
-                   reps: int) -> ConfirmOutcome:
+                   reps: int, harness: HarnessFactory) -> ConfirmOutcome:
     try:
         store = get_store(url)
         nest_id = _stored_nest(store, entry)
@@ -64,8 +66,8 @@ def _confirm_entry(url: str, entry: SeedEntry, *, settings: Settings, families: 
         policy = AcceptancePolicy.from_settings(settings)
         scop = extract_scops(entry.file, function=entry.function).scops[0]
         compared = 0
-        with Harness(scop, entry.params, reps=reps, threads=settings.threads or None,
-                     limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as harness:
+        with harness(scop, entry.params, reps=reps, threads=settings.threads or None,
+                     limits=Limits.from_settings(settings), cc=settings.cc, cflags=settings.cflags) as measuring:
             while True:
                 lent = _lent(store, nest_id, target_id, entry, families, policy.margin)
                 pending = [item.recipe for item, stored in lent if stored.measurement.speedup_low is None]
@@ -81,8 +83,8 @@ def _confirm_entry(url: str, entry: SeedEntry, *, settings: Settings, families: 
                                           message=f"{len(pending)} lent on screening figures after {compared} "
                                                   "comparisons (raise --max-compares)")
                 recipe = pending[0]
-                comparison = harness.compare(recipe, policy=policy)
-                baseline = harness.baseline().median
+                comparison = measuring.compare(recipe, policy=policy)
+                baseline = measuring.baseline().median
                 compared += 1
                 if comparison.ok and comparison.speedup is not None and baseline:
                     recorder.confirmed(list(recipe.to_dict()["steps"]), comparison.speedup, baseline)
@@ -94,13 +96,13 @@ def _confirm_entry(url: str, entry: SeedEntry, *, settings: Settings, families: 
 
 
 def confirm_seed(url: str, entries: Iterable[SeedEntry], *, settings: Settings, families: int,
-                 max_compares: int = 8, reps: int = 3,
-                 on_done: Callable[[ConfirmOutcome], None] | None = None) -> list[ConfirmOutcome]:
+                 max_compares: int = 8, reps: int = 3, on_done: Callable[[ConfirmOutcome], None] | None = None,
+                 harness: HarnessFactory = Harness) -> list[ConfirmOutcome]:
     """:func:`confirm_entry` for every entry, one at a time (each comparison takes the timing lock)."""
     outcomes = []
     for entry in entries:
         outcome = confirm_entry(url, entry, settings=settings, families=families, max_compares=max_compares,
-                                reps=reps)
+                                reps=reps, harness=harness)
         outcomes.append(outcome)
         if on_done:
             on_done(outcome)

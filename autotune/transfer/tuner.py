@@ -193,21 +193,19 @@ class TransferTuner:
         faster = (c for c in screened if c.verified and (c.speedup or 0.0) > 1.0)
         return sorted(faster, key=lambda c: c.speedup or 0.0, reverse=True)[: self.confirm]
 
-    def evaluate(self, harness: object, neighbours: Sequence[Neighbour], *,
+    def evaluate(self, harness: Harness, neighbours: Sequence[Neighbour], *,
                  progress: ProgressFn | None = None) -> TransferResult:
         """Screen every candidate, re-measure the best; ``progress`` hears each stage and step
         (``baseline``, ``candidate 3/5``, ``re-measuring 1/2``) as it starts."""
-        assert isinstance(harness, Harness)
         # The recipes' isl work holds the timing lock shared too, as the compiles do.
         with working_beside_timers(harness.limits.timing_lock):
             cands = self.candidates(harness.scop, harness.params, neighbours, harness.dependences)
             return self.evaluate_candidates(harness, cands, progress=progress)
 
-    def evaluate_candidates(self, harness: object, candidates: Sequence[Candidate], *,
+    def evaluate_candidates(self, harness: Harness, candidates: Sequence[Candidate], *,
                             progress: ProgressFn | None = None) -> TransferResult:
         """:meth:`evaluate` of candidates :meth:`candidates` already drew up for ``harness.scop``: a
         caller that lists them first (suggest) does not apply every recipe twice."""
-        assert isinstance(harness, Harness)
         # Its compiles hold the timing lock shared: another job's timed run waits for them to end.
         with working_beside_timers(harness.limits.timing_lock):
             return self._evaluate(harness, list(candidates), progress)

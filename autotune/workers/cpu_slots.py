@@ -21,7 +21,7 @@ from loopnest.config import format_cpu_list, parse_cpu_list
 from loopnest.errors import SettingsError
 
 if TYPE_CHECKING:
-    from loopnest.config import Settings
+    from autotune.config import AutotuneSettings
 
 CPU_LOCK_DIR = "worker-cpus"  # under the data directory
 
@@ -42,7 +42,7 @@ class CpuSlot:
             self._lock_file = None
 
 
-def cpu_pool(settings: Settings) -> tuple[int, ...]:
+def cpu_pool(settings: AutotuneSettings) -> tuple[int, ...]:
     """The CPUs the workers share out: ``worker_cpus``, else every CPU this process may use."""
     allowed = tuple(sorted(os.sched_getaffinity(0)))
     if settings.worker_cpus is None:
@@ -55,7 +55,7 @@ def cpu_pool(settings: Settings) -> tuple[int, ...]:
     return named
 
 
-def claim_cpus(settings: Settings) -> CpuSlot | None:
+def claim_cpus(settings: AutotuneSettings) -> CpuSlot | None:
     """Take a free slot of ``settings.worker_threads`` CPUs (None when workers are not pinned).
 
     Raises :class:`SettingsError` naming the fix when the pool is smaller than one slot or every

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autotune.config import get_autotune_settings
 from autotune.repeating import Repeating
 from autotune.search.study_names import tuning_study
 from autotune.search.study_storage import DEFAULT_HEARTBEAT_INTERVAL
@@ -47,17 +48,18 @@ from database.repositories.jobs import (
     update_job_progress,
 )
 from database.repositories.programs import get_nest, get_program
-from loopnest.config import get_settings
 from loopnest.errors import ParameterError, PerfembedError, SourceError
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import PROGRAM_FILE, ProgramSource, extract_program
 from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy
+from loopnest.harness.factory import HarnessFactory
 from loopnest.harness.index_data import structure_key
 from loopnest.harness.sandbox import ensure_isolated
 from loopnest.parameters import require_params
 
 if TYPE_CHECKING:
+    from autotune.config import AutotuneSettings
     from database import Store, TuningJob
     from loopnest.config import Settings
     from loopnest.harness.compare import Speedup
@@ -121,21 +123,23 @@ def run_worker(
     store: Store,
     options: WorkerOptions | None = None,
     *,
-    settings: Settings | None = None,
+    settings: AutotuneSettings | None = None,
     stop: threading.Event | None = None,
     on_trial: Callable[[TuningJob, TuneProgress], None] | None = None,
     on_job: Callable[[TuningJob], None] | None = None,
     on_outcome: Callable[[JobOutcome], None] | None = None,
+    harness: HarnessFactory = Harness,
 ) -> WorkerReport:
     """Claim and run jobs as ``options`` say, until ``max_jobs`` were run or ``stop`` is set.
 
-    ``settings`` (default :func:`loopnest.config.get_settings`) give the compiler, flags, threads,
+    ``settings`` (default :func:`autotune.config.get_autotune_settings`) give the compiler, flags, threads,
     harness limits and the heartbeat interval: the worker keeps its row in the workers table fresh
     while it runs. ``on_job``, ``on_trial`` and ``on_outcome`` are called as a job is claimed,
-    after each of its trials, and when it ends.
+    after each of its trials, and when it ends. ``harness`` makes the harness that compiles and times each
+    job's nest (default: :class:`~loopnest.harness.Harness`).
     """
     options = options or WorkerOptions()
-    settings = settings or get_settings()
+    settings = settings or get_autotune_settings()
     ensure_isolated(settings.sandbox, settings.allow_unsandboxed, "a tuning worker")
     worker_id = options.worker_id or default_worker_id()
     lease_seconds, max_jobs = options.lease_seconds, options.max_jobs
@@ -156,7 +160,7 @@ def run_worker(
             if on_job is not None:
                 on_job(job)
             outcomes.append(run_job(store, job, worker_id=worker_id, lease_seconds=lease_seconds, settings=settings,
-                                    stop=stop, on_trial=on_trial))
+                                    stop=stop, on_trial=on_trial, harness=harness))
             heartbeat.set_job(None)
             if on_outcome is not None:
                 on_outcome(outcomes[-1])
@@ -169,12 +173,14 @@ def run_job(
     *,
     worker_id: str,
     lease_seconds: float = DEFAULT_LEASE_SECONDS,
-    settings: Settings | None = None,
+    settings: AutotuneSettings | None = None,
     stop: threading.Event | None = None,
     on_trial: Callable[[TuningJob, TuneProgress], None] | None = None,
+    harness: HarnessFactory = Harness,
 ) -> JobOutcome:
-    """Run one claimed job to its end and record the outcome in the database."""
-    run = _JobRun(store, job, worker_id, settings or get_settings(), on_trial)
+    """Run one claimed job to its end and record the outcome in the database (``harness``: as
+    :func:`run_worker`'s)."""
+    run = _JobRun(store, job, worker_id, settings or get_autotune_settings(), on_trial, harness)
     lease = _Lease(store, job.id, worker_id, lease_seconds)
     stop = stop or threading.Event()
     try:
@@ -202,10 +208,10 @@ def run_job(
 class _JobRun:
     """One job as one worker runs it: the nest rebuilt from the job, the study tuned, the winner confirmed."""
 
-    def __init__(self, store: Store, job: TuningJob, worker_id: str, settings: Settings,
-                 on_trial: Callable[[TuningJob, TuneProgress], None] | None) -> None:
+    def __init__(self, store: Store, job: TuningJob, worker_id: str, settings: AutotuneSettings,
+                 on_trial: Callable[[TuningJob, TuneProgress], None] | None, harness: HarnessFactory) -> None:
         self.store, self.job, self.worker_id, self.settings = store, job, worker_id, settings
-        self.on_trial = on_trial
+        self.on_trial, self.harness = on_trial, harness
         self.options = JobOptions()  # read from the job's row when it starts (a malformed one fails the job)
         self.reps = 3
         self.threads: int | None = settings.threads or None
@@ -231,7 +237,7 @@ class _JobRun:
             reps=self.reps, threads=self.threads, limits=Limits.from_settings(settings), cc=settings.cc,
             cflags=settings.cflags, sparse=options.sparse, worker_id=self.worker_id,
             heartbeat_interval=options.heartbeat_interval if options.heartbeat_interval is not None
-            else DEFAULT_HEARTBEAT_INTERVAL, grace_period=options.grace_period)
+            else DEFAULT_HEARTBEAT_INTERVAL, grace_period=options.grace_period, harness_factory=self.harness)
         lease.start()
         return tune_nest(scop, params, config, recorder=self.recorder,
                          on_trial=lambda update: self._progress(update, lease_seconds),
@@ -258,7 +264,7 @@ class _JobRun:
         best_speedup, confirmed = result.best_speedup, None
         if best_id is not None and recorder is not None and self.scop is not None:
             confirmed, doubt = confirm_best(self.scop, self.params, result, recorder, self.settings, reps=self.reps,
-                                            threads=self.threads, sparse=self.options.sparse)
+                                            threads=self.threads, sparse=self.options.sparse, harness=self.harness)
             if doubt is not None:
                 best_id, best_speedup, note = None, None, "; ".join(filter(None, [note, doubt]))
             elif confirmed is not None:
@@ -279,16 +285,18 @@ class _JobRun:
 
 def confirm_best(scop: Scop, params: dict[str, int], result: TuneResult, recorder: MeasurementRecorder,
                  settings: Settings, *, reps: int = 3, threads: int | None = None,
-                 sparse: SparseChoice | None = None) -> tuple[Speedup | None, str | None]:
+                 sparse: SparseChoice | None = None,
+                 harness: HarnessFactory = Harness) -> tuple[Speedup | None, str | None]:
     """The study's winner is the best of its trials (the winner's curse): re-measure it against the
-    baseline in fresh, interleaved runs. Returns the re-measured speedup, or why it did not hold up."""
+    baseline in fresh, interleaved runs (in a harness ``harness`` makes). Returns the re-measured speedup,
+    or why it did not hold up."""
     policy = AcceptancePolicy.from_settings(settings)
     if result.best_recipe is None or (result.best_speedup or 0.0) < policy.margin:
         return None, None  # below the margin it is offered to nobody: nothing to confirm
-    with Harness(scop, params, reps=reps, threads=threads, limits=Limits.from_settings(settings), cc=settings.cc,
-                 cflags=settings.cflags, sparse=sparse) as harness:
-        comparison = harness.compare(result.best_recipe, policy=policy)
-        baseline = harness.baseline().median
+    with harness(scop, params, reps=reps, threads=threads, limits=Limits.from_settings(settings), cc=settings.cc,
+                 cflags=settings.cflags, sparse=sparse) as measuring:
+        comparison = measuring.compare(result.best_recipe, policy=policy)
+        baseline = measuring.baseline().median
     speedup = comparison.speedup
     if comparison.ok and speedup is not None and baseline:
         # Stored whether or not it holds up: it is this recipe's honest figure, and "tuned before"

@@ -1,8 +1,9 @@
 # ruff: noqa: F821, B007 - the hints are perfembed's shape strings ("float64[N, M]"), not names
 # mypy: disable-error-code="name-defined, valid-type"
 """NumPy kernels in the style of the public NumPy benchmark suites of scientific kernels (dense linear algebra,
-stencils with time loops, data mining, a solver, reductions; slices only, scalar loops, and mixes). Each
-takes its sizes from its arguments' shapes; :data:`SIZES` gives the sizes the benchmark runs them at."""
+stencils with time loops, data mining, solvers, reductions; slices only, scalar loops, and mixes), written as
+a NumPy user writes them rather than translated from the C corpus. Each takes its sizes from its arguments'
+shapes; :data:`SIZES` gives the sizes the benchmark runs them at."""
 
 import numpy as np
 
@@ -17,6 +18,24 @@ SIZES = {
     "softmax_rows": {"N": 2000, "M": 2000},
     "seidel_2d": {"N": 400, "TSTEPS": 20},
     "lu": {"N": 600},
+    "gesummv": {"N": 4000},
+    "mvt": {"N": 4000},
+    "syrk": {"N": 600, "M": 500},
+    "trmm": {"M": 300, "N": 350},
+    "doitgen": {"NR": 60, "NQ": 64, "NP": 128},
+    "fdtd_2d": {"NX": 1000, "NY": 1200, "TSTEPS": 100},
+    "correlation": {"M": 1000, "N": 1200},
+    "pairwise_distances": {"N": 400, "M": 300, "D": 64},
+    "gramschmidt": {"M": 700, "N": 600},
+    "layernorm": {"N": 4000, "M": 1024},
+    "floyd_warshall": {"N": 400},
+}
+
+# The loops a Numba user would mark ``prange`` for @njit(parallel=True): those whose iterations are
+# independent (the benchmark rewrites ``range`` to ``numba.prange`` there); the others stay sequential.
+PRANGE = {
+    "covariance": ("i",), "softmax_rows": ("i",), "syrk": ("i",), "trmm": ("j",), "doitgen": ("r",),
+    "pairwise_distances": ("i",), "gramschmidt": ("j",), "layernorm": ("i",), "floyd_warshall": ("i",),
 }
 
 
@@ -96,3 +115,89 @@ def lu(A: "float64[N, N]"):
             A[i, j] /= A[j, j]
         for j in range(i, N):
             A[i, j] -= A[i, :i] @ A[:i, j]
+
+
+def gesummv(alpha: float, beta: float, A: "float64[N, N]", B: "float64[N, N]", x: "float64[N]"):
+    return alpha * A @ x + beta * B @ x
+
+
+def mvt(x1: "float64[N]", x2: "float64[N]", y1: "float64[N]", y2: "float64[N]", A: "float64[N, N]"):
+    x1 += A @ y1
+    x2 += y2 @ A
+
+
+def syrk(alpha: float, beta: float, C: "float64[N, N]", A: "float64[N, M]"):
+    for i in range(A.shape[0]):
+        C[i, :i + 1] *= beta
+        for k in range(A.shape[1]):
+            C[i, :i + 1] += alpha * A[i, k] * A[:i + 1, k]
+
+
+def trmm(alpha: float, A: "float64[M, M]", B: "float64[M, N]"):
+    for i in range(B.shape[0]):
+        for j in range(B.shape[1]):
+            B[i, j] += A[i + 1:, i] @ B[i + 1:, j]
+    B *= alpha
+
+
+def doitgen(A: "float64[NR, NQ, NP]", C4: "float64[NP, NP]"):
+    NR, NQ, NP = A.shape
+    for r in range(NR):
+        for q in range(NQ):
+            A[r, q, :] = A[r, q, :] @ C4
+
+
+def fdtd_2d(TSTEPS: int, ex: "float64[NX, NY]", ey: "float64[NX, NY]", hz: "float64[NX, NY]",
+            fict: "float64[TSTEPS]"):
+    for t in range(TSTEPS):
+        ey[0, :] = fict[t]
+        ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])
+        ex[:, 1:] -= 0.5 * (hz[:, 1:] - hz[:, :-1])
+        hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
+
+
+def correlation(data: "float64[N, M]"):
+    N, M = data.shape
+    mean = np.mean(data, axis=0)
+    data -= mean
+    stddev = np.sqrt(np.sum(data * data, axis=0) / N)
+    data /= np.sqrt(N) * stddev
+    return data.T @ data
+
+
+def pairwise_distances(X: "float64[N, D]", Y: "float64[M, D]"):
+    N, D = X.shape
+    M = Y.shape[0]
+    out = np.empty((N, M))
+    for i in range(N):
+        for j in range(M):
+            out[i, j] = np.sqrt(np.sum((X[i, :] - Y[j, :]) ** 2))
+    return out
+
+
+def gramschmidt(A: "float64[M, N]"):
+    M, N = A.shape
+    Q = np.zeros((M, N))
+    R = np.zeros((N, N))
+    for k in range(N):
+        R[k, k] = np.sqrt(A[:, k] @ A[:, k])
+        Q[:, k] = A[:, k] / R[k, k]
+        for j in range(k + 1, N):
+            R[k, j] = Q[:, k] @ A[:, j]
+            A[:, j] -= Q[:, k] * R[k, j]
+    return Q, R
+
+
+def layernorm(x: "float64[N, M]", gamma: "float64[M]", beta: "float64[M]"):
+    N, M = x.shape
+    for i in range(N):
+        mu = np.mean(x[i, :])
+        var = np.mean((x[i, :] - mu) ** 2)
+        x[i, :] = (x[i, :] - mu) / np.sqrt(var + 1e-5) * gamma + beta
+
+
+def floyd_warshall(path: "float64[N, N]"):
+    N = path.shape[0]
+    for k in range(N):
+        for i in range(N):
+            path[i, :] = np.minimum(path[i, :], path[i, k] + path[k, :])

@@ -16,6 +16,11 @@ because the service enqueues, lists and cancels jobs inside its own request tran
 methods that commit on their own cannot join), and because every other concept of the database
 (programs, recipes, measurements, workers) is reached the same way: a repository function over
 a session, so there is one pattern to learn and one place to change.
+
+The queue is hand-written rather than a task-queue library's (Celery, RQ, Dramatiq): those need a broker
+beside the database, whereas here a job, its lease and the measurements it records live in the one
+database the service already has (SQLite on one machine, PostgreSQL across machines), a claim commits
+with them, and a crashed worker's job comes back when its lease expires, with no other service to run.
 """
 
 from __future__ import annotations

@@ -270,7 +270,9 @@ def cli_envvars() -> dict[str, str]:
 
 
 def settings_classes() -> list[type]:
-    """Every settings class: ``loopnest.config.Settings`` and its subclasses, the most derived last."""
+    """Every settings class: ``loopnest.config.Settings`` and its subclasses (one per layer), the most derived
+    last."""
+    import autotune.config  # noqa: F401  (defines AutotuneSettings)
     import database.config  # noqa: F401  (defines DatabaseSettings)
     import service.config  # noqa: F401  (defines ServiceSettings)
     from loopnest.config import Settings
@@ -351,7 +353,8 @@ def configuration_page() -> str:
     rows = configuration_rows()
     lines = [GENERATED, "# Configuration\n\n",
              "Every setting is an environment variable. The table is generated from the settings classes "
-             "(`loopnest/config.py`, `database/config.py`, `service/config.py`) and the CLI's options, so it "
+             "of each layer (`loopnest/config.py`, `database/config.py`, `autotune/config.py`, `service/config.py`: "
+             "each layer reads only its own and those below it) and the CLI's options, so it "
              "lists every variable perfembed reads. An invalid value stops a command with one line naming the "
              "variable. Empty values count as unset.\n\n",
              "```sh\nPERFEMBED_DATA_DIR=/srv/perfembed PERFEMBED_WORKER_THREADS=2 perfembed serve --workers 2\n```\n\n",

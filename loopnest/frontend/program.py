@@ -26,6 +26,8 @@ from loopnest.frontend.preprocess import PreprocessOptions, included_headers
 from loopnest.harness.index_data import SparseChoice
 
 PROGRAM_FILE = "program.c"  # what the temporary source is called in every message
+PYTHON_FILE = "program.py"  # a Python kernel's: the suffix selects the NumPy frontend (loopnest.frontend.python)
+LANGUAGES = ("c", "python")
 _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*$")
 
@@ -58,6 +60,11 @@ class ProgramSource:
     files: Mapping[str, str] = field(default_factory=dict)
     path: str | None = None
     include_dirs: tuple[str, ...] = ()
+    language: str = "c"  # or "python": a NumPy kernel, its shapes from its type hints and params
+
+    def file_name(self) -> str:
+        """What the source is called on disk and in messages when it has no ``path``."""
+        return PYTHON_FILE if self.language == "python" else PROGRAM_FILE
 
     def key(self) -> dict[str, Any]:
         """Everything that identifies the program, as JSON (the answer cache's key)."""
@@ -65,7 +72,8 @@ class ProgramSource:
                 "params": dict(self.params), "function": self.function, "name": self.name,
                 "sparse": None if self.sparse is None else self.sparse.key(),
                 "local": None if self.local is None else [self.local.path, repr(self.local.options)],
-                "files": dict(self.files), "path": self.path, "include_dirs": list(self.include_dirs)}
+                "files": dict(self.files), "path": self.path, "include_dirs": list(self.include_dirs),
+                "language": self.language}
 
     def stored_name(self, name: str | None = None) -> str:
         """The name it is stored under: the caller's (the CLI's file name), its own, its function's, else
@@ -79,12 +87,14 @@ class ProgramSource:
 
 @contextlib.contextmanager
 def materialized(program: ProgramSource, *,
-                 filename: str = PROGRAM_FILE) -> Iterator[tuple[Path, PreprocessOptions]]:
-    """The program's source (as ``filename``, or at its ``path`` in the project), headers (under
+                 filename: str | None = None) -> Iterator[tuple[Path, PreprocessOptions]]:
+    """The program's source (as ``filename``, default :meth:`ProgramSource.file_name`, or at its ``path`` in
+    the project), headers (under
     ``include/``) and other files (at their paths) in a private directory, with confined preprocessing
     options: includes resolve only among its own files, through ``include/``, its ``include_dirs`` and the
     project's root."""
-    if Path(filename).name != filename or not filename:
+    filename = filename or program.file_name()
+    if Path(filename).name != filename:
         raise ParameterError(f"file name {filename!r} is not a plain file name")
     with tempfile.TemporaryDirectory(prefix="perfembed-src-") as tmp:
         root = Path(tmp)
@@ -123,14 +133,14 @@ def _write(root: Path, name: str, text: str, what: str) -> Path:
 
 
 def extract_program(program: ProgramSource, limits: AnalysisLimits | None = None, *,
-                    filename: str = PROGRAM_FILE) -> Extraction:
+                    filename: str | None = None) -> Extraction:
     """Write the source and its headers to a private directory and extract the nests (of
     ``program.function`` only, when it names one); locations name ``filename``. A :class:`LocalFile`
     program is extracted in place, with the user's flags, and its locations name the user's file."""
     if program.local is not None:
         return extract_scops(Path(program.local.path), program.local.options, function=program.function,
                              limits=limits)
-    filename = program.path or filename
+    filename = program.path or filename or program.file_name()
     with materialized(program, filename=Path(filename).name) as (source, options):
         try:
             extraction = extract_scops(source, options, function=program.function, limits=limits)

@@ -7,7 +7,8 @@ paths a caller names) plus its work directory, and nothing else: no ``/etc``, no
 directory, no environment of the server. Its only writable places are sized: ``/tmp`` and
 ``/dev/shm`` are small tmpfs mounts, the work directory has a quota (:mod:`loopnest.harness.run_watch`).
 It runs as ``nobody``; when perfembed runs as root, the sandbox is entered as ``nobody`` too, so the
-process limit counts only sandboxed processes. Where the host delegates a cgroup v2, each run gets
+process limit counts only sandboxed processes (a path it needs out of nobody's reach is staged for it:
+:class:`~loopnest.harness.nobody.Staged`). Where the host delegates a cgroup v2, each run gets
 its own (:mod:`loopnest.harness.cgroups`): one memory and task limit for its whole tree; elsewhere the
 per-process rlimits are what bounds it. Without bubblewrap only the limits apply, and
 :func:`sandbox_status` says which are in force.
@@ -33,8 +34,16 @@ from pathlib import Path
 from loopnest.config import Settings, get_settings
 from loopnest.errors import PerfembedError
 from loopnest.harness.cgroups import RunCgroup, cgroup_parent
-from loopnest.harness.nobody import NOBODY, chown_tree, give_to_nobody, process_limit, reachable_by_nobody
-from loopnest.harness.run_watch import QUOTA_INTERVAL_S, watch
+from loopnest.harness.nobody import (
+    NOBODY,
+    Staged,
+    chown_tree,
+    give_to_nobody,
+    process_limit,
+    readable_in_place,
+    staged_for_nobody,
+)
+from loopnest.harness.run_watch import MAX_CHECK_S, watch
 from loopnest.harness.timing_lock import working_beside_timers
 
 __all__ = ["NOBODY", "Limits", "RunResult", "Sandbox", "SandboxError", "detect_sandbox", "ensure_isolated",
@@ -132,10 +141,11 @@ class Sandbox:
         return "none: rlimits only (install bubblewrap for a real sandbox)"
 
     def wrap(self, args: Sequence[str], cwd: Path, env: Mapping[str, str], read_only: Sequence[Path],
-             system: Sequence[Path] | None = None) -> list[str]:
+             system: Sequence[Path] | None = None, staged: Staged | None = None) -> list[str]:
         """``args`` as a bubblewrap command line (``args`` itself when not isolated). ``system``: the
         only files of the host's system the command sees (a program and its libraries), instead of all
-        of ``/usr``; it gets no ``/proc`` either."""
+        of ``/usr``; it gets no ``/proc`` either. ``staged``: where the paths out of nobody's reach are
+        bound from."""
         if not self.isolated:
             return list(args)
         assert self.executable is not None
@@ -150,9 +160,10 @@ class Sandbox:
         for path in read_only:
             resolved = Path(path).resolve()
             if resolved.exists() and (system is not None or not resolved.is_relative_to("/usr")):
-                out += ["--ro-bind", str(resolved), str(resolved)]
+                out += ["--ro-bind", str(staged.source(resolved) if staged else resolved), str(resolved)]
         # Read-only last, over what is mounted: the root tmpfs and /dev (their own mounts stay writable).
-        out += ["--bind", str(cwd), str(cwd), "--remount-ro", "/", "--remount-ro", "/dev", "--chdir", str(cwd),
+        out += ["--bind", str(staged.source(cwd) if staged else cwd), str(cwd)]
+        out += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", str(cwd),
                 "--uid", str(NOBODY), "--gid", str(NOBODY), "--clearenv"]
         for key, value in env.items():
             out += ["--setenv", key, value]
@@ -181,10 +192,13 @@ def _system_view(system: Sequence[Path] | None) -> list[str]:
 
 
 def _limit(limits: Limits, threads: int, drop_to_nobody: bool, nproc: int | None,
-           group: RunCgroup | None = None) -> None:
-    """In the child before exec: into the run's cgroup, rlimits, then (as root) become nobody for good."""
+           group: RunCgroup | None = None, staged: Staged | None = None) -> None:
+    """In the child before exec: into the run's cgroup, rlimits, the staged paths bound, then (as root)
+    become nobody for good."""
     if group is not None:
         group.enter()
+    if staged is not None:
+        staged.bind_in_child()
     cpu = max(1, int(limits.cpu_seconds * max(threads, 1)))
     _lower(resource.RLIMIT_CPU, cpu, cpu + 1)
     mem = limits.memory_mb * 1024 * 1024
@@ -281,7 +295,7 @@ def sandbox_status(mode: str = "auto", limits: Limits | None = None) -> dict[str
 
 def resource_limits(limits: Limits) -> str:
     """One line: the memory, task and disk limits of a run and what enforces them."""
-    quota = f"work directory quota {limits.disk_mb} MB (checked every {QUOTA_INTERVAL_S:g} s)"
+    quota = f"work directory quota {limits.disk_mb} MB (checked at least every {MAX_CHECK_S:g} s and at the end)"
     parent = cgroup_parent(limits.cgroup)
     if parent.path is not None:
         return (f"cgroup v2 per run: memory {limits.memory_mb} MB and {limits.processes} tasks for its whole "
@@ -305,24 +319,27 @@ def run_limited(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str,
     full_env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "TMPDIR": str(cwd), "HOME": str(cwd), **(env or {})}
     if not box.isolated:
         full_env["PATH"] = os.environ.get("PATH", "/usr/bin:/bin")
-    unreachable = next((p for p in (cwd, *read_only) if not reachable_by_nobody(Path(p))), None)
-    if box.as_nobody and unreachable is not None:  # a work directory, or an interpreter (a Python kernel's check)
-        # Still namespaced and read-only, but root's tasks are not bound by RLIMIT_NPROC.
-        _log.warning("perfembed: %s is not reachable by nobody; sandboxing it as root (no process limit)",
-                     unreachable)
+    closed = next((p for p in read_only if Path(p).exists() and not readable_in_place(Path(p))), None)
+    if box.as_nobody and closed is not None:
+        # A 0700 directory itself (a ``mktemp -d`` project), not only one above it: a bind cannot open it
+        # to nobody. Still namespaced and read-only, but root's tasks are not bound by RLIMIT_NPROC.
+        _log.warning("perfembed: %s is not readable by nobody; sandboxing it as root (no process limit)", closed)
         box = dataclasses.replace(box, as_nobody=False)
     if box.as_nobody:
         give_to_nobody(cwd)
-    command = box.wrap(args, cwd, full_env, read_only, system)
     nproc = process_limit(limits.processes, box.as_nobody)
-    with _run_cgroup(limits, threads) as group:
+    with staged_for_nobody((cwd, *read_only), box.as_nobody) as staged, _run_cgroup(limits, threads) as group:
+        command = box.wrap(args, cwd, full_env, read_only, system, staged)
         start = time.perf_counter()
         try:
             proc = subprocess.Popen(command, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=tuple(pass_fds),
-                                    preexec_fn=lambda: _limit(limits, threads, box.as_nobody, nproc, group))
+                                    preexec_fn=lambda: _limit(limits, threads, box.as_nobody, nproc, group, staged))
         except OSError as exc:  # no process to start it in (the process limit reached): nothing of the user's ran
             return RunResult(SANDBOX_ERROR, -1, "", f"the sandbox could not start: {exc.strerror}",
+                             time.perf_counter() - start)
+        except subprocess.SubprocessError:  # the child could not bind the staged paths, or enter the cgroup
+            return RunResult(SANDBOX_ERROR, -1, "", f"the sandbox could not start: {_child_failure(staged)}",
                              time.perf_counter() - start)
         watched = watch(proc, wall_seconds=limits.wall_seconds, cwd=cwd, quota_bytes=limits.disk_mb << 20,
                         output_bytes=limits.output_mb << 20)
@@ -337,6 +354,13 @@ def run_limited(args: list[str], *, cwd: Path, limits: Limits, env: Mapping[str,
         # nothing of the user's ran, so it is not their compile error or their crash.
         status = SANDBOX_ERROR
     return RunResult(status, proc.returncode, stdout, stderr, wall)
+
+
+def _child_failure(staged: Staged | None) -> str:
+    if staged is None:
+        return "the run's limits could not be set (its cgroup?)"
+    return (f"{', '.join(map(str, staged.sources))} is out of reach of its user (nobody) and could not be bound "
+            "for it; let others pass through the directories above it (chmod o+x)")
 
 
 @contextlib.contextmanager

@@ -5,8 +5,8 @@ Register with ``app.add_typer(bench_app, name="bench")``. The benchmark is ``pyt
 (the layers contract in pyproject.toml). The child reads the same ``PERFEMBED_*`` settings (database
 URL, data folder, compiler, limits) and reports on stdout in JSON lines (``--events``): progress
 events, shown here on stderr, then the report or the user error that ended it. ``bench peak``,
-``bench sparse`` and ``bench programs`` run ``benchmarks/peak.py``, ``benchmarks/sparse.py`` and
-``benchmarks/programs_bench.py`` the same way, passing their options through.
+``bench sparse``, ``bench programs`` and ``bench python`` run ``benchmarks/peak.py``, ``benchmarks/sparse.py``,
+``benchmarks/programs_bench.py`` and ``benchmarks/python_bench.py`` the same way, passing their options through.
 """
 
 from __future__ import annotations
@@ -18,17 +18,18 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autotune.transfer.priors import PRIOR_MODES
-from loopnest.errors import InternalError, ParameterError, PerfembedError
-from service.commands.options import MAX_NEST, MAX_SEED, MAX_TRIALS, REPS_HELP, make_console
+from service.commands.options import MAX_NEST, MAX_SEED, MAX_TRIALS, REPS_HELP, Json, grouped, make_console
+from service.core.errors import InternalError, ParameterError, PerfembedError
+from service.core.local_suggest import TRANSFER_PRIORS
 
 bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks: transfer tuning vs autotuning vs Polly.")
 console = make_console()
@@ -61,39 +62,55 @@ def _ints(text: str, what: str, most: int) -> list[int]:
     return values
 
 
+@dataclass(frozen=True)
+class PaperRun:
+    """What the paper benchmark compares: the held-out nests, the budgets and neighbour counts, the baselines."""
+
+    per_family: Annotated[int, typer.Option("--per-family", min=1, max=MAX_NEST,
+                                            help="Held-out nests per family.")] = 2
+    families: Annotated[list[str], typer.Option("--families", "--family",
+                                                help="Only hold out these families.")] = field(default_factory=list)
+    tune_trials: Annotated[str, typer.Option("--tune-trials", help="Autotuning budgets, comma-separated.")] = \
+        "10,25,100"
+    k: Annotated[str, typer.Option("--k", help="Neighbour counts for transfer, comma-separated.")] = "1,3,5"
+    polly: Annotated[bool, typer.Option("--polly/--no-polly", help="Compare with clang-16 + Polly.")] = True
+    reps: Annotated[int, typer.Option("--reps", min=1, max=100, help=REPS_HELP)] = 3
+    seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Autotuning sampler seed.")] = 0
+    priors: Annotated[str | None, typer.Option(
+        "--priors", help="First guesses transfer tries beside neighbours within the gate: gate (none), "
+        "schedule, always (default: PERFEMBED_TRANSFER_PRIORS).")] = None
+    fresh_autotune: Annotated[bool, typer.Option(
+        "--fresh-autotune", help="Search every nest again (default: reuse an earlier run's search of the "
+        "same nest, settings, machine and tuner code; its winners are re-measured in this run either way).")] = False
+
+    def args(self, out: str) -> list[str]:
+        """The benchmark's command line, with its report at ``out`` ("": none)."""
+        args = ["--per-family", str(self.per_family), "--k", ",".join(map(str, _ints(self.k, "--k", 50))),
+                "--tune-trials", ",".join(map(str, _ints(self.tune_trials, "--tune-trials", MAX_TRIALS))),
+                "--reps", str(self.reps), "--seed", str(self.seed), "--out", out]
+        if self.families:
+            args += ["--families", *self.families]
+        if not self.polly:
+            args.append("--no-polly")
+        if self.fresh_autotune:
+            args.append("--fresh-autotune")
+        if self.priors is not None:
+            if self.priors not in TRANSFER_PRIORS:
+                raise ParameterError(f"--priors {self.priors!r}: expected one of {', '.join(TRANSFER_PRIORS)}")
+            args += ["--priors", self.priors]
+        return args
+
+
 @bench_app.command("paper")
+@grouped
 def paper_command(
-    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    per_family: int = typer.Option(2, "--per-family", min=1, max=MAX_NEST, help="Held-out nests per family."),
-    families: list[str] = typer.Option([], "--families", "--family", help="Only hold out these families."),
-    tune_trials: str = typer.Option("10,25,100", "--tune-trials", help="Autotuning budgets, comma-separated."),
-    k: str = typer.Option("1,3,5", "--k", help="Neighbour counts for transfer, comma-separated."),
-    polly: bool = typer.Option(True, "--polly/--no-polly", help="Compare with clang-16 + Polly."),
-    reps: int = typer.Option(3, "--reps", min=1, max=100, help=REPS_HELP),
-    seed: int = typer.Option(0, "--seed", min=0, max=MAX_SEED, help="Autotuning sampler seed."),
-    out: Path | None = typer.Option(DEFAULT_OUT, "--out", help="Markdown report (the plot goes beside it)."),
-    no_report: bool = typer.Option(False, "--no-report", help="Write no markdown or plot."),
-    priors: str | None = typer.Option(
-        None, "--priors", help="First guesses transfer tries beside neighbours within the gate: gate (none), "
-        "schedule, always (default: PERFEMBED_TRANSFER_PRIORS)."),
-    fresh_autotune: bool = typer.Option(
-        False, "--fresh-autotune", help="Search every nest again (default: reuse an earlier run's search of the "
-        "same nest, settings, machine and tuner code; its winners are re-measured in this run either way)."),
+    run: PaperRun,
+    json_out: Json = False,
+    out: Annotated[Path | None, typer.Option("--out", help="Markdown report (the plot goes beside it).")] = DEFAULT_OUT,
+    no_report: Annotated[bool, typer.Option("--no-report", help="Write no markdown or plot.")] = False,
 ) -> None:
     """Leave one family out: transfer (k neighbours) vs autotuning (n trials) vs Polly, with a report."""
-    args = ["--per-family", str(per_family), "--k", ",".join(map(str, _ints(k, "--k", 50))),
-            "--tune-trials", ",".join(map(str, _ints(tune_trials, "--tune-trials", MAX_TRIALS))),
-            "--reps", str(reps), "--seed", str(seed), "--out", "" if no_report or out is None else str(out.resolve())]
-    if families:
-        args += ["--families", *families]
-    if not polly:
-        args.append("--no-polly")
-    if fresh_autotune:
-        args.append("--fresh-autotune")
-    if priors is not None:
-        if priors not in PRIOR_MODES:
-            raise ParameterError(f"--priors {priors!r}: expected one of {', '.join(PRIOR_MODES)}")
-        args += ["--priors", priors]
+    args = run.args("" if no_report or out is None else str(out.resolve()))
     # Progress goes to stderr in both modes: a run takes tens of minutes, and stdout stays one JSON object.
     report = _with_progress(args)
     if json_out:
@@ -255,3 +272,12 @@ def programs_command(ctx: typer.Context) -> None:
     (benchmarks/programs_bench.py; its options pass through: --programs, --dataset, --k, --threads,
     --no-polly, --json, --out, --report, --help, ...)."""
     _pass_through("benchmarks.programs_bench", ctx)
+
+
+@bench_app.command("python", add_help_option=False, context_settings=_PASS_THROUGH)
+def python_command(ctx: typer.Context) -> None:
+    """NumPy kernels against their peers in one run: NumPy, Numba (@njit and parallel=True), DaCe where it
+    installs, perfembed by transfer (k = 5) and by autotuning (40 trials), every output checked against NumPy's
+    (benchmarks/python_bench.py; peers from `pip install -e '.[peers]'`; its options pass through: --kernels,
+    --scale, --reps, --threads, --out, --help, ...)."""
+    _pass_through("benchmarks.python_bench", ctx)

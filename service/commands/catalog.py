@@ -7,26 +7,24 @@ Mount with ``app.add_typer(nests_app, name="nests")`` and ``app.command("search"
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from service.commands.catalog_source import open_catalog, show_record
 from service.commands.options import (
-    DefineOpt,
+    ApiKey,
     FileArg,
-    FunctionOpt,
-    IncludeOpt,
-    JsonOpt,
-    ParamOpt,
+    Json,
+    Kernel,
+    Sent,
+    Server,
     console,
     emit_json,
     fmt_value,
-    parse_params,
+    grouped,
 )
-from service.commands.remote import ApiKeyOpt, ServerOpt
 
 nests_app = typer.Typer(no_args_is_help=True, help="The stored loop nests: list them, show one.")
 
@@ -38,7 +36,7 @@ def list_command(limit: int = typer.Option(100, "--limit", min=1, max=1000),
                  offset: int = typer.Option(0, "--offset", min=0, max=MAX_ID),
                  program_id: int | None = typer.Option(None, "--program-id", min=1, max=MAX_ID,
                                                        help="Only the nests of this program."),
-                 json_out: bool = JsonOpt, server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
+                 json_out: Json = False, server: Server = None, api_key: ApiKey = None) -> None:
     """Stored nests by id, a page at a time (--limit, --offset)."""
     with open_catalog(server, api_key) as catalog:
         nests = catalog.nests(limit=limit, offset=offset, program_id=program_id)
@@ -58,7 +56,7 @@ def list_command(limit: int = typer.Option(100, "--limit", min=1, max=1000),
 
 @nests_app.command("show")
 def show_command(nest_id: int = typer.Argument(..., min=1, max=MAX_ID, metavar="NEST", help="Nest id."),
-                 json_out: bool = JsonOpt, server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
+                 json_out: Json = False, server: Server = None, api_key: ApiKey = None) -> None:
     """One nest: its statements, parameter values, embedding, and its best recipe on each target."""
     show_record(server, api_key, lambda catalog: catalog.nest(nest_id), json_out=json_out, render=print_nest)
 
@@ -95,16 +93,16 @@ def _where(target: dict[str, Any] | None, here: str) -> str:
     return here if target.get("this_machine") else f"target {target['id']}: {target['name']} (not {here})"
 
 
-def search_command(file: Path = FileArg, include: list[str] = IncludeOpt, define: list[str] = DefineOpt,
-                   param: list[str] = ParamOpt, function: str | None = FunctionOpt,
-                   k: int = typer.Option(5, "--k", min=1, max=100, help="How many nests to return."),
-                   json_out: bool = JsonOpt, server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
+@grouped
+def search_command(file: FileArg, sent: Sent, kernel: Kernel,
+                   k: Annotated[int, typer.Option("--k", min=1, max=100, help="How many nests to return.")] = 5,
+                   json_out: Json = False, server: Server = None, api_key: ApiKey = None) -> None:
     """The stored nests nearest to the first nest of FILE (--function picks another), by embedding
     distance; nothing is stored. Every parameter of the nest needs --param NAME=INT."""
     from service.client import program_from_file  # lazy: httpx adds 25 ms to every CLI start (-X importtime)
 
-    program = program_from_file(file, include_dirs=include, defines=define, params=parse_params(param),
-                                function=function)
+    program = program_from_file(file, include_dirs=sent.include, defines=sent.define, params=kernel.params(),
+                                function=kernel.function)
     with open_catalog(server, api_key) as catalog:
         hits = catalog.search(program, k=k, name=str(file))
         where = catalog.where

@@ -9,29 +9,17 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from embeddings.features.machine import load_or_measure
-from loopnest.config import get_settings
-from loopnest.frontend.cpp_check import preprocessor_problem
-from loopnest.harness.sandbox import Limits, sandbox_status
-from service.commands.options import make_console, where_data_lives
-
-TARGET_CACHE_NAME = "target.json"
+from service.commands.options import Json, make_console
+from service.core.data_dir import where_data_lives
+from service.core.machine import machine_target
 
 target_app = typer.Typer(help="Machine signature and measured peaks", no_args_is_help=False,
                          add_completion=False)
-
-
-def target_cache_path(data_dir: Path | None = None) -> Path:
-    """Where the measured peaks are cached: ``<data_dir>/target.json``."""
-    if data_dir is None:
-        data_dir = get_settings().data_dir
-    return Path(data_dir) / TARGET_CACHE_NAME
 
 
 def _fmt_bytes(n: int | None) -> str:
@@ -68,19 +56,12 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
 
 @target_app.command("target")
 def target(
-    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    refresh: bool = typer.Option(False, "--refresh", help="Measure again even if the cache matches."),
-    quick: bool = typer.Option(False, "--quick", help="Shorter, noisier measurement (about a second)."),
+    json_out: Json = False,
+    refresh: Annotated[bool, typer.Option("--refresh", help="Measure again even if the cache matches.")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Shorter, noisier measurement (about a second).")] = False,
 ) -> None:
     """Measure (or load from the data directory) this machine's signature and peak FLOP/s and GB/s."""
-    settings = get_settings()
-    path = target_cache_path(settings.data_dir)
-    peaks = load_or_measure(path, cc=settings.cc, quick=quick, refresh=refresh)
-    data = peaks.to_dict()
-    data["cache"] = str(path)
-    data["data_dir"] = str(settings.data_dir)
-    data["isolation"] = {**sandbox_status(settings.sandbox, Limits.from_settings(settings)),
-                         "preprocessor": preprocessor_problem(settings.sandbox) or "ok"}
+    data = machine_target(quick=quick, refresh=refresh)
     if json_out:
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
@@ -89,5 +70,5 @@ def target(
         table.add_row(key, value)
     console = make_console()
     console.print(table)
-    console.print(f"cached in {path}")
+    console.print(f"cached in {data['cache']}")
     console.print(where_data_lives(), highlight=False, markup=False)

@@ -11,20 +11,19 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from loopnest.errors import PerfembedError
 from service.commands.catalog_source import Catalog, open_catalog, show_record
-from service.commands.options import JsonOpt, console, emit_json, err_console, fmt_value
-from service.commands.remote import ApiKeyOpt, ServerOpt
+from service.commands.options import ApiKey, Json, Server, console, emit_json, err_console, fmt_value
+from service.core.errors import PerfembedError
 
 jobs_app = typer.Typer(no_args_is_help=True, help="Tuning jobs: list, show, cancel, wait for one to end.")
 
-JobIdArg = typer.Argument(..., min=1, max=2**31 - 1, metavar="JOB", help="Tuning job id.")
+JobId = Annotated[int, typer.Argument(min=1, max=2**31 - 1, metavar="JOB", help="Tuning job id.")]
 STATUSES = ("queued", "running", "done", "failed", "cancelled")
 TERMINAL = frozenset({"done", "failed", "cancelled"})
 
@@ -39,7 +38,7 @@ def list_command(status: str | None = typer.Option(None, "--status", help=f"Only
                  nest_id: int | None = typer.Option(None, "--nest-id", min=1, max=2**31 - 1,
                                                     help="Only jobs of this nest."),
                  limit: int = typer.Option(100, "--limit", min=1, max=1000),
-                 json_out: bool = JsonOpt, server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
+                 json_out: Json = False, server: Server = None, api_key: ApiKey = None) -> None:
     """Tuning jobs, oldest first, with their progress and best result so far."""
     if status is not None and status not in STATUSES:
         raise typer.BadParameter(f"{status!r} is not one of {', '.join(STATUSES)}", param_hint="--status")
@@ -60,15 +59,15 @@ def list_command(status: str | None = typer.Option(None, "--status", help=f"Only
 
 
 @jobs_app.command("show")
-def show_command(job_id: int = JobIdArg, json_out: bool = JsonOpt, server: str | None = ServerOpt,
-                 api_key: str | None = ApiKeyOpt) -> None:
+def show_command(job_id: JobId, json_out: Json = False, server: Server = None,
+                 api_key: ApiKey = None) -> None:
     """One job: status, trials done of its budget, best recipe and speedup so far, error."""
     show_record(server, api_key, lambda catalog: catalog.job(job_id), json_out=json_out, render=print_job)
 
 
 @jobs_app.command("cancel")
-def cancel_command(job_id: int = JobIdArg, json_out: bool = JsonOpt, server: str | None = ServerOpt,
-                   api_key: str | None = ApiKeyOpt) -> None:
+def cancel_command(job_id: JobId, json_out: Json = False, server: Server = None,
+                   api_key: ApiKey = None) -> None:
     """Cancel a queued or running job (its worker stops after the current trial); a job that already
     ended is an error (exit 2), cancelling a cancelled one is not."""
     show_record(server, api_key, lambda catalog: catalog.cancel_job(job_id), json_out=json_out,
@@ -77,12 +76,12 @@ def cancel_command(job_id: int = JobIdArg, json_out: bool = JsonOpt, server: str
 
 
 @jobs_app.command("wait")
-def wait_command(job_id: int = JobIdArg,
+def wait_command(job_id: JobId,
                  timeout: float | None = typer.Option(None, "--timeout", min=0, max=7 * 24 * 3600,
                                                       help="Give up after S seconds (exit 2)."),
                  interval: float = typer.Option(1.0, "--interval", min=0.05, max=3600,
                                                 help="Seconds between two looks at the job."),
-                 json_out: bool = JsonOpt, server: str | None = ServerOpt, api_key: str | None = ApiKeyOpt) -> None:
+                 json_out: Json = False, server: Server = None, api_key: ApiKey = None) -> None:
     """Follow a job until it is done, failed or cancelled, with its progress; then show it."""
     with open_catalog(server, api_key) as catalog:
         job = follow(catalog, job_id, timeout=timeout, interval=interval)

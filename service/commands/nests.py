@@ -14,8 +14,8 @@ from typing import Any
 
 from rich.markup import escape
 
-from loopnest.errors import PerfembedError
 from service.commands.options import err_console
+from service.core.errors import PerfembedError
 
 
 class NoLoopNestError(PerfembedError):

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
 from rich.markup import escape
 
 from service.commands.nests import rejected_dicts, require_nests
@@ -19,21 +18,25 @@ from service.commands.options import emit_json, err_console
 from service.commands.suggest import print_suggestions
 
 if TYPE_CHECKING:
-    from loopnest.harness.index_data import SparseChoice
+    from service.core.local import SparseChoice
 
-ServerOpt = typer.Option(None, "--server", envvar="PERFEMBED_SERVER",
-                         help="Ask the perfembed server at this URL instead of working locally.")
-ApiKeyOpt = typer.Option(None, "--api-key", envvar="PERFEMBED_API_KEY",
-                         help="API key for --server (writes need one).")
+
+def remote_program(file: Path, include: list[str], define: list[str], params: dict[str, int],
+                   function: str | None) -> dict[str, Any]:
+    """The request's program for ``file``: its text, its local quoted includes (as ``headers``), macros and
+    parameter values."""
+    # The client (httpx) loads only for --server: it adds 25 ms (python -X importtime) to every CLI start.
+    from service.client import program_from_file
+
+    return program_from_file(file, include_dirs=include, defines=define, params=params, function=function)
 
 
 def analyze_remote(server: str, file: Path, *, include: list[str], define: list[str], params: dict[str, int],
                    function: str | None, api_key: str | None = None) -> dict[str, Any]:
     """``perfembed analyze --server``: the server's analysis of ``file``, in the local command's JSON shape."""
-    # The client (httpx) loads only for --server: it adds 25 ms (python -X importtime) to every CLI start.
-    from service.client import Client, program_from_file
+    from service.client import Client  # lazily, as in remote_program (25 ms)
 
-    program = program_from_file(file, include_dirs=include, defines=define, params=params, function=function)
+    program = remote_program(file, include, define, params, function)
     with Client(server, api_key=api_key) as api:
         data = api.analyze(program)
     for nest in data["nests"]:  # the server calls the program "program.c": name the local file
@@ -51,14 +54,14 @@ def job_line(job: dict[str, Any]) -> str:
     return str(progress.get("text") or job["status"])
 
 
-def suggest_remote(server: str, file: Path, *, include: list[str], define: list[str], params: dict[str, int],
-                   function: str | None, k: int, evaluate: bool, fallback: bool, api_key: str | None = None,
-                   json_out: bool = False, sparse: SparseChoice | None = None) -> dict[str, Any]:
-    """``perfembed suggest --server``: the server's suggestions for ``file``, printed; returns them. A
-    ``--matrix`` file is sent first (``POST /v1/matrices``) and named by the id the server answers."""
-    from service.client import Client, program_from_file  # lazily, as in analyze_remote (25 ms)
+def suggest_remote(server: str, file: Path, program: dict[str, Any], *, k: int, evaluate: bool, fallback: bool,
+                   api_key: str | None = None, json_out: bool = False,
+                   sparse: SparseChoice | None = None) -> dict[str, Any]:
+    """``perfembed suggest --server``: the server's suggestions for ``file`` (its ``program``, from
+    :func:`remote_program`), printed; returns them. A ``--matrix`` file is sent first (``POST /v1/matrices``)
+    and named by the id the server answers."""
+    from service.client import Client  # lazily, as in remote_program (25 ms)
 
-    program = program_from_file(file, include_dirs=include, defines=define, params=params, function=function)
     with Client(server, api_key=api_key) as api:
         if sparse is not None and sparse.matrix is not None:
             program["matrix"] = api.send_matrix(sparse.matrix)["id"]

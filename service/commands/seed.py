@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import (
@@ -17,18 +16,8 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from database import get_store
-from database.config import get_database_settings
-from database.embedding_store import EmbeddingStore
-from database.errors import ensure_data_dir
-from database.seed import best_recipes, count_records, export_seed, is_empty, load_seed
-from loopnest.errors import ParameterError
 from service.commands.options import MAX_NEST, MAX_TRIALS, make_console
-
-if TYPE_CHECKING:
-    from autotune.seed.build import SeedEntry
-
-WARM_PER_NEST = 3  # --warm-from: an earlier build's best recipes tried first, per nest
+from service.core.seed import LocalSeed, seed_entries
 
 seed_app = typer.Typer(no_args_is_help=True, help="The shipped tuning database: build, export, load.")
 console = make_console(stderr=True)
@@ -46,12 +35,6 @@ PER_FAMILY_OPT = typer.Option(None, "--per-family", min=1, max=MAX_NEST,
                               help="Only the first N nests of each family (in manifest order).")
 
 
-def _store() -> tuple:
-    settings = get_database_settings()
-    ensure_data_dir(settings.data_dir)  # one line naming the directory (exit 2), not an OSError traceback
-    return get_store(settings.resolved_database_url, create=True), settings
-
-
 @seed_app.command("build")
 def build(manifest: Path = MANIFEST_OPT,
           trials: int = typer.Option(40, "--trials", min=1, max=MAX_TRIALS, help="Evaluated variants per nest."),
@@ -67,10 +50,8 @@ def build(manifest: Path = MANIFEST_OPT,
                                                      "first (measured again here).")
           ) -> None:
     """Autotune the corpus into the database; nests already tuned to the budget are skipped."""
-    from autotune.seed.build import build_seed  # lazy: with Optuna, +54 ms to every CLI start
-
-    store, settings = _store()
-    entries = _entries(manifest, family, per_family, limit, scale)
+    seed = LocalSeed()
+    entries = seed_entries(manifest, family, per_family, limit, scale)
     failed = 0
     failures: list[str] = []
     finished = 0
@@ -92,23 +73,10 @@ def build(manifest: Path = MANIFEST_OPT,
             if not console.is_terminal:
                 console.print(f"seed build: {finished}/{len(entries)} {last}", highlight=False)
 
-        build_seed(store.url, entries, trials=trials, jobs=jobs, reps=reps, settings=settings, on_done=done,
-                   warm=best_recipes(warm_from, per_nest=WARM_PER_NEST) if warm_from else None)
+        seed.build(entries, trials=trials, jobs=jobs, reps=reps, warm_from=warm_from, on_done=done)
     console.print(f"{len(entries) - failed} of {len(entries)} nests tuned or already done; {failed} failed")
     for line in failures:
         console.print(f"  failed: {line}")
-
-
-def _entries(manifest: Path, family: list[str], per_family: int | None, limit: int | None,
-             scale: float) -> list[SeedEntry]:
-    """The manifest's entries a build or a confirmation covers, in manifest order, at ``scale``."""
-    from autotune.seed.build import read_manifest, scaled
-
-    entries = [scaled(e, scale) for e in read_manifest(manifest) if not family or e.family in family]
-    if per_family:
-        rank = {id(e): sum(1 for f in entries[:i] if f.family == e.family) for i, e in enumerate(entries)}
-        entries = [e for e in entries if rank[id(e)] < per_family]
-    return entries[:limit]
 
 
 @seed_app.command("confirm")
@@ -123,10 +91,8 @@ def confirm(manifest: Path = MANIFEST_OPT,
             reps: int = typer.Option(3, "--reps", min=1, max=50)) -> None:
     """Re-measure, paired with the baseline, the recipes each nest lends to transfer (its best of each
     family), until every one lent is a re-measured figure; stored with its interval."""
-    from autotune.seed.confirm import confirm_seed  # lazy, as build's
-
-    store, settings = _store()
-    entries = _entries(manifest, family, per_family, limit, scale)
+    seed = LocalSeed()
+    entries = seed_entries(manifest, family, per_family, limit, scale)
     counts: dict[str, int] = {}
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.fields[last]}"), console=console, disable=not console.is_terminal) as progress:
@@ -141,17 +107,14 @@ def confirm(manifest: Path = MANIFEST_OPT,
             if not console.is_terminal:
                 console.print(f"seed confirm: {sum(counts.values())}/{len(entries)} {last}", highlight=False)
 
-        confirm_seed(store.url, entries, settings=settings, families=settings.transfer_families,
-                     max_compares=max_compares, reps=reps, on_done=done)
+        seed.confirm(entries, max_compares=max_compares, reps=reps, on_done=done)
     console.print(", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "no nests")
 
 
 @seed_app.command("export")
 def export(out: Path = typer.Option(DEFAULT_SEED, "--out", "-o", help="Seed file to write (.jsonl.gz).")) -> None:
     """Write the database's nests, recipes and measurements as a compact seed file."""
-    store, _ = _store()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    counts = export_seed(store, out)
+    counts = LocalSeed().export(out)
     console.print(f"wrote {out} ({out.stat().st_size / 2**20:.1f} MiB): "
                   + ", ".join(f"{v} {k}s" for k, v in counts.items()))
 
@@ -165,28 +128,23 @@ def load(path: Path | None = typer.Argument(None, show_default=False, help="Seed
                                       "stored ones of that nest (a family re-tuned in a fresh database).")
          ) -> None:
     """Load a seed file (idempotent), then fit the embedding model and build the index."""
-    store, settings = _store()
-    named = path or settings.seed_file  # a file the user named must exist; the default may be missing
-    source = "" if path else " (PERFEMBED_SEED_FILE)"
-    path = named or DEFAULT_SEED
-    if if_empty and not is_empty(store):
+    seed = LocalSeed()
+    if if_empty and not seed.is_empty():
         console.print("the database already holds nests; seed not loaded")
         return
-    if not path.exists():
-        if named is not None:
-            raise ParameterError(f"seed file {path}{source} does not exist")
-        console.print(f"no seed file at {path}; starting with an empty database")
+    found = seed.seed_file(path, DEFAULT_SEED)
+    if found is None:
+        console.print(f"no seed file at {DEFAULT_SEED}; starting with an empty database")
         return
+    path = found
     # Loading takes a minute or two: a database that refuses writes is said now, in one line.
-    store.check_writable()
-    total = count_records(path)
+    total = seed.records(path)
     # A bar on a terminal (cleared at the end: the lines printed below stay); elsewhere (a log,
     # `docker compose logs`), where a bar shows only at its end, a line at every tenth of the records.
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal) as progress:
         task = progress.add_task(f"loading {path.name}", total=total)
-        counts = load_seed(store, path, progress=_reporter(progress, task, f"loading {path.name}", total),
-                           replace=replace)
+        counts = seed.load(path, progress=_reporter(progress, task, f"loading {path.name}", total), replace=replace)
         progress.console.print("loaded " + ", ".join(f"{v} {k}s" for k, v in counts.items() if k != "replaced")
                                + (f"; {counts.get('replaced', 0)} stored measurements replaced" if replace else ""))
         if fit and counts["nest"]:
@@ -194,7 +152,7 @@ def load(path: Path | None = typer.Argument(None, show_default=False, help="Seed
             progress.add_task(what, total=None)
             if not console.is_terminal:
                 console.print(what)
-            version = EmbeddingStore(store, data_dir=settings.data_dir).fit()
+            version = seed.fit()
             progress.console.print(f"embedding model {version} fitted")
 
 

@@ -4,7 +4,7 @@ One command, one Ctrl-C: the workers are child processes of the server (:mod:`se
 stopped with it; each finishes its current trial and puts its job back in the queue. The server is
 uvicorn with the h11 parser and the limits of :mod:`service.serving` (header size and time, idle
 connections, open connections); the settings say so at start, and so does a preprocessor that cannot
-work here (:func:`loopnest.frontend.cpp_check.preprocessor_problem`), in one line.
+work here (:func:`service.core.machine.preprocessor_problem`), in one line.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import sys
 
 import typer
 
-from service.commands.options import make_console, where_data_lives
+from service.commands.options import make_console
+from service.core.data_dir import where_data_lives
 from service.supervisor import WorkerPool
 
 err_console = make_console(stderr=True)
@@ -31,8 +32,8 @@ def serve_command(
     """Serve the REST API (uvicorn); with --workers N, N tuning workers too (Ctrl-C stops them all)."""
     import uvicorn  # lazy: it adds 30 ms (python -X importtime) to every `perfembed` start
 
-    from loopnest.frontend.cpp_check import preprocessor_problem
     from service.config import get_service_settings
+    from service.core.machine import preprocessor_problem
     from service.serving import server_config
 
     settings = get_service_settings()

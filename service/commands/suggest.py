@@ -1,28 +1,16 @@
-"""``perfembed suggest`` output: the suggestion tables, the --fallback autotuning run, --write-best."""
+"""``perfembed suggest`` output: the suggestion tables, the fallback's autotuned recipes, the outcome."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
-from sqlalchemy.engine import make_url
 
-from autotune.transfer import MIN_SPEEDUP
-from database import get_recipe
-from loopnest.transform.recipe_text import recipe_text
-from service import program_eval
 from service.commands.options import console, err_console, fmt_value
+from service.core.maintenance import safe_url
 from service.core.model import NOTHING_NEW
-from service.program_eval import (
-    ProgramOutcome,
-    dropin_header,
-    needed_flags,
-    nest_verified_source,
-    tuned_source,
-)
 
 
 def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | None = None,
@@ -66,7 +54,7 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
     _print_busy(result["nests"])
     if result["nests"] and not any(n["neighbours"] or n.get("tuned_before") for n in result["nests"]):
         if database is None and settings is not None:
-            database = make_url(settings.resolved_database_url).render_as_string(hide_password=True)
+            database = safe_url(settings.resolved_database_url)
         console.print(f"no tuned nest in the database{f' at {database}' if database else ''}: "
                       "load the shipped seed with `perfembed seed load` (`make serve` does) or tune some first")
 
@@ -139,7 +127,7 @@ def _print_autotuned(nest: dict[str, Any]) -> None:
         return
     figure = tuned.get("text") or f"{tuned['speedup']:.2f}x"
     trial = tuned.get("trial_speedup") or tuned["speedup"]
-    text = recipe_text(tuned["recipe"], nest.get("loop_names"))
+    text = tuned.get("recipe_text") or json.dumps(tuned["recipe"]["steps"])
     console.print(f"autotuned (--fallback): re-measured {figure} (best of {tuned['evaluated']} trials: {trial:.2f}x), "
                   f"{text}")
     console.print(f"  as JSON: {json.dumps(tuned['recipe']['steps'])}", highlight=False)
@@ -157,64 +145,6 @@ def _print_program(program: dict[str, Any], settings: Any) -> None:
     for alone in program.get("per_nest") or []:
         figure = alone["speedup"]["text"] if alone.get("speedup") else f"{alone['status']} {alone['message']}"
         console.print(f"  with {alone['name']} alone tuned: {figure}")
-
-
-def run_fallback_jobs(store: Any, settings: Any, result: dict[str, Any], trials: int) -> None:
-    """Run the enqueued jobs here; each nest gets ``autotuned`` (its best verified recipe, >= 1.1x, or None)."""
-    jobs = {n["tuning_job"]: n for n in result["nests"] if n.get("tuning_job")}
-    if not jobs:
-        return
-    # Lazy: Optuna and the worker add 52 ms (python -X importtime) to every `perfembed` start, and
-    # only --fallback needs them.
-    import optuna
-
-    from autotune.workers.worker import WorkerOptions, run_worker
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    with console.status(f"autotuning {len(jobs)} nest(s) no neighbour helped ({trials} trials each)"):
-        # Only the jobs this run enqueued: older queued jobs are someone else's (their workers run them).
-        report = run_worker(store, WorkerOptions(once=True, max_jobs=len(jobs), job_ids=frozenset(jobs)),
-                            settings=settings)
-    for outcome in report.jobs:
-        nest = jobs.get(outcome.job_id)
-        if nest is None:
-            continue
-        found = None
-        worth_it = (outcome.best_speedup or 0.0) >= MIN_SPEEDUP
-        if outcome.status == "done" and outcome.best_recipe_id is not None and worth_it:
-            with store.session() as session:
-                recipe = get_recipe(session, recipe_id=outcome.best_recipe_id)
-            found = {"recipe": {"steps": list(recipe.steps)}, "speedup": outcome.best_speedup,
-                     "evaluated": outcome.evaluated,
-                     "trial_speedup": outcome.result.best_speedup if outcome.result else None,
-                     "text": outcome.confirmed.describe() if outcome.confirmed else None}
-        nest["autotuned"] = found
-        if outcome.error:
-            nest["autotune_error"] = outcome.error
-
-
-def evaluate_program(file: Path, extraction: Any, result: dict[str, Any], spec: Any, settings: Any) -> None:
-    """:func:`service.program_eval.evaluate_program`, with a status line naming each step while it runs."""
-    with console.status(f"whole program: building and timing {file.name}, original against tuned") as status:
-        program_eval.evaluate_program(file, extraction, result, spec, settings,
-                                      progress=lambda p: status.update(escape(f"{file.name}: {p.describe()}")))
-
-
-def write_best_file(file: Path, extraction: Any, result: dict[str, Any], out: Path, outcome: ProgramOutcome,
-                    built_with: str | None = None) -> str | None:
-    """The tuned file, written to ``out`` with a header comment (recipes, figures, flags it needs), when the
-    outcome allows: tuned in the whole program, or verified nest by nest with --no-program-check. Never
-    the original as if it were tuned: otherwise nothing is written. Returns the path written, or None."""
-    if not outcome.writes:
-        err_console.print(f"[yellow]not written[/]: {escape(str(out))}: {escape(outcome.reason)}")
-        return None
-    text, tuned = (tuned_source if outcome.status == "tuned" else nest_verified_source)(file, extraction, result)
-    out.write_text(dropin_header(extraction.scops, result, text, outcome, built_with) + text)
-    checked = "checked as a whole program" if outcome.status == "tuned" else \
-        "verified nest by nest only, NOT checked as a whole program"
-    err_console.print(f"wrote {escape(str(out))}: {tuned} of {len(extraction.scops)} nest(s) tuned, {checked}; "
-                      f"build it with {needed_flags(text)}")
-    return str(out)
 
 
 def print_outcome(outcome: dict[str, Any]) -> None:

@@ -1,11 +1,10 @@
 """``perfembed tune`` and ``perfembed worker``: autotuning from the command line.
 
 Register with ``app.command("tune")(tune_command)`` and ``app.command("worker")(worker_command)``.
-Both read :func:`database.config.get_database_settings` and open the database at
-``settings.resolved_database_url`` (created on first use). Optuna and the tuner are imported inside
-the commands (``tune``'s studies run in :mod:`service.commands.tuning`) so that ``perfembed --help``
-stays fast. User errors are
-:class:`~loopnest.errors.PerfembedError`, left to the CLI's handler (exit code 2).
+Both work on this machine's database (created on first use): ``tune``'s studies run in
+:mod:`service.core.tuning`, the worker in :mod:`service.core.worker_run`, each imported when its command
+runs, so that ``perfembed --help`` stays fast (Optuna). User errors are
+:class:`~service.core.errors.PerfembedError`, left to the CLI's handler (exit code 2).
 """
 
 from __future__ import annotations
@@ -13,129 +12,93 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from autotune.workers.cpu_slots import claim_cpus, pin_to
-from database import get_store
-from database.config import get_database_settings
-from loopnest.dropin import replace_regions
-from loopnest.errors import ParameterError
-from loopnest.frontend.extract import extract_scops
-from loopnest.frontend.preprocess import PreprocessOptions
-from loopnest.transform.recipe import Recipe
 from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_SEED,
     MAX_TRIALS,
     REPS_HELP,
-    DefineOpt,
-    DensityOpt,
+    Compiler,
     FileArg,
-    FunctionOpt,
-    IncludeOpt,
-    JsonOpt,
-    MatrixOpt,
-    NestOpt,
-    ParamOpt,
-    SparsityOpt,
-    ThreadsOpt,
+    Json,
+    Kernel,
+    Measuring,
+    Nest,
     console,
     emit_json,
     err_console,
     fmt_value,
-    parse_params,
-    read_recipe_file,
-    resolve_threads,
-    sparse_choice,
+    grouped,
 )
+from service.core.local import read_recipe
+from service.core.worker_run import LocalWorker, run_local_worker
 from service.supervisor import exit_with_parent
 
 if TYPE_CHECKING:
-    from autotune import TuneProgress
-    from loopnest.ir import Scop
-    from service.commands.tuning import NestTuner, TunedNest
+    from service.core.tuning import NestTuner, Scop, TunedNest, TuneProgress
 
 MAX_SECONDS = 7 * 24 * 3600  # --timeout and --lease: a week at most
 
 
-def tune_command(
-    file: Path = FileArg,
-    include: list[str] = IncludeOpt,
-    define: list[str] = DefineOpt,
-    param: list[str] = ParamOpt,
-    function: str | None = FunctionOpt,
-    nest: int | None = NestOpt,
-    trials: int = typer.Option(50, "--trials", min=0, max=MAX_TRIALS,
-                               help="Variants to evaluate per nest, counted over the whole study: a rerun "
-                                    "resumes, and one that reached the budget returns at once; 0 registers the nest."),
-    timeout: float | None = typer.Option(None, "--timeout", min=0, max=MAX_SECONDS,
-                                         help="Stop each nest after S seconds."),
-    reps: int = typer.Option(3, "--reps", min=1, max=1000, help=REPS_HELP),
-    threads: int | None = ThreadsOpt,
-    seed: int | None = typer.Option(None, "--seed", min=0, max=MAX_SEED, help="Sampler seed."),
-    warm_start: list[Path] = typer.Option([], "--warm-start", help="Recipe JSON file to try first (repeatable)."),
-    json_out: bool = JsonOpt,
-    write_best: Path | None = typer.Option(None, "--write-best",
-                                           help="Write FILE with every nest's best recipe applied (when faster)."),
-    sparsity: str | None = SparsityOpt,
-    density: float | None = DensityOpt,
-    matrix: Path | None = MatrixOpt,
-) -> None:
+@dataclass(frozen=True)
+class Study:
+    """``tune``'s study of each nest: its budget, time limit, sampler seed and the recipes tried first."""
+
+    trials: Annotated[int, typer.Option("--trials", min=0, max=MAX_TRIALS,
+                                        help="Variants to evaluate per nest, counted over the whole study: a rerun "
+                                             "resumes, and one that reached the budget returns at once; 0 "
+                                             "registers the nest.")] = 50
+    timeout: Annotated[float | None, typer.Option("--timeout", min=0, max=MAX_SECONDS,
+                                                  help="Stop each nest after S seconds.")] = None
+    seed: Annotated[int | None, typer.Option("--seed", min=0, max=MAX_SEED, help="Sampler seed.")] = None
+    warm_start: Annotated[list[Path], typer.Option("--warm-start", help="Recipe JSON file to try first "
+                                                   "(repeatable).")] = field(default_factory=list)
+
+
+WriteBest = Annotated[Path | None, typer.Option("--write-best", help="Write FILE with every nest's best recipe "
+                                                "applied (when faster).")]
+
+
+@grouped
+def tune_command(file: FileArg, compiler: Compiler, kernel: Kernel, nest: Nest = None, study: Study = Study(),
+                 reps: Annotated[int, typer.Option("--reps", min=1, max=1000, help=REPS_HELP)] = 3,
+                 measuring: Measuring = Measuring(), json_out: Json = False, write_best: WriteBest = None) -> None:
     """Autotune the loop nests of FILE; every verified measurement is stored in the database."""
     # Optuna and the tuner load here, not at the top: they add 52 ms (python -X importtime) to every
     # `perfembed` start, and only `tune` and `worker` need them.
-    from service.commands.tuning import NestTuner, TuneOptions
+    from service.core.tuning import NestTuner, TuneOptions, nests_to_tune, write_tuned
 
-    settings = get_database_settings()
-    params = parse_params(param)
-    sparse = sparse_choice(sparsity, density, matrix)
-    options = TuneOptions(trials=trials, timeout=timeout, reps=reps, threads=resolve_threads(threads, settings.threads),
-                          seed=seed, warm_start=tuple(Recipe.from_json(read_recipe_file(p)) for p in warm_start),
-                          sparse=sparse)
-    scops, chosen = _nests_to_tune(file, include, define, function=function, nest=nest, quiet=json_out)
-    tuner = NestTuner(file, settings, options)
+    src = compiler.source(file, kernel)
+    options = TuneOptions(trials=study.trials, timeout=study.timeout, reps=reps, threads=measuring.threads,
+                          seed=study.seed, warm_start=tuple(read_recipe(p) for p in study.warm_start),
+                          sparse=measuring.sparse())
+    scops, chosen = nests_to_tune(src, nest, lambda count, rejected: require_nests(file, count, rejected,
+                                                                                   quiet=json_out))
+    tuner = NestTuner(file, options)
     with _progress(json_out) as progress:
-        tuned = [_tune_with_bar(tuner, progress, i, scops[i], params) for i in chosen]
-    best = {t.index: t.transformed for t in tuned if t.transformed is not None}
-    if write_best is not None:
-        write_best.write_text(replace_regions(file, best, scops))
+        tuned = [_tune_with_bar(tuner, progress, i, scops[i], src.params) for i in chosen]
+    transformed = write_tuned(file, scops, tuned, write_best) if write_best is not None else 0
     rows = [t.row for t in tuned]
     if json_out:
         emit_json({"file": str(file), "results": rows, "written": str(write_best) if write_best else None})
         return
     _print_tune_report(rows)
     if write_best is not None:
-        err_console.print(f"wrote {write_best} ({len(best)} nest(s) transformed)")
+        err_console.print(f"wrote {write_best} ({transformed} nest(s) transformed)")
 
 
-def _nests_to_tune(file: Path, include: list[str], define: list[str], *, function: str | None, nest: int | None,
-                   quiet: bool) -> tuple[list[Scop], list[int]]:
-    """Every supported nest of FILE, and the indices of those to tune (``--function``, ``--nest``).
-
-    Nest indices count every nest of the file, so that they match with or without --function."""
-    options = PreprocessOptions(tuple(include), tuple(PreprocessOptions.parse_define(d) for d in define))
-    extraction = extract_scops(file, options)
-    require_nests(file, len(extraction.scops), extraction.rejected, quiet=quiet)
-    scops = extraction.scops
-    chosen = [i for i, s in enumerate(scops) if function is None or s.region.function == function]
-    if nest is not None:
-        if nest not in chosen:
-            raise ParameterError(f"--nest {nest}: the file has {len(scops)} supported nest(s)"
-                                 + (f", {len(chosen)} in {function}" if function else ""))
-        chosen = [nest]
-    if not chosen:
-        raise ParameterError(f"{file}: no supported loop nest to tune"
-                             + (f" in function {function!r}" if function else ""))
-    return scops, chosen
-
-
-def _tune_with_bar(tuner: NestTuner, progress: Progress, index: int, scop: Scop, params: dict[str, int]) -> TunedNest:
+def _tune_with_bar(tuner: NestTuner, progress: Progress, index: int, scop: Scop,
+                   params: Mapping[str, int]) -> TunedNest:
     """One nest's study and re-measurement, shown as a progress bar with the best speedup so far."""
     task = progress.add_task(scop.name, total=tuner.options.trials, best="-")
 
@@ -166,47 +129,41 @@ def _print_tune_report(rows: list[dict[str, Any]]) -> None:
 
 
 def worker_command(
-    once: bool = typer.Option(False, "--once", help="Exit when the queue is empty instead of waiting for jobs."),
-    max_jobs: int | None = typer.Option(None, "--max-jobs", min=1, max=MAX_TRIALS, help="Exit after this many jobs."),
-    lease: float = typer.Option(120.0, "--lease", min=1, max=MAX_SECONDS,
-                                help="Lease length in seconds (renewed while running)."),
-    poll: float = typer.Option(5.0, "--poll", min=0.1, max=3600, help="Seconds between looks at an empty queue."),
-    worker_id: str | None = typer.Option(None, "--worker-id", help="Name in the jobs table (default host:pid)."),
-    progress_bars: bool = typer.Option(True, "--progress/--log", help="Progress bars, or one log line per job "
-                                       "(as under `perfembed serve --workers`)."),
-    exit_with: int | None = typer.Option(None, "--exit-with", hidden=True, help="Stop when this process ends."),
-    json_out: bool = JsonOpt,
+    once: Annotated[bool, typer.Option("--once", help="Exit when the queue is empty instead of waiting for "
+                                       "jobs.")] = False,
+    max_jobs: Annotated[int | None, typer.Option("--max-jobs", min=1, max=MAX_TRIALS,
+                                                 help="Exit after this many jobs.")] = None,
+    lease: Annotated[float, typer.Option("--lease", min=1, max=MAX_SECONDS,
+                                         help="Lease length in seconds (renewed while running).")] = 120.0,
+    poll: Annotated[float, typer.Option("--poll", min=0.1, max=3600,
+                                        help="Seconds between looks at an empty queue.")] = 5.0,
+    worker_id: Annotated[str | None, typer.Option("--worker-id", help="Name in the jobs table (default "
+                                                  "host:pid).")] = None,
+    progress_bars: Annotated[bool, typer.Option("--progress/--log", help="Progress bars, or one log line per job "
+                                                "(as under `perfembed serve --workers`).")] = True,
+    exit_with: Annotated[int | None, typer.Option("--exit-with", hidden=True,
+                                                  help="Stop when this process ends.")] = None,
+    json_out: Json = False,
 ) -> None:
     """Claim queued tuning jobs from the database and run them (Ctrl-C: finish the trial, requeue).
 
     PERFEMBED_WORKER_THREADS=T: pin to T CPUs no other worker holds, measure with T threads."""
-    import optuna  # lazy, as the tuner in tune_command (52 ms at every start)
-
-    from autotune.workers.worker import WorkerOptions, run_worker
-
     if exit_with is not None:
         exit_with_parent(exit_with)
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    settings = get_database_settings()
-    store = get_store(settings.resolved_database_url, create=True)
-    slot = claim_cpus(settings)
-    if slot is not None:
-        pin_to(slot)  # before any thread starts: every thread and child inherits it
-        settings = settings.model_copy(update={"threads": len(slot.cpus)})
-        err_console.print(f"worker pinned to CPUs {slot.describe()}, {len(slot.cpus)} thread(s) per measurement")
     stop = threading.Event()
     restore = _stop_on_signals(stop)
-    try:
+
+    @contextmanager
+    def display() -> Iterator[_WorkerDisplay]:
         with _progress(json_out or not progress_bars) as progress:
-            shown = _WorkerDisplay(progress, log=not progress_bars and not json_out)
-            options = WorkerOptions(worker_id=worker_id, once=once, max_jobs=max_jobs, lease_seconds=lease,
-                                    poll_seconds=poll, cpus=slot.describe() if slot else None)
-            report = run_worker(store, options, settings=settings, stop=stop, on_job=shown.on_job,
-                                on_trial=shown.on_trial, on_outcome=shown.on_outcome)
+            yield _WorkerDisplay(progress, log=not progress_bars and not json_out)
+
+    try:
+        report = run_local_worker(LocalWorker(worker_id=worker_id, once=once, max_jobs=max_jobs, lease_seconds=lease,
+                                              poll_seconds=poll), stop=stop, display=display,
+                                  on_pinned=err_console.print)
     finally:
         restore()
-        if slot is not None:
-            slot.release()
     _print_report(report, json_out=json_out)
 
 

@@ -13,8 +13,8 @@ import sys
 import typer
 from rich.markup import escape
 
-from loopnest.errors import PerfembedError
 from service.commands.options import emit_json, err_console
+from service.core.errors import PerfembedError
 
 # The usage errors of the click typer runs on (vendored or not): ClickException and its subclasses.
 CLICK_EXCEPTION: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")

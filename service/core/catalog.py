@@ -14,6 +14,7 @@ from loopnest.frontend.program import extract_program
 from loopnest.parameters import require_params
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import recipe_text, stored_loop_names
+from service.core.analysis import ProgramAnalysis
 from service.core.context import CoreContext
 from service.core.measured import local_target_id, target_views
 from service.core.model import BestRecipe, IndexStatus, NestDetail, ProgramSource, SearchHit
@@ -21,14 +22,15 @@ from service.core.sources import nest_label
 
 
 def search(ctx: CoreContext, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,
-           name: str | None = None) -> list[SearchHit]:
+           name: str | None = None, analysis: ProgramAnalysis | None = None) -> list[SearchHit]:
     """The k stored nests nearest to ``vector`` or to the first nest of ``program`` (called ``name`` in
-    errors, default ``program.c``), nearest first."""
+    errors, default ``program.c``; ``analysis``: the program's, when the caller has it), nearest first."""
     if vector is not None:
         hits = ctx.embeddings.search(list(vector), k)
     elif program is not None:
         # The analysis is most of a search by program and depends on the program alone: remembered.
-        features = ctx.cache.memoized("features", program.key(), lambda: first_nest_features(program, name))
+        features = ctx.cache.memoized("features", program.key(),
+                                      lambda: first_nest_features(program, name, analysis=analysis))
         hits = ctx.embeddings.search(features, k)
     else:
         raise ParameterError("search needs a vector or a program")
@@ -44,13 +46,17 @@ def _with_targets(ctx: CoreContext, hits: list[Hit]) -> list[SearchHit]:
                       None if h.best_target_id is None else views.get(h.best_target_id)) for h in hits]
 
 
-def first_nest_features(program: ProgramSource, name: str | None = None) -> dict[str, float | None]:
-    """The static features of the program's first nest (what a search by program embeds)."""
-    scops = extract_program(program).scops
+def first_nest_features(program: ProgramSource, name: str | None = None, *,
+                        analysis: ProgramAnalysis | None = None) -> dict[str, float | None]:
+    """The static features of the program's first nest (what a search by program embeds), from
+    ``analysis`` when given."""
+    scops = extract_program(program).scops if analysis is None else [n.scop for n in analysis.check_for(program).nests]
     if not scops:
         raise ParameterError(f"{name or 'the program'} has no supported loop nest")
     params = require_params(scops[0].params, program.params,
                             what=nest_label(scops[0], f"{name}:" if name else None))
+    if analysis is not None:
+        return dict(analysis.nests[0].static_features())
     return static_features(scops[0], params).to_dict()
 
 

@@ -5,23 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Protocol
 
+from autotune.config import AutotuneSettings
 from database.embedding_store import EmbeddingStore
 from database.records import ensure_local_target
 from database.store import Store
-from loopnest.config import Settings
 from loopnest.harness import Harness, Limits
+from loopnest.harness.factory import HarnessFactory
 from loopnest.harness.index_data import SparseChoice
 from loopnest.ir import Scop
 from service.core.answer_cache import AnswerCache
-
-
-class HarnessFactory(Protocol):
-    """Makes the :class:`~loopnest.harness.Harness` of one nest (tests pass one that fakes compile and time)."""
-
-    def __call__(self, scop: Scop, params: Mapping[str, int], *, reps: int, threads: int | None, limits: Limits,
-                 cc: str, cflags: str, sparse: SparseChoice | None = None) -> Harness: ...
 
 
 @dataclass
@@ -30,7 +23,7 @@ class CoreContext:
     read-only answer never creates a target)."""
 
     store: Store
-    settings: Settings
+    settings: AutotuneSettings
     cache: AnswerCache
     harness_factory: HarnessFactory = Harness
     _embeddings: EmbeddingStore | None = field(default=None, repr=False)
@@ -49,7 +42,7 @@ class CoreContext:
             self._target_id = ensure_local_target(self.store, cc=self.settings.cc, check_writable=False).id
         return self._target_id
 
-    def with_settings(self, settings: Settings) -> CoreContext:
+    def with_settings(self, settings: AutotuneSettings) -> CoreContext:
         """The same store, cache and harness under other settings (a request's limits)."""
         return replace(self, settings=settings)
 

@@ -8,18 +8,21 @@ package; :class:`TransferCore` wires them to one database and owns the answer ca
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from autotune.config import AutotuneSettings
 from autotune.transfer import MIN_SPEEDUP
 from database.store import Store
-from loopnest.config import Settings
 from loopnest.harness import Harness
+from loopnest.harness.factory import HarnessFactory
 from loopnest.harness.progress import ProgressFn
 from service.core import catalog
+from service.core.analysis import ProgramAnalysis
 from service.core.answer_cache import AnswerCache, Stamp
-from service.core.context import CoreContext, HarnessFactory
+from service.core.context import CoreContext
 from service.core.ingest import ingest_program
 from service.core.model import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
+from service.core.program import AppliedRecipe, ProgramEvaluation
 from service.core.program_checks import record_program_checks
 from service.core.suggest import suggest
 
@@ -31,7 +34,7 @@ class TransferCore:
     compiled and timed (default: :class:`~loopnest.harness.Harness`); ``cache``: the answer cache
     (default: a new one, owned by this core)."""
 
-    def __init__(self, store: Store, settings: Settings, *, harness: HarnessFactory = Harness,
+    def __init__(self, store: Store, settings: AutotuneSettings, *, harness: HarnessFactory = Harness,
                  cache: AnswerCache | None = None) -> None:
         self.cache = cache if cache is not None else AnswerCache(store)
         self.context = CoreContext(store, settings, self.cache, harness)
@@ -41,30 +44,32 @@ class TransferCore:
         return self.context.store
 
     @property
-    def settings(self) -> Settings:
+    def settings(self) -> AutotuneSettings:
         return self.context.settings
 
-    def ingest(self, program: ProgramSource, *, name: str | None = None, owner_key_id: int | None = None) -> list[int]:
-        return ingest_program(self.context, program, name=name, owner_key_id=owner_key_id)
+    def ingest(self, program: ProgramSource, *, name: str | None = None, owner_key_id: int | None = None,
+               analysis: ProgramAnalysis | None = None) -> list[int]:
+        return ingest_program(self.context, program, name=name, owner_key_id=owner_key_id, analysis=analysis)
 
-    def suggest(self, program: ProgramSource, options: SuggestOptions, *, settings: Settings | None = None,
-                progress: ProgressFn | None = None) -> Suggestions:
+    def suggest(self, program: ProgramSource, options: SuggestOptions, *, settings: AutotuneSettings | None = None,
+                progress: ProgressFn | None = None, analysis: ProgramAnalysis | None = None) -> Suggestions:
         """Answers from the database alone are cached per program until the database changes (a new nest,
         measurement, model or job state; :meth:`AnswerCache.stamp`), so a repeated query costs a lookup.
         Evaluating against a database that refuses writes raises
         :class:`~database.errors.ReadOnlyDatabaseError` before anything is compiled. ``progress`` hears
-        each stage and step of an evaluation (:class:`~loopnest.harness.progress.Progress`)."""
+        each stage and step of an evaluation (:class:`~loopnest.harness.progress.Progress`); ``analysis``: the
+        program's, when the caller analysed it already (within its budget), else the program is analysed here."""
         ctx = self.context if settings is None else self.context.with_settings(settings)
         min_speedup = self._min_speedup(options)
         if options.evaluate:
             self.store.check_writable()
-            return suggest(ctx, program, options, min_speedup=min_speedup, progress=progress)
+            return suggest(ctx, program, options, min_speedup=min_speedup, analysis=analysis, progress=progress)
         stamp = self.cache.stamp()
         found = self.cache.get("suggestions", _key(program, options, min_speedup, stamp))
         if found:
             answer: Suggestions = found[0]
             return answer
-        answer = suggest(ctx, program, options, min_speedup=min_speedup)
+        answer = suggest(ctx, program, options, min_speedup=min_speedup, analysis=analysis)
         # The answer is kept only when the database is as it was before (with fallback it may have stored
         # the nests or enqueued their jobs), so that it is what a recomputation gives: a nest whose gate
         # passed, or whose job is open, is answered from the cache until that changes. Reading the stamp
@@ -92,12 +97,12 @@ class TransferCore:
         return self.cache.memoized(name, list(self.cache.stamp()), compute)
 
     def search(self, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,
-               name: str | None = None) -> list[SearchHit]:
-        return catalog.search(self.context, vector=vector, program=program, k=k, name=name)
+               name: str | None = None, analysis: ProgramAnalysis | None = None) -> list[SearchHit]:
+        return catalog.search(self.context, vector=vector, program=program, k=k, name=name, analysis=analysis)
 
-    def record_program_checks(self, result: Mapping[str, Any], recipes: Mapping[int, Mapping[str, Any]]) -> int:
+    def record_program_checks(self, evaluation: ProgramEvaluation, applied: Mapping[int, AppliedRecipe]) -> int:
         """Store what the whole program said of each nest's applied recipe (:mod:`service.core.program_checks`)."""
-        return record_program_checks(self.context, result, recipes)
+        return record_program_checks(self.context, evaluation, applied)
 
     def nest_detail(self, nest_id: int) -> NestDetail:
         return catalog.nest_detail(self.context, nest_id)

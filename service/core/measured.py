@@ -32,8 +32,7 @@ from database import (
     list_targets,
     target_signature,
 )
-from database.records import local_target_fields, normalized_nest
-from loopnest.ir import Scop
+from database.records import local_target_fields
 from loopnest.transform.recipe_text import recipe_text
 from service.core.model import NeighbourView
 
@@ -92,12 +91,13 @@ def neighbour_view(neighbour: Neighbour, targets: Mapping[int, dict[str, Any]]) 
                          target=None if neighbour.target_id is None else targets.get(neighbour.target_id))
 
 
-def find_stored_nest(session: Session, *, source: str, index: int, scop: Scop) -> int | None:
-    """The database id of this very nest (same program text and position, same IR), if stored."""
+def find_stored_nest(session: Session, *, source: str, index: int, normalized: Mapping[str, Any]) -> int | None:
+    """The database id of this very nest (same program text and position, same IR: ``normalized``, its
+    :func:`~database.records.normalized_nest`), if stored."""
     program = find_program(session, source=source)
     if program is None:
         return None
-    mine = normalized_nest(scop)
+    mine = normalized
     for nest in list_nests(session, program_id=program.id):
         stored = nest.normalized if isinstance(nest.normalized, Mapping) else {}
         if nest.index == index and all(stored.get(k) == mine[k] for k in _IR_KEYS):

@@ -7,11 +7,13 @@ harness); the service layer depends on this protocol only, so a test may serve a
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
-from loopnest.config import Settings
+from autotune.config import AutotuneSettings
 from loopnest.harness.progress import ProgressFn
+from service.core.analysis import ProgramAnalysis
 from service.core.model import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
+from service.core.program import AppliedRecipe, ProgramEvaluation
 
 T = TypeVar("T")
 
@@ -21,15 +23,18 @@ class Core(Protocol):
     for what a user got wrong (an unknown nest: ``NotFoundError``; a bad program: ``SourceError``,
     ``ParameterError``), and ``StorageError`` when the database fails."""
 
-    def ingest(self, program: ProgramSource, *, name: str | None = None, owner_key_id: int | None = None) -> list[int]:
+    def ingest(self, program: ProgramSource, *, name: str | None = None, owner_key_id: int | None = None,
+               analysis: ProgramAnalysis | None = None) -> list[int]:
         """Store the program and its nests (idempotent); the nest ids in source order. ``owner_key_id``:
-        the API key sending it, whose source it then is (private unless the program was public)."""
+        the API key sending it, whose source it then is (private unless the program was public);
+        ``analysis``: the program's, when the caller has it (:func:`~service.core.analysis.analyse_program`)."""
         ...
 
-    def suggest(self, program: ProgramSource, options: SuggestOptions, *, settings: Settings | None = None,
-                progress: ProgressFn | None = None) -> Suggestions:
+    def suggest(self, program: ProgramSource, options: SuggestOptions, *, settings: AutotuneSettings | None = None,
+                progress: ProgressFn | None = None, analysis: ProgramAnalysis | None = None) -> Suggestions:
         """Per nest: neighbours, adapted recipes, the gate, measured results (``options.evaluate``, under
-        ``settings`` when given) and a fallback tuning job (``options.fallback``)."""
+        ``settings`` when given) and a fallback tuning job (``options.fallback``). ``analysis``: the
+        program's, computed once per request (else here)."""
         ...
 
     def cached_suggestion(self, program: ProgramSource, options: SuggestOptions, *,
@@ -44,11 +49,12 @@ class Core(Protocol):
         ...
 
     def search(self, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,
-               name: str | None = None) -> list[SearchHit]:
+               name: str | None = None, analysis: ProgramAnalysis | None = None) -> list[SearchHit]:
         """The ``k`` stored nests nearest to ``vector`` or to the program's first nest."""
         ...
 
-    def record_program_checks(self, result: Mapping[str, Any], recipes: Mapping[int, Mapping[str, Any]]) -> int:
+    def record_program_checks(self, evaluation: ProgramEvaluation, applied: Mapping[int, AppliedRecipe]) -> int:
+        """Store the whole program's verdict beside each applied recipe's measurement; how many were marked."""
         ...
 
     def nest_detail(self, nest_id: int) -> NestDetail:

@@ -11,18 +11,16 @@ from autotune.transfer import Candidate as TransferCandidate
 from autotune.transfer import Neighbour, TransferTuner, within_gate
 from database import nest_name
 from database.errors import NotFoundError
-from embeddings.features import static_features
-from loopnest.frontend.program import PROGRAM_FILE, extract_program
+from loopnest.frontend.program import PROGRAM_FILE
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.harness.index_data import structure_key
 from loopnest.harness.progress import ProgressFn
-from loopnest.ir import Scop
 from loopnest.parameters import require_params
-from loopnest.polyhedral import compute_dependences
-from loopnest.transform.recipe_text import loop_names, recipe_text
+from loopnest.transform.recipe_text import recipe_text
+from service.core.analysis import NestAnalysis, ProgramAnalysis, analyse_program
 from service.core.context import CoreContext
 from service.core.evaluate import evaluate_nest
-from service.core.ingest import ingest_scop
+from service.core.ingest import ingest_nest
 from service.core.jobs import fallback_job, job_options
 from service.core.measured import find_stored_nest, neighbour_view, target_views, tuned_before
 from service.core.model import (
@@ -38,40 +36,40 @@ from service.core.sources import nest_label
 
 
 def suggest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *, min_speedup: float,
-            progress: ProgressFn | None = None) -> Suggestions:
-    """Every nest's :class:`NestSuggestion`. With evaluation or fallback the nests are stored first."""
-    extraction = extract_program(program)
+            analysis: ProgramAnalysis | None = None, progress: ProgressFn | None = None) -> Suggestions:
+    """Every nest's :class:`NestSuggestion`. With evaluation or fallback the nests are stored first.
+    ``analysis``: the program's (:func:`~service.core.analysis.analyse_program`), when the caller has it."""
+    analysis = analyse_program(program) if analysis is None else analysis.check_for(program)
     # The nests were extracted from a temporary "program.c": errors name the caller's file.
     label = f"{options.name}:" if options.name else f"{PROGRAM_FILE}:"
-    nests = tuple(suggest_nest(ctx, program, options, index=index, scop=scop, min_speedup=min_speedup,
-                               label=label, progress=_in_nest(progress, index, len(extraction.scops)))
-                  for index, scop in enumerate(extraction.scops))
-    return Suggestions(nests, tuple(r.to_dict() for r in extraction.rejected))
+    nests = tuple(suggest_nest(ctx, program, options, nest=nest, min_speedup=min_speedup, label=label,
+                               progress=_in_nest(progress, nest.index, len(analysis.nests)))
+                  for nest in analysis.nests)
+    return Suggestions(nests, tuple(r.to_dict() for r in analysis.rejected))
 
 
 def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *,
-                 index: int, scop: Scop, min_speedup: float, label: str,
+                 nest: NestAnalysis, min_speedup: float, label: str,
                  progress: ProgressFn | None = None) -> NestSuggestion:
-    """One nest: neighbours, candidates and the gate; then evaluation and the fallback job, if asked."""
-    name = program.stored_name(options.name)
+    """One analysed nest: neighbours, candidates and the gate; then evaluation and the fallback job, if asked."""
+    name, scop, index = program.stored_name(options.name), nest.scop, nest.index
     params = require_params(scop.params, program.params, what=nest_label(scop, label))
-    features = static_features(scop, params).to_dict()
-    deps = compute_dependences(scop)
-    names = loop_names(scop)
+    names = list(nest.loop_names)
     stores = options.evaluate or options.fallback
-    nest_id = ingest_scop(ctx, source=program.source, name=name, index=index, scop=scop, params=params,
+    nest_id = ingest_nest(ctx, source=program.source, name=name, nest=nest, params=params,
                           owner_key_id=options.owner_key_id) if stores else None
     here = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
     with ctx.store.session() as session:  # this very nest, stored by an earlier run: not a neighbour
-        own = nest_id or find_stored_nest(session, source=program.source, index=index, scop=scop)
+        own = nest_id or find_stored_nest(session, source=program.source, index=index, normalized=nest.normalized)
         before = None if own is None else tuned_before(session, nest_id=own, target_id=here, params=params,
                                                        names=names, structure=structure_key(program.sparse))
         targets = target_views(session, here)
-    neighbours, gate = _neighbours_and_gate(ctx, features, k=options.k, own=own, min_speedup=min_speedup)
+    neighbours, gate = _neighbours_and_gate(ctx, nest.static_features(), k=options.k, own=own,
+                                            min_speedup=min_speedup)
     tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(ctx.settings), margin=min_speedup),
                           gate_distance=math.inf if gate.threshold is None else gate.threshold,
                           priors=ctx.settings.transfer_priors)
-    adapted = tuner.candidates(scop, params, neighbours, deps)
+    adapted = tuner.candidates(scop, params, neighbours, nest.deps)
     candidates = tuple(_candidate(c, names) for c in adapted)
     entry = NestSuggestion(
         index=index, name=nest_name(name, index), function=scop.region.function, nest_id=nest_id, params=params,

@@ -1,4 +1,5 @@
-"""Programs: what a client sends to analyse a C program (``ProgramIn``) and what it gets back."""
+"""Programs: what a client sends to analyse a C program or a NumPy kernel (``ProgramIn``) and what it gets
+back."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from service.schemas._common import (
 
 
 class ProgramIn(BaseModel):
-    """A C program as the client has it: the source, its quoted includes, macros and sizes."""
+    """A C program as the client has it: the source, its quoted includes, macros and sizes; or a Python file
+    of NumPy kernels (``language``), which is parsed, never run outside the sandbox."""
 
     source: str = Field(..., max_length=MAX_SOURCE_BYTES, description="C source text")
     headers: dict[HeaderName, Annotated[str, Field(max_length=MAX_SOURCE_BYTES)]] = Field(
@@ -49,11 +51,29 @@ class ProgramIn(BaseModel):
                                     "/v1/matrices answered for a Matrix Market file (its shape must match the "
                                     "parameters)")
 
+    language: Literal["c", "python"] | None = Field(
+        None, description="c, or python: a NumPy kernel (its array parameters typed as \"float64[N, M]\", the "
+                          "sizes in params); default python where path or name ends in .py, else c")
+
     @model_validator(mode="after")
     def _one_structure(self) -> ProgramIn:
         if self.matrix is not None and (self.sparsity is not None or self.density is not None):
             raise ValueError("give either matrix or sparsity/density: a matrix file has its own pattern")
         return self
+
+    @model_validator(mode="after")
+    def _python_alone(self) -> ProgramIn:
+        given = [k for k in ("headers", "defines", "files", "include_dirs", "sparsity", "density", "matrix")
+                 if getattr(self, k)]
+        if self.resolved_language() == "python" and given:
+            raise ValueError(f"a Python kernel is one file with no {', '.join(given)}: its shapes come from its "
+                             "type hints and params")
+        return self
+
+    def resolved_language(self) -> str:
+        """``language``, else python for a ``path`` or ``name`` ending in ``.py``, else c."""
+        named = self.path or self.name or ""
+        return self.language or ("python" if named.endswith(".py") else "c")
 
     @field_validator("source")
     @classmethod

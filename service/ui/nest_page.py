@@ -2,7 +2,7 @@
 its Optuna studies' trials, and the drop-in code of its best recipe. No HTTP here.
 
 The source region and the drop-in code come from the stored program, re-extracted the way a posted
-program is (:func:`loopnest.frontend.program.materialized`: private directory, confined preprocessing). A
+program is (:func:`service.core.stored.locate`: private directory, confined preprocessing). A
 program stored without the headers it includes cannot be re-extracted: the page says so and shows
 the stored statements instead.
 """
@@ -10,10 +10,6 @@ the stored statements instead.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,52 +19,21 @@ from sqlalchemy import inspect
 from database import get_nest, get_program, list_measurements, list_targets, ranked_recipes_for
 from database.embedding_store import EmbeddingStore
 from database.errors import NotFoundError
-from loopnest.dropin import replace_regions
 from loopnest.errors import ParameterError, PerfembedError
-from loopnest.frontend.extract import extract_scops
-from loopnest.frontend.program import materialized
-from loopnest.transform.recipe import Recipe, apply_recipe
 from loopnest.transform.recipe_text import loop_names, recipe_text, stored_loop_names
 from service.access import require_source, source_readable
-from service.core import ProgramSource
+from service.core.stored import locate, stored_dropin
 from service.services_catalog import nest_detail
 from service.ui.downloads import tuned_name
 
 if TYPE_CHECKING:
     from database import Nest, Store
     from database.domain import ApiKey
-    from loopnest.ir import Scop
     from service.config import ServiceSettings
     from service.core import Core
 
 NEIGHBOURS = 8
 STUDY_PREFIX = "perfembed:nest={}:"  # database.records.study_name_for
-
-
-@dataclass(frozen=True)
-class Located:
-    """The nest found again in its program's source: the file, its nests, and which one it is."""
-
-    path: Path
-    scops: list[Scop]
-    index: int
-
-
-@contextmanager
-def locate(source: str, nest: Nest) -> Iterator[Located]:
-    """The stored program extracted again in a private directory; the nest is the one with its stored
-    name (``program.c:FUNCTION#I``), else the one at its index. Raises a PerfembedError when the
-    source no longer yields it (a program stored without its headers, for one)."""
-    function = nest.normalized.get("function") if isinstance(nest.normalized, dict) else None
-    stored_name = nest.normalized.get("name") if isinstance(nest.normalized, dict) else None
-    with materialized(ProgramSource(source=source)) as (path, options):
-        scops = extract_scops(path, options, function=function).scops
-        names = [s.name for s in scops]
-        index = names.index(stored_name) if stored_name in names else nest.index
-        if not 0 <= index < len(scops):
-            raise ParameterError(f"the stored program no longer yields nest {nest.index} "
-                                 f"(it has {len(scops)} supported nest(s))")
-        yield Located(path, scops, index)
 
 
 def source_region(source: str, nest: Nest) -> dict[str, Any]:
@@ -77,7 +42,7 @@ def source_region(source: str, nest: Nest) -> dict[str, Any]:
     lines = source.splitlines()
     try:
         with locate(source, nest) as found:
-            scop = found.scops[found.index]
+            scop = found.scop
             region = scop.region
             loops = loop_names(scop)
             first, last = region.first_line, region.last_line
@@ -200,7 +165,4 @@ def dropin(store: Store, settings: ServiceSettings, core: Core, nest_id: int,
     with store.session() as session:
         nest = get_nest(session, nest_id=nest_id)
         program = get_program(session, program_id=nest.program_id)
-    with locate(program.source, nest) as found:
-        transformed = apply_recipe(found.scops[found.index], Recipe.from_dict(chosen["recipe"]))
-        text = replace_regions(found.path, {found.index: transformed}, found.scops)
-    return tuned_name(program.name), text
+    return tuned_name(program.name), stored_dropin(program.source, nest, chosen["recipe"])

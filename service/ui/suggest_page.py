@@ -16,12 +16,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from loopnest.errors import ParameterError
-from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.preprocess import PreprocessOptions
-from loopnest.frontend.program import materialized
 from service.admission import request_settings
+from service.core.stored import tuned_program
 from service.mappers import program_source
-from service.program_eval import tuned_source
 from service.schemas import ProgramIn, SuggestionsIn
 from service.services import admit_program, suggest
 from service.ui.downloads import tuned_name
@@ -129,7 +127,7 @@ def suggestions(form: SuggestForm, *, settings: ServiceSettings, core: Core) -> 
 
 def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs, key: ApiKey) -> tuple[str, str]:
     """The program of ``request`` with the recipes that evaluation job ``job_id`` accepted applied
-    (:func:`service.program_eval.tuned_source`): ``(file name, text)``. The job is read with the key
+    (:func:`service.core.stored.tuned_program`): ``(file name, text)``. The job is read with the key
     that started it, or an admin key (:meth:`EvaluationJobs.owned`)."""
     job = jobs.owned(job_id, key)
     if job.result is None:
@@ -139,11 +137,7 @@ def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs, ke
     except ValidationError as exc:
         raise ParameterError(_validation_text(exc)) from None
     admit_program(program_source(program), request_settings())  # within the analysis budget, as every route
-    with materialized(program_source(program)) as (path, options):
-        extraction = extract_scops(path, options, function=program.function)
-        if len(extraction.scops) != len(job.result.get("nests", [])):
-            raise ParameterError("this program is not the one the evaluation job measured: evaluate it again")
-        text, tuned = tuned_source(path, extraction, job.result)
+    text, tuned = tuned_program(program_source(program), job.result)
     if not tuned:  # never the original as if it were tuned
         program_check = (job.result.get("program") or {})
         why = f"the whole program refused it ({program_check.get('status')})" if program_check else \

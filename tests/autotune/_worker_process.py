@@ -15,8 +15,8 @@ from pathlib import Path
 import optuna
 
 from autotune import WorkerOptions, run_worker
+from autotune.config import AutotuneSettings
 from database import get_store
-from loopnest.config import Settings
 
 
 def main(argv: list[str]) -> int:
@@ -29,7 +29,7 @@ def main(argv: list[str]) -> int:
         while not (barrier / "go").exists():
             time.sleep(0.02)
     report = run_worker(store, WorkerOptions(worker_id=worker_id, once=True, lease_seconds=lease),
-                        settings=Settings(threads=1))
+                        settings=AutotuneSettings(threads=1))
     for outcome in report.jobs:
         sys.stdout.write(f"{outcome.job_id} {outcome.status} {outcome.evaluated} {outcome.error or ''}\n")
     return 0

@@ -6,8 +6,6 @@ small: a handful of trials per study.
 
 from __future__ import annotations
 
-import importlib
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,19 +25,6 @@ GEMV_PARAMS = {"m": 64, "n": 64}
 FAST = {"reps": 1, "threads": 1}
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
-
-
-def corrupt_variants(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A code generator bug in every variant (not the baseline): += becomes -=, into an array element or
-    into a local that stands for one (loopnest/codegen/registers.py)."""
-    measure = importlib.import_module("loopnest.harness.measure")  # the module, not the function
-    real = measure.Harness._build_and_run
-
-    def corrupted(self, label, kernel, limits=None, on_step=None, runs=1):  # noqa: ANN001, ANN202
-        wrong = kernel if label == "baseline" else re.sub(r"(\]|perfembed_reg\d+) \+= ", r"\1 -= ", kernel)
-        return real(self, label, wrong, limits, on_step, runs)
-
-    monkeypatch.setattr(measure.Harness, "_build_and_run", corrupted)
 
 
 def load(path: Path, index: int = 0) -> Scop:

@@ -1,22 +1,23 @@
 """Acceptance that holds up (issue 11): interval statistics, re-measurement of the winner, whole-program
-checks. Timing is faked only behind the harness's own interface (``Harness.evaluate``/``compare``)."""
+checks. Timing is faked only behind the harness's own interface: the tuner is handed a
+:class:`~tests.autotune.harnesses.ScriptedHarness` whose ``evaluate``/``compare`` give the figures."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autotune.transfer import Neighbour, TransferTuner, loop_roles
 from loopnest import extract_scops
 from loopnest.harness import Harness
-from loopnest.harness.compare import AcceptancePolicy, Comparison, Speedup, interval, pair_log_ratios
-from loopnest.harness.measure import Evaluation, VariantResult, Verification
+from loopnest.harness.compare import AcceptancePolicy, Speedup, interval, pair_log_ratios
 from loopnest.harness.program import ProgramSpec, compare_programs
 from loopnest.transform.recipe import Recipe
+from tests.autotune.harnesses import ScriptedHarness
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,23 +47,11 @@ def test_pairs_are_read_per_kernel_in_the_rotating_order() -> None:
 
 # -- the winner's curse: a screening figure is never what gets accepted -------------------------
 
-def _gemm_harness() -> Harness:
+def _gemm_harness(screening: Callable[[Recipe], float],
+                  remeasured: Callable[[Recipe], tuple[float, float, float]]) -> ScriptedHarness:
     scop = extract_scops(ROOT / "corpus" / "kernels" / "blas3" / "gemm_ijk.c").scops[0]
-    return Harness(scop, {"ni": 16, "nj": 16, "nk": 16}, reps=1, threads=1)
-
-
-def _fake_timing(monkeypatch: pytest.MonkeyPatch, screening: float, remeasured: tuple[float, float, float]) -> None:
-    def evaluate(self, recipe, *, transformed=None, wall_seconds=None, on_step=None):  # noqa: ANN001, ANN202
-        ok = VariantResult("variant", "ok", (1.0 / screening,))
-        return Evaluation(recipe.to_dict(), ok, Verification(True, 0.0, 1e-9), screening)
-
-    def compare(self, recipe, *, transformed=None, policy=None, on_step=None):  # noqa: ANN001, ANN202
-        ratio, low, high = remeasured
-        return Comparison(recipe.to_dict(), "ok", Speedup(ratio, low, high, 0.95, 20, 4, 1, 0.0, False))
-
-    monkeypatch.setattr(Harness, "baseline", lambda self, on_step=None: VariantResult("baseline", "ok", (1.0,)))
-    monkeypatch.setattr(Harness, "evaluate", evaluate)
-    monkeypatch.setattr(Harness, "compare", compare)
+    return ScriptedHarness(scop, {"ni": 16, "nj": 16, "nk": 16}, reps=1, threads=1, screening=screening,
+                           remeasured=remeasured)
 
 
 def _neighbour(harness: Harness) -> Neighbour:
@@ -70,52 +59,43 @@ def _neighbour(harness: Harness) -> Neighbour:
     return Neighbour(1, "gemm", 0.1, recipe, loop_roles(harness.scop, harness.params), 2.0)
 
 
-def test_a_lucky_screening_figure_is_not_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
-    _fake_timing(monkeypatch, screening=2.5, remeasured=(1.03, 0.97, 1.09))
-    with _gemm_harness() as harness:
+def test_a_lucky_screening_figure_is_not_accepted() -> None:
+    with _gemm_harness(lambda recipe: 2.5, lambda recipe: (1.03, 0.97, 1.09)) as harness:
         result = TransferTuner().evaluate(harness, [_neighbour(harness)])
     assert not result.accepted
     assert result.candidates[0].speedup == 2.5 and result.candidates[0].confirmed is not None
 
 
-def test_the_accepted_figure_is_the_re_measured_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    _fake_timing(monkeypatch, screening=2.5, remeasured=(1.8, 1.6, 2.0))
-    with _gemm_harness() as harness:
+def test_the_accepted_figure_is_the_re_measured_one() -> None:
+    with _gemm_harness(lambda recipe: 2.5, lambda recipe: (1.8, 1.6, 2.0)) as harness:
         result = TransferTuner().evaluate(harness, [_neighbour(harness)])
     assert result.accepted and result.best is not None and result.best.confirmed is not None
     assert result.best.confirmed.ratio == 1.8 and result.best.confirmed.low == 1.6
 
 
-def test_of_two_that_hold_up_the_faster_when_re_measured_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_of_two_that_hold_up_the_faster_when_re_measured_is_accepted() -> None:
     # Screening ranks ikj first (one noisy run); re-measured, jik is faster: both hold up, jik is taken.
     screening = {(0, 2, 1): 2.5, (1, 0, 2): 2.0}
     remeasured = {(0, 2, 1): (1.5, 1.4, 1.6), (1, 0, 2): (1.9, 1.8, 2.0)}
 
-    def order(recipe: Recipe) -> tuple[int, ...]:
-        return tuple(recipe.to_dict()["steps"][0]["order"])
+    def lent(recipe: Recipe) -> tuple[int, ...] | None:
+        """The order of a lent recipe (one interchange); None for a variant transfer adds (jik's SIMD twin)."""
+        steps = recipe.to_dict()["steps"]
+        return tuple(steps[0]["order"]) if len(steps) == 1 else None
 
-    def evaluate(self, recipe, *, transformed=None, wall_seconds=None, on_step=None):  # noqa: ANN001, ANN202
-        value = screening[order(recipe)]
-        return Evaluation(recipe.to_dict(), VariantResult("variant", "ok", (1.0 / value,)),
-                          Verification(True, 0.0, 1e-9), value)
+    def screened(recipe: Recipe) -> float:
+        order = lent(recipe)
+        return 1.0 if order is None else screening[order]  # a twin is no faster: never re-measured
 
-    def compare(self, recipe, *, transformed=None, policy=None, on_step=None):  # noqa: ANN001, ANN202
-        ratio, low, high = remeasured[order(recipe)]
-        return Comparison(recipe.to_dict(), "ok", Speedup(ratio, low, high, 0.95, 20, 4, 1, 0.0, False))
-
-    monkeypatch.setattr(Harness, "baseline", lambda self, on_step=None: VariantResult("baseline", "ok", (1.0,)))
-    monkeypatch.setattr(Harness, "evaluate", evaluate)
-    monkeypatch.setattr(Harness, "compare", compare)
-    # Only the two lent recipes: jik's SIMD twin (k innermost, a reduction) would screen as jik here.
-    monkeypatch.setattr("autotune.transfer.tuner.simd_reduction", lambda *args: None)
-    with _gemm_harness() as harness:
+    with _gemm_harness(screened, lambda recipe: remeasured[lent(recipe) or (0, 2, 1)]) as harness:
         roles = loop_roles(harness.scop, harness.params)
         neighbours = [Neighbour(k, f"gemm{k}", 0.1 * k, Recipe.from_dict({"steps": [
             {"op": "interchange", "order": list(o)}]}), roles, 2.0) for k, o in enumerate(screening, 1)]
         result = TransferTuner().evaluate(harness, neighbours)
     assert result.best is not None and result.best.confirmed is not None
-    assert order(result.best.recipe) == (1, 0, 2) and result.best.confirmed.ratio == 1.9
-    assert all(c.confirmed is not None for c in result.candidates)  # both were re-measured
+    assert lent(result.best.recipe) == (1, 0, 2) and result.best.confirmed.ratio == 1.9
+    lent_ones = [c for c in result.candidates if lent(c.recipe) is not None]
+    assert len(lent_ones) == 2 and all(c.confirmed is not None for c in lent_ones)  # both were re-measured
 
 
 def test_the_margin_is_a_setting() -> None:

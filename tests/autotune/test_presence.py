@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from autotune import WorkerOptions, run_worker
+from autotune.config import AutotuneSettings
 from autotune.workers.cpu_slots import claim_cpus
 from database import Store, list_workers
-from loopnest.config import Settings, format_cpu_list
+from loopnest.config import format_cpu_list
 from loopnest.errors import SettingsError
 from tests.autotune.conftest import ROOT
 from tests.autotune.test_worker import wait_for
@@ -29,7 +30,7 @@ def _names(store: Store) -> list[str]:
 
 
 def test_a_running_worker_keeps_its_row_fresh_and_removes_it_when_it_stops(store: Store) -> None:
-    settings = Settings(threads=1, worker_heartbeat_s=0.05, worker_stale_after_s=1.0)
+    settings = AutotuneSettings(threads=1, worker_heartbeat_s=0.05, worker_stale_after_s=1.0)
     stop = threading.Event()
     options = WorkerOptions(worker_id="test:1:a", poll_seconds=0.05, cpus="0")
     thread = threading.Thread(target=run_worker, args=(store, options), kwargs={"settings": settings, "stop": stop})
@@ -53,8 +54,8 @@ def _last_seen(store: Store):  # noqa: ANN202
         return list_workers(session)[0].last_seen_at
 
 
-def _settings(tmp_path: Path, threads: int, cpus: list[int] | None = None) -> Settings:
-    return Settings(data_dir=tmp_path, worker_threads=threads,
+def _settings(tmp_path: Path, threads: int, cpus: list[int] | None = None) -> AutotuneSettings:
+    return AutotuneSettings(data_dir=tmp_path, worker_threads=threads,
                     worker_cpus=format_cpu_list(cpus) if cpus is not None else None)
 
 
@@ -88,10 +89,10 @@ def test_a_slot_larger_than_the_cpus_or_cpus_not_available_are_refused(tmp_path:
 
 CLAIM_AND_WAIT = """
 import sys, time
-from loopnest.config import Settings
+from autotune.config import AutotuneSettings
 from autotune.workers.cpu_slots import claim_cpus, pin_to
 from loopnest.config import thread_placement
-slot = claim_cpus(Settings(data_dir=sys.argv[1], worker_threads=1, worker_cpus=sys.argv[2]))
+slot = claim_cpus(AutotuneSettings(data_dir=sys.argv[1], worker_threads=1, worker_cpus=sys.argv[2]))
 pin_to(slot)
 print(slot.describe(), thread_placement(), flush=True)
 time.sleep(600)

@@ -245,7 +245,7 @@ def test_a_build_job_holds_the_timing_lock_shared_while_it_works(tmp_path: Path,
     --jobs 2 that made 2-thread stencil variants measure 0.02-0.4x where they run 0.4-1.6x alone); its
     own timed runs still happen (converted to exclusive)."""
     import autotune.seed.build as seed_module
-    from tests.loopnest.test_timing_lock import _held_elsewhere
+    from tests.helpers.waiting import held_elsewhere
 
     lock = tmp_path / "timing.lock"
     settings, url = _database(tmp_path)
@@ -254,7 +254,7 @@ def test_a_build_job_holds_the_timing_lock_shared_while_it_works(tmp_path: Path,
     real = seed_module.tune_nest
 
     def probing(*args, **kwargs):
-        probes.append(_held_elsewhere(lock))
+        probes.append(held_elsewhere(lock))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(seed_module, "tune_nest", probing)

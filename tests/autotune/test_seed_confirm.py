@@ -99,27 +99,25 @@ def _ranking(url: str, nest_id: int, entry: SeedEntry) -> list[tuple[str, float,
 
 
 def test_every_recipe_lent_ends_re_measured_and_a_lucky_reading_loses_its_place(
-        stored: tuple[str, SeedEntry, DatabaseSettings, int], monkeypatch: pytest.MonkeyPatch) -> None:
+        stored: tuple[str, SeedEntry, DatabaseSettings, int]) -> None:
     url, entry, settings, nest_id = stored
-    monkeypatch.setattr(seed_confirm, "Harness", FakeHarness)
     FakeHarness.compared = []
-    outcome = seed_confirm.confirm_entry(url, entry, settings=settings, families=2)
+    outcome = seed_confirm.confirm_entry(url, entry, settings=settings, families=2, harness=FakeHarness)
     # The 2 x 2 block (the family's best by its screening) measures below the 4 x 4's screening, so the
     # 4 x 4 is lent next and compared; then the loop order, its family's best from the start.
     assert FakeHarness.compared == ["JAM22", "JAM4", "PARALLEL"]
     assert outcome.status == "confirmed" and outcome.compared == 3
     assert outcome.lent == ("10.04x [9.54, 10.54]", "2.50x [2.38, 2.62]")
     assert _ranking(url, nest_id, entry)[:3] == [("JAM4", 10.04, True), ("JAM22", 7.28, True), ("ISL", 5.0, False)]
-    again = seed_confirm.confirm_entry(url, entry, settings=settings, families=2)
+    again = seed_confirm.confirm_entry(url, entry, settings=settings, families=2, harness=FakeHarness)
     assert again.status == "confirmed" and again.compared == 0  # nothing left to re-measure
 
 
-def test_comparisons_per_nest_are_bounded(stored: tuple[str, SeedEntry, DatabaseSettings, int],
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_comparisons_per_nest_are_bounded(stored: tuple[str, SeedEntry, DatabaseSettings, int]) -> None:
     url, entry, settings, nest_id = stored
-    monkeypatch.setattr(seed_confirm, "Harness", FakeHarness)
     FakeHarness.compared = []
-    outcome = seed_confirm.confirm_entry(url, entry, settings=settings, families=2, max_compares=1)
+    outcome = seed_confirm.confirm_entry(url, entry, settings=settings, families=2, max_compares=1,
+                                         harness=FakeHarness)
     assert FakeHarness.compared == ["JAM22"] and outcome.compared == 1
     # The 2 x 2 block dropped, so the 4 x 4's lucky screening figure is lent in its place: said, not
     # reported as confirmed.
@@ -127,15 +125,14 @@ def test_comparisons_per_nest_are_bounded(stored: tuple[str, SeedEntry, Database
     assert outcome.message.startswith("2 lent on screening figures after 1 comparisons")
 
 
-def test_a_nest_not_in_the_database_is_skipped_and_nothing_is_written(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_nest_not_in_the_database_is_skipped_and_nothing_is_written(tmp_path: Path) -> None:
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps([GEMV]))
     (entry,) = read_manifest(manifest)
     settings = DatabaseSettings(data_dir=tmp_path)
     get_store(settings.resolved_database_url, create=True)
-    monkeypatch.setattr(seed_confirm, "Harness", FakeHarness)
-    outcome = seed_confirm.confirm_entry(settings.resolved_database_url, entry, settings=settings, families=3)
+    outcome = seed_confirm.confirm_entry(settings.resolved_database_url, entry, settings=settings, families=3,
+                                         harness=FakeHarness)
     assert outcome.status == "skipped" and outcome.message == "not in the database"
     with get_store(settings.resolved_database_url).session() as session:
         assert list_measurements(session) == []
@@ -154,12 +151,11 @@ def test_a_real_comparison_is_stored_with_its_interval(stored: tuple[str, SeedEn
 
 
 def test_re_measured_figures_survive_export_and_load(stored: tuple[str, SeedEntry, DatabaseSettings, int],
-                                                     monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+                                                     tmp_path: Path) -> None:
     # Before, the seed file kept no interval: a re-measured figure came back as a screening one, and the
     # lucky screening reading of the same recipe ranked again.
     url, entry, settings, nest_id = stored
-    monkeypatch.setattr(seed_confirm, "Harness", FakeHarness)
-    seed_confirm.confirm_entry(url, entry, settings=settings, families=2)
+    seed_confirm.confirm_entry(url, entry, settings=settings, families=2, harness=FakeHarness)
     before = _ranking(url, nest_id, entry)
     path = tmp_path / "seed.jsonl.gz"
     export_seed(get_store(url), path)
@@ -193,6 +189,5 @@ def test_its_work_holds_the_timing_lock_shared(stored: tuple[str, SeedEntry, Dat
             return super().compare(recipe, policy=policy)
 
     monkeypatch.setattr(seed_confirm, "working_beside_timers", hold)
-    monkeypatch.setattr(seed_confirm, "Harness", Recording)
-    seed_confirm.confirm_entry(url, entry, settings=settings, families=2)
+    seed_confirm.confirm_entry(url, entry, settings=settings, families=2, harness=Recording)
     assert held and all(held)

@@ -18,6 +18,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from autotune.config import AutotuneSettings
 from autotune.seed.build import build_seed, read_manifest
 from autotune.transfer import CONFIRM_TOP, PRIOR_SOURCE, Candidate, TransferTuner
 from autotune.transfer.priors import PRIOR_SOURCE_NEAR
@@ -31,7 +32,6 @@ from benchmarks.paper_measure import REMEASURE_TOP, autotune_results, polly_prob
 from benchmarks.paper_nests import neighbours_outside, select_held_out
 from benchmarks.paper_run import PaperRun
 from database import best_recipe_for, get_or_create_target, get_store, list_nests, list_programs, list_targets
-from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
 from database.records import MeasurementRecorder, register_nest
 from loopnest.config import get_settings
@@ -56,11 +56,11 @@ HAS_CLANG = shutil.which("clang-16") is not None
 
 
 @pytest.fixture(scope="module")
-def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, DatabaseSettings]:
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, AutotuneSettings]:
     data = tmp_path_factory.mktemp("bench-seed")
     manifest = data / "manifest.json"
     manifest.write_text(json.dumps([{"file": str(KERNELS / f), "family": fam, "params": p} for f, fam, p in CORPUS]))
-    settings = DatabaseSettings(data_dir=data, threads=1)
+    settings = AutotuneSettings(data_dir=data, threads=1)
     url = settings.resolved_database_url
     get_store(url, create=True)
     outcomes = build_seed(url, read_manifest(manifest), trials=4, jobs=1, reps=1, settings=settings)
@@ -69,7 +69,7 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Databas
 
 
 @pytest.fixture(scope="module")
-def report(seeded: tuple[str, Path, DatabaseSettings]) -> dict:
+def report(seeded: tuple[str, Path, AutotuneSettings]) -> dict:
     url, data, settings = seeded
     events = []
     config = PaperConfig(per_family=1, k_values=K_VALUES, tune_trials=TUNE_TRIALS, polly=True, reps=1)
@@ -110,7 +110,7 @@ def _transferable_by_family(url: str) -> dict[str, set[int]]:
     return out
 
 
-def test_neighbours_come_from_other_families_only(seeded: tuple[str, Path, DatabaseSettings], report: dict) -> None:
+def test_neighbours_come_from_other_families_only(seeded: tuple[str, Path, AutotuneSettings], report: dict) -> None:
     # Which seed nests got a recipe worth transferring depends on 4 timed trials, so the test checks the
     # rule (other families, only nests with a recipe >= 1.1x, as many as exist up to k), not a count.
     transferable = _transferable_by_family(seeded[0])
@@ -207,7 +207,7 @@ def test_each_accepted_winner_is_confirmed_interleaved(report: dict) -> None:
 
 
 def test_a_saved_report_is_confirmed_on_the_database_it_was_measured_on(
-        seeded: tuple[str, Path, DatabaseSettings], report: dict, tmp_path: Path, capsys) -> None:
+        seeded: tuple[str, Path, AutotuneSettings], report: dict, tmp_path: Path, capsys) -> None:
     saved = json.loads(json.dumps({k: v for k, v in report.items() if k not in ("_events", "confirmed")}))
     for row in saved["nests"]:
         del row["confirmed"]
@@ -233,7 +233,7 @@ def test_markdown_and_plot_are_written(report: dict) -> None:
     assert png.name in text and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, DatabaseSettings], monkeypatch,
+def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, AutotuneSettings], monkeypatch,
                                               tmp_path) -> None:
     url, data, _ = seeded
     monkeypatch.setenv("PERFEMBED_DATABASE_URL", url)
@@ -273,7 +273,7 @@ def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, DatabaseS
 
 
 def test_the_script_with_json_prints_one_object_and_its_progress_on_stderr(
-        seeded: tuple[str, Path, DatabaseSettings], capsys: pytest.CaptureFixture[str]) -> None:
+        seeded: tuple[str, Path, AutotuneSettings], capsys: pytest.CaptureFixture[str]) -> None:
     # A 38-minute `python -m benchmarks.paper --json` said nothing until it ended.
     url, data, _ = seeded
     code = paper_main(["--json", "--url", url, "--data-dir", str(data), "--families", "blas3", "--per-family", "1",
@@ -286,7 +286,7 @@ def test_the_script_with_json_prints_one_object_and_its_progress_on_stderr(
 
 
 def test_a_ctrl_c_during_a_run_keeps_the_report_of_the_nests_measured_before_it(
-        seeded: tuple[str, Path, DatabaseSettings], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        seeded: tuple[str, Path, AutotuneSettings], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     # 2026-12-02: a paper run writes nothing for up to two hours; a Ctrl-C in it lost every measured nest.
     url, data, _ = seeded
@@ -317,7 +317,7 @@ def test_a_ctrl_c_during_a_run_keeps_the_report_of_the_nests_measured_before_it(
 
 
 def test_a_second_run_reuses_the_searches_and_re_measures_their_winners(
-        seeded: tuple[str, Path, DatabaseSettings], report: dict) -> None:
+        seeded: tuple[str, Path, AutotuneSettings], report: dict) -> None:
     # The autotune arms (100 trials a nest, against about 10 evaluations for transfer) were searched again on
     # every run although they do not depend on the database: a second run reads them back and measures their
     # winners again itself.
@@ -399,7 +399,7 @@ def test_family_of_program_names() -> None:
     assert family_of("gemm") is None and family_of("/x.c") is None
 
 
-def test_held_out_nests_tuned_on_another_target_still_count(seeded: tuple[str, Path, DatabaseSettings],
+def test_held_out_nests_tuned_on_another_target_still_count(seeded: tuple[str, Path, AutotuneSettings],
                                                              tmp_path: Path) -> None:
     """Reproduction: a seed built on a machine with another signature (the same EPYC reported another L1
     size after a restart) left only the families re-tuned here in the held-out set (11 of 15)."""
@@ -502,7 +502,7 @@ def test_a_polly_that_cannot_build_openmp_is_found_before_the_run() -> None:
     assert "perfembed_no_such_lib" in unlinked
 
 
-def test_a_users_nest_in_the_data_dir_is_never_a_neighbour(seeded: tuple[str, Path, DatabaseSettings],
+def test_a_users_nest_in_the_data_dir_is_never_a_neighbour(seeded: tuple[str, Path, AutotuneSettings],
                                                             tmp_path: Path) -> None:
     """Reproduction (2026-12-02): `suggest --evaluate` on examples/matmul.c in the benchmark's data directory
     stored matmul (a program with no family), which the leave-one-family-out filter let through as a

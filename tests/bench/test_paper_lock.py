@@ -16,7 +16,7 @@ import pytest
 
 from benchmarks import paper_run
 from benchmarks.paper_run import PaperRun
-from tests.loopnest.test_timing_lock import _held_elsewhere
+from tests.helpers.waiting import held_elsewhere
 
 
 def test_a_nests_work_holds_the_timing_lock_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -30,7 +30,7 @@ def test_a_nests_work_holds_the_timing_lock_shared(tmp_path: Path, monkeypatch: 
 
     def step(name: str, result: Any) -> Any:
         def record(*args: Any) -> Any:
-            seen[name] = _held_elsewhere(lock)
+            seen[name] = held_elsewhere(lock)
             if name == "measure":
                 raise paper_run._Skipped("stop here")
             return result
@@ -42,4 +42,4 @@ def test_a_nests_work_holds_the_timing_lock_shared(tmp_path: Path, monkeypatch: 
     held = SimpleNamespace(nest_id=1, name="f/x.c#0", family="f")
     assert run.measure(0, held) is None
     assert seen == {"nest": True, "autotune": True, "measure": True}
-    assert not _held_elsewhere(lock)  # released when the nest is done
+    assert not held_elsewhere(lock)  # released when the nest is done

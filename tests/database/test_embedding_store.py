@@ -7,8 +7,6 @@ so a corrupt data directory or a backend mismatch went unnoticed. Now the rebuil
 from __future__ import annotations
 
 import logging
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -71,25 +69,3 @@ def test_a_current_index_is_loaded_without_a_rebuild(fitted: tuple[EmbeddingStor
     with caplog.at_level(logging.INFO, logger="database.embedding_store"):
         _reopened(es, data).index()
     assert not [r for r in caplog.records if "rebuilding" in r.getMessage()]
-
-
-def test_concurrent_searches_by_source_each_get_their_own_answer(fitted: tuple[EmbeddingStore, Path]) -> None:
-    """Before: a search by source text wrote it to a fixed ``data_dir/query.c`` and extracted that, so
-    two searches at once could each read the other's program. Each now gets a private directory."""
-    es, _ = fitted
-    expected = load_expected()
-    queries = {}
-    for rel in KERNELS[:2]:
-        queries[Path(rel).name] = ((ROOT / "corpus/kernels" / rel).read_text(),
-                                   expected[f"corpus/kernels/{rel}"]["params"])
-    barrier = threading.Barrier(len(queries))
-
-    def nearest(name: str) -> list[str]:
-        source, params = queries[name]
-        barrier.wait()
-        return [es.search(source, k=1, params=params)[0].program for _ in range(12)]
-
-    with ThreadPoolExecutor(len(queries)) as pool:
-        found = dict(zip(queries, pool.map(nearest, queries), strict=True))
-    assert found == {name: [name] * 12 for name in queries}
-    assert not (es.data_dir / "query.c").exists()

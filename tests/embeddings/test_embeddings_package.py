@@ -18,8 +18,16 @@ def test_unknown_attribute_raises_attribute_error() -> None:
         _ = embeddings.Nope  # type: ignore[attr-defined]
 
 
-def test_the_embedding_store_is_a_layer_up_and_the_error_says_so() -> None:
-    with pytest.raises(AttributeError, match="from database import EmbeddingStore"):
+def test_the_old_notebook_import_names_the_notebook_entry_point_in_one_line() -> None:
+    """Before: `from embeddings import EmbeddingStore` (what notebooks once did) failed with Python's bare
+    "cannot import name", the pointer in the AttributeError dropped by the from-import."""
+    code = "from embeddings import EmbeddingStore"
+    repo = Path(embeddings.__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=repo)
+    last = out.stderr.strip().splitlines()[-1]
+    assert out.returncode == 1 and last.startswith("ImportError: EmbeddingStore moved out of embeddings"), out.stderr
+    assert "`from service.notebook import Notebook; nb = Notebook.open()`" in last
+    with pytest.raises(ImportError, match="from service.notebook import Notebook"):
         _ = embeddings.EmbeddingStore  # type: ignore[attr-defined]
 
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 import embeddings.features.machine as machine
-import service.commands.features as features_command
+import service.core.machine as machine_core
 from embeddings.features import (
     MachinePeaks,
     load_or_measure,
@@ -69,7 +69,7 @@ def test_target_command(tmp_path: Path, quick_peaks: MachinePeaks, monkeypatch) 
         seen.append((path, refresh))
         return quick_peaks
 
-    monkeypatch.setattr(features_command, "load_or_measure", fake_load)
+    monkeypatch.setattr(machine_core, "load_or_measure", fake_load)
     monkeypatch.setenv("PERFEMBED_DATA_DIR", str(tmp_path))
     get_settings.cache_clear()
     try:

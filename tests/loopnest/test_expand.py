@@ -100,8 +100,14 @@ def test_matmul_accumulates_into_c_and_then_interchanges_and_tiles(tmp_path: Pat
 
 def test_examples_matmul_expands_sum() -> None:
     scop = extract_scops(ROOT / "examples" / "matmul.c", function="matmul").scops[0]
-    apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "expand", "scalar": "sum"},
-                                                   {"op": "interchange", "order": [0, 2, 1]}]}))
+    recipe = Recipe.from_dict({"steps": [{"op": "expand", "scalar": "sum"}, {"op": "interchange", "order": [0, 2, 1]}]})
+    expanded = apply_recipe(scop, recipe)
+    # The tutorial's matmul: `sum` becomes C's element, so k can move outside j, and it still computes C.
+    assert "sum" not in expanded.arrays and len(expanded.statements) == 2
+    code = generate_c(expanded)
+    assert "C[c1][c5] = 0.0;" in code and "C[c1][c5] += (A[c1][c3] * B[c3][c5]);" in code
+    with Harness(scop, {"n": 12}, reps=1, threads=1) as harness:
+        assert apply_and_verify(harness, recipe)
 
 
 BLAS = KERNELS["blas"]

@@ -7,17 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from loopnest import IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, extract_scops
-from tests.c_kernels import GEMM
+from loopnest import Recipe, RecipeError, apply_recipe
+from tests.helpers.kernels import JACOBI_1D, REDUCTION, SKEWED
+from tests.helpers.scops import nest, refuse
 
-SKEWED = """
-void f(int n, double A[n][n]) {
-  for (int i = 1; i < n; i++)
-    for (int j = 0; j < n - 1; j++)
-      A[i][j] = A[i - 1][j + 1] + 1.0;
-}
-"""
-REDUCTION = GEMM  # k carries the reduction into C[i][j]
 PRODUCER_CONSUMER = """
 void f(int n, double A[n], double B[n], double X[n]) {
 #pragma scop
@@ -29,25 +22,6 @@ void f(int n, double A[n], double B[n], double X[n]) {
 }
 """
 FUSABLE = PRODUCER_CONSUMER.replace("A[i + 1]", "A[i]")
-JACOBI_1D = """
-void f(int n, int tsteps, double A[n]) {
-  for (int t = 0; t < tsteps; t++)
-    for (int i = 1; i < n - 1; i++)
-      A[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0;
-}
-"""
-
-
-def nest(tmp_path: Path, source: str) -> Scop:
-    path = tmp_path / "k.c"
-    path.write_text(source)
-    return extract_scops(path).scops[0]
-
-
-def refuse(scop: Scop, steps: list[dict]) -> IllegalTransformError:
-    with pytest.raises(IllegalTransformError) as info:
-        apply_recipe(scop, Recipe.from_dict({"steps": steps}))
-    return info.value
 
 
 def test_interchange_across_lt_gt_dependence_is_refused(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, replace_regions
 from loopnest.harness.compare import AcceptancePolicy
+from tests.helpers.dropin import reports_its_choice
 
 # a[i][j + 1] is read before a[i][j] is written: interchanged, rows that overlap (a[i + 1] == a[i] + 1)
 # would read elements the original had already overwritten.
@@ -61,13 +62,6 @@ def _guarded(tmp_path: Path, kernel: str, recipe: Recipe = INTERCHANGE) -> str:
     path.write_text(kernel)
     scops = extract_scops(path).scops
     return replace_regions(path, {0: apply_recipe(scops[0], recipe)}, scops)
-
-
-def reports_its_choice(guarded: str) -> str:
-    """The drop-in code, printing to stderr which schedule it runs (the test's own instrument)."""
-    assert guarded.count("if (perfembed_check_ok)\n") == 1
-    return guarded.replace("if (perfembed_check_ok)\n",
-                           'fprintf(stderr, "tuned=%d\\n", perfembed_check_ok);\nif (perfembed_check_ok)\n')
 
 
 def _original_and_drop_in(tmp_path: Path, kernel: str, main: str) -> str:

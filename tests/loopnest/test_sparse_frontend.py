@@ -11,24 +11,10 @@ import pytest
 
 from loopnest import extract_scops
 from loopnest.analysis import describe_scop
-from loopnest.ir import Scop, Statement, print_expr
+from loopnest.ir import Statement, print_expr
+from tests.helpers.scops import scop_from, scop_of
 
 KERNELS = Path(__file__).parent / "sparse_kernels"
-
-
-def scop_of(name: str) -> Scop:
-    extraction = extract_scops(KERNELS / name)
-    assert not extraction.rejected, extraction.rejected
-    (scop,) = extraction.scops
-    return scop
-
-
-def scop_from(tmp_path: Path, source: str) -> Scop:
-    path = tmp_path / "k.c"
-    path.write_text(source)
-    extraction = extract_scops(path)
-    assert not extraction.rejected, extraction.rejected
-    return extraction.scops[0]
 
 
 def rejection(tmp_path: Path, source: str) -> tuple[str, str, int]:

@@ -19,30 +19,12 @@ from loopnest.harness import timing_lock
 from loopnest.harness.program import ProgramSpec, compare_programs
 from loopnest.harness.sandbox import Limits
 from loopnest.harness.timing_lock import timed_exclusively, timing_lock_path, working_beside_timers
-from tests.loopnest.test_legality import nest
+from tests.helpers.kernels import AXPY
+from tests.helpers.scops import nest
+from tests.helpers.waiting import held_elsewhere
 
-AXPY = """
-void axpy(int n, double a, double x[n], double y[n]) {
-  for (int i = 0; i < n; i++)
-    y[i] = a * x[i] + y[i];
-}
-"""
 PROGRAM = '#include <stdio.h>\nint main(void) { double s = 0; for (int i = 1; i < 200000; i++) s += 1.0 / i; ' \
           'printf("%.6f\\n", s); return 0; }\n'
-
-
-def _held_elsewhere(path: Path) -> bool:
-    """Whether some other holder has the lock (probed on a descriptor of our own, without waiting)."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
 
 
 def test_a_timed_run_waits_while_another_holds_the_lock(tmp_path: Path) -> None:
@@ -90,7 +72,7 @@ def test_a_timed_run_waits_while_another_job_works_on_a_trial(tmp_path: Path) ->
     assert timed.wait(30)
     busy.join(30)
     waiting.join(30)
-    assert not _held_elsewhere(lock)
+    assert not held_elsewhere(lock)
 
 
 def test_trials_work_side_by_side_and_convert_their_hold_to_time(tmp_path: Path) -> None:
@@ -101,23 +83,23 @@ def test_trials_work_side_by_side_and_convert_their_hold_to_time(tmp_path: Path)
             other.set()
 
     with working_beside_timers(str(lock)):
-        assert _held_elsewhere(lock)  # nobody may time now
+        assert held_elsewhere(lock)  # nobody may time now
         _in_thread(second_trial).join(30)
         assert other.is_set(), "two trials could not work at once"
         with timed_exclusively(str(lock)), working_beside_timers(str(lock)):  # converted; nested: no change
-            assert _held_elsewhere(lock)
+            assert held_elsewhere(lock)
             shared = os.open(lock, os.O_RDWR)
             with pytest.raises(BlockingIOError):  # exclusive now: not even another trial may work
                 fcntl.flock(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)
             os.close(shared)
-        assert _held_elsewhere(lock)  # shared again for the rest of the trial
+        assert held_elsewhere(lock)  # shared again for the rest of the trial
         other_lock = tmp_path / "other.lock"
         with timed_exclusively(str(other_lock)):  # another lock file: its own hold, ours stays shared
-            assert _held_elsewhere(other_lock)
+            assert held_elsewhere(other_lock)
             shared = os.open(lock, os.O_RDWR)
             fcntl.flock(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)
             os.close(shared)
-    assert not _held_elsewhere(lock) and not _held_elsewhere(tmp_path / "other.lock")
+    assert not held_elsewhere(lock) and not held_elsewhere(tmp_path / "other.lock")
 
 
 def test_two_jobs_never_time_while_the_other_works_and_both_finish(tmp_path: Path) -> None:
@@ -177,8 +159,8 @@ def test_a_waiting_timed_run_goes_before_new_trials(tmp_path: Path) -> None:
 def test_nested_and_disabled_locks(tmp_path: Path) -> None:
     lock = tmp_path / "timing.lock"
     with timed_exclusively(str(lock)), timed_exclusively(str(lock)):  # nested: no self-deadlock
-        assert _held_elsewhere(lock)
-    assert not _held_elsewhere(lock)
+        assert held_elsewhere(lock)
+    assert not held_elsewhere(lock)
     assert timing_lock_path("none") is None and timing_lock_path("auto") == timing_lock_path("")
     with timed_exclusively("none"):
         pass
@@ -192,7 +174,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch, module: object, name: str, lock: Path)
     def spy(*args: object, **kwargs: object) -> object:
         env = kwargs.get("env")
         if isinstance(env, dict) and "OMP_NUM_THREADS" in env:
-            seen.append(_held_elsewhere(lock))
+            seen.append(held_elsewhere(lock))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, spy)
@@ -229,7 +211,7 @@ def test_harness_times_variants_and_pairs_under_the_lock(tmp_path: Path, monkeyp
     # Every compile holds it shared: another process's timed run never runs beside it (a suggest
     # --evaluate beside the paper benchmark screened its candidates 2-4x slower).
     assert compiles == ["shared"] * 3, compiles
-    assert not _held_elsewhere(lock)
+    assert not held_elsewhere(lock)
 
 
 def test_harness_holds_the_lock_shared_over_its_own_work_between_timed_runs(
@@ -253,7 +235,7 @@ def test_harness_holds_the_lock_shared_over_its_own_work_between_timed_runs(
     with Harness(nest(tmp_path, AXPY), {"n": 4096}, reps=1, threads=2, limits=limits) as harness:
         evaluation = harness.evaluate(Recipe.from_dict({"steps": [{"op": "unroll", "loop": 0, "factor": 4}]}))
         comparison = harness.compare(Recipe.from_dict({"steps": [{"op": "parallelize", "loop": 0}]}))
-        assert not _held_elsewhere(lock)  # held only while it works, never while open
+        assert not held_elsewhere(lock)  # held only while it works, never while open
     assert evaluation.verified and comparison.status == "ok"
     assert set(holds) == {"apply_recipe", "generate_c", "guarded_c", "synthesize_driver", "verify_outputs"}
     assert all(mode == "shared" for modes in holds.values() for mode in modes), holds

@@ -63,14 +63,23 @@ def test_jam_around_a_simd_loop_prints_the_copies_into_it(tmp_path: Path) -> Non
 
 def test_jam_after_interchange_to_ikj_is_legal(tmp_path: Path) -> None:
     scop = nest(tmp_path, REDUCTION)
-    apply_recipe(scop, Recipe.from_dict({"steps": [
+    code = generate_c(apply_recipe(scop, Recipe.from_dict({"steps": [
         {"op": "interchange", "order": [0, 2, 1]}, {"op": "unroll_jam", "loop": 0, "factor": 4},
-        {"op": "parallelize", "loop": 0}]}))
+        {"op": "parallelize", "loop": 0}]})))
+    # Four rows of C per block (i jammed), k then j inside it (ikj), the blocks shared out between threads.
+    blocks = code.split("if (")[0]
+    assert re.findall(r"C\[([^\]]*)\]\[c5\] \+= \(A\[[^\]]*\]\[c3\]", blocks) == [
+        "(4 * c1)", "((4 * c1) + 1)", "((4 * c1) + 2)", "((4 * c1) + 3)"]
+    assert blocks.index("#pragma omp parallel for") < blocks.index("for (int c1 = 0; c1 < (n / 4)")
 
 
 def test_jam_of_gemm_j_over_the_reduction_loop_is_legal(tmp_path: Path) -> None:
     scop = nest(tmp_path, REDUCTION)
-    apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "unroll_jam", "loop": 1, "factor": 3}]}))
+    code = generate_c(apply_recipe(scop, Recipe.from_dict({"steps": [{"op": "unroll_jam", "loop": 1, "factor": 3}]})))
+    # Three columns of C per block, each accumulated over the whole reduction loop k inside it.
+    blocks = code.split("if (")[0]
+    assert re.findall(r"C\[c1\]\[([^\]]*)\] \+=", blocks) == ["(3 * c3)", "((3 * c3) + 1)", "((3 * c3) + 2)"]
+    assert blocks.index("c3 < (n / 3)") < blocks.index("for (int c5 = 0; c5 < n;")
 
 
 @pytest.mark.parametrize("steps, message", [

@@ -53,7 +53,9 @@ def kernel(tmp_path: Path) -> Path:
 def test_usage_errors_are_one_line_with_exit_2(tmp_path: Path, kernel: Path, args: list[str],
                                                needles: list[str]) -> None:
     proc = perfembed(*(a.replace("{kernel}", str(kernel)) for a in args), cwd=tmp_path)
-    one_line_error(proc, *needles)
+    line = one_line_error(proc, *needles)
+    # Said as an error, and nothing on stdout: a script reading the answer there gets none, not half of one.
+    assert line.startswith("error: ") and not proc.stdout.strip(), (line, proc.stdout)
 
 
 def test_bare_perfembed_prints_help_and_exits_2_as_click_does(tmp_path: Path) -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from autotune import WorkerOptions, run_worker
+from autotune.config import AutotuneSettings
 from database import enqueue_job, get_job, get_store
 from database.records import register_nest
-from loopnest.config import Settings
 from loopnest.frontend.extract import extract_scops
 from tests.service.factories import GEMM, GEMM_PARAMS
 
@@ -31,7 +31,7 @@ def _job(tmp_path: Path, *, name: str, source: str) -> tuple[object, int]:
 def test_a_job_of_a_program_with_a_long_unicode_name_runs(tmp_path: Path) -> None:
     store, job_id = _job(tmp_path, name=LONG_NAME + ".c", source=GEMM.read_text())
     report = run_worker(store, WorkerOptions(worker_id="w", once=True, lease_seconds=30),  # type: ignore[arg-type]
-                        settings=Settings(threads=1))
+                        settings=AutotuneSettings(threads=1))
     assert [(j.job_id, j.status) for j in report.jobs] == [(job_id, "done")], report.jobs[0].error
 
 
@@ -39,7 +39,7 @@ def test_its_errors_still_name_the_program_and_never_a_temporary_file(tmp_path: 
     broken = GEMM.read_text() + "\nvoid broken(void) { for (;; }\n"
     store, job_id = _job(tmp_path, name="mine.c", source=broken)
     run_worker(store, WorkerOptions(worker_id="w", once=True, lease_seconds=30),  # type: ignore[arg-type]
-               settings=Settings(threads=1))
+               settings=AutotuneSettings(threads=1))
     with store.session() as session:  # type: ignore[attr-defined]
         error = get_job(session, job_id=job_id).error or ""
     assert "mine.c:" in error and "program.c" not in error and "/tmp" not in error, error

@@ -51,6 +51,9 @@ def test_the_check_says_in_one_line_when_programs_cannot_be_preprocessed(private
     assert cpp_check.preprocessor_problem("auto") is None
     cpp_check.preprocessor_problem.cache_clear()
     cpp_view.header_dirs.cache_clear()
-    monkeypatch.setattr(cpp_view, "_readable", lambda _: True)  # as before: the headers used where they are
+    # The headers used in place now reach the sandbox (staged for nobody); a libc without its headers
+    # still cannot preprocess, and the check says so in one line.
+    shutil.rmtree(private_checkout / "fake_libc")
+    (private_checkout / "fake_libc").mkdir()
     problem = cpp_check.preprocessor_problem("auto")
     assert problem is not None and "\n" not in problem and problem.startswith("programs cannot be preprocessed")

@@ -1,9 +1,11 @@
 """The sandbox bounds every resource (issue 59, items 6, 7, 8): its root is read-only, every writable
-mount has a size, the work directory has a quota, nested user namespaces are refused, and the limits in
-force for the whole sandboxed tree are reported."""
+mount has a size, the work directory has a quota (checked as often as its headroom needs, and at the
+run's end: item 3), nested user namespaces are refused, and the limits in force for the whole sandboxed
+tree are reported."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -11,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from loopnest.harness import run_watch
+from loopnest.harness.run_watch import MIN_CHECK_S, DiskWatch, disk_usage
 from loopnest.harness.sandbox import Limits, detect_sandbox, run_limited, sandbox_status
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or not detect_sandbox("auto").isolated,
@@ -57,6 +61,39 @@ def test_the_work_directory_has_a_quota(workdir: Path) -> None:
     written = sum(f.stat().st_size for f in workdir.iterdir())
     assert ran.status == "disk limit", ran.describe()
     assert written < 64 << 20
+
+
+def test_a_run_that_ends_over_its_quota_is_caught(workdir: Path) -> None:
+    """Between two checks a short run can write past the quota and exit: the last check, at its end, says so."""
+    ran = run_limited(["/bin/sh", "-c", "for i in 1 2 3; do head -c 5000000 /dev/zero > f$i; done"],
+                      cwd=workdir, limits=SMALL)
+    assert ran.status == "disk limit", ran.describe()
+
+
+def test_the_quota_is_checked_seldom_while_far_from_it(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reproduction (item 3): the work directory was measured every 20 ms through every timed run (50 times
+    in a second), waking the server beside it; far under its quota it is measured a few times a second."""
+    measured: list[int] = []
+
+    def counted(path: Path) -> int:
+        measured.append(disk_usage(path))
+        return measured[-1]
+
+    monkeypatch.setattr(run_watch, "disk_usage", counted)
+    ran = run_limited(["/bin/sleep", "1"], cwd=workdir, limits=dataclasses.replace(SMALL, disk_mb=1024))
+    assert ran.ok, ran.describe()
+    assert 2 <= len(measured) <= 8, measured
+
+
+def test_the_next_check_comes_when_the_headroom_could_be_used_up(workdir: Path) -> None:
+    far = DiskWatch(workdir, 1 << 30)
+    assert far.over() is False
+    assert 0.2 < far.seconds_to_next() <= 0.25  # 1 GB at 4 GB/s
+    near = DiskWatch(workdir, 8 << 20)
+    assert near.over() is False
+    assert near.seconds_to_next() <= MIN_CHECK_S
+    (workdir / "big").write_bytes(b"x" * (9 << 20))
+    assert near.over(now=True) is True
 
 
 def test_nested_user_namespaces_are_refused(workdir: Path) -> None:

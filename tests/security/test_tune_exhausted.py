@@ -13,10 +13,10 @@ import optuna
 import pytest
 
 from autotune import TuneConfig, WorkerOptions, run_worker, tune_nest
+from autotune.config import AutotuneSettings
 from database import JobStatus, enqueue_job, get_job, get_store
 from database.records import register_nest
 from loopnest import PreprocessOptions, extract_scops
-from loopnest.config import Settings
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 ENTRY = Path(sys.executable).with_name("perfembed")
@@ -72,7 +72,7 @@ def test_a_job_whose_space_ran_out_is_done_with_the_reason_in_its_status(tmp_pat
         with store.session() as session:
             job = enqueue_job(session, nest_id=nest.id, budget=40, options={"params": PARAMS, "reps": 1, "seed": 0})
         report = run_worker(store, WorkerOptions(worker_id="w", once=True, lease_seconds=30),
-                            settings=Settings(threads=1))
+                            settings=AutotuneSettings(threads=1))
         (outcome,) = report.jobs
         assert outcome.status == "done" and outcome.error is not None
         assert outcome.error.startswith("the recipe space ran out")

@@ -13,10 +13,10 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from autotune.config import AutotuneSettings
 from database import Store
 from database.embedding_store import EmbeddingStore
 from database.records import MeasurementRecorder
-from loopnest.config import Settings
 from loopnest.frontend.extract import extract_scops
 from loopnest.transform.recipe import Recipe
 from service.app import create_app
@@ -49,7 +49,7 @@ def service_settings(tmp: Path, **overrides: Any) -> ServiceSettings:
     return ServiceSettings(**values)
 
 
-def fake_core(store: Store, settings: Settings) -> TransferCore:
+def fake_core(store: Store, settings: AutotuneSettings) -> TransferCore:
     """The real core, with compile and time faked."""
     return TransferCore(store, settings, harness=FakeHarness)
 

@@ -12,24 +12,26 @@ from loopnest.frontend.program import extract_program
 from loopnest.harness.progress import Progress
 from service.api.examples import WHOLE_PROGRAM
 from service.config import ServiceSettings
+from service.core.program import applied_recipes
 from service.mappers import program_source
 from service.schemas import SuggestionsIn
 from service.services import evaluate_whole_program
 
 # The API's whole-program example, with its size N from a header that the request carries.
 SOURCE = WHOLE_PROGRAM.replace("#define N 600\n", '#include "sizes.h"\n')
-INTERCHANGED = {"nests": [{"index": 0, "accepted": True,
-                           "best": {"recipe": {"steps": [{"op": "interchange", "order": [1, 0]}]}, "speedup": 2.0}}]}
+INTERCHANGED = applied_recipes([{"index": 0, "accepted": True, "best": {
+    "recipe": {"steps": [{"op": "interchange", "order": [1, 0]}]}, "speedup": 2.0}}])
 
 
 def test_a_whole_program_is_built_with_its_headers_run_and_compared(tmp_path: Path) -> None:
     assert '#include "sizes.h"' in SOURCE and "#define N" not in SOURCE
     body = SuggestionsIn(source=SOURCE, headers={"sizes.h": "#define N 300\n"}, function="kernel",
                          evaluate="program")
-    raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}
     seen: list[Progress] = []
-    evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1, cflags="-O1"), seen.append)
-    program = raw["program"]
+    evaluation = evaluate_whole_program(body, INTERCHANGED, ServiceSettings(data_dir=tmp_path, threads=1, cflags="-O1"),
+                                        seen.append)
+    assert evaluation is not None
+    program = evaluation.to_dict()
     assert program["status"] == "ok" and program["nests_tuned"] == 1
     steps = [p.describe() for p in seen]
     assert steps[:3] == ["whole program: building original", "whole program: building tuned",
@@ -42,9 +44,8 @@ def test_a_whole_program_is_built_with_its_headers_run_and_compared(tmp_path: Pa
 def test_a_run_command_that_changes_the_output_refuses_the_program(tmp_path: Path) -> None:
     body = SuggestionsIn(source=SOURCE, headers={"sizes.h": "#define N 64\n"}, function="kernel",
                          evaluate="program", run="{program}; basename $PWD")  # run0 vs run1
-    raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}
-    evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1, cflags="-O1"))
-    assert raw["program"]["status"] == "output-changed" and raw["program"]["accepted"] is False
+    evaluation = evaluate_whole_program(body, INTERCHANGED, ServiceSettings(data_dir=tmp_path, threads=1, cflags="-O1"))
+    assert evaluation is not None and evaluation.status == "output-changed" and evaluation.accepted is False
 
 
 # Issue 58: a project sent whole, as people lay one out: the kernel in src/ apart from main, a header under
@@ -67,18 +68,17 @@ KERNEL = ("#include <sizes.h>\nvoid kernel(double a[N][N], double b[N][N])\n{\n"
 def test_a_project_sent_whole_is_built_its_way_and_compared(tmp_path: Path) -> None:
     body = SuggestionsIn(source=KERNEL, path="src/kernel.c", files=PROJECT, include_dirs=["include"],
                          function="kernel", evaluate="program", build="make", run="./prog")
-    raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}
-    evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1))
-    assert raw["program"]["status"] == "ok" and raw["program"]["nests_tuned"] == 1, raw["program"]
+    evaluation = evaluate_whole_program(body, INTERCHANGED, ServiceSettings(data_dir=tmp_path, threads=1))
+    assert evaluation is not None and evaluation.status == "ok" and evaluation.nests_tuned == 1, evaluation
 
 
 def test_a_project_build_that_fails_says_the_compilers_first_error(tmp_path: Path) -> None:
     files = {**PROJECT, "Makefile": PROJECT["Makefile"].replace(" src/*.c", " src/main.c src/kernel.c")}
     body = SuggestionsIn(source=KERNEL, path="src/kernel.c", files=files, include_dirs=["include"],
                          function="kernel", evaluate="program", build="make", run="./prog")
-    raw = {"nests": [dict(n) for n in INTERCHANGED["nests"]]}
-    evaluate_whole_program(body, raw, ServiceSettings(data_dir=tmp_path, threads=1))
-    assert raw["program"]["status"] == "build-error" and "undefined reference to `fill'" in raw["program"]["message"]
+    evaluation = evaluate_whole_program(body, INTERCHANGED, ServiceSettings(data_dir=tmp_path, threads=1))
+    assert evaluation is not None and evaluation.status == "build-error"
+    assert "undefined reference to `fill'" in evaluation.message
 
 
 def test_a_projects_files_stay_inside_it() -> None:

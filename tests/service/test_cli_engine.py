@@ -8,14 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers.waiting import perfembed
 from tests.loopnest.conftest import CORPUS
 
 PB = CORPUS / "pbstyle"
-
-
-def perfembed(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "service.cli", *args], capture_output=True, text=True,
-                          timeout=300, check=False)
 
 
 def test_analyze_json_reports_nests_and_params() -> None:

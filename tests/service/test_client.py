@@ -17,7 +17,7 @@ from loopnest.frontend.program import extract_program
 from loopnest.frontend.program import program_from_file as local_program_from_file
 from loopnest.harness.index_data import SparseChoice
 from service.client import Client, ClientError, collect_quoted_includes, program_from_file
-from service.commands.remote import analyze_remote, job_line, suggest_remote
+from service.commands.remote import analyze_remote, job_line, remote_program, suggest_remote
 from service.core import TransferCore
 from tests.service.factories import CORPUS, GEMM, GEMM_PARAMS, PB, gemm_program, gemv_program
 from tests.service.servers import api_server
@@ -148,25 +148,26 @@ def test_against_a_real_server_with_the_cli(tmp_path: Path, capsys: pytest.Captu
         (rejected,) = analyze_remote(server, reject, include=[], define=[], params={}, function=None)["rejected"]
         assert rejected["location"]["file"] == str(reject) and rejected["construct"] == "indirect subscript"
 
-        suggest = {"include": [], "define": [], "params": GEMM_PARAMS, "function": None, "k": 3,
-                   "evaluate": False, "fallback": True}
+        gemm = remote_program(GEMM, [], [], GEMM_PARAMS, None)
+        suggest = {"k": 3, "evaluate": False, "fallback": True}
         with pytest.raises(ClientError) as info:
-            suggest_remote(server, GEMM, **suggest)
+            suggest_remote(server, GEMM, gemm, **suggest)
         assert info.value.status == 401
-        suggest_remote(server, GEMM, **suggest, api_key=key, json_out=True)
+        suggest_remote(server, GEMM, gemm, **suggest, api_key=key, json_out=True)
         (nest,) = json.loads(capsys.readouterr().out)["nests"]
         assert nest["job_id"] is not None and nest["gate"]["confident"] is False
-        table = suggest_remote(server, GEMM, **suggest, api_key=key)  # the same answer, as a table
+        table = suggest_remote(server, GEMM, gemm, **suggest, api_key=key)  # the same answer, as a table
         out = capsys.readouterr().out  # as suggest prints it: the gate's answer and the job to follow
         assert "low confidence" in out and re.search(r"tuning job \d+ enqueued: `perfembed jobs wait \d+`", out)
         assert table["nests"][0]["nest_id"] == nest["nest_id"]
-        measured = suggest_remote(server, GEMM, **{**suggest, "evaluate": True}, api_key=key)  # a job, polled
+        measured = suggest_remote(server, GEMM, gemm, **{**suggest, "evaluate": True}, api_key=key)  # a job, polled
         assert measured["evaluated"] is True and "gemm_ijk.c#0" in capsys.readouterr().out
         # --matrix with --server: the file is sent first, and the request names it by the server's id.
         matrix = tmp_path / "a.mtx"
         scipy.io.mmwrite(matrix, scipy.sparse.random(60, 50, density=0.05, random_state=1, format="csr"))
-        spmv = {**suggest, "params": {"n": 60, "m": 50, "nnz": 600}}
-        sent = suggest_remote(server, SPMV, **spmv, api_key=key, json_out=True, sparse=SparseChoice(matrix=str(matrix)))
+        spmv = remote_program(SPMV, [], [], {"n": 60, "m": 50, "nnz": 600}, None)
+        sent = suggest_remote(server, SPMV, spmv, **suggest, api_key=key, json_out=True,
+                              sparse=SparseChoice(matrix=str(matrix)))
         capsys.readouterr()
         (stored,) = (tmp_path / "matrices").glob("*.mtx")
         assert stored.read_bytes() == matrix.read_bytes() and sent["nests"][0]["job_id"] is not None

@@ -16,6 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+from autotune.config import AutotuneSettings
 from database import (
     MeasurementOrigin,
     cancel_job,
@@ -25,7 +26,6 @@ from database import (
     get_store,
     list_nests,
 )
-from database.config import DatabaseSettings
 from database.embedding_store import EmbeddingStore
 from database.records import MeasurementRecorder
 from database.seed import count_records, export_seed, is_empty, load_seed
@@ -34,7 +34,9 @@ from loopnest import Recipe, extract_scops
 from loopnest.config import get_settings
 from loopnest.errors import ParameterError
 from loopnest.frontend.program import program_from_file
+from loopnest.harness.compare import Speedup
 from loopnest.harness.index_data import SparseChoice
+from loopnest.harness.program import ProgramComparison
 from loopnest.harness.progress import Progress
 from service.app import create_app
 from service.cli import app
@@ -43,9 +45,11 @@ from service.commands.suggest import print_suggestions
 from service.config import ServiceSettings
 from service.core import ProgramSource, SuggestOptions, TransferCore, answer_cache
 from service.core import neighbours as neighbours_module
+from service.core.analysis import analyse_nest
 from service.core.context import CoreContext
-from service.core.ingest import ingest_scop
+from service.core.ingest import ingest_nest
 from service.core.neighbours import neighbours_for
+from service.core.program import AppliedRecipe, ProgramEvaluation
 from tests.service.fake_harness import FakeHarness, fake_speedup
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,7 +77,7 @@ def _cached(core: TransferCore, program: ProgramSource, **options: object) -> di
 @pytest.fixture(scope="module")
 def populated(tmp_path_factory: pytest.TempPathFactory) -> Populated:
     tmp = tmp_path_factory.mktemp("core")
-    settings = DatabaseSettings(data_dir=tmp)
+    settings = AutotuneSettings(data_dir=tmp)
     core = TransferCore(get_store(settings.resolved_database_url, create=True), settings, harness=FakeHarness)
     ids = {}
     for rel in KERNELS:
@@ -82,8 +86,8 @@ def populated(tmp_path_factory: pytest.TempPathFactory) -> Populated:
         params = EXPECTED[f"corpus/kernels/{rel}"]["params"]
         if "gemm" in rel:
             params = {k: 4 * v for k, v in params.items()}
-        ids[rel] = ingest_scop(core.context, source=path.read_text(), name=path.name, index=0, scop=scop,
-                               params=params)
+        ids[rel] = ingest_nest(core.context, source=path.read_text(), name=path.name,
+                               nest=analyse_nest(0, scop, params), params=params)
         recipe = TUNED_GEMM if "gemm" in rel else Recipe.from_dict({"steps": [{"op": "unroll", "loop": 0,
                                                                                "factor": 2}]})
         record = MeasurementRecorder(core.store, ids[rel], core.context.target_id, params, origin="manual")
@@ -198,7 +202,7 @@ def test_a_repeated_default_request_is_answered_from_the_cache_until_its_job_end
 def test_a_view_is_computed_once_until_the_database_changes_through_the_core(tmp_path: Path) -> None:
     """The dashboard's views (the embedding map) live in the core's one answer cache: computed once while the
     database stays as it was, again after a write through the core."""
-    settings = DatabaseSettings(data_dir=tmp_path)
+    settings = AutotuneSettings(data_dir=tmp_path)
     core = TransferCore(get_store(settings.resolved_database_url, create=True), settings, harness=FakeHarness)
     computed: list[int] = []
 
@@ -212,14 +216,6 @@ def test_a_view_is_computed_once_until_the_database_changes_through_the_core(tmp
     core.ingest(program_from_file(ROOT / "corpus/kernels/blas2/gemv.c", params=EXPECTED[
         "corpus/kernels/blas2/gemv.c"]["params"]), name="gemv.c")
     assert core.view("nests", count_nests) == 1 and len(computed) == 2
-
-
-def test_dataframe_and_map(populated: Populated, tmp_path: Path) -> None:
-    core, ids = populated
-    frame = core.context.embeddings.to_dataframe()
-    assert set(ids.values()) <= set(frame["nest_id"])
-    png = core.context.embeddings.plot_map(tmp_path / "map.png")
-    assert png.read_bytes()[:4] == b"\x89PNG"
 
 
 def test_seed_export_and_load_round_trip(populated: Populated, tmp_path: Path) -> None:
@@ -436,7 +432,7 @@ def test_a_chosen_sparse_structure_reaches_the_harness_and_the_cache_key(populat
 def test_a_recipe_the_whole_program_refused_is_no_nests_best_in_the_core(tmp_path: Path) -> None:
     """Issue 58: after the whole program refused a nest's recipe, the nest's detail (the API's, the
     dashboard's drop-in download) no longer offers it as the best; one that held says so."""
-    settings = DatabaseSettings(data_dir=tmp_path)
+    settings = AutotuneSettings(data_dir=tmp_path)
     core = TransferCore(get_store(settings.resolved_database_url, create=True), settings, harness=FakeHarness)
     params = EXPECTED["corpus/kernels/blas2/gemv.c"]["params"]
     (nest_id,) = core.ingest(program_from_file(ROOT / "corpus/kernels/blas2/gemv.c", params=params), name="gemv.c")
@@ -445,12 +441,13 @@ def test_a_recipe_the_whole_program_refused_is_no_nests_best_in_the_core(tmp_pat
                         origin=MeasurementOrigin.TRANSFER).screened(unroll["steps"], speedup=1.8, verified=True,
                                                                     baseline_seconds=0.01, repetitions=3, threads=1)
     assert [b.recipe for b in core.nest_detail(nest_id).best_recipes] == [unroll]
-    answer = {"nests": [{"index": 0, "nest_id": nest_id, "params": params}],
-              "program": {"status": "output-changed", "message": "standard output differs at line 2",
-                          "accepted": False, "speedup": None}}
-    assert core.record_program_checks(answer, {0: unroll}) == 1
+    applied = {0: AppliedRecipe(0, "gemv.c#0", unroll, "", nest_id=nest_id, params=params)}
+    refused = ProgramComparison("output-changed", message="standard output differs at line 2")
+    assert core.record_program_checks(ProgramEvaluation(refused, accepted=False, nests_tuned=1), applied) == 1
     assert core.nest_detail(nest_id).best_recipes == ()
-    held = {**answer, "program": {"status": "ok", "accepted": True, "speedup": {"text": "1.50x [1.4, 1.6]"}}}
-    core.record_program_checks(held, {0: unroll})
+    speedup = Speedup(1.5, 1.4, 1.6, confidence=0.95, pairs=5, runs=10, threads=1, cpu_pressure=0.0, loaded=False,
+                      placement="unpinned")
+    held = ProgramComparison("ok", speedup=speedup)
+    core.record_program_checks(ProgramEvaluation(held, accepted=True, nests_tuned=1), applied)
     (best,) = core.nest_detail(nest_id).best_recipes
-    assert best.program_check == "held: whole program 1.50x [1.4, 1.6]"
+    assert best.program_check == f"held: whole program {speedup.describe()}"

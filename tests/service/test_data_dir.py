@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from autotune.config import AutotuneSettings
 from database.config import DatabaseSettings
 from loopnest.config import Settings, default_data_dir, get_settings, load_settings
 from loopnest.errors import SettingsError
@@ -80,7 +81,7 @@ def test_a_bad_setting_names_its_variable(monkeypatch: pytest.MonkeyPatch, varia
                                           message: str) -> None:
     monkeypatch.setenv(variable, value)
     with pytest.raises(SettingsError) as caught:
-        load_settings(Settings)
+        load_settings(AutotuneSettings)
     assert str(caught.value).startswith(message)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from database import MeasurementIn, Store, add_measurement, get_or_create_recipe, get_or_create_target, get_store
-from database.records import register_nest
+from database.records import normalized_nest, register_nest
 from loopnest import extract_scops
 from service.core.measured import find_stored_nest, target_view, tuned_before
 from tests.service.factories import GEMM, GEMM_PARAMS, GEMV
@@ -56,12 +56,14 @@ def test_tuned_before_is_this_nest_at_these_sizes_here_preferring_a_re_measured_
 def test_the_stored_nest_is_found_only_for_the_same_program_position_and_ir(store: Store) -> None:
     gemm = extract_scops(GEMM).scops[0]
     nest = register_nest(store, source=GEMM.read_text(), name="gemm_ijk.c", index=0, scop=gemm)
+    mine = normalized_nest(gemm)
     with store.session() as session:
-        assert find_stored_nest(session, source=GEMM.read_text(), index=0, scop=gemm) == nest.id
-        assert find_stored_nest(session, source=GEMM.read_text(), index=1, scop=gemm) is None
-        assert find_stored_nest(session, source=GEMV.read_text(), index=0, scop=gemm) is None
+        assert find_stored_nest(session, source=GEMM.read_text(), index=0, normalized=mine) == nest.id
+        assert find_stored_nest(session, source=GEMM.read_text(), index=1, normalized=mine) is None
+        assert find_stored_nest(session, source=GEMV.read_text(), index=0, normalized=mine) is None
         # Same text, other nest (a macro would do this): not the same nest.
-        assert find_stored_nest(session, source=GEMM.read_text(), index=0, scop=extract_scops(GEMV).scops[0]) is None
+        assert find_stored_nest(session, source=GEMM.read_text(), index=0,
+                                normalized=normalized_nest(extract_scops(GEMV).scops[0])) is None
 
 
 def test_a_target_says_whether_it_is_this_machine(store: Store) -> None:

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from loopnest.config import get_settings
-from loopnest.dropin import replace_regions
 from loopnest.frontend.compile_flags import command_for, parse_compile_flags, read_compile_commands
 from loopnest.frontend.extract import extract_scops
-from loopnest.harness.program import ProgramSpec, build_error, compare_programs
+from loopnest.harness.program import ProgramComparison, ProgramSpec, build_error, compare_programs
 from loopnest.harness.project import Project
-from loopnest.transform.recipe import Recipe, apply_recipe
-from service.commands.whole_program import WholeProgram, program_spec
-from service.program_eval import dropin_header, evaluate_program, program_outcome, tuned_source
+from loopnest.transform.recipe import Recipe
+from service.core.dropin import dropin_header, dropin_source
+from service.core.program import ProgramEvaluation, applied_recipes, evaluate_program, program_outcome, tuned_source
+from service.core.program_spec import WholeProgram, program_spec
 
 PARAMS_H = """#ifndef PARAMS_H
 #define PARAMS_H
@@ -111,7 +111,7 @@ def _tuned(project: Path, recipe: Recipe = TILE) -> str:
     kernel = project / "src" / "kernel.c"
     extraction = extract_scops(kernel, parse_compile_flags(["-I", str(project / "include"),
                                                             "-DSMALL_DATASET"]).preprocess_options())
-    return replace_regions(kernel, {0: apply_recipe(extraction.scops[0], recipe)}, extraction.scops)
+    return dropin_source(kernel, extraction.scops, {0: recipe})
 
 
 def test_angle_includes_resolve_through_I_and_through_a_compilation_database(project: Path, tmp_path: Path) -> None:
@@ -193,18 +193,21 @@ def _answer(accepted: bool, program: dict[str, object] | None) -> dict[str, obje
     return answer
 
 
+def _refused(status: str, message: str) -> ProgramEvaluation:
+    return ProgramEvaluation(ProgramComparison(status, message=message), accepted=False, nests_tuned=1)
+
+
 def test_the_original_is_never_handed_back_as_tuned(project: Path) -> None:
     kernel = project / "src" / "kernel.c"
     extraction = extract_scops(kernel, parse_compile_flags(["-I", str(project / "include")]).preprocess_options())
-    refused = _answer(True, {"status": "output-changed", "message": "standard output differs at line 1",
-                             "accepted": False, "speedup": None})
-    assert tuned_source(kernel, extraction, refused) == ("", 0)
-    outcome = program_outcome(refused, unchecked_ok=False)
+    refused = _refused("output-changed", "standard output differs at line 1")
+    assert tuned_source(kernel, extraction.scops, _answer(True, refused.to_dict())) == ("", 0)
+    outcome = program_outcome(1, refused, unchecked_ok=False)
     assert outcome.status == "not-tuned" and not outcome.writes and "output-changed" in outcome.reason
-    nothing = program_outcome(_answer(False, None), unchecked_ok=True)
+    assert not applied_recipes(_answer(False, None)["nests"])  # type: ignore[arg-type]
+    nothing = program_outcome(0, None, unchecked_ok=True)
     assert nothing.status == "not-tuned" and not nothing.writes
-    broken = program_outcome(_answer(True, {"status": "build-error", "message": "original: ld: cannot find -lfoo",
-                                            "accepted": False, "speedup": None}), unchecked_ok=False)
+    broken = program_outcome(1, _refused("build-error", "original: ld: cannot find -lfoo"), unchecked_ok=False)
     assert broken.status == "build-failed" and broken.exit_code == 2 and "-lfoo" in broken.reason
 
 
@@ -214,8 +217,10 @@ def test_a_dropin_file_says_its_recipe_whether_it_was_checked_and_the_flags_it_n
     parallel = Recipe.from_dict({"steps": [{"op": "parallelize", "loop": 0}]})
     answer = _answer(True, None)
     answer["nests"][0]["best"]["recipe"] = parallel.to_dict()  # type: ignore[index]
-    text = replace_regions(kernel, {0: apply_recipe(extraction.scops[0], parallel)}, extraction.scops)
-    header = dropin_header(extraction.scops, answer, text, program_outcome(answer, unchecked_ok=True))
+    applied = applied_recipes(answer["nests"])  # type: ignore[arg-type]
+    text = dropin_source(kernel, extraction.scops, {0: parallel})
+    assert program_outcome(len(applied), None, unchecked_ok=True).status == "nest-verified"
+    header = dropin_header(extraction.scops, applied, text, checked=None)
     assert "NOT checked as a whole program" in header and "-fopenmp" in header
     assert "lines 6-12 (kernel_mm): parallelize" in header and "2.00x" in header
 
@@ -236,8 +241,11 @@ def test_several_nests_are_judged_together_and_each_ones_share_is_measured(proje
     spec = ProgramSpec(project=Project.locate(main), build="make", run="./prog")
     # Any figure is kept here (margin 0): the shares are measured only for a program that held up.
     settings = get_settings().model_copy(update={"min_speedup": 0.0})
-    program = evaluate_program(main, extraction, answer, spec, settings)
-    assert program is not None and program["nests_tuned"] == 2 and program["accepted"], program
+    applied = applied_recipes(answer["nests"])  # type: ignore[arg-type]
+    evaluation = evaluate_program(main, extraction.scops, applied, spec, settings)
+    assert evaluation is not None
+    program = evaluation.to_dict()
+    assert program["nests_tuned"] == 2 and program["accepted"], program
     assert [alone["name"] for alone in program["per_nest"]] == ["main.c#0", "main.c#1"]
     assert all(alone["status"] == "ok" and alone["speedup"]["pairs"] >= 3 for alone in program["per_nest"])
 
@@ -257,7 +265,7 @@ def test_a_one_file_programs_build_takes_the_users_flags_once_in_their_order(tmp
     main.write_text('#include <stdio.h>\n#include "only_quoted.h"\nint main(void) { printf("%d\\n", N); return 0; }\n')
     flags = parse_compile_flags(["-iquote", str(tmp_path / "q")])
     spec = program_spec(main, flags, get_settings(), WholeProgram())
-    assert spec is not None and build_error(main.read_text(), spec, name="main.c") is None
+    assert build_error(main.read_text(), spec, name="main.c") is None
     main.write_text(main.read_text().replace('"only_quoted.h"', "<only_quoted.h>"))
     failed = build_error(main.read_text(), spec, name="main.c")
     assert failed is not None and "only_quoted.h" in failed.message

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from database import create_api_key, get_store
+from database import create_api_key, get_store, list_workers
 from service.supervisor import WorkerPool
 from tests.security.cli import COPY_KERNEL, ENTRY
 from tests.service.factories import ROOT
@@ -117,9 +117,12 @@ def test_a_killed_server_takes_its_worker_with_it(tmp_path: Path) -> None:
                    what="the worker's first heartbeat")
         watch = ProcessWatch(int(live_workers(url)[0]["pid"]))
         serve.kill()  # SIGKILL: no chance to stop the workers itself
-        serve.wait()
+        assert serve.wait() == -signal.SIGKILL
         wait_until(watch.exited, timeout=60, what="the orphaned worker to exit")
         watch.close()
+        # It stopped as a worker stops, not cut off: its heartbeat row is gone, so no one waits on it.
+        with get_store(f"sqlite:///{tmp_path / 'data' / 'perfembed.db'}").session() as session:
+            assert list_workers(session) == []
     finally:
         _kill_group(serve)
 

@@ -83,7 +83,10 @@ def test_api_and_two_workers_on_postgres(postgres_url: str, tmp_path: Path) -> N
         assert [j["status"] for j in done] == ["done", "done"], done
         assert {j["worker"] for j in done} == {"topology-w1", "topology-w2"}  # one job each, --max-jobs 1
         assert done[0]["nest_id"] == done[1]["nest_id"] and all(0 < j["trials_done"] <= 3 for j in done)
-        assert any(j["best_speedup"] for j in done) and any(j["best_recipe"] for j in done)
+        # Each job has its best recipe, or says why its winner was dropped: under load (CI: two workers and
+        # the other tests on two cores) a one-rep winner may not hold up when re-measured, and is then not kept.
+        assert all((j["best_speedup"] and j["best_recipe"]) or "did not hold up" in (j["error"] or "")
+                   for j in done), done
         reports = [json.loads(out) for out, _ in outputs]
         assert sorted(r["jobs"][0]["job_id"] for r in reports) == sorted(jobs)
         assert api.nest(done[0]["nest_id"])["best_recipes"], "the workers' measurements are not in the database"

@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from service.api.deps import CoreDep, EvaluationsDep, OwnerKeyDep, SettingsDep, StoreDep, WriteKeyDep
 from service.api.examples import SUGGESTIONS_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
+from service.mappers import program_source
 from service.schemas import EvaluationJobPublic, SuggestionsIn, SuggestionsPublic
 from service.services import cached_suggestions, start_evaluation, suggest
 
@@ -41,14 +42,16 @@ async def create(body: Annotated[SuggestionsIn, Body(openapi_examples=SUGGESTION
     once and ``PERFEMBED_EVALUATION_QUEUE_SIZE`` wait; beyond that, 429 with Retry-After.
     """
     # A cached database-only answer is a dictionary lookup: answered here, on the event loop. Anything
-    # else (analysis, queries, evaluation) blocks, so it runs in the thread pool.
-    cached = cached_suggestions(body, settings=settings, core=core, key=key)
+    # else (analysis, queries, evaluation) blocks, so it runs in the thread pool. The request is mapped
+    # to the core's program once, here.
+    program = program_source(body, settings=settings)
+    cached = cached_suggestions(body, program, settings=settings, core=core, key=key)
     if cached is not None:
         return cached
     if not body.evaluate:
-        return await run_in_threadpool(suggest, body, settings=settings, core=core, key=key)
+        return await run_in_threadpool(suggest, body, settings=settings, core=core, key=key, program=program)
     job = await run_in_threadpool(start_evaluation, body, settings=settings, core=core, jobs=evaluations,
-                                  check_writable=db.check_writable, key=key)
+                                  check_writable=db.check_writable, key=key, program=program)
     public = EvaluationJobPublic.model_validate(evaluations.public(job))
     return JSONResponse(jsonable_encoder(public), status_code=202,
                         headers={"Location": f"/v1/evaluation-jobs/{job.id}"})

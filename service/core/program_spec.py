@@ -1,6 +1,6 @@
-"""How ``suggest --evaluate`` builds and runs the user's whole program: their build command in a copy of
-the project (``--build``/``--run``/``--project``), every unit of their compilation database (``-p``), or
-the file alone with ``--cc``/``--cflags`` when it defines ``main``."""
+"""How a whole program is built and run, for the CLI and the API alike (:func:`program_spec`): the user's
+build command in a copy of the project (``build``/``run``/``project``), every unit of their compilation
+database (``-p``), or the file alone with the settings' ``cc``/``cflags`` and the file's own flags."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from loopnest.config import Settings
 from loopnest.errors import ParameterError
 from loopnest.frontend.compile_flags import CompileFlags, read_compile_commands
 from loopnest.harness.program import ProgramSpec, build_error, defines_main
 from loopnest.harness.project import Project
 from loopnest.harness.sandbox import SANDBOX_ERROR, Limits
-from service.program_eval import BUILD_HELP
+from service.core.program import BUILD_HELP
 
 
 class ProgramBuildError(ParameterError):
@@ -24,7 +24,10 @@ class ProgramBuildError(ParameterError):
 
 @dataclass(frozen=True)
 class WholeProgram:
-    """The CLI's whole-program options."""
+    """How the user builds and runs the whole program: ``build``, a shell command run in a copy of ``project``
+    (default: the file's git work tree, else its directory), or ``build_path``, a directory with a
+    ``compile_commands.json``; ``run`` runs the built program (``{program}`` for the executable); ``check``
+    compares the runs' files. Without any, the file alone is built, when it defines ``main``."""
 
     build: str | None = None
     run: str | None = None
@@ -32,25 +35,28 @@ class WholeProgram:
     project: Path | None = None
     build_path: Path | None = None
 
+    @property
+    def given(self) -> bool:
+        """Whether anything says how to build or run the program (else FILE must define ``main``)."""
+        return any(v is not None for v in (self.build, self.build_path, self.run, self.check))
 
-def program_spec(file: Path, flags: CompileFlags, settings: Any, whole: WholeProgram) -> ProgramSpec | None:
-    """The :class:`ProgramSpec` of ``whole``, or None when there is no program to run (FILE has no main
-    and neither ``--build``, ``-p``, ``--run`` nor ``--check`` says how to build and run one)."""
+
+def program_spec(file: Path, flags: CompileFlags, settings: Settings, whole: WholeProgram) -> ProgramSpec:
+    """The :class:`ProgramSpec` that builds and runs ``file``'s program as ``whole`` says, with ``file``'s
+    preprocessing ``flags`` (the CLI's, or a posted program's include directories and macros)."""
     threads = settings.threads or os.cpu_count() or 1
     dirs = (*flags.quote_dirs, *flags.include_dirs, *flags.system_dirs)
     if whole.build is not None or whole.build_path is not None:
         if whole.build is not None and whole.run is None:
             raise ParameterError("--build needs --run: the command that runs the built program in the project "
                                  "root (e.g. --run './app input.txt')")
-        commands = () if whole.build is not None else tuple(read_compile_commands(whole.build_path))  # type: ignore[arg-type]
+        commands = () if whole.build_path is None or whole.build is not None else \
+            tuple(read_compile_commands(whole.build_path))
         return ProgramSpec(cc=settings.cc, cflags=settings.cflags, include_dirs=dirs, run=whole.run or "{program}",
                            check=whole.check, threads=threads, project=Project.locate(file, whole.project),
                            build=whole.build, compile_commands=commands)
     if whole.project is not None:
         raise ParameterError("--project needs --build (the command that builds the program there)")
-    options = flags.preprocess_options(sandbox=settings.sandbox)
-    if whole.run is None and whole.check is None and not defines_main(file, options):
-        return None
     # Every flag in the user's order in cflags (as -iquote, -I, -isystem, -D, -U): include_dirs would add each
     # directory again as -I, so a quote-only one would find angle includes too. They are only shown.
     return ProgramSpec(cc=settings.cc, cflags=f"{settings.cflags} {shlex.join(flags.cc_args())}".strip(),
@@ -58,7 +64,16 @@ def program_spec(file: Path, flags: CompileFlags, settings: Any, whole: WholePro
                        inputs=(str(file.resolve().parent), *dirs))
 
 
-def require_build(file: Path, spec: ProgramSpec, settings: Any) -> None:
+def runnable_spec(file: Path, flags: CompileFlags, settings: Settings, whole: WholeProgram) -> ProgramSpec | None:
+    """:func:`program_spec`, or None when there is no program to run: FILE has no ``main`` and nothing in
+    ``whole`` says how to build and run one (the CLI then verifies nest by nest)."""
+    if not whole.given and whole.project is None and \
+            not defines_main(file, flags.preprocess_options(sandbox=settings.sandbox)):
+        return None
+    return program_spec(file, flags, settings, whole)
+
+
+def require_build(file: Path, spec: ProgramSpec, settings: Settings) -> None:
     """Build the original program once, before any nest is measured; one line with the first error and how
     to say the build (exit 2) when it fails."""
     failed = build_error(file.read_text(), spec, name=file.name, limits=Limits.from_settings(settings))

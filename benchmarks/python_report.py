@@ -1,0 +1,197 @@
+"""The NumPy benchmark's summary, its markdown and text report, and its figure (``benchmarks/python_bench.py``).
+
+perfembed's figure is its transfer column: what ``perfembed suggest --evaluate --write-best kernel_tuned.py``
+gives a user, from a database of C nests only. Issue 61's targets are judged on it; the cross-language
+section compares it with autotuning (40 trials, from nothing) kernel by kernel, beside the C neighbours found.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+Report = Mapping[str, Any]
+VARIANTS = ("numpy", "numba", "numba-parallel", "dace", "perfembed-untuned", "perfembed-transfer",
+            "perfembed-autotune")
+OURS = ("perfembed-untuned", "perfembed-transfer", "perfembed-autotune")
+HEADLINE = "perfembed-transfer"
+TRANSFER_SHARE = 0.85  # issue 61: transfer (k = 5) at least 85% of autotune-40
+
+
+def _speedup(kernel: Mapping[str, Any], label: str) -> float | None:
+    row = kernel["variants"].get(label) or {}
+    value = row.get("speedup") if row.get("status") == "ok" else None
+    return float(value) if value else None
+
+
+def _geomean(values: Sequence[float]) -> float | None:
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
+def _relative(kernels: Sequence[Mapping[str, Any]], label: str, other: str) -> tuple[float | None, int]:
+    """The geometric mean of ``label``'s speedup over ``other``'s, over the kernels where both ran."""
+    pairs = [(a, b) for k in kernels if (a := _speedup(k, label)) and (b := _speedup(k, other))]
+    return _geomean([a / b for a, b in pairs]), len(pairs)
+
+
+def summarize(report: Report) -> dict[str, Any]:
+    kernels = report["kernels"]
+    methods: dict[str, dict[str, Any]] = {}
+    for label in VARIANTS:
+        statuses = [(k["variants"].get(label) or {}).get("status") for k in kernels]
+        values = [v for k in kernels if (v := _speedup(k, label))]
+        methods[label] = {"geomean_speedup": _geomean(values), "ok": statuses.count("ok"),
+                          "wrong": statuses.count("wrong-output"), "failed": statuses.count("failed"),
+                          "missing": statuses.count("missing")}
+    over_numba, n_numba = _relative(kernels, HEADLINE, "numba-parallel")
+    over_dace, n_dace = _relative(kernels, HEADLINE, "dace")
+    share, n_share = _relative(kernels, HEADLINE, "perfembed-autotune")
+    slower = [k["kernel"] for k in kernels if (row := k["variants"].get(HEADLINE) or {}).get("status") == "ok"
+              and (row.get("speedup_high") or row["speedup"]) < 1.0]
+    wrong = sum(methods[label]["wrong"] for label in OURS)
+    head = methods[HEADLINE]["geomean_speedup"]
+    targets = {
+        "over_numpy": _target("geomean at least 5x over NumPy", head, 5.0),
+        "over_numba_parallel": _target("geomean at least 2x over Numba parallel=True", over_numba, 2.0, n_numba),
+        "over_dace": _target("ahead of DaCe's auto-optimizer where it ran", over_dace, 1.0, n_dace),
+        "transfer_share": _target("transfer at least 85% of autotune-40", share, TRANSFER_SHARE, n_share),
+        "no_slowdown": {"name": "no kernel slower than NumPy (interval below 1x)", "value": slower,
+                        "status": "MET" if not slower else "NOT MET"},
+        "correct": {"name": "0 wrong outputs (perfembed)", "value": wrong, "status": "MET" if not wrong else "NOT MET"},
+    }
+    return {"kernels": len(kernels), "methods": methods, "transfer_over_numba_parallel": over_numba,
+            "transfer_over_dace": over_dace, "transfer_share_of_autotune": share, "targets": targets}
+
+
+def _target(name: str, value: float | None, goal: float, pairs: int | None = None) -> dict[str, Any]:
+    status = "not measured" if value is None else "MET" if value >= goal else "NOT MET"
+    return {"name": name, "value": value, "goal": goal, "kernels": pairs, "status": status}
+
+
+def missing_figures(report: Report) -> list[str]:
+    """perfembed's and NumPy's cells that were not measured and verified (a missing peer is a result)."""
+    return [f"{k['kernel']}: {label}: {row['status']} ({row.get('reason', '')})"[:200] for k in report["kernels"]
+            for label in ("numpy", *OURS) if (row := k["variants"].get(label) or {}).get("status") != "ok"]
+
+
+def _cell(row: Mapping[str, Any], reasons: list[str]) -> str:
+    if row.get("status") != "ok":
+        reason = row.get("reason") or (f"max relative error {row['max_rel_error']:.2g}" if "max_rel_error" in row
+                                       else "")
+        if reason not in reasons:
+            reasons.append(reason)
+        return f"{row.get('status')} [{reasons.index(reason) + 1}]"
+    high = row.get("speedup_high")
+    span = f" [{row['speedup_low']:.2f}, {high:.2f}]" if high is not None else ""
+    return f"{row['median_s'] * 1e3:.1f} ms, {row['speedup']:.2f}x{span}; first {row['first_s'] * 1e3:.0f} ms"
+
+
+def _speed_table(report: Report) -> list[str]:
+    reasons: list[str] = []
+    lines = ["| kernel | " + " | ".join(VARIANTS) + " |", "|---" * (len(VARIANTS) + 1) + "|"]
+    for k in report["kernels"]:
+        cells = [_cell(k["variants"].get(label) or {"status": "missing", "reason": "not run"}, reasons)
+                 for label in VARIANTS]
+        lines.append(f"| {k['kernel']} | " + " | ".join(cells) + " |")
+    methods = report["summary"]["methods"]
+    lines.append("| **geomean over NumPy** | " + " | ".join(
+        f"**{m['geomean_speedup']:.2f}x** ({m['ok']} ran)" if m["geomean_speedup"] else "-"
+        for m in (methods[label] for label in VARIANTS)) + " |")
+    lines += ["", "Each cell: median time, speedup over NumPy (geometric mean of the interleaved rounds' ratios, "
+              "95% bootstrap interval), first call (JIT and C compiles) apart."]
+    lines += [f"[{i}] {reason}" for i, reason in enumerate(reasons, 1)]
+    return lines
+
+
+def _transfer_table(report: Report) -> list[str]:
+    lines = ["| kernel | nearest C neighbours (distance) | transfer | autotune-40 | share | transfer's recipe |",
+             "|---|---|---|---|---|---|"]
+    for k in report["kernels"]:
+        near = ", ".join(f"{n['name']} ({n['distance']:.2f})" for n in k["neighbours"][:3]
+                         if n.get("distance") is not None) or "-"
+        t, a = _speedup(k, HEADLINE), _speedup(k, "perfembed-autotune")
+        recipe = (k["variants"].get(HEADLINE) or {}).get("recipe", "-")
+        lines.append(f"| {k['kernel']} | {near} | {_x(t)} | {_x(a)} | "
+                     f"{f'{t / a:.0%}' if t and a else '-'} | {recipe} |")
+    return lines
+
+
+def _x(value: float | None) -> str:
+    return f"{value:.2f}x" if value else "-"
+
+
+def render_markdown(report: Report, figure: str | None = None) -> str:
+    config, summary = report["config"], report["summary"]
+    lines = [f"# NumPy kernels against their peers ({summary['kernels']} kernels, {config['threads']} threads)", "",
+             f"Machine: {report['machine']['cpu']}, {report['machine']['cores']} cores; load before "
+             f"{report['load_before']}, after {report.get('load_after')}. Sizes x{config['scale']}, "
+             f"{config['rounds']} interleaved rounds, {report.get('seconds', 0):.0f} s in all.", "",
+             "## Targets (issue 61), on perfembed by transfer", ""]
+    for target in summary["targets"].values():
+        value = target["value"]
+        shown = f"{value:.2f}" if isinstance(value, float) else str(value)
+        lines.append(f"- {target['name']}: {target['status']} ({shown})")
+    lines += ["", "## Speed", "", *_speed_table(report), "",
+              "## Cross-language transfer: a seed of C nests only, to NumPy kernels", "",
+              "Transfer searched the shipped seed (C nests only, no Python kernel); autotuning ran 40 trials "
+              "from nothing in a database of its own. Share: transfer's speedup over NumPy as a share of "
+              f"autotuning's; geometric mean {_pct(summary['transfer_share_of_autotune'])}.", "",
+              *_transfer_table(report)]
+    if figure:
+        lines += ["", f"![speedups and transfer]({figure})"]
+    return "\n".join(lines) + "\n"
+
+
+def _pct(value: float | None) -> str:
+    return f"{value:.0%}" if value else "not measured"
+
+
+def render_text(report: Report) -> str:
+    return render_markdown(report)
+
+
+def write_report(report: Report, out: Path) -> tuple[Path, Path]:
+    """The markdown at ``out`` and its figure beside it (``.png``)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure = write_figure(report, out.with_suffix(".png"))
+    out.write_text(render_markdown(report, figure.name))
+    return out, figure
+
+
+def write_figure(report: Report, path: Path) -> Path:
+    """Left: speedup over NumPy per kernel (log) for Numba parallel and perfembed. Right: transfer's share of
+    autotune-40 against the distance of the nearest C neighbour, one point per kernel."""
+    import matplotlib  # noqa: PLC0415 - 320 ms to import, only for the figure; Agg before pyplot loads
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    kernels = report["kernels"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.5), gridspec_kw={"width_ratios": [2, 1]})
+    shown = ("numba-parallel", "perfembed-transfer", "perfembed-autotune")
+    width = 0.8 / len(shown)
+    for i, label in enumerate(shown):
+        xs = [j + (i - 1) * width for j in range(len(kernels))]
+        left.bar(xs, [_speedup(k, label) or 0.0 for k in kernels], width, label=label)
+    left.axhline(1.0, color="grey", linestyle=":")
+    left.set_yscale("log")
+    left.set_xticks(range(len(kernels)), [k["kernel"] for k in kernels], rotation=60, ha="right", fontsize=8)
+    left.set_ylabel("speedup over NumPy (log)")
+    left.legend(fontsize=8)
+    for k in kernels:
+        t, a = _speedup(k, HEADLINE), _speedup(k, "perfembed-autotune")
+        if t and a and k["neighbours"] and k["neighbours"][0].get("distance") is not None:
+            right.scatter(k["neighbours"][0]["distance"], t / a, color="tab:blue")
+            right.annotate(k["kernel"], (k["neighbours"][0]["distance"], t / a), fontsize=7,
+                           textcoords="offset points", xytext=(3, 3))
+    right.axhline(TRANSFER_SHARE, color="tab:red", linestyle="--", label="85% of autotune-40")
+    right.set_xlabel("distance to the nearest C neighbour")
+    right.set_ylabel("transfer / autotune-40")
+    right.set_title("C seed to NumPy kernels", fontsize=10)
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,84 @@
+"""The NumPy kernels' benchmark (benchmarks/python_bench.py, ``perfembed bench python``), past perfembed's
+tuning: given the recipes, each variant of a real kernel is built, checked against NumPy and timed, and the
+report, its targets and its figure are rendered. A peer that is missing or fails is a row with its reason."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from benchmarks.python_bench import SUITE, measure_kernel, sizes
+from benchmarks.python_report import missing_figures, render_markdown, summarize, write_report
+from benchmarks.python_variants import numba_variants, relative_error
+from loopnest.config import get_settings
+from service.commands.bench import bench_app
+
+NOT_TUNED = {"transfer": {"status": "nothing accepted", "recipe": None, "neighbours": ["stencil/jacobi1d_t.c#0"],
+                          "distances": [0.5]},
+             "autotune": {"status": "confirmed", "recipe": {"steps": [{"op": "parallelize", "loop": 0}]}}}
+
+
+def test_perfembed_bench_python_passes_its_options_through(capfd: pytest.CaptureFixture[str]) -> None:
+    result = CliRunner().invoke(bench_app, ["python", "--kernels", "gemm,nosuch"])
+    assert result.exit_code == 2
+    err = capfd.readouterr().err  # the child's stderr is this process's
+    assert "unknown kernel(s) nosuch" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_missing_peer_is_a_reason_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "numba", None)  # import numba raises ImportError
+    found = numba_variants(SUITE.softmax_rows, ("i",))
+    assert found == {"numba": "numba is not installed (pip install -e '.[peers]')",
+                     "numba-parallel": "numba is not installed (pip install -e '.[peers]')"}
+
+
+def test_outputs_are_compared_as_numpy_users_would() -> None:
+    a = np.array([1.0, 2.0, np.nan])
+    assert relative_error(a, a + 1e-12) < 1e-9
+    assert relative_error(a, np.array([1.0, 2.0, 3.0])) == float("inf")  # a NaN where NumPy has none
+    assert relative_error(a, a[:2]) == float("inf")
+
+
+def _row(tmp_path: Path, name: str, tuning: dict[str, Any]) -> dict[str, Any]:
+    settings = get_settings()
+    return measure_kernel(name, sizes(name, 0.02), tuning, rounds=3, settings=settings)
+
+
+def test_a_kernel_is_checked_and_timed_against_numpy(tmp_path: Path) -> None:
+    row = _row(tmp_path, "softmax_rows", NOT_TUNED)
+    variants = row["variants"]
+    assert variants["numpy"]["status"] == "ok" and variants["numpy"]["speedup"] == pytest.approx(1.0, rel=0.5)
+    for label in ("perfembed-untuned", "perfembed-transfer", "perfembed-autotune"):
+        assert variants[label]["status"] == "ok", variants[label]
+        assert variants[label]["max_rel_error"] <= 1e-6 and variants[label]["first_s"] > 0
+    assert variants["perfembed-autotune"]["recipe"].startswith("parallelize")
+    assert variants["perfembed-transfer"]["recipe"] == "the nest as it is"
+    assert variants["dace"]["status"] == "missing" and variants["dace"]["reason"]
+    if "numba" in sys.modules or variants["numba"]["status"] != "missing":
+        assert variants["numba-parallel"]["status"] == "ok", variants["numba-parallel"]
+    assert row["neighbours"] == [{"name": "stencil/jacobi1d_t.c#0", "distance": 0.5}]
+
+    report = {"kernels": [row], "config": {"threads": 1, "scale": 0.02, "rounds": 3},
+              "machine": {"cpu": "test", "cores": 2}, "load_before": {}, "seconds": 1.0}
+    report["summary"] = summarize(report)
+    assert not missing_figures(report)
+    assert report["summary"]["targets"]["correct"]["status"] == "MET"
+    text = render_markdown(report)
+    assert "| softmax_rows |" in text and "Cross-language transfer" in text and "jacobi1d_t.c#0 (0.50)" in text
+    markdown, figure = write_report(report, tmp_path / "python.md")
+    assert figure.stat().st_size > 0 and f"]({figure.name})" in markdown.read_text()
+
+
+def test_a_failed_tuning_step_is_a_row_with_its_reason(tmp_path: Path) -> None:
+    failed = {**NOT_TUNED, "autotune": {"status": "failed", "message": "perfembed tune exited 2: boom"}}
+    row = _row(tmp_path, "jacobi_1d", failed)
+    assert row["variants"]["perfembed-autotune"] == {"status": "missing",
+                                                     "reason": "failed: perfembed tune exited 2: boom"}
+    report = {"kernels": [row]}
+    assert missing_figures(report) == ["jacobi_1d: perfembed-autotune: missing (failed: perfembed tune exited 2: "
+                                       "boom)"]

@@ -1,0 +1,102 @@
+"""One analysis per request (issue 60, item 1): a default ``POST /v1/suggestions`` maps its body to a
+program once, extracts it once, and computes each nest's dependences, static features and stored form
+once, in the budgeted analysis; storing the nests, the neighbour search and the adapted recipes take
+that analysis. Before, the program was extracted twice, each nest's dependences computed four times,
+its static features three times, and the body mapped three times."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+import database.records
+import embeddings.features
+import loopnest.frontend.program
+import loopnest.polyhedral
+import service.admission
+import service.mappers
+from database import create_api_key
+from tests.service.factories import make_app, service_settings
+
+TWO_NESTS = """\
+/* analysis-once test */
+void dense(int m, int n, int p, double A[m][p], double B[p][n], double b[n], double C[m][n]) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      C[i][j] = b[j];
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < p; k++)
+        C[i][j] += A[i][k] * B[k][j];
+}
+"""
+
+
+class _InThisProcess:
+    """The analysis runner, in the test's process, so that the calls it makes are counted with the rest."""
+
+    def run(self, fn: Callable[..., Any], *args: Any, limit_s: float, keyless: bool = False, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+
+class Calls:
+    """Counts calls of a function, per nest where its first argument is one of the program's nests."""
+
+    def __init__(self) -> None:
+        self.count: Counter[str] = Counter()
+        self.scops: list[Any] = []
+
+    def wrap(self, monkeypatch: pytest.MonkeyPatch, original: Callable[..., Any], label: str,
+             per_nest: bool = False) -> None:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            if not per_nest:
+                self.count[label] += 1
+            elif args and args[0] in self.scops:
+                self.count[f"{label} #{self.scops.index(args[0])}"] += 1
+            result = original(*args, **kwargs)
+            if label == "extract_program":
+                self.scops.extend(result.scops)
+            return result
+
+        # Every module that imported the function by name gets the counted one.
+        for module in list(sys.modules.values()):
+            for name, value in list(vars(module).items()) if module is not None else ():
+                if value is original:
+                    monkeypatch.setattr(module, name, counted)
+
+
+@pytest.fixture
+def api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[TestClient, dict[str, str], Calls]]:
+    app = make_app(service_settings(tmp_path, min_speedup=99.0), populated=True)
+    with app.state.perfembed.store().session() as session:
+        _, key = create_api_key(session, name="once")
+    calls = Calls()
+    monkeypatch.setattr(service.admission, "runner", lambda *args, **kwargs: _InThisProcess())
+    calls.wrap(monkeypatch, service.mappers.program_source, "program_source")
+    calls.wrap(monkeypatch, loopnest.frontend.program.extract_program, "extract_program")
+    calls.wrap(monkeypatch, loopnest.polyhedral.compute_dependences, "dependences", per_nest=True)
+    calls.wrap(monkeypatch, embeddings.features.static_features, "static features", per_nest=True)
+    calls.wrap(monkeypatch, database.records.normalized_nest, "stored form", per_nest=True)
+    with TestClient(app) as client:
+        yield client, {"Authorization": f"Bearer {key}"}, calls
+
+
+def test_a_default_suggestion_analyses_each_nest_once(api: tuple[TestClient, dict[str, str], Calls]) -> None:
+    client, auth, calls = api
+    body = {"source": TWO_NESTS, "params": {"m": 16, "n": 16, "p": 16}, "name": "dense.c", "k": 3}
+    r = client.post("/v1/suggestions", json=body, headers=auth)
+    assert r.status_code == 200, r.text
+    nests = r.json()["nests"]
+    # The default request stores its nests and enqueues their jobs (the gate says no at a 99x margin).
+    assert len(nests) == 2 and all(n["nest_id"] is not None and n["job_id"] is not None for n in nests)
+    assert all(n["recipes"] for n in nests)
+    expected = {"program_source": 1, "extract_program": 1}
+    for index in range(2):
+        expected |= {f"dependences #{index}": 1, f"static features #{index}": 1, f"stored form #{index}": 1}
+    assert dict(calls.count) == expected
