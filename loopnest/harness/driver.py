@@ -168,11 +168,11 @@ def check_static_size(scop: Scop, params: Mapping[str, int], layouts: list[Array
 # dependence analysis assumes of distinct arrays).
 ARRAY_FORMS = ("global", "parameters", "restrict")
 # What the harness's measurements mean, part of every recipe space's signature (autotune.search.space.recipe_space),
-# so a tuning study measured under an earlier driver is never resumed under this one. "parameters+ivdep"
-# (2026-11-26): the user's form, and generated code that states independence (#pragma GCC ivdep);
-# "+extents" (2026-11-27): extents computed from the size parameters (``A[n + 2][m + 2]``) stay run-time
-# values, as in the user's function (they were the measured values, a stride gcc could fold); "+rows"
-# (2026-11-27): an array of pointers is a table of row pointers (it was one block of rows).
+# so a tuning study measured under an earlier driver is never resumed under this one. "parameters+ivdep":
+# the user's form, and generated code that states independence (#pragma GCC ivdep); "+extents": extents
+# computed from the size parameters (``A[n + 2][m + 2]``) stay run-time values, as in the user's function
+# (not the measured values, a stride gcc could fold); "+rows": an array of pointers is a table of row
+# pointers (not one block of rows).
 # A single kernel's timed repetitions go on past REPS until they add up to this (driver._keep_timing).
 AUTORANGE_SECONDS = 0.05
 AUTORANGE_MAX_REPS = 200
@@ -211,9 +211,9 @@ def synthesize_driver(scop: Scop, kernel: str | Sequence[str], params: Mapping[s
     for w, text in enumerate(kernels):
         text = rename(text, names)
         # noinline: a single kernel called through a one-entry table was inlined into main, where gcc 12
-        # compiled it differently (2026-11-25: SpMM's original took 49 ms there and 16 ms as a function, so
-        # every single-kernel ratio of that nest read 3x higher than the paired driver's). A kernel of its
-        # own is what the user's program has, and both drivers now time the same code.
+        # compiled it differently (SpMM's original took 49 ms there and 16 ms as a function, so every
+        # single-kernel ratio of that nest read 3x higher than the paired driver's). A kernel of its own is
+        # what the user's program has, and both drivers time the same code.
         if form_of[w] == "global":
             lines += [f"static __attribute__((noinline)) void perfembed_kernel_{w}(void) {{", *iterators, text,
                       "}", ""]
@@ -412,7 +412,7 @@ def _keep_timing(n_kernels: int) -> str:
     """The timing loop's condition. A single kernel runs at least REPS timed repetitions, and a fast one more,
     until they add up to :data:`AUTORANGE_SECONDS` (at most :data:`AUTORANGE_MAX_REPS`, and no more once the
     run, initializations included, has taken 5x that): the median of 3 calls of a 0.25 ms kernel moved 2x
-    between two paper runs (2026-12-03, jacobi3d_7pt_kji_f32), and chose the slower recipe. Several kernels
+    between two paper runs (jacobi3d_7pt_kji_f32), and chose the slower recipe. Several kernels
     (the interleaved comparison) run exactly REPS rounds: its runs repeat until the interval is decided."""
     if n_kernels != 1:
         return "perfembed_r <= perfembed_reps"
