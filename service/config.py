@@ -69,8 +69,8 @@ class ServiceSettings(AutotuneSettings):
     keep_alive_s: float = Field(default=5.0, gt=0, description="An idle connection is closed after this long.")
     max_connections: int = Field(default=1024, ge=16, description="Open connections at once.")
     max_requests_in_flight: int = Field(default=256, ge=1, description="Requests answered at once.")
-    keyless_requests_in_flight: int = Field(default=16, ge=1, description="Requests of one keyless client "
-                                            "answered at once.")
+    keyless_requests_in_flight: int = Field(default=4, ge=1, description="Requests of one keyless client "
+                                            "answered at once (at most half of keyless_requests_in_flight_total).")
     keyless_requests_in_flight_total: int = Field(default=8, ge=1, description="Requests without a key answered "
                                                   "at once, all clients together.")
     thread_pool_size: int = Field(default=40, ge=4, le=1024, description="Threads for blocking request work; "

@@ -140,3 +140,11 @@ def test_keyless_limits_are_consistent(per_client: int, total: int, most: int, e
     settings = ServiceSettings(keyless_requests_in_flight=per_client, keyless_requests_in_flight_total=total,
                                max_requests_in_flight=most)
     assert keyless_limits(settings) == expected
+
+
+def test_the_default_keyless_client_takes_half_the_keyless_slots() -> None:
+    """The defaults as a deployment gets them: the setting itself says what the guard does (it said 16
+    per client under a total of 8)."""
+    settings = ServiceSettings()
+    assert settings.keyless_requests_in_flight * 2 <= settings.keyless_requests_in_flight_total
+    assert keyless_limits(settings) == (settings.keyless_requests_in_flight_total, settings.keyless_requests_in_flight)
