@@ -250,6 +250,9 @@ def local_program(path: str | Path, options: PreprocessOptions, *, params: Mappi
     """The user's own file, extracted in place with their preprocessing ``options`` (:class:`LocalFile`);
     its headers are carried too, for the tuning jobs it may enqueue (a worker reads the stored program)."""
     path = Path(path)
+    if path.suffix == ".py":  # a NumPy kernel: no headers, and the C preprocessor must not read it
+        return ProgramSource(source=_read(path), params=dict(params or {}), function=function, name=path.name,
+                             local=LocalFile(str(path), options), language="python")
     return ProgramSource(source=_read(path), headers=project_headers(path, options), defines=dict(options.defines),
                          params=dict(params or {}), function=function, name=path.name,
                          local=LocalFile(str(path), options))

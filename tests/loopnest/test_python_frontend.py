@@ -15,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loopnest.errors import ParameterError, SourceError
+from loopnest.frontend.preprocess import PreprocessOptions
+from loopnest.frontend.program import local_program
 from loopnest.frontend.python.extract import extract_python, lower_python
 from loopnest.frontend.python.kernel import PythonKernel
 from tests.loopnest.scop_interpreter import run_scop
@@ -253,3 +255,11 @@ def test_the_benchmark_kernels_lower_to_what_numpy_computes(function: str) -> No
     sizes = {"N": 5, "M": 6, "NI": 3, "NJ": 4, "NK": 5, "TSTEPS": 3, "NR": 3, "NQ": 4, "NP": 5, "NX": 4, "NY": 5,
              "D": 3}
     _check(BENCHMARK_KERNELS, function, sizes)
+
+
+def test_a_kernel_file_is_never_read_by_the_c_preprocessor(tmp_path: Path) -> None:
+    """``perfembed suggest kernel.py``: a first line ``# ruff: noqa`` is a comment, not a directive that
+    the C preprocessor refuses (it was, when the CLI looked for the file's headers)."""
+    path = _source(tmp_path, "# ruff: noqa: F821\n#include <stdio.h>\n" + KERNELS)
+    program = local_program(path, PreprocessOptions(), function="shift", params={"N": 4, "M": 5})
+    assert program.language == "python" and not program.headers and program.source == path.read_text()
