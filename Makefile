@@ -45,7 +45,7 @@ serve: install
 	$(BIN)/perfembed serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
 bench: install
-	$(BIN)/python -m benchmarks.engine
+	$(BIN)/python -m experiments.engine
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -42,7 +42,6 @@ from typing import Any
 from benchmarks._entry import exit_after
 from benchmarks.lib_arms import LibArm, lib_variant, unavailable
 from benchmarks.mkl import PEAK_TWINS as MKL_TWINS
-from benchmarks.paper_measure import polly_problem
 from benchmarks.peak_kernels import KERNELS, Kernel, select
 from benchmarks.peak_measure import (
     DRIVER_FORM,
@@ -58,6 +57,7 @@ from benchmarks.peak_measure import (
 from benchmarks.peak_report import missing_figures, render_markdown, render_text, summarize
 from benchmarks.peak_stream import measure_stream
 from benchmarks.peak_tuning import ROOT, Nest
+from benchmarks.polly import polly_problem
 from benchmarks.tuned_run import TunedRun, UsageParser, check_at_least, finish_report, run_main
 from loopnest.codegen import generate_c
 from loopnest.codegen.overlap_guard import guarded_c

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from benchmarks.paper_measure import POLLY_CC, POLLY_FLAGS
+from benchmarks.polly import POLLY_CC, POLLY_FLAGS
 from loopnest.harness import ArrayLayout, Limits, Verification, run_limited, synthesize_driver, verify_outputs
 from loopnest.harness.driver import numpy_dtype
 from loopnest.harness.index_data import write_inputs

@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._entry import exit_after
-from benchmarks.paper_measure import POLLY_CC, POLLY_FLAGS, polly_problem
 from benchmarks.peak_measure import machine_load
+from benchmarks.polly import POLLY_CC, POLLY_FLAGS, polly_problem
 from benchmarks.programs_measure import Variant, build_variant, interleave, paired_ratio
 from benchmarks.programs_report import missing_figures, render_markdown, render_text, summarize
 from benchmarks.programs_suite import (

@@ -18,7 +18,7 @@ from embeddings.errors import EmbeddingInputError, IndexFileError
 # Default size above which ``kind="auto"`` leaves exact flat search. Flat search costs ~0.05 ms per 10k
 # 64-d rows on one core, so 50k rows still answer in ~0.3 ms, exactly.
 DEFAULT_SIZE_THRESHOLD = 50_000
-# Measured with benchmarks/index.py (1M clustered 64-d vectors, 2 cores): IVF (4096 lists, nprobe 32)
+# Measured with experiments/index.py (1M clustered 64-d vectors, 2 cores): IVF (4096 lists, nprobe 32)
 # builds in ~20 s, answers one query in ~0.18 ms at recall@10 1.00 and takes ~400 MB resident; HNSW
 # (M=32, efConstruction 64, efSearch 128) builds in ~70 s, answers in ~0.27 ms at recall@10 0.98 and
 # takes ~550 MB. On near-isotropic data (200k rows, 32 overlapping blobs) IVF still led: recall 0.976

@@ -2,7 +2,7 @@
 
 Pure functions of stored values (feature dicts, recipe steps, speedups): they need NumPy and this
 package's estimators, never the database, so the store (``database.embedding_store``) and the
-design benchmark (``benchmarks/embedding_designs.py``) share them from here.
+design benchmark (``experiments/embedding_designs.py``) share them from here.
 
 * :data:`DESIGNS` and :func:`make_embedder`: ``standard`` (:class:`StandardEmbedder`),
   ``supervised`` (:class:`SupervisedEmbedder`, fitted on :func:`tuning_targets`), ``nca``

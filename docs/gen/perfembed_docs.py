@@ -204,7 +204,7 @@ def _argparse_help(name: str, module: str) -> str:
     return out.getvalue().rstrip()
 
 
-PASS_THROUGH = {"peak": "benchmarks.peak", "sparse": "benchmarks.sparse", "driver-forms": "benchmarks.driver_forms",
+PASS_THROUGH = {"peak": "benchmarks.peak", "sparse": "benchmarks.sparse", "driver-forms": "experiments.driver_forms",
                 "programs": "benchmarks.programs_bench"}
 
 

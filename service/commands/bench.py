@@ -1,6 +1,6 @@
 """``perfembed bench``: the paper's evaluation (leave one family out), the peak, sparse and program benchmarks.
 
-Register with ``app.add_typer(bench_app, name="bench")``. The benchmark is ``python -m benchmarks.paper``
+Register with ``app.add_typer(bench_app, name="bench")``. The benchmark is ``python -m experiments.paper``
 (see its docstring for the method), run in a child process: the packages never import ``benchmarks``
 (the layers contract in pyproject.toml). The child reads the same ``PERFEMBED_*`` settings (database
 URL, data folder, compiler, limits) and reports on stdout in JSON lines (``--events``): progress
@@ -36,7 +36,7 @@ console = make_console()
 err_console = make_console(stderr=True)
 
 DEFAULT_OUT = Path("docs") / "paper-benchmark.md"
-BENCHMARK_MODULE = "benchmarks.paper"
+BENCHMARK_MODULE = "experiments.paper"
 CHILD_INTERRUPTED = 130  # benchmarks._entry.INTERRUPTED, after a Ctrl-C (service never imports benchmarks)
 
 
@@ -119,22 +119,24 @@ def paper_command(
     _render(report)
 
 
-def benchmark_environment() -> dict[str, str]:
-    """The environment of a ``python -m benchmarks.X`` child: it imports the packages from where this
-    process found them (a checkout on sys.path included); a user error when there is no checkout."""
+def benchmark_environment(package: str = "benchmarks") -> dict[str, str]:
+    """The environment of a ``python -m PACKAGE.X`` child: it imports the packages from where this
+    process found them (a checkout on sys.path included); a user error when there is no checkout.
+    ``experiments`` (the paper experiment, the driver forms) is never installed: it runs from a checkout."""
     spec = importlib.util.find_spec("benchmarks")  # finds the package without importing it
-    if spec is None or spec.origin is None:
-        raise ParameterError("the benchmarks are not installed with this perfembed: run `perfembed bench` from a "
+    root = Path(spec.origin).resolve().parents[1] if spec is not None and spec.origin is not None else None
+    if root is None or not (root / package / "__init__.py").is_file():
+        what = "the benchmarks are" if package == "benchmarks" else f"{package}/ (a development tool) is"
+        raise ParameterError(f"{what} not installed with this perfembed: run `perfembed bench` from a "
                              "perfembed checkout installed with `pip install -e .`")
-    root = str(Path(spec.origin).resolve().parents[1])
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
 
 
 def run_benchmark(args: list[str], on_event: Callable[[Any], None]) -> dict[str, Any]:
-    """``python -m benchmarks.paper --events ARGS`` in a child process: each progress event to
+    """``python -m experiments.paper --events ARGS`` in a child process: each progress event to
     ``on_event`` (its fields as attributes), then the report. The child's user error is raised as a
     :class:`BenchmarkError` (exit code 2); a child that ends without a report as an :class:`InternalError`."""
-    env = benchmark_environment()
+    env = benchmark_environment(BENCHMARK_MODULE.split(".")[0])
     command = [sys.executable, "-m", BENCHMARK_MODULE, "--events", *args]
     report: dict[str, Any] | None = None
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as child:  # stderr: the terminal
@@ -234,7 +236,8 @@ def _render_confirmed(confirmed: dict[str, Any] | None) -> None:
 
 def _pass_through(module: str, ctx: typer.Context) -> None:
     """``python -m MODULE ARGS`` with this command's arguments; its exit status is this command's."""
-    done = subprocess.run([sys.executable, "-m", module, *ctx.args], env=benchmark_environment(), check=False)
+    done = subprocess.run([sys.executable, "-m", module, *ctx.args], env=benchmark_environment(module.split(".")[0]),
+                          check=False)
     raise typer.Exit(done.returncode)
 
 
@@ -261,8 +264,8 @@ def sparse_command(ctx: typer.Context) -> None:
 @bench_app.command("driver-forms", add_help_option=False, context_settings=_PASS_THROUGH)
 def driver_forms_command(ctx: typer.Context) -> None:
     """Each corpus nest's original and best stored recipe timed with the driver's static arrays and in the
-    user's form (benchmarks/driver_forms.py; its options pass through: --family, --limit, --json, --help, ...)."""
-    _pass_through("benchmarks.driver_forms", ctx)
+    user's form (experiments/driver_forms.py; its options pass through: --family, --limit, --json, --help, ...)."""
+    _pass_through("experiments.driver_forms", ctx)
 
 
 @bench_app.command("programs", add_help_option=False, context_settings=_PASS_THROUGH)

@@ -1,4 +1,4 @@
-"""The driver-forms benchmark (benchmarks/driver_forms.py) as a user runs it: ``perfembed bench driver-forms``.
+"""The driver-forms benchmark (experiments/driver_forms.py) as a user runs it: ``perfembed bench driver-forms``.
 
 A real but tiny run on two corpus nests. Nothing here is timed; the checks are that stdout is one JSON
 object, that every figure comes from a verified run of all five kernels, and that the summary counts what
@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.driver_forms import KERNELS
+from experiments.driver_forms import KERNELS
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,7 +1,7 @@
 """A benchmark stopped by Ctrl-C, or whose reader went away, ends with an exit status and no traceback.
 
 Reproduction (2026-12-02): the parent ``perfembed bench paper`` was stopped while its child
-``python -m benchmarks.paper --events`` ran; the child printed a ``BrokenPipeError`` traceback at its next
+``python -m experiments.paper --events`` ran; the child printed a ``BrokenPipeError`` traceback at its next
 progress line. A Ctrl-C in the terminal reaches both processes, and the child's ``KeyboardInterrupt``
 printed one too.
 """

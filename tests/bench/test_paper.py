@@ -1,4 +1,4 @@
-"""The paper benchmark (benchmarks/paper.py) end to end on a tiny seed database, and its summary rules.
+"""The paper benchmark (experiments/paper.py) end to end on a tiny seed database, and its summary rules.
 
 The run is real (seed build, autotuning, transfer, Polly when clang-16 exists) but small: three families,
 one held-out nest each, 2 and 4 autotuning trials, one repetition, one thread. Nothing here is timed.
@@ -23,17 +23,18 @@ from autotune.seed.build import build_seed, read_manifest
 from autotune.transfer import CONFIRM_TOP, PRIOR_SOURCE, Candidate, TransferTuner
 from autotune.transfer.priors import PRIOR_SOURCE_NEAR
 from benchmarks._entry import INTERRUPTED
-from benchmarks.harness_cache import RecipeCache
-from benchmarks.paper import PaperConfig, family_of, geomean, run_paper_benchmark, summarize
-from benchmarks.paper import main as paper_main
-from benchmarks.paper_confirm import CONFIRM_RUNS
-from benchmarks.paper_confirm import main as confirm_main
-from benchmarks.paper_measure import REMEASURE_TOP, autotune_results, polly_problem, transfer_results
-from benchmarks.paper_nests import neighbours_outside, select_held_out
-from benchmarks.paper_run import PaperRun
+from benchmarks.polly import polly_problem
 from database import best_recipe_for, get_or_create_target, get_store, list_nests, list_programs, list_targets
 from database.embedding_store import EmbeddingStore
 from database.records import MeasurementRecorder, register_nest
+from experiments.harness_cache import RecipeCache
+from experiments.paper import PaperConfig, family_of, geomean, run_paper_benchmark, summarize
+from experiments.paper import main as paper_main
+from experiments.paper_confirm import CONFIRM_RUNS
+from experiments.paper_confirm import main as confirm_main
+from experiments.paper_measure import REMEASURE_TOP, autotune_results, transfer_results
+from experiments.paper_nests import neighbours_outside, select_held_out
+from experiments.paper_run import PaperRun
 from loopnest.config import get_settings
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.extract import extract_scops
@@ -274,7 +275,7 @@ def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, AutotuneS
 
 def test_the_script_with_json_prints_one_object_and_its_progress_on_stderr(
         seeded: tuple[str, Path, AutotuneSettings], capsys: pytest.CaptureFixture[str]) -> None:
-    # A 38-minute `python -m benchmarks.paper --json` said nothing until it ended.
+    # A 38-minute `python -m experiments.paper --json` said nothing until it ended.
     url, data, _ = seeded
     code = paper_main(["--json", "--url", url, "--data-dir", str(data), "--families", "blas3", "--per-family", "1",
                        "--tune-trials", "2", "--k", "1", "--no-polly", "--no-gate", "--reps", "1", "--out", ""])

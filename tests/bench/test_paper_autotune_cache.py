@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from autotune.search.tune_outcome import TrialRecord, TuneResult
-from benchmarks.paper_autotune_cache import AutotuneCache, code_of, search_key, tuner_modules
+from experiments.paper_autotune_cache import AutotuneCache, code_of, search_key, tuner_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 SEARCH = {"trials": 100, "seed": 0, "reps": 3, "threads": None, "limits": "Limits()", "cc": "gcc", "cflags": "-O3"}

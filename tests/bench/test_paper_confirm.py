@@ -1,4 +1,4 @@
-"""Confirming the paper benchmark's winners (benchmarks/paper_confirm.py): the rules, on the harness's one
+"""Confirming the paper benchmark's winners (experiments/paper_confirm.py): the rules, on the harness's one
 fake (compile and time, behind the real interface)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.paper_confirm import CONFIRM_POLICY, confirm_row, confirmed_summary
-from benchmarks.paper_report import markdown_report, summarize
+from experiments.paper_confirm import CONFIRM_POLICY, confirm_row, confirmed_summary
+from experiments.paper_report import markdown_report, summarize
 from loopnest.frontend.extract import extract_scops
 from loopnest.harness.compare import AcceptancePolicy, Comparison
 from loopnest.transform.recipe import Recipe

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks import paper_run
-from benchmarks.paper_run import PaperRun
+from experiments import paper_run
+from experiments.paper_run import PaperRun
 from tests.helpers.waiting import held_elsewhere
 
 

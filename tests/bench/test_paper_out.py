@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.paper import main, report_path
+from experiments.paper import main, report_path
 from loopnest.errors import ParameterError
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks.paper_measure import polly_problem
+from benchmarks.polly import polly_problem
 from benchmarks.programs_bench import RunConfig, measure_program, parse_args, render_earlier
 from benchmarks.programs_report import missing_figures, render_markdown, render_text, summarize
 from benchmarks.programs_suite import (

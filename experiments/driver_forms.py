@@ -1,7 +1,7 @@
 """The measurement driver's array forms, side by side, over the corpus: does a nest run as fast in the
 user's form as with the driver's static arrays, and does its best stored recipe gain as much in both?
 
-    python -m benchmarks.driver_forms [--family F ...] [--limit N] [--scale 0.5] [--reps 5] [--json] [--out FILE]
+    python -m experiments.driver_forms [--family F ...] [--limit N] [--scale 0.5] [--reps 5] [--json] [--out FILE]
     perfembed bench driver-forms [same options]
 
 For each corpus nest (at the seed build's scaled sizes) one driver holds five kernels, timed interleaved

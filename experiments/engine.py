@@ -1,7 +1,7 @@
 """Engine benchmark: analysis time per corpus kernel, compile+run overhead per variant, and the
 speedup of a tiled, interchanged, parallel gemm at 1000^3 over ``gcc -O3 -march=native``.
 
-    python -m benchmarks.engine [--json] [--skip-gemm] [--gemm-n 1000]
+    python -m experiments.engine [--json] [--skip-gemm] [--gemm-n 1000]
 
 Targets: analysis < 200 ms for a ~100-line kernel; a variant compiled in < 0.5 s.
 """

@@ -9,9 +9,9 @@ compared once more (:meth:`Harness.compare`, at least :data:`CONFIRM_RUNS` proce
 figure only when the interval's low end clears the margin (the geometric-mean ratio of the pairs then
 counts), else the original is kept (1.0x). Evaluations are not changed: a confirmation is not a candidate.
 
-Run after a paper run (``python -m benchmarks.paper`` does it per nest) or on a saved report:
+Run after a paper run (``python -m experiments.paper`` does it per nest) or on a saved report:
 
-    python -m benchmarks.paper_confirm REPORT.json [--url URL] [--data-dir DIR] [--json] [--out FILE.md]
+    python -m experiments.paper_confirm REPORT.json [--url URL] [--data-dir DIR] [--json] [--out FILE.md]
 
 The saved report's nests are rebuilt from the database it was measured on (the same seed loaded).
 """
@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._entry import exit_after
-from benchmarks.paper_nests import rebuild_scop, select_held_out
-from benchmarks.paper_report import summarize, write_report
 from database import get_store
 from database.config import get_database_settings
 from database.records import ensure_local_target
+from experiments.paper_nests import rebuild_scop, select_held_out
+from experiments.paper_report import summarize, write_report
 from loopnest.errors import PerfembedError
 from loopnest.harness import Harness, Limits
 from loopnest.harness.compare import AcceptancePolicy

@@ -2,7 +2,7 @@
 interleaved in one driver (ABC BCA CAB ...: each from fresh inputs, so all three see the same
 process, caches and load), in several fresh processes.
 
-    python -m benchmarks.pack [--n 1000] [--threads 2] [--reps 6] [--runs 3] [--sizes 32,64,256] [--jam F] [--json]
+    python -m experiments.pack [--n 1000] [--threads 2] [--reps 6] [--runs 3] [--sizes 32,64,256] [--jam F] [--json]
 
 Reported: each kernel's median time and GFLOP/s, and the speedups (geometric mean of the per-
 repetition ratios, with a 95% bootstrap interval) of tile over the original, tile+pack over the

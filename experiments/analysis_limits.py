@@ -1,6 +1,6 @@
 """Analysis time of long loop bodies and deep nests (issue 10, item 4).
 
-    python -m benchmarks.analysis_limits [--json] [--timeout S] [--cases s50,d10,...]
+    python -m experiments.analysis_limits [--json] [--timeout S] [--cases s50,d10,...]
 
 Each case runs in its own process (a case over ``--timeout`` is reported as such) with the size
 limits lifted, so the figures are the cost of the analysis itself: extraction (parse + Scop),
@@ -72,7 +72,7 @@ def run_case(case: str) -> dict[str, Any]:
 
 
 def _run_isolated(case: str, timeout: float) -> dict[str, Any]:
-    cmd = [sys.executable, "-m", "benchmarks.analysis_limits", "--one", case]
+    cmd = [sys.executable, "-m", "experiments.analysis_limits", "--one", case]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False, cwd=Path.cwd())
     except subprocess.TimeoutExpired:

@@ -1,6 +1,6 @@
 """The paper's evaluation on this machine: transfer tuning vs autotuning vs Polly, leave one family out.
 
-    python -m benchmarks.paper [--json] [--url URL] [--data-dir DIR] [--per-family 2] [--families F ...]
+    python -m experiments.paper [--json] [--url URL] [--data-dir DIR] [--per-family 2] [--families F ...]
                                [--k 1,3,5] [--tune-trials 10,25,100] [--no-polly] [--no-gate] [--reps 3]
                                [--out FILE.md]
 
@@ -27,9 +27,9 @@ families. For each held-out nest, in one run:
   same harness as the transfer candidates and keeps the fastest; the same 1.1x acceptance rule applies.
   Evaluations = n (or fewer when the study ran out of legal distinct recipes). A search already run
   with the same nest, settings, machine and tuner code is read back instead of run again
-  (:mod:`benchmarks.paper_autotune_cache`; ``--fresh-autotune``: never), its winners re-measured all the same;
+  (:mod:`experiments.paper_autotune_cache`; ``--fresh-autotune``: never), its winners re-measured all the same;
 * **confirmed**: each distinct recipe a method accepted, compared with the baseline interleaved in fresh
-  processes until its interval clears the margin (:mod:`benchmarks.paper_confirm`); a method keeps its
+  processes until its interval clears the margin (:mod:`experiments.paper_confirm`); a method keeps its
   figure only when it holds up (``--no-confirm``: not done). The summary is given both ways;
 * **Polly**: the same baseline built by ``clang-16 -O3 -march=native -fopenmp -mllvm -polly
   -mllvm -polly-parallel`` in a second harness; speedup = gcc baseline median / Polly median. Polly's
@@ -64,15 +64,12 @@ import optuna
 from autotune.config import AutotuneSettings, get_autotune_settings
 from autotune.transfer.priors import PRIOR_MODES
 from benchmarks._entry import INTERRUPTED, exit_after
-from benchmarks.paper_measure import (
-    POLLY_CC,
-    POLLY_FLAGS,
-    polly_problem,
-)
-from benchmarks.paper_nests import (
+from benchmarks.polly import POLLY_CC, POLLY_FLAGS, polly_problem
+from database import get_store
+from experiments.paper_nests import (
     family_of,
 )
-from benchmarks.paper_report import (
+from experiments.paper_report import (
     EVAL_FRACTION,
     MAX_TARGET_K,
     NEAR_FRACTION,
@@ -83,12 +80,11 @@ from benchmarks.paper_report import (
     write_plot,
     write_report,
 )
-from benchmarks.paper_run import MIN_SPEEDUP, PaperConfig, PaperRun, ProgressEvent
-from database import get_store
+from experiments.paper_run import MIN_SPEEDUP, PaperConfig, PaperRun, ProgressEvent
 from loopnest.errors import ParameterError, PerfembedError
 
 # The rules, the report and the per-nest measuring live beside this runner; their public names are
-# re-exported so that ``benchmarks.paper`` stays the one import for callers (tests, transfer.py).
+# re-exported so that ``experiments.paper`` stays the one import for callers (tests, transfer.py).
 __all__ = [
     "DEFAULT_OUT", "EVAL_FRACTION", "MAX_TARGET_K", "MIN_SPEEDUP", "NEAR_FRACTION", "POLLY_CC", "POLLY_FLAGS",
     "PaperConfig", "PaperInterrupted", "ProgressEvent", "build_parser", "family_of", "geomean", "main",
@@ -171,7 +167,7 @@ def _ints(text: str) -> list[int]:
 
 def build_parser(description: str = "Leave one family out: transfer vs autotuning vs Polly.",
                  ) -> argparse.ArgumentParser:
-    """The options this script shares with ``benchmarks/transfer.py`` (each adds its own report options)."""
+    """The options this script shares with ``experiments/transfer.py`` (each adds its own report options)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--url", default=None, help="database URL (default: PERFEMBED_* settings)")

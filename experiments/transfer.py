@@ -1,6 +1,6 @@
-"""Transfer tuning vs autotuning, leave one family out (the issue-4 view of ``benchmarks/paper.py``).
+"""Transfer tuning vs autotuning, leave one family out (the issue-4 view of ``experiments/paper.py``).
 
-    python -m benchmarks.transfer [--json] [--url URL] [--per-family N] [--families F ...]
+    python -m experiments.transfer [--json] [--url URL] [--per-family N] [--families F ...]
                                   [--k 1,3,5] [--tune-trials 10,25,100] [--polly] [--out FILE.md]
 
 Same run as the paper benchmark (one harness per held-out nest; autotuning fresh in a scratch storage,
@@ -18,7 +18,7 @@ from typing import Any
 
 from autotune.config import get_autotune_settings
 from benchmarks._entry import exit_after
-from benchmarks.paper import ProgressEvent, build_parser, config_from_args, run_paper_benchmark
+from experiments.paper import ProgressEvent, build_parser, config_from_args, run_paper_benchmark
 
 
 def transfer_view(report: Mapping[str, Any]) -> dict[str, Any]:

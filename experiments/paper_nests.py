@@ -2,7 +2,7 @@
 their neighbours from other families.
 
 Leave-one-family-out stands or falls with these rules (a neighbour from the held-out family would leak
-its tuning into the result), so they live together, apart from the measuring in ``benchmarks/paper.py``.
+its tuning into the result), so they live together, apart from the measuring in ``experiments/paper.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Vector index benchmark: build time, query latency, recall@10 and memory per size and structure.
 
-    python -m benchmarks.index [--json] [--sizes 10000,100000,1000000] [--dim 64] [--kinds auto,ivf,hnsw]
+    python -m experiments.index [--json] [--sizes 10000,100000,1000000] [--dim 64] [--kinds auto,ivf,hnsw]
 
 Data: clustered synthetic vectors (256 gaussian blobs, centres ~ N(0, 4^2) per coordinate, per-blob
 standard deviation uniform in [0.5, 1.5]); 1000 queries drawn from the same mixture, not indexed.

@@ -2,7 +2,7 @@
 then every verified candidate re-measured in 10 fresh processes, on an idle machine and with a CPU
 hog on one core.
 
-    python -m benchmarks.acceptance [--per-family 1] [--families a,b] [--fresh 10] [--hog] [--json]
+    python -m experiments.acceptance [--per-family 1] [--families a,b] [--fresh 10] [--hog] [--json]
 
 Reported, per condition (idle, hog):
 - slower: the share of accepted recipes that the re-measurement finds slower than the baseline (target 0);
@@ -33,10 +33,10 @@ from autotune.config import get_autotune_settings
 from autotune.transfer import TransferTuner
 from autotune.transfer.neighbours import targets_by_preference
 from benchmarks._entry import exit_after
-from benchmarks.paper_nests import neighbours_outside, rebuild_scop, select_held_out
 from database import best_recipe_for, get_store
 from database.embedding_store import EmbeddingStore
 from database.records import ensure_local_target
+from experiments.paper_nests import neighbours_outside, rebuild_scop, select_held_out
 from loopnest.errors import PerfembedError
 from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.program import program_from_file

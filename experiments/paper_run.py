@@ -1,6 +1,6 @@
 """One run of the paper benchmark: what it measures (:class:`PaperConfig`), the progress events it
 sends, and the per-nest measuring (baseline, transfer k, autotune n, Polly) behind
-:func:`benchmarks.paper.run_paper_benchmark`."""
+:func:`experiments.paper.run_paper_benchmark`."""
 
 from __future__ import annotations
 
@@ -16,31 +16,25 @@ from autotune.search.tune_outcome import TuneResult
 from autotune.search.tuner import MIN_VARIANT_WALL_S, VARIANT_WALL_FACTOR, TuneConfig, tune_nest
 from autotune.transfer import TransferTuner, within_gate
 from autotune.transfer.neighbours import FAR_FAMILIES, TRANSFER_NEAR
-from benchmarks.harness_cache import RecipeCache
-from benchmarks.paper_autotune_cache import AutotuneCache, ReusedSearch, search_key
-from benchmarks.paper_confirm import CONFIRM_POLICY, confirm_row, confirmed_line, confirmed_summary
-from benchmarks.paper_measure import (
-    POLLY_CC,
-    POLLY_FLAGS,
-    autotune_results,
-    polly_problem,
-    run_polly,
-    transfer_results,
-)
-from benchmarks.paper_nests import (
+from benchmarks.polly import POLLY_CC, POLLY_FLAGS, polly_problem
+from database import Store
+from database.embedding_store import EmbeddingStore
+from database.records import ensure_local_target
+from embeddings.features.signature import machine_signature
+from experiments.harness_cache import RecipeCache
+from experiments.paper_autotune_cache import AutotuneCache, ReusedSearch, search_key
+from experiments.paper_confirm import CONFIRM_POLICY, confirm_row, confirmed_line, confirmed_summary
+from experiments.paper_measure import autotune_results, run_polly, transfer_results
+from experiments.paper_nests import (
     HeldOut,
     Selection,
     neighbours_outside,
     rebuild_scop,
     select_held_out,
 )
-from benchmarks.paper_report import (
+from experiments.paper_report import (
     summarize,
 )
-from database import Store
-from database.embedding_store import EmbeddingStore
-from database.records import ensure_local_target
-from embeddings.features.signature import machine_signature
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.harness import Harness, Limits
 from loopnest.harness.timing_lock import working_beside_timers
@@ -76,9 +70,9 @@ class PaperConfig:
     screens the neighbours' recipes alone. ``priors``: the first guesses transfer tries all the same with a
     neighbour within the gate (:data:`autotune.transfer.priors.PRIOR_MODES`; None: the settings'
     ``transfer_priors``, as the service). ``confirm``: each method's accepted recipe is compared with the
-    baseline interleaved until its interval clears the margin (:mod:`benchmarks.paper_confirm`).
+    baseline interleaved until its interval clears the margin (:mod:`experiments.paper_confirm`).
     ``reuse_autotune``: a search already run with the same nest, settings, machine and tuner code is
-    read back from the data folder instead of run again (:mod:`benchmarks.paper_autotune_cache`; its
+    read back from the data folder instead of run again (:mod:`experiments.paper_autotune_cache`; its
     winners are still re-measured in this run); False searches again and keeps the new searches."""
 
     per_family: int = 2

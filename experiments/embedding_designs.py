@@ -1,6 +1,6 @@
 """Which embedding design transfers best? Leave-one-family-out over a tuned database.
 
-    python -m benchmarks.embedding_designs [--url URL] [--json] [--designs standard,supervised,nca]
+    python -m experiments.embedding_designs [--url URL] [--json] [--designs standard,supervised,nca]
                                            [--per-family N]
 
 For every design, a model is fitted without the held-out family; each held-out nest takes its
@@ -23,7 +23,6 @@ import numpy as np
 
 from autotune.transfer import LoopRoles, adapt_recipe, loop_roles
 from benchmarks._entry import exit_after
-from benchmarks.harness_cache import RecipeCache
 from database import get_program, get_store, list_nests
 from database.config import get_database_settings
 from database.embedding_store import best_recipes
@@ -34,6 +33,7 @@ from embeddings.designs import (
     static_names,
     tuning_targets,
 )
+from experiments.harness_cache import RecipeCache
 from loopnest import Harness, Recipe, extract_scops
 from loopnest.config import get_settings
 from loopnest.harness.sandbox import Limits
