@@ -18,9 +18,17 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
+
 os.environ.setdefault("PERFEMBED_ALLOW_UNSANDBOXED", "1")
 
 TEST_DATA_ROOT = Path(tempfile.mkdtemp(prefix="perfembed-tests-"))
 os.environ["PERFEMBED_DATA_DIR"] = str(TEST_DATA_ROOT / "data")
 os.environ["XDG_DATA_HOME"] = str(TEST_DATA_ROOT / "xdg")
 atexit.register(shutil.rmtree, TEST_DATA_ROOT, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def suite_data_root() -> Path:
+    """The throwaway directory that holds every test's data (``PERFEMBED_DATA_DIR`` and ``XDG_DATA_HOME``)."""
+    return TEST_DATA_ROOT

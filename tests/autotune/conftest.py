@@ -13,22 +13,10 @@ import optuna
 import pytest
 
 from database import Store, get_store
-from loopnest import PreprocessOptions, Scop, extract_scops
-
-ROOT = Path(__file__).resolve().parents[2]
-KERNELS = ROOT / "corpus" / "kernels"
-GEMM = KERNELS / "blas3" / "gemm_ijk.c"
-GEMV = KERNELS / "blas2" / "gemv.c"
-GEMM_PARAMS = {"ni": 48, "nj": 48, "nk": 48}
-GEMV_PARAMS = {"m": 64, "n": 64}
-# Options every test tuning run uses: one repetition, one thread.
-FAST = {"reps": 1, "threads": 1}
+from loopnest import Scop
+from tests.autotune.kernels import GEMM, GEMV, load
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
-
-
-def load(path: Path, index: int = 0) -> Scop:
-    return extract_scops(path, PreprocessOptions()).scops[index]
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ from loopnest.errors import ParameterError
 from loopnest.frontend.extract import extract_scops
 from loopnest.transform.recipe_text import loop_names, recipe_text
 from service.commands.tune import tune_command, worker_command
-from tests.autotune.conftest import GEMM
+from tests.autotune.kernels import GEMM
 
 app = typer.Typer()
 app.command("tune")(tune_command)

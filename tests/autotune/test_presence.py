@@ -17,8 +17,8 @@ from autotune.workers.cpu_slots import claim_cpus
 from database import Store, list_workers
 from loopnest.config import format_cpu_list
 from loopnest.errors import SettingsError
-from tests.autotune.conftest import ROOT
-from tests.autotune.test_worker import wait_for
+from tests.helpers.paths import ROOT
+from tests.helpers.waiting import wait_for
 
 CPUS = sorted(os.sched_getaffinity(0))
 needs_two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two CPUs to share out")

@@ -9,7 +9,7 @@ from database import MeasurementOrigin, get_recipe, list_measurements
 from database.records import MeasurementRecorder, ensure_local_target, register_nest
 from loopnest.harness import VariantResult
 from loopnest.harness.compare import Speedup
-from tests.autotune.conftest import GEMM, GEMM_PARAMS
+from tests.autotune.kernels import GEMM, GEMM_PARAMS
 
 TILE = [{"op": "tile", "loop": 2, "size": 16}]
 

@@ -26,7 +26,7 @@ from loopnest import (
     extract_scops,
     generate_c,
 )
-from tests.autotune.conftest import GEMM_PARAMS, KERNELS, load
+from tests.autotune.kernels import GEMM_PARAMS, KERNELS, load
 
 IKJ = [{"op": "interchange", "order": [0, 2, 1]}]
 

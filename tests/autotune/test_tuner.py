@@ -17,8 +17,8 @@ from database import best_recipe_for, list_measurements
 from database.records import MeasurementRecorder, ensure_local_target, register_nest
 from loopnest import Recipe
 from loopnest.frontend.extract import extract_scops
-from tests.autotune.conftest import FAST, GEMM, GEMM_PARAMS, GEMV_PARAMS, KERNELS, load
 from tests.autotune.harnesses import CorruptingHarness, CountingHarness
+from tests.autotune.kernels import FAST, GEMM, GEMM_PARAMS, GEMV_PARAMS, KERNELS, load
 from tests.service.fake_harness import FakeHarness
 
 IKJ = {"steps": [{"op": "interchange", "order": [0, 2, 1]}]}

@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,19 +21,13 @@ from database import JobStatus, cancel_job, claim_next_job, enqueue_job, get_job
 from database.records import MeasurementRecorder, ensure_local_target, register_nest
 from loopnest import Recipe
 from service.core.local_suggest import run_fallback_jobs
-from tests.autotune.conftest import GEMM, GEMM_PARAMS, ROOT, load
 from tests.autotune.harnesses import CorruptingHarness
+from tests.autotune.kernels import GEMM, GEMM_PARAMS, load
 from tests.database.factories import committed
+from tests.helpers.paths import ROOT
+from tests.helpers.waiting import wait_for
 
 SETTINGS = AutotuneSettings(threads=1)
-
-
-def wait_for(predicate: Callable[[], bool], *, timeout: float = 120.0, interval: float = 0.05) -> None:
-    """Poll until ``predicate`` holds; fail the test if it never does (a hang, not a timing check)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "gave up waiting"
-        time.sleep(interval)
 
 
 def gemm_job(store, *, budget: int, **options) -> tuple[int, int]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from database import get_or_create_nest, get_or_create_program, get_or_create_recipe, get_or_create_target
-from tests.c_kernels import GEMM
+from tests.helpers.kernels import GEMM
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

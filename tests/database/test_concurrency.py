@@ -28,8 +28,8 @@ from database.repositories._common import get_or_create
 from database.schema import alembic_config, current_revision, head_revision
 from database.session import make_engine
 from database.tables import Base, NestEmbeddingModel, NestModel, ProgramModel, RecipeModel, TargetModel
-from tests.c_kernels import GEMM
 from tests.database.factories import Seed, add_seed
+from tests.helpers.kernels import GEMM
 
 T = TypeVar("T")
 WORKERS = 8

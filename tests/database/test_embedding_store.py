@@ -15,7 +15,7 @@ from database import EmbeddingStore, get_store
 from database.records import register_nest
 from embeddings import make_index
 from loopnest import extract_scops
-from tests.loopnest.conftest import ROOT, load_expected
+from tests.helpers.paths import ROOT, load_expected
 
 KERNELS = ["blas3/gemm_ijk.c", "blas2/gemv.c", "stencil/jacobi2d.c"]
 

@@ -28,7 +28,7 @@ from database.schema import VERSION_TABLE
 from database.session import make_engine
 from database.tables import Base
 from service.commands.db import db_app
-from tests.c_kernels import GEMM
+from tests.helpers.kernels import GEMM
 
 FIRST = "v0.1.0.a"
 TABLES = {

@@ -51,8 +51,8 @@ from database import (
 from database.errors import DuplicateError, InvalidRecordError, NotFoundError, StorageError
 from database.tables import ProgramModel
 from loopnest.errors import PerfembedError
-from tests.c_kernels import GEMM
 from tests.database.factories import TARGET, TILE, Seed
+from tests.helpers.kernels import GEMM
 
 
 def test_program_round_trip_and_idempotence(store: Store) -> None:

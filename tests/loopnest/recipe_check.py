@@ -12,7 +12,7 @@ from loopnest import PreprocessOptions, extract_scops
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.harness import Harness
 from loopnest.transform.recipe import Recipe, apply_recipe
-from tests.loopnest.conftest import ROOT, load_expected
+from tests.helpers.paths import ROOT, load_expected
 
 _HARNESSES: dict[tuple[str, int, int], list[Harness]] = {}
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from loopnest import Harness, Recipe
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.harness.driver import AUTORANGE_MAX_REPS, AUTORANGE_SECONDS
-from tests.loopnest.test_legality import nest
-from tests.loopnest.test_timing_lock import AXPY
+from tests.helpers.kernels import AXPY
+from tests.helpers.scops import nest
 
 
 def test_a_microsecond_kernel_is_timed_up_to_the_cap_not_three_times(tmp_path: Path) -> None:

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import strategies as st
 
 from loopnest import Harness, Recipe, RecipeError, apply_recipe, generate_c
-from tests.loopnest.conftest import ROOT, load_expected
+from tests.helpers.kernels import REDUCTION
+from tests.helpers.paths import ROOT, load_expected
+from tests.helpers.scops import nest
 from tests.loopnest.recipe_check import apply_and_verify, random_corpus_outcomes
-from tests.loopnest.test_legality import REDUCTION, nest
 
 EXPECTED = load_expected()
 KERNELS = sorted(EXPECTED)

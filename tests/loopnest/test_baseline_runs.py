@@ -13,8 +13,8 @@ import pytest
 
 from loopnest import Harness, Recipe
 from loopnest.harness.compare import AcceptancePolicy
-from tests.loopnest.test_legality import nest
-from tests.loopnest.test_timing_lock import AXPY
+from tests.helpers.kernels import AXPY
+from tests.helpers.scops import nest
 
 
 def test_a_slow_baseline_run_does_not_inflate_speedups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ import pytest
 from loopnest import PreprocessOptions, Scop, extract_scops
 from loopnest.dropin import replace_regions
 from loopnest.ir import Statement
-from tests.loopnest.conftest import ROOT, load_expected
+from tests.helpers.paths import ROOT, load_expected
 
 EXPECTED = load_expected()
 KERNELS = sorted(k for k, v in EXPECTED.items() if v["nests"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from loopnest import PreprocessOptions, ScheduleSpace, compute_dependences, extract_scops
-from tests.loopnest.conftest import ROOT, load_expected
+from tests.helpers.paths import ROOT, load_expected
 
 EXPECTED = load_expected()
 

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from loopnest import PreprocessOptions, Recipe, apply_recipe, extract_scops, replace_regions
-from tests.loopnest.conftest import CORPUS
+from tests.helpers.paths import CORPUS
 
 PB = CORPUS / "pbstyle"
 GEMM_RECIPE = Recipe.from_dict({"steps": [

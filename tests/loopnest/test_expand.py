@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopnest import Harness, IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, extract_scops, generate_c
-from tests.c_kernels import MATMUL
-from tests.loopnest.conftest import ROOT
+from tests.helpers.kernels import MATMUL
+from tests.helpers.paths import ROOT
+from tests.helpers.scops import nest
 from tests.loopnest.recipe_check import apply_and_verify
-from tests.loopnest.test_legality import nest
 
 # Matmul-like kernels for the property test: a matrix-vector product, a triangular product with an
 # initial value read from another array, and a batched product with a two-statement body.

@@ -8,7 +8,7 @@ import pytest
 
 import loopnest.frontend.extract as extract
 from loopnest import Harness, ParameterError, PreprocessOptions, SourceError, extract_scops
-from tests.loopnest.conftest import CORPUS
+from tests.helpers.paths import CORPUS
 
 
 def write(tmp_path: Path, text: str, name: str = "k.c") -> Path:

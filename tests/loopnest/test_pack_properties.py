@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopnest import Harness, Recipe, Scop, extract_scops
-from tests.loopnest.conftest import ROOT, load_expected
+from tests.helpers.kernels import REDUCTION
+from tests.helpers.paths import ROOT, load_expected
 from tests.loopnest.recipe_check import apply_and_verify
-from tests.loopnest.test_legality import REDUCTION
 
 EXPECTED = load_expected()
 # name -> (source file, or None for REDUCTION; steps every recipe starts with; how many outer loops

@@ -7,7 +7,7 @@ import pytest
 from loopnest import Harness, extract_scops
 from loopnest.errors import ParameterError
 from loopnest.parameters import missing_params, require_params
-from tests.loopnest.conftest import ROOT
+from tests.helpers.paths import ROOT
 
 GEMM = ROOT / "corpus/kernels/blas3/gemm_ijk.c"
 

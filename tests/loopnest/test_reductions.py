@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from loopnest import Harness, IllegalTransformError, Recipe, RecipeError, Scop, apply_recipe, extract_scops
 from loopnest.codegen import generate_c
 from loopnest.omp_clauses import reorders_reduction
-from tests.c_kernels import GEMM, MATMUL
+from tests.helpers.kernels import GEMM, MATMUL
 from tests.loopnest.recipe_check import apply_and_verify
 
 DOT = """

@@ -14,7 +14,7 @@ from pathlib import Path
 from loopnest import Recipe, apply_recipe, extract_scops
 from loopnest.codegen.overlap_guard import guarded_c
 from loopnest.harness import Harness
-from tests.loopnest.conftest import ROOT
+from tests.helpers.paths import ROOT
 from tests.loopnest.recipe_check import apply_and_verify
 
 GEMM_BLOCK = Recipe.from_dict({"steps": [{"op": "interchange", "order": [0, 2, 1]},

@@ -14,7 +14,7 @@ from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import ScheduleSpace, compute_dependences
 from loopnest.transform.recipe import Recipe, apply_recipe
-from tests.loopnest.test_sparse_frontend import scop_from, scop_of
+from tests.helpers.scops import scop_from, scop_of
 
 KERNELS = Path(__file__).parent / "sparse_kernels"
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loopnest import Harness, Recipe
-from tests.loopnest.conftest import load_expected
+from tests.helpers.paths import load_expected
 from tests.loopnest.recipe_check import apply_and_verify, corpus_harnesses
 
 EXPECTED = load_expected()

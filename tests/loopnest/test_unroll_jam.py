@@ -18,9 +18,10 @@ from loopnest import (
     extract_scops,
     generate_c,
 )
-from tests.loopnest.conftest import ROOT, load_expected
+from tests.helpers.kernels import REDUCTION, SKEWED
+from tests.helpers.paths import ROOT, load_expected
+from tests.helpers.scops import nest, refuse
 from tests.loopnest.recipe_check import apply_and_verify, random_corpus_outcomes
-from tests.loopnest.test_legality import REDUCTION, SKEWED, nest, refuse
 
 EXPECTED = load_expected()
 # Nests of depth 2 or more: unroll_jam needs a loop inside the jammed one.

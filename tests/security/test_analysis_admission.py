@@ -20,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from database import create_api_key
 from service.app import create_app
-from tests.security.test_analysis_budget_routes import deep_and_long
+from tests.security.programs import deep_and_long
 from tests.service.factories import GEMM_PARAMS, gemm_program, make_app, service_settings, wait_for_evaluation
 
 SMALL = {"source": deep_and_long(1, 1), "params": {"n": 100}}

@@ -11,16 +11,8 @@ from fastapi.testclient import TestClient
 
 from database import create_api_key
 from service.app import create_app
+from tests.security.programs import deep_and_long
 from tests.service.factories import service_settings
-
-
-def deep_and_long(depth: int, statements: int) -> str:
-    its = [f"i{k}" for k in range(depth)]
-    head = "".join(f"for (int {i} = 0; {i} < n; {i}++)\n" for i in its)
-    sub = f"{its[0]} + {its[-1]}"
-    body = "\n".join(f"  A{k % 4}[{sub}] = A{(k + 1) % 4}[{sub}] + {k}.0;" for k in range(statements))
-    return (f"void f(int n, double A0[2*n], double A1[2*n], double A2[2*n], double A3[2*n]) {{\n{head}{{\n"
-            f"{body}\n}}\n}}\n")
 
 
 @pytest.fixture(scope="module")

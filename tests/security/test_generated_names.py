@@ -17,7 +17,7 @@ from loopnest import Harness, Recipe
 from loopnest.codegen import generate_c
 from loopnest.harness.driver import synthesize_driver
 from loopnest.harness.driver_names import rename
-from tests.loopnest.test_legality import nest
+from tests.helpers.scops import nest
 
 # Names the driver's own code or its headers declare: main's parameters, the entry point, <math.h>'s
 # Bessel functions and <time.h>'s time(), <stdio.h>'s FILE functions, and the driver's own prefix.

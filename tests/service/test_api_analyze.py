@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from service.app import create_app
-from tests.loopnest.conftest import CORPUS
+from tests.helpers.paths import CORPUS
 
 
 @pytest.fixture(scope="module")

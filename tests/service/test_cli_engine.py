@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers.paths import CORPUS
 from tests.helpers.waiting import perfembed
-from tests.loopnest.conftest import CORPUS
 
 PB = CORPUS / "pbstyle"
 

@@ -13,8 +13,8 @@ from autotune.search.study_names import tuning_study
 from database import get_store, list_measurements
 from loopnest.frontend.extract import extract_scops
 from loopnest.harness.index_data import SparseChoice
+from tests.helpers.waiting import perfembed
 from tests.security.cli import run_perfembed
-from tests.service.test_cli_engine import perfembed
 
 SPMV = Path(__file__).resolve().parents[1] / "loopnest" / "sparse_kernels" / "spmv_csr.c"
 SIZES = ("--param", "n=300", "--param", "m=200", "--param", "nnz=6000")

@@ -15,7 +15,6 @@ from autotune.config import AutotuneSettings
 from database.config import DatabaseSettings
 from loopnest.config import Settings, default_data_dir, get_settings, load_settings
 from loopnest.errors import SettingsError
-from tests.conftest import TEST_DATA_ROOT
 from tests.security.cli import ENTRY
 from tests.service.factories import ROOT
 
@@ -107,6 +106,6 @@ def test_a_seed_file_named_but_missing_is_an_error(tmp_path: Path) -> None:
     assert result.stderr.strip().splitlines()[-1] == f"error: seed file {missing} (PERFEMBED_SEED_FILE) does not exist"
 
 
-def test_the_tests_never_use_the_users_data_directory() -> None:
-    assert Path(os.environ["PERFEMBED_DATA_DIR"]).is_relative_to(TEST_DATA_ROOT)
-    assert default_data_dir().is_relative_to(TEST_DATA_ROOT)
+def test_the_tests_never_use_the_users_data_directory(suite_data_root: Path) -> None:
+    assert Path(os.environ["PERFEMBED_DATA_DIR"]).is_relative_to(suite_data_root)
+    assert default_data_dir().is_relative_to(suite_data_root)
