@@ -136,7 +136,7 @@ def run_benchmark(args: list[str], on_event: Callable[[Any], None]) -> dict[str,
     """``python -m experiments.paper --events ARGS`` in a child process: each progress event to
     ``on_event`` (its fields as attributes), then the report. The child's user error is raised as a
     :class:`BenchmarkError` (exit code 2); a child that ends without a report as an :class:`InternalError`."""
-    env = benchmark_environment(BENCHMARK_MODULE.split(".")[0])
+    env = benchmark_environment("experiments")
     command = [sys.executable, "-m", BENCHMARK_MODULE, "--events", *args]
     report: dict[str, Any] | None = None
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env) as child:  # stderr: the terminal

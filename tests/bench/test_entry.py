@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from service.commands.bench import benchmark_environment
+from service.core.errors import ParameterError
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Python's own Ctrl-C handler, as under a terminal: a child started from a shell without job control (CI)
@@ -54,7 +57,8 @@ def test_a_reader_gone_ends_a_benchmark_quietly() -> None:
 
 
 def test_every_benchmark_script_ends_through_it() -> None:
-    scripts = [p for p in (ROOT / "benchmarks").glob("*.py") if 'if __name__ == "__main__":' in p.read_text()]
+    scripts = [p for folder in ("benchmarks", "experiments") for p in (ROOT / folder).glob("*.py")
+               if 'if __name__ == "__main__":' in p.read_text()]
     assert len(scripts) >= 13
     for path in scripts:
         assert path.read_text().rstrip().endswith("exit_after(main)"), path.name
@@ -75,3 +79,14 @@ def test_perfembed_bench_stopped_in_its_child_is_an_interrupt_not_a_bug(tmp_path
     with pytest.raises(KeyboardInterrupt):
         bench.run_benchmark([], events.append)
     assert len(events) == 1
+
+
+def test_the_experiments_run_from_a_checkout_and_an_install_without_them_says_so_in_one_line(tmp_path: Path) -> None:
+    env = benchmark_environment("experiments")  # this checkout has them
+    assert str(Path(__file__).resolve().parents[2]) in env["PYTHONPATH"].split(os.pathsep)
+    with pytest.raises(ParameterError) as refused:  # an installed perfembed: benchmarks/ beside no experiments/
+        benchmark_environment("experiments_not_installed")
+    assert "\n" not in str(refused.value) and "run `perfembed bench` from a perfembed checkout" in str(refused.value)
+    wheel = subprocess.run([sys.executable, "-c", "import experiments"], cwd=tmp_path, capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": ""}, check=False)
+    assert wheel.returncode != 0  # not installed: found only from a checkout
