@@ -2,7 +2,7 @@
 thread pool, one run at a time (concurrent probes share it, and a result is reused for a second), within
 a few seconds (past them, "not ready" says the checks did not finish).
 
-Besides the database, the index and the live workers (:func:`service.services_catalog.readiness`), the
+Besides the database, the index and the live workers (:func:`service.services.readiness.readiness`), the
 service is not ready while none of the tuning workers it supervises is alive (``perfembed serve
 --workers N``, :func:`service.supervisor.supervised`) or while a program cannot be preprocessed here
 (:func:`loopnest.frontend.cpp_check.preprocessor_problem`); ``resources`` says which limits bound a

@@ -17,7 +17,7 @@ from service.core import Core, TransferCore
 
 def _public(model: str, data: Mapping[str, Any]) -> dict[str, Any]:
     """``data`` as the API would send it: validated by the route's response model, then JSON values."""
-    # The API's modules (schemas, mappers, services_*) and the HTTP client load inside the methods that
+    # The API's modules (schemas, mappers, the services) and the HTTP client load inside the methods that
     # use them: together they add about 130 ms (python -X importtime) to every `perfembed` start.
     from service import schemas
 
@@ -35,7 +35,7 @@ class LocalCatalog:
         self.core: Core = TransferCore(self.store, self.settings)
 
     def jobs(self, *, status: str | None, nest_id: int | None, limit: int) -> list[dict[str, Any]]:
-        from service.services_jobs import list_jobs
+        from service.services.tuning_jobs import list_jobs
 
         with self.store.session() as session:
             page = list_jobs(session, status=None if status is None else JobStatus(status), nest_id=nest_id,
@@ -43,25 +43,25 @@ class LocalCatalog:
         return [_public("JobPublic", job) for job in page["data"]]
 
     def job(self, job_id: int) -> dict[str, Any]:
-        from service.services_jobs import get_job
+        from service.services.tuning_jobs import get_job
 
         with self.store.session() as session:
             return _public("JobPublic", get_job(session, job_id, settings=self.settings))
 
     def cancel_job(self, job_id: int) -> dict[str, Any]:
-        from service.services_jobs import cancel_job
+        from service.services.tuning_jobs import cancel_job
 
         return _public("JobPublic", cancel_job(self.store, job_id, key=None, settings=self.settings))  # its own db
 
     def nests(self, *, limit: int, offset: int, program_id: int | None) -> list[dict[str, Any]]:
-        from service.services_catalog import list_nests
+        from service.services.catalog import list_nests
 
         with self.store.session() as session:
             page = list_nests(session, limit=limit, offset=offset, program_id=program_id)
         return [_public("NestSummaryPublic", nest) for nest in page["data"]]
 
     def nest(self, nest_id: int) -> dict[str, Any]:
-        from service.services_catalog import nest_detail
+        from service.services.catalog import nest_detail
 
         return _public("NestDetailPublic", nest_detail(self.core, nest_id))
 

@@ -13,7 +13,7 @@ from loopnest.harness.index_data import SparseChoice
 from service.config import ServiceSettings
 from service.core import NestDetail, NestSuggestion, ProgramSource, SearchHit, Suggestions
 from service.schemas import ProgramIn
-from service.services_matrices import matrix_path
+from service.services.matrices import matrix_path
 
 
 def program_source(program: ProgramIn, *, settings: ServiceSettings | None = None) -> ProgramSource:

@@ -29,9 +29,9 @@ from database.store import Store
 from service.config import ServiceSettings
 from service.core import Core, TransferCore
 from service.errors import AuthenticationError
-from service.evaluation import EvaluationPool
-from service.evaluation_jobs import EvaluationJobs
 from service.middleware import Metrics
+from service.services.evaluation_jobs import EvaluationJobs
+from service.services.evaluation_pool import EvaluationPool
 
 READ_SCHEME = "ApiKeyForReads"
 

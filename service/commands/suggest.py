@@ -10,7 +10,7 @@ from rich.table import Table
 
 from service.commands.options import console, err_console, fmt_value
 from service.core.maintenance import safe_url
-from service.core.model import NOTHING_NEW
+from service.core.types import NOTHING_NEW
 
 
 def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | None = None,

@@ -4,7 +4,8 @@ wired to one database by :class:`TransferCore`; the routes and commands see it a
 
 from service.core.answer_cache import AnswerCache
 from service.core.core import TransferCore
-from service.core.model import (
+from service.core.protocol import Core
+from service.core.types import (
     AcceptedRecipe,
     BestRecipe,
     Candidate,
@@ -20,7 +21,6 @@ from service.core.model import (
     Suggestions,
     SuggestOptions,
 )
-from service.core.protocol import Core
 
 __all__ = ["AcceptedRecipe", "AnswerCache", "BestRecipe", "Candidate", "Core", "GateDecision", "IndexStatus",
            "MeasuredCandidate", "Measurement", "NeighbourView", "NestDetail", "NestSuggestion", "ProgramSource",

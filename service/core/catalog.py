@@ -17,8 +17,8 @@ from loopnest.transform.recipe_text import recipe_text, stored_loop_names
 from service.core.analysis import ProgramAnalysis
 from service.core.context import CoreContext
 from service.core.measured import local_target_id, target_views
-from service.core.model import BestRecipe, IndexStatus, NestDetail, ProgramSource, SearchHit
 from service.core.sources import nest_label
+from service.core.types import BestRecipe, IndexStatus, NestDetail, ProgramSource, SearchHit
 
 
 def search(ctx: CoreContext, *, vector: Sequence[float] | None, program: ProgramSource | None, k: int,

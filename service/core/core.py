@@ -21,10 +21,10 @@ from service.core.analysis import ProgramAnalysis
 from service.core.answer_cache import AnswerCache, Stamp
 from service.core.context import CoreContext
 from service.core.ingest import ingest_program
-from service.core.model import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
 from service.core.program import AppliedRecipe, ProgramEvaluation
 from service.core.program_checks import record_program_checks
 from service.core.suggest import suggest
+from service.core.types import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
 
 T = TypeVar("T")
 

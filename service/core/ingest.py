@@ -10,7 +10,7 @@ from database.records import register_nest
 from loopnest.parameters import require_params
 from service.core.analysis import NestAnalysis, ProgramAnalysis, analyse_program
 from service.core.context import CoreContext
-from service.core.model import ProgramSource
+from service.core.types import ProgramSource
 
 
 def ingest_nest(ctx: CoreContext, *, source: str, name: str, nest: NestAnalysis, params: Mapping[str, Any],

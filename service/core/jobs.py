@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from autotune.workers.job_options import JobOptions
 from database import enqueue_job, list_jobs
 from service.core.context import CoreContext
-from service.core.model import Candidate, ProgramSource
+from service.core.types import Candidate, ProgramSource
 
 
 def job_options(program: ProgramSource, index: int, params: Mapping[str, int],

@@ -24,7 +24,6 @@ from service.core.core import TransferCore
 from service.core.dropin import applied_source, dropin_header, needed_flags
 from service.core.local import CheckNests, SourceFile, StatusFn, no_status, resolve_threads
 from service.core.maintenance import open_local_store
-from service.core.model import SuggestOptions
 from service.core.program import (
     BUILD_HELP,
     AppliedRecipe,
@@ -36,6 +35,7 @@ from service.core.program import (
 )
 from service.core.program_spec import WholeProgram, require_build, runnable_spec
 from service.core.python_dropin import WrittenFile, write_python_best
+from service.core.types import SuggestOptions
 
 JsonDict = dict[str, Any]
 TRANSFER_PRIORS = tuple(PRIOR_MODES)  # the first guesses transfer may try beside near neighbours

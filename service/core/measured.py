@@ -34,7 +34,7 @@ from database import (
 )
 from database.records import local_target_fields
 from loopnest.transform.recipe_text import recipe_text
-from service.core.model import NeighbourView
+from service.core.types import NeighbourView
 
 # The parts of a nest's normalized form that say what it computes (not what it is called).
 _IR_KEYS = ("schedule", "statements")

@@ -12,8 +12,8 @@ from typing import Protocol, TypeVar
 from autotune.config import AutotuneSettings
 from loopnest.harness.progress import ProgressFn
 from service.core.analysis import ProgramAnalysis
-from service.core.model import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
 from service.core.program import AppliedRecipe, ProgramEvaluation
+from service.core.types import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
 
 T = TypeVar("T")
 

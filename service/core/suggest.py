@@ -19,11 +19,13 @@ from loopnest.parameters import require_params
 from loopnest.transform.recipe_text import recipe_text
 from service.core.analysis import NestAnalysis, ProgramAnalysis, analyse_program
 from service.core.context import CoreContext
-from service.core.evaluate import evaluate_nest
 from service.core.ingest import ingest_nest
 from service.core.jobs import fallback_job, job_options
+from service.core.measure_candidates import measure_candidates
 from service.core.measured import find_stored_nest, neighbour_view, target_views, tuned_before
-from service.core.model import (
+from service.core.neighbours import neighbours_for
+from service.core.sources import nest_label
+from service.core.types import (
     Candidate,
     GateDecision,
     NestSuggestion,
@@ -31,8 +33,6 @@ from service.core.model import (
     Suggestions,
     SuggestOptions,
 )
-from service.core.neighbours import neighbours_for
-from service.core.sources import nest_label
 
 
 def suggest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *, min_speedup: float,
@@ -76,7 +76,7 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
         loop_names=tuple(names), tuned_before=before, neighbours=tuple(neighbour_view(n, targets) for n in neighbours),
         candidates=candidates, gate=gate)
     if options.evaluate and adapted and nest_id is not None:
-        measured = evaluate_nest(ctx, scop, params, nest_id=nest_id, candidates=adapted, tuner=tuner,
+        measured = measure_candidates(ctx, scop, params, nest_id=nest_id, candidates=adapted, tuner=tuner,
                                  reps=options.reps, loop_names=names, progress=progress, sparse=program.sparse)
         entry = dataclasses.replace(entry, measurement=measured)
     failed = entry.measurement is not None and not entry.measurement.accepted

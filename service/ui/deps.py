@@ -32,7 +32,7 @@ from starlette.responses import HTMLResponse
 from database.domain import ApiKey
 from loopnest.errors import PerfembedError
 from service.api.deps import AppState, ReadCredentialsDep, StateDep
-from service.core.model import NOTHING_NEW
+from service.core.types import NOTHING_NEW
 from service.errors import AuthenticationError, status_of
 from service.ui import assets
 from service.web_security import check_same_origin

@@ -22,9 +22,9 @@ from database import (
     table_counts,
 )
 from database.domain import JobStatus
-from service.services_catalog import isolation
-from service.services_jobs import job_public
-from service.services_workers import live_workers
+from service.services.readiness import isolation
+from service.services.tuning_jobs import job_public
+from service.services.workers import live_workers
 
 if TYPE_CHECKING:
     from database import NestBest, Store

@@ -21,14 +21,15 @@ from service.admission import request_settings
 from service.core.stored import tuned_program
 from service.mappers import program_source
 from service.schemas import ProgramIn, SuggestionsIn
-from service.services import admit_program, suggest
+from service.services.programs import admit_program
+from service.services.suggestions import suggest
 from service.ui.downloads import tuned_name
 
 if TYPE_CHECKING:
     from database.domain import ApiKey
     from service.config import ServiceSettings
     from service.core import Core
-    from service.evaluation_jobs import EvaluationJobs
+    from service.services.evaluation_jobs import EvaluationJobs
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(-?[0-9]+)$")
 

@@ -23,7 +23,7 @@ from loopnest.polyhedral import ScheduleSpace, compute_dependences
 from service.app import create_app
 from service.config import ServiceSettings
 from service.schemas import ProgramIn
-from service.services import analyze_program_budgeted
+from service.services.programs import analyze_program_budgeted
 from tests.security.cli import one_line_error
 from tests.security.programs import deep_nest, long_sum, many_statements
 

@@ -1,6 +1,6 @@
 """Issue 10, proof: random C expressions and statements, inside a loop nest in a function with
 declared arrays and scalars, through the budgeted entry point the service uses
-(:func:`service.services.analyze_program_budgeted`: extract_scops + describe_scop in a worker
+(:func:`service.services.programs.analyze_program_budgeted`: extract_scops + describe_scop in a worker
 process, within PERFEMBED_ANALYSIS_TIME_LIMIT_S). It returns, or raises a PerfembedError; anything
 else (RecursionError, an isl error, a bug in the worker) surfaces as another exception and fails."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from loopnest.errors import PerfembedError
 from service.config import ServiceSettings
 from service.schemas import ProgramIn
-from service.services import analyze_program_budgeted
+from service.services.programs import analyze_program_budgeted
 
 SCALARS = ["n", "m", "x", "k", "i", "j"]
 LEAVES = st.one_of(

@@ -8,8 +8,8 @@ from sqlalchemy import text
 
 import database
 from database import claim_next_job, fail_job, update_job_progress
-from service import services_jobs
 from service.app import create_app
+from service.services import tuning_jobs
 from tests.database.factories import committed
 from tests.service.factories import GEMM_PARAMS, gemm_program, gemv_program
 
@@ -143,7 +143,7 @@ def test_a_write_that_fails_midway_leaves_no_rows(settings, auth, monkeypatch: p
     app = create_app(settings)
     with TestClient(app, raise_server_exceptions=False) as api:
         before = count(app, "tuning_jobs")
-        monkeypatch.setattr(services_jobs, "enqueue_job", enqueue_then_crash)
+        monkeypatch.setattr(tuning_jobs, "enqueue_job", enqueue_then_crash)
         r = api.post("/v1/tuning-jobs", json={"nest_id": 1, "params": GEMM_PARAMS}, headers=auth)
         assert r.status_code == 500 and r.json()["error"] == "InternalError"
         assert count(app, "tuning_jobs") == before

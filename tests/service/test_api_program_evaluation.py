@@ -15,7 +15,7 @@ from service.config import ServiceSettings
 from service.core.program import applied_recipes
 from service.mappers import program_source
 from service.schemas import SuggestionsIn
-from service.services import evaluate_whole_program
+from service.services.suggestions import evaluate_whole_program
 
 # The API's whole-program example, with its size N from a header that the request carries.
 SOURCE = WHOLE_PROGRAM.replace("#define N 600\n", '#include "sizes.h"\n')

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from service.errors import BusyError
-from service.evaluation import EvaluationPool
+from service.services.evaluation_pool import EvaluationPool
 
 
 def _holder(release: threading.Event, started: threading.Semaphore, order: list[int], n: int) -> Callable[[], None]:

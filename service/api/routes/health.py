@@ -15,7 +15,7 @@ from service.api.deps import MetricsDep, StateDep
 from service.health_checks import ReadinessProbe, Report, extra_checks, resources
 from service.middleware import metrics_text
 from service.schemas import HealthPublic, ReadyPublic
-from service.services_catalog import isolation, readiness
+from service.services.readiness import isolation, readiness
 
 router = APIRouter(tags=["health"])
 

@@ -11,7 +11,7 @@ from service.api.deps import CoreDep, ReadKeyDep, SessionDep, SettingsDep, Store
 from service.api.examples import JOB_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
 from service.schemas import MAX_ID, JobIn, JobPublic, JobsPublic
-from service.services_jobs import cancel_job, create_job, get_job, job_public, list_jobs
+from service.services.tuning_jobs import cancel_job, create_job, get_job, job_public, list_jobs
 
 router = APIRouter(prefix="/tuning-jobs", tags=["tuning-jobs"])
 

@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 from service.api.deps import ReadKeyDep, SettingsDep, WriteKeyDep
 from service.api.responses import READ_AUTH, WRITE, errors
 from service.schemas import MatrixPublic
-from service.services_matrices import matrix_info, store_matrix
+from service.services.matrices import matrix_info, store_matrix
 
 router = APIRouter(prefix="/matrices", tags=["matrices"])
 

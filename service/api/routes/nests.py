@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query
 from service.api.deps import CoreDep, ReadKeyDep, SessionDep, SettingsDep, StoreDep
 from service.api.responses import READ_AUTH, errors
 from service.schemas import MAX_ID, NestDetailPublic, NestsPublic
-from service.services_catalog import list_nests, nest_detail_for
+from service.services.catalog import list_nests, nest_detail_for
 
 router = APIRouter(prefix="/nests", tags=["nests"])
 

@@ -10,7 +10,7 @@ from service.api.deps import CoreDep, ReadKeyDep, SettingsDep, WriteKeyDep
 from service.api.examples import PROGRAM_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
 from service.schemas import AnalysisPublic, ProgramIn, ProgramStoredPublic
-from service.services import analyze_program_budgeted, store_program
+from service.services.programs import analyze_program_budgeted, store_program
 
 router = APIRouter(tags=["programs"])
 

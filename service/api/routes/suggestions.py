@@ -15,7 +15,7 @@ from service.api.examples import SUGGESTIONS_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
 from service.mappers import program_source
 from service.schemas import EvaluationJobPublic, SuggestionsIn, SuggestionsPublic
-from service.services import cached_suggestions, start_evaluation, suggest
+from service.services.suggestions import cached_suggestions, start_evaluation, suggest
 
 router = APIRouter(tags=["suggestions"])
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from service.api.deps import ReadKeyDep, SessionDep
 from service.api.responses import READ_AUTH, errors
 from service.schemas import TargetsPublic
-from service.services_catalog import list_targets
+from service.services.catalog import list_targets
 
 router = APIRouter(prefix="/targets", tags=["targets"])
 

@@ -3,7 +3,7 @@
 A request that compiles and times code takes seconds to minutes, so the API answers it with 202 and a
 job to poll (``/v1/evaluation-jobs/{id}``), like a tuning job. Unlike tuning jobs, which live in the
 database and are run by workers, an evaluation job runs in the API process, on its
-:class:`~service.evaluation.EvaluationPool`, under the per-request limits, and lives in memory: its
+:class:`~service.services.evaluation_pool.EvaluationPool`, under the per-request limits, and lives in memory: its
 answer is kept ``keep_s`` seconds after it ends (the client polls it within that), and a restart
 forgets it. Job ids are random, so one client cannot read another's answer by counting.
 """
@@ -27,7 +27,7 @@ from loopnest.errors import PerfembedError
 from loopnest.harness.progress import Progress, ProgressFn
 from service.access import check_owner
 from service.errors import status_of
-from service.evaluation import EvaluationPool
+from service.services.evaluation_pool import EvaluationPool
 
 _logger = logging.getLogger("perfembed.service")
 

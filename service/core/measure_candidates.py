@@ -18,10 +18,10 @@ from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.ir import Scop
 from loopnest.transform.recipe_text import recipe_text
 from service.core.context import CoreContext
-from service.core.model import AcceptedRecipe, MeasuredCandidate, Measurement
+from service.core.types import AcceptedRecipe, MeasuredCandidate, Measurement
 
 
-def evaluate_nest(ctx: CoreContext, scop: Scop, params: dict[str, int], *, nest_id: int,
+def measure_candidates(ctx: CoreContext, scop: Scop, params: dict[str, int], *, nest_id: int,
                   candidates: Sequence[TransferCandidate], tuner: TransferTuner, reps: int,
                   loop_names: Sequence[str], progress: ProgressFn | None = None,
                   sparse: SparseChoice | None = None) -> Measurement:

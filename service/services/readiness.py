@@ -1,59 +1,18 @@
-"""Reads of the catalogue behind the routes (nests, targets) and the readiness checks."""
+"""What ``/readyz`` and ``/healthz`` report: whether the database answers and takes writes, whether the
+index can serve, the live tuning workers, and the sandbox that runs code from requests, in words."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy.orm import Session
-
-from database import Store, nest_name, nest_summaries
-from database import list_nests as load_nests
-from database import list_targets as load_targets
-from database.domain import ApiKey
+from database import Store
 from database.errors import StorageError, public_dict
 from loopnest.errors import PerfembedError
 from loopnest.harness.sandbox import sandbox_status
-from service.access import hide_statements, nest_source_readable
 from service.config import ServiceSettings
 from service.core import Core
-from service.mappers import nest_detail_public
-from service.services_workers import live_workers, workers_check, workers_public
-
-
-def list_nests(session: Session, *, limit: int, offset: int, program_id: int | None) -> dict[str, Any]:
-    rows = load_nests(session, program_id=program_id, limit=limit, offset=offset)
-    names = nest_names(session, [n.id for n in rows])
-    data = [{"id": n.id, "program_id": n.program_id, "index": n.index, "name": names[n.id],
-             "created_at": n.created_at} for n in rows]
-    return {"data": data, "count": len(data), "limit": limit, "offset": offset}
-
-
-def nest_names(session: Session, nest_ids: list[int]) -> dict[int, str]:
-    """The name of each stored nest (``PROGRAM#INDEX``, :func:`database.nest_name`), in one query."""
-    return {i: nest_name(program, index) for i, (program, index, *_) in
-            nest_summaries(session, nest_ids=nest_ids).items()} if nest_ids else {}
-
-
-def nest_detail(core: Core, nest_id: int) -> dict[str, Any]:
-    """Name, features, embedding and best recipe per target (404 for an unknown id)."""
-    return nest_detail_public(core.nest_detail(nest_id))
-
-
-def nest_detail_for(core: Core, store: Store, nest_id: int, *, key: ApiKey | None,
-                    settings: ServiceSettings) -> dict[str, Any]:
-    """:func:`nest_detail` as ``key`` may see it: without the text of the statements when the nest's
-    program is private to other keys (:mod:`service.access`)."""
-    detail = nest_detail(core, nest_id)
-    if not nest_source_readable(store, nest_id, key, settings):
-        detail["normalized"] = hide_statements(detail["normalized"])
-    return detail
-
-
-def list_targets(session: Session) -> dict[str, Any]:
-    data = [dataclasses.asdict(t) for t in load_targets(session)]
-    return {"data": data, "count": len(data)}
+from service.services.workers import live_workers, workers_check, workers_public
 
 
 def readiness(settings: ServiceSettings, open_store: Callable[[], Store],

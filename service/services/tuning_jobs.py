@@ -32,8 +32,8 @@ from service.core import Core
 from service.errors import ConflictError
 from service.mappers import program_source
 from service.schemas import JobIn, ProgramIn
-from service.services import admit_program
-from service.services_workers import job_status_text, live_workers
+from service.services.programs import admit_program
+from service.services.workers import job_status_text, live_workers
 
 
 def create_job(body: JobIn, *, store: Store, settings: ServiceSettings, core: Core,

@@ -1,6 +1,6 @@
-"""Service logic behind the routes: no HTTP here. Requests are mapped to the core's types
-(:mod:`service.mappers`), the core (:class:`~service.core.Core`) answers, and its answers are mapped
-back to the API's JSON."""
+"""Suggestions behind ``/v1/suggestions``: answered from the core's cache, or after the request's one
+analysis (:func:`~service.services.programs.admit_program`); an evaluating request is queued as an
+evaluation job (:mod:`service.services.evaluation_jobs`) whose answer has measured results."""
 
 from __future__ import annotations
 
@@ -8,55 +8,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from database.domain import ApiKey
-from loopnest.analysis import describe_scop
-from loopnest.errors import ParameterError
 from loopnest.frontend.compile_flags import CompileFlags
 from loopnest.frontend.extract import extract_scops
-from loopnest.frontend.limits import AnalysisLimits
-from loopnest.frontend.program import PROGRAM_FILE, extract_program, materialized, project_root
+from loopnest.frontend.program import materialized, project_root
 from loopnest.harness.progress import ProgressFn
 from loopnest.harness.sandbox import ensure_isolated
-from service.admission import analyse
 from service.config import ServiceSettings
 from service.core import Core, ProgramSource, SuggestOptions
-from service.core.analysis import ProgramAnalysis, analyse_program
 from service.core.program import AppliedRecipe, ProgramEvaluation, applied_recipes, evaluate_program
 from service.core.program_spec import WholeProgram, program_spec
-from service.evaluation_jobs import EvaluationJob, EvaluationJobs
-from service.mappers import program_source, search_hit_public, suggestions_public
-from service.schemas import ProgramIn, SearchIn, SuggestionsIn
-
-
-def analyze_program_budgeted(program: ProgramIn, settings: ServiceSettings, *, workers: int = 2) -> dict[str, object]:
-    """:func:`analyze_program` in a worker process, within ``settings.analysis_time_limit_s``, admitted for
-    the request's caller (:func:`service.admission.analyse`; ``workers``: ``settings.analysis_workers``)."""
-    limits = AnalysisLimits.from_settings(settings)
-    return analyse(settings, analyze_program, program_source(program), limits)
-
-
-def analyze_program(program: ProgramSource, limits: AnalysisLimits | None = None) -> dict[str, object]:
-    extraction = extract_program(program, limits)
-    nests = [describe_scop(s, program.params) for s in extraction.scops]
-    for n in nests:
-        n["region"]["file"] = PROGRAM_FILE
-    return {"nests": nests, "rejected": [r.to_dict() for r in extraction.rejected]}
-
-
-def admit_program(program: ProgramSource, settings: ServiceSettings) -> ProgramAnalysis:
-    """The program's analysis (:func:`~service.core.analysis.analyse_program`: nests, dependences, static
-    features where the parameters have values), computed once per request in a killable worker within
-    ``analysis_time_limit_s`` and handed to the core, which recomputes none of it: a program whose
-    analysis would hold a thread for minutes gets a 422 naming the budget instead (the structural limits
-    alone do not bound depth x statements)."""
-    limits = AnalysisLimits.from_settings(settings)
-    return analyse(settings, analyse_program, program, limits)
-
-
-def store_program(program: ProgramIn, *, settings: ServiceSettings, core: Core, key: ApiKey | None = None) -> list[int]:
-    """Store the program and its nests (one transaction each, in the core); returns the nest ids. The
-    program is ``key``'s (:mod:`service.access`)."""
-    source = program_source(program, settings=settings)
-    return core.ingest(source, owner_key_id=None if key is None else key.id, analysis=admit_program(source, settings))
+from service.mappers import program_source, suggestions_public
+from service.schemas import SuggestionsIn
+from service.services.evaluation_jobs import EvaluationJob, EvaluationJobs
+from service.services.programs import admit_program
+from service.services.search import check_k
 
 
 def _options(body: SuggestionsIn, *, evaluate: bool, key: ApiKey | None) -> SuggestOptions:
@@ -86,7 +51,7 @@ def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Co
     """Check now what the request can get wrong, then queue its evaluation as a job (BusyError when
     the pool is full). The job's answer is what :func:`suggest` answers, with measured results; the job,
     and the program it stores, are ``key``'s. ``check_writable()`` raises when the database refuses writes."""
-    _check_k(body.k, settings)
+    check_k(body.k, settings)
     program = program_source(body, settings=settings) if program is None else program
     analysis = admit_program(program, settings)
     # Measuring costs seconds of compiling and running, and every result is stored: a database that
@@ -128,23 +93,9 @@ def cached_suggestions(body: SuggestionsIn, program: ProgramSource | None = None
     """The answer to a database-only request (with or without ``fallback``) when the core has it
     cached, else None: without I/O, or with ``read_stamp`` after reading a stale database stamp.
     ``program``: the body's :func:`~service.mappers.program_source`, when the caller made it already."""
-    _check_k(body.k, settings)
+    check_k(body.k, settings)
     if body.evaluate:
         return None
     program = program_source(body, settings=settings) if program is None else program
     answer = core.cached_suggestion(program, _options(body, evaluate=False, key=key), read_stamp=read_stamp)
     return None if answer is None else suggestions_public(answer, evaluated=False)
-
-
-def search(body: SearchIn, *, settings: ServiceSettings, core: Core) -> dict[str, Any]:
-    _check_k(body.k, settings)
-    program = None if body.program is None else program_source(body.program, settings=settings)
-    analysis = None if program is None else admit_program(program, settings)
-    hits = core.search(vector=body.vector, program=program, k=body.k, analysis=analysis)
-    neighbours = [search_hit_public(h) for h in hits]
-    return {"neighbours": neighbours, "count": len(neighbours)}
-
-
-def _check_k(k: int, settings: ServiceSettings) -> None:
-    if k > settings.max_k:
-        raise ParameterError(f"k={k} is over this server's limit of {settings.max_k} neighbours")
