@@ -10,7 +10,7 @@ from service.api.deps import CoreDep, ReadKeyDep, SettingsDep
 from service.api.examples import SEARCH_EXAMPLES
 from service.api.responses import READ_AUTH, errors
 from service.schemas import SearchIn, SearchPublic
-from service.services import search
+from service.services.search import search
 
 router = APIRouter(tags=["search"])
 
