@@ -118,7 +118,7 @@ def _validation_text(exc: ValueError) -> str:
 
 
 def suggestions(form: SuggestForm, *, settings: ServiceSettings, core: Core) -> dict[str, Any]:
-    """The suggestions for the form's program (:func:`service.services.suggest`), plus the request as
+    """The suggestions for the form's program (:func:`service.services.suggestions.suggest`), plus the request as
     the page sends it to the API to evaluate (``request``)."""
     body = request_of(form)
     result = suggest(body, settings=settings, core=core)
