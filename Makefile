@@ -45,7 +45,8 @@ serve: install
 	$(BIN)/perfembed serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
 
 bench: install
-	$(BIN)/python -m experiments.engine
+	$(BIN)/pip install -q -e '.[experiments]'
+	$(BIN)/pytest experiments/micro -p no:cacheprovider --benchmark-autosave --benchmark-columns=min,median,max,rounds
 
 clean:
 	rm -rf $(VENV) build *.egg-info
