@@ -2,6 +2,7 @@
 
     python -m benchmarks.python_bench [--kernels gemm,lu] [--scale F] [--threads N] [--rounds R] [--trials N]
                                       [--quick] [--no-transfer] [--retune] [--json] [--out DIR] [--report MD]
+                                      [--render JSON]
 
 For each kernel of ``benchmarks/python/kernels.py`` (written as NumPy users write them: slices, ``@``, ufuncs,
 scalar loops), at its :data:`SIZES` times ``--scale``:
@@ -22,12 +23,14 @@ outputs are checked against NumPy's on the same inputs; times are interleaved ro
 variant's speedup the geometric mean of its rounds' ratios to NumPy with a 95% bootstrap interval, and the
 first call (JIT and C compiles) is reported apart. A peer that is missing or fails is a row with the reason.
 The report goes to stdout, to ``OUT/python.json`` and ``OUT/python.md``, and to ``--report`` with its figure
-beside it. Exit status: 0 when every figure is in, 1 otherwise, 2 on a usage error.
+and its JSON beside it (``--report docs/benchmarks/python.md`` is the committed result; ``--render`` renders
+it again). Exit status: 0 when every figure is in, 1 otherwise, 2 on a usage error.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tempfile
 import time
@@ -38,6 +41,7 @@ from typing import Any
 from threadpoolctl import threadpool_limits
 
 from benchmarks._entry import exit_after
+from benchmarks.peak_measure import machine_load
 from benchmarks.python_report import missing_figures, render_markdown, render_text, summarize, write_report
 from benchmarks.python_variants import (
     KERNELS,
@@ -51,11 +55,13 @@ from benchmarks.python_variants import (
     outputs,
     perfembed_variant,
     timing,
+    write_best_decision,
 )
 from benchmarks.tuned_run import TunedRun, UsageParser, check_at_least, finish_report, run_main
 from loopnest.config import Settings
 from loopnest.frontend.python.check import example_inputs
 from loopnest.frontend.python.extract import lower_python
+from loopnest.harness import Limits
 
 NAME = "python"
 SUITE = load_module(KERNELS, "perfembed_benchmark_kernels")
@@ -80,33 +86,38 @@ def sizes(name: str, scale: float) -> dict[str, int]:
     return {k: max(2 if k in TIME_LOOPS else 3, round(v * scale)) for k, v in SUITE.SIZES[name].items()}
 
 
-def variants(name: str, tuning: dict[str, Any], work: Path, settings: Settings) -> tuple[dict[str, Variant],
-                                                                                        dict[str, str]]:
-    """Every variant of kernel ``name`` (a callable, or why there is none) and perfembed's recipes in words."""
+def variants(name: str, tuning: dict[str, Any], work: Path, settings: Settings,
+             threads: int) -> tuple[dict[str, Variant], dict[str, dict[str, Any]]]:
+    """Every variant of kernel ``name`` (a callable, or why there is none), and for perfembed's the recipe in
+    words (and for transfer's, whether ``--write-best`` would write it: ``write_best``)."""
     original = getattr(SUITE, name)
     out: dict[str, Variant] = {"numpy": original, **numba_variants(original, SUITE.PRANGE.get(name, ())),
                                "dace": dace_variant(original)}
     kernel = lower_python(KERNELS, name)
-    recipes: dict[str, str] = {}
+    notes: dict[str, dict[str, Any]] = {}
     for label, steps in (("perfembed-untuned", None), ("perfembed-transfer", tuning["transfer"]),
                          ("perfembed-autotune", tuning["autotune"])):
         if isinstance(steps, dict) and steps.get("status") in ("failed", "skipped"):
             out[label] = f"{steps['status']}: {steps.get('message', '')}"[:240]
             continue
         recipe = steps.get("recipe") if isinstance(steps, dict) else None
-        out[label], recipes[label] = perfembed_variant(kernel, recipe, work, label, settings.cflags)
-    return out, recipes
+        out[label], text, dropin = perfembed_variant(kernel, recipe, work, label, settings.cflags)
+        notes[label] = {"recipe": text}
+        if label == "perfembed-transfer":
+            notes[label]["write_best"] = write_best_decision(kernel, dropin, work / "inputs.npz",
+                                                             Limits.from_settings(settings), threads)
+    return out, notes
 
 
 def measure_kernel(name: str, params: dict[str, int], tuning: dict[str, Any], rounds: int,
-                   settings: Settings) -> dict[str, Any]:
+                   settings: Settings, threads: int = 1) -> dict[str, Any]:
     """One kernel's row: each variant checked against NumPy, then the ones that agree timed interleaved."""
     with tempfile.TemporaryDirectory(prefix=f"perfembed-pybench-{name}-") as tmp:
         work = Path(tmp)
         kernel = lower_python(KERNELS, name)
         example_inputs(kernel, params, work / "inputs.npz")
         inputs = Inputs(work / "inputs.npz", [a.name for a in kernel.args])
-        found, recipes = variants(name, tuning, work, settings)
+        found, notes = variants(name, tuning, work, settings, threads)
         want = outputs(getattr(SUITE, name), inputs.fresh())
         rows: dict[str, dict[str, Any]] = {}
         runnable = {}
@@ -115,14 +126,16 @@ def measure_kernel(name: str, params: dict[str, int], tuning: dict[str, Any], ro
                 rows[label] = {"status": "missing", "reason": fn}
                 continue
             rows[label] = first_call(fn, inputs, want)
-            if label in recipes:
-                rows[label]["recipe"] = recipes[label]
+            rows[label].update(notes.get(label, {}))
             if rows[label]["status"] == "ok":
                 runnable[label] = fn
+        load_before = machine_load()  # other jobs on the machine, as the programs benchmark records it
         times = interleave(runnable, inputs, rounds)
+        load_after = machine_load()
         for label in runnable:
             rows[label].update(timing(times["numpy"], times[label]))
     return {"kernel": name, "params": params, "variants": rows, "neighbours": _neighbours(tuning["transfer"]),
+            "load_before_timing": load_before, "load_after_timing": load_after,
             "tuning": {part: {k: v for k, v in tuning[part].items() if k != "recipe"}
                        for part in ("transfer", "autotune")}}
 
@@ -147,7 +160,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--out", type=Path, default=None,
                         help="report, tuning cache and perfembed data (default: DATA_DIR/python, or python-quick)")
-    parser.add_argument("--report", type=Path, default=None, help="also write the markdown report (and its figure)")
+    parser.add_argument("--report", type=Path, default=None,
+                        help="also write the markdown report, its figure and the result beside it (.png, .json)")
+    parser.add_argument("--render", type=Path, default=None, metavar="JSON",
+                        help="run nothing: render an earlier result (python.json) as text, or to --report")
     args = parser.parse_args(argv)
     unknown = [k for k in args.kernels or () if k not in SUITE.SIZES]
     if unknown:
@@ -160,6 +176,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    """Tune, check and time every kernel of ``--kernels``; with ``--render``, an earlier result instead (its
+    summary computed again)."""
+    if args.render is not None:
+        report: dict[str, Any] = json.loads(args.render.read_text())
+        report["summary"] = summarize(report)
+        if args.report is not None:
+            write_report(report, args.report)
+        return report
     for variable in THREAD_VARIABLES:  # for the libraries loaded from now on (Numba, the modules' OpenMP)
         os.environ[variable] = str(args.threads)
     threadpool_limits(args.threads, user_api="blas")  # NumPy's BLAS was loaded on import; once, not per call
@@ -172,7 +196,7 @@ def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any
         params = sizes(name, args.scale)
         tuning = bench.tune(PythonNest.of(name), params, retune=args.retune, cold_autotune=True)
         bench.progress(f"{name}: checking and timing the variants ({rounds} interleaved rounds)")
-        report["kernels"].append(measure_kernel(name, params, tuning, rounds, settings))
+        report["kernels"].append(measure_kernel(name, params, tuning, rounds, settings, args.threads))
     report = finish_report(report, bench.out_dir, start, summarize, render_markdown)
     if args.report is not None:
         write_report(report, args.report)

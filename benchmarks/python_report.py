@@ -7,6 +7,7 @@ section compares it with autotuning (40 trials, from nothing) kernel by kernel, 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -17,11 +18,30 @@ VARIANTS = ("numpy", "numba", "numba-parallel", "dace", "perfembed-untuned", "pe
             "perfembed-autotune")
 OURS = ("perfembed-untuned", "perfembed-transfer", "perfembed-autotune")
 HEADLINE = "perfembed-transfer"
+USER = "perfembed"  # what a user runs after suggest --write-best: transfer's module where written, else NumPy
 TRANSFER_SHARE = 0.85  # issue 61: transfer (k = 5) at least 85% of autotune-40
+ISSUE_TRIALS = 40
+
+
+def _row(kernel: Mapping[str, Any], label: str) -> Mapping[str, Any]:
+    """``label``'s row; for :data:`USER`, transfer's row where ``--write-best`` wrote its module, else NumPy's
+    (the user keeps the original: 1x by definition), else why there is none."""
+    if label != USER:
+        return kernel["variants"].get(label) or {}
+    transfer = kernel["variants"].get(HEADLINE) or {}
+    decision = transfer.get("write_best") or {}
+    if transfer.get("status") != "ok" or not decision:
+        return {"status": transfer.get("status", "missing"), "reason": transfer.get("reason", "not run")}
+    if decision["written"]:
+        return {**transfer, "recipe": f"written: {transfer.get('recipe')}"}
+    numpy = kernel["variants"]["numpy"]
+    check = f"{decision['check_speedup']:.2f}x" if decision.get("check_speedup") else decision.get("status")
+    return {**numpy, "speedup": 1.0, "speedup_low": 1.0, "speedup_high": 1.0,
+            "recipe": f"nothing written (perfembed's check: {check}); NumPy kept"}
 
 
 def _speedup(kernel: Mapping[str, Any], label: str) -> float | None:
-    row = kernel["variants"].get(label) or {}
+    row = _row(kernel, label)
     value = row.get("speedup") if row.get("status") == "ok" else None
     return float(value) if value else None
 
@@ -39,30 +59,56 @@ def _relative(kernels: Sequence[Mapping[str, Any]], label: str, other: str) -> t
 def summarize(report: Report) -> dict[str, Any]:
     kernels = report["kernels"]
     methods: dict[str, dict[str, Any]] = {}
-    for label in VARIANTS:
-        statuses = [(k["variants"].get(label) or {}).get("status") for k in kernels]
+    for label in (*VARIANTS, USER):
+        statuses = [_row(k, label).get("status") for k in kernels]
         values = [v for k in kernels if (v := _speedup(k, label))]
         methods[label] = {"geomean_speedup": _geomean(values), "ok": statuses.count("ok"),
                           "wrong": statuses.count("wrong-output"), "failed": statuses.count("failed"),
                           "missing": statuses.count("missing")}
-    over_numba, n_numba = _relative(kernels, HEADLINE, "numba-parallel")
-    over_dace, n_dace = _relative(kernels, HEADLINE, "dace")
+    over_numba, n_numba = _relative(kernels, USER, "numba-parallel")
+    over_dace, n_dace = _relative(kernels, USER, "dace")
     share, n_share = _relative(kernels, HEADLINE, "perfembed-autotune")
-    slower = [k["kernel"] for k in kernels if (row := k["variants"].get(HEADLINE) or {}).get("status") == "ok"
+    slower = [k["kernel"] for k in kernels if (row := _row(k, USER)).get("status") == "ok"
               and (row.get("speedup_high") or row["speedup"]) < 1.0]
     wrong = sum(methods[label]["wrong"] for label in OURS)
-    head = methods[HEADLINE]["geomean_speedup"]
+    head = methods[USER]["geomean_speedup"]
+    trials = ((report.get("config") or {}).get("tuning") or {}).get("trials", ISSUE_TRIALS)
     targets = {
         "over_numpy": _target("geomean at least 5x over NumPy", head, 5.0),
         "over_numba_parallel": _target("geomean at least 2x over Numba parallel=True", over_numba, 2.0, n_numba),
         "over_dace": _target("ahead of DaCe's auto-optimizer where it ran", over_dace, 1.0, n_dace),
-        "transfer_share": _target("transfer at least 85% of autotune-40", share, TRANSFER_SHARE, n_share),
+        "transfer_share": _target(f"transfer at least 85% of autotune-{trials}"
+                                  + (f" (issue: autotune-{ISSUE_TRIALS})" if trials != ISSUE_TRIALS else ""),
+                                  share, TRANSFER_SHARE, n_share),
         "no_slowdown": {"name": "no kernel slower than NumPy (interval below 1x)", "value": slower,
                         "status": "MET" if not slower else "NOT MET"},
         "correct": {"name": "0 wrong outputs (perfembed)", "value": wrong, "status": "MET" if not wrong else "NOT MET"},
     }
     return {"kernels": len(kernels), "methods": methods, "transfer_over_numba_parallel": over_numba,
-            "transfer_over_dace": over_dace, "transfer_share_of_autotune": share, "targets": targets}
+            "transfer_over_dace": over_dace, "transfer_share_of_autotune": share, "trials": trials,
+            "written": sum(1 for k in kernels if ((k["variants"].get(HEADLINE) or {}).get("write_best") or {})
+                           .get("written")), "load": load_summary(report), "targets": targets}
+
+
+def load_summary(report: Report) -> dict[str, Any]:
+    """The 1-minute load average when each kernel's timing began and ended (other jobs on the machine)."""
+    loads = [k[key]["loadavg"][0] for k in report["kernels"] for key in ("load_before_timing", "load_after_timing")
+             if k.get(key)]
+    return {"during_1min_mean": sum(loads) / len(loads) if loads else None, "during_1min_max": max(loads, default=None),
+            "before": (report.get("load_before") or {}).get("loadavg"),
+            "after": (report.get("load_after") or {}).get("loadavg")}
+
+
+def headline(report: Report) -> list[dict[str, str]]:
+    """The README's row (``docs/gen/perfembed_docs.py``): what a user gets, over NumPy and Numba parallel."""
+    s = summarize(report)
+    user = s["methods"][USER]["geomean_speedup"]
+    figure = (f"{_x(user)} over NumPy, {_x(s['targets']['over_numba_parallel']['value'])} over Numba parallel "
+              f"(geomeans, {s['kernels']} kernels, {s['written']} tuned modules); transfer from C at "
+              f"{_pct(s['transfer_share_of_autotune'])} of autotune-{s['trials']}")
+    cfg, load = report.get("config") or {}, s["load"]["during_1min_mean"]
+    conditions = f"{cfg.get('threads')} threads, sizes x{cfg.get('scale')}" + (f", load {load:.1f}" if load else "")
+    return [{"what": "NumPy kernels (Python in)", "figure": figure, "conditions": conditions}]
 
 
 def _target(name: str, value: float | None, goal: float, pairs: int | None = None) -> dict[str, Any]:
@@ -90,31 +136,37 @@ def _cell(row: Mapping[str, Any], reasons: list[str]) -> str:
 
 def _speed_table(report: Report) -> list[str]:
     reasons: list[str] = []
-    lines = ["| kernel | " + " | ".join(VARIANTS) + " |", "|---" * (len(VARIANTS) + 1) + "|"]
+    columns = (*VARIANTS, USER)
+    lines = ["| kernel | " + " | ".join(columns) + " | load |", "|---" * (len(columns) + 2) + "|"]
     for k in report["kernels"]:
-        cells = [_cell(k["variants"].get(label) or {"status": "missing", "reason": "not run"}, reasons)
-                 for label in VARIANTS]
-        lines.append(f"| {k['kernel']} | " + " | ".join(cells) + " |")
+        cells = [_cell(_row(k, label) or {"status": "missing", "reason": "not run"}, reasons) for label in columns]
+        load = (k.get("load_before_timing") or {}).get("loadavg")
+        lines.append(f"| {k['kernel']} | " + " | ".join(cells) + f" | {f'{load[0]:.1f}' if load else '-'} |")
     methods = report["summary"]["methods"]
     lines.append("| **geomean over NumPy** | " + " | ".join(
         f"**{m['geomean_speedup']:.2f}x** ({m['ok']} ran)" if m["geomean_speedup"] else "-"
-        for m in (methods[label] for label in VARIANTS)) + " |")
+        for m in (methods[label] for label in columns)) + " | |")
     lines += ["", "Each cell: median time, speedup over NumPy (geometric mean of the interleaved rounds' ratios, "
-              "95% bootstrap interval), first call (JIT and C compiles) apart."]
+              "95% bootstrap interval), first call apart (Numba's JIT compile, the module's C compile). "
+              f"*{USER}*: what `perfembed suggest --evaluate --write-best kernel_tuned.py` leaves the user: "
+              "transfer's module where perfembed's own check in the sandbox (same results, not slower than NumPy "
+              "on one call, best of 5) wrote it, else the NumPy function kept (1x). *load*: the 1-minute load "
+              "average when the kernel's timing began."]
     lines += [f"[{i}] {reason}" for i, reason in enumerate(reasons, 1)]
     return lines
 
 
 def _transfer_table(report: Report) -> list[str]:
-    lines = ["| kernel | nearest C neighbours (distance) | transfer | autotune-40 | share | transfer's recipe |",
-             "|---|---|---|---|---|---|"]
+    trials = report["summary"]["trials"]
+    lines = [f"| kernel | nearest C neighbours (distance) | transfer | autotune-{trials} | share | transfer's recipe "
+             "| written by --write-best |", "|---|---|---|---|---|---|---|"]
     for k in report["kernels"]:
         near = ", ".join(f"{n['name']} ({n['distance']:.2f})" for n in k["neighbours"][:3]
                          if n.get("distance") is not None) or "-"
         t, a = _speedup(k, HEADLINE), _speedup(k, "perfembed-autotune")
         recipe = (k["variants"].get(HEADLINE) or {}).get("recipe", "-")
         lines.append(f"| {k['kernel']} | {near} | {_x(t)} | {_x(a)} | "
-                     f"{f'{t / a:.0%}' if t and a else '-'} | {recipe} |")
+                     f"{f'{t / a:.0%}' if t and a else '-'} | {recipe} | {_row(k, USER).get('recipe', '-')} |")
     return lines
 
 
@@ -122,23 +174,43 @@ def _x(value: float | None) -> str:
     return f"{value:.2f}x" if value else "-"
 
 
+def _frame(report: Report) -> list[str]:
+    """Where, when, the load and the configuration, with any cut of the issue's budget said."""
+    config, summary, load = report["config"], report["summary"], report["summary"]["load"]
+    during = (f"; during the timings {load['during_1min_mean']:.1f} on average, at most {load['during_1min_max']:.1f}"
+              if load.get("during_1min_mean") is not None else "")
+    lines = [f"Run {report.get('started', '?')} on {report['machine']['cpu']} ({report['machine']['cores']} cores, "
+             f"shared with other jobs: 1-minute load {_load(load['before'])} before, {_load(load['after'])} after"
+             f"{during}). Every variant at {config['threads']} threads; sizes x{config['scale']} of the suite's "
+             f"SIZES; {config['rounds']} interleaved rounds; {report.get('seconds', 0):.0f} s in all. "
+             f"Reproduce: `perfembed bench python --scale {config['scale']} --threads {config['threads']}"
+             + (f" --trials {summary['trials']}" if summary["trials"] != ISSUE_TRIALS else "")
+             + " --report docs/benchmarks/python.md`."]
+    if summary["trials"] != ISSUE_TRIALS:
+        lines += ["", f"**Budget cut:** autotuning ran {summary['trials']} trials per kernel, not the issue's "
+                      f"{ISSUE_TRIALS} (`--trials {summary['trials']}`), so that the whole run fit its time on the "
+                      "shared machine; the transfer share below is against this shorter search."]
+    return lines
+
+
+def _load(values: Sequence[float] | None) -> str:
+    return f"{values[0]:.1f}" if values else "?"
+
+
 def render_markdown(report: Report, figure: str | None = None) -> str:
-    config, summary = report["config"], report["summary"]
-    lines = [f"# NumPy kernels against their peers ({summary['kernels']} kernels, {config['threads']} threads)", "",
-             f"Machine: {report['machine']['cpu']}, {report['machine']['cores']} cores; load before "
-             f"{report['load_before']}, after {report.get('load_after')}. Sizes x{config['scale']}, "
-             f"{config['rounds']} interleaved rounds, {report.get('seconds', 0):.0f} s in all.", "",
-             "## Targets (issue 61), on perfembed by transfer", ""]
+    summary = report["summary"]
+    lines = [f"# NumPy kernels against their peers ({summary['kernels']} kernels)", "", *_frame(report), "",
+             f"## Targets (issue 61), on {USER} (what --write-best leaves the user)", ""]
     for target in summary["targets"].values():
         value = target["value"]
         shown = f"{value:.2f}" if isinstance(value, float) else str(value)
-        lines.append(f"- {target['name']}: {target['status']} ({shown})")
+        lines.append(f"- {target['name']}: **{target['status']}** ({shown})")
     lines += ["", "## Speed", "", *_speed_table(report), "",
               "## Cross-language transfer: a seed of C nests only, to NumPy kernels", "",
-              "Transfer searched the shipped seed (C nests only, no Python kernel); autotuning ran 40 trials "
-              "from nothing in a database of its own. Share: transfer's speedup over NumPy as a share of "
-              f"autotuning's; geometric mean {_pct(summary['transfer_share_of_autotune'])}.", "",
-              *_transfer_table(report)]
+              f"Transfer (k = 5) searched the shipped seed (C nests only, no Python kernel); autotuning ran "
+              f"{summary['trials']} trials from nothing in a database of its own. Share: transfer's speedup over "
+              f"NumPy as a share of autotuning's (both modules as measured here); geometric mean "
+              f"{_pct(summary['transfer_share_of_autotune'])}.", "", *_transfer_table(report)]
     if figure:
         lines += ["", f"![speedups and transfer]({figure})"]
     return "\n".join(lines) + "\n"
@@ -153,10 +225,12 @@ def render_text(report: Report) -> str:
 
 
 def write_report(report: Report, out: Path) -> tuple[Path, Path]:
-    """The markdown at ``out`` and its figure beside it (``.png``)."""
+    """The markdown at ``out``, its figure (``.png``) and the result (``.json``) beside it, as the committed
+    results in ``docs/benchmarks/`` are laid out."""
     out.parent.mkdir(parents=True, exist_ok=True)
     figure = write_figure(report, out.with_suffix(".png"))
     out.write_text(render_markdown(report, figure.name))
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     return out, figure
 
 
@@ -170,7 +244,7 @@ def write_figure(report: Report, path: Path) -> Path:
 
     kernels = report["kernels"]
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.5), gridspec_kw={"width_ratios": [2, 1]})
-    shown = ("numba-parallel", "perfembed-transfer", "perfembed-autotune")
+    shown = ("numba-parallel", USER, "perfembed-autotune")
     width = 0.8 / len(shown)
     for i, label in enumerate(shown):
         xs = [j + (i - 1) * width for j in range(len(kernels))]

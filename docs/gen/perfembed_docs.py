@@ -5,7 +5,8 @@
   ``loopnest.config.Settings``), the CLI's ``envvar`` options and :data:`OTHER_VARIABLES`;
 * ``reference/api.md``: the OpenAPI document of ``service.app``, with the routes' examples;
 * ``reference/rejections.md``: every example of ``corpus/kernels/reject`` with the message perfembed gives;
-* ``benchmarks/{paper,peak,sparse}.md`` and the README's headline table, from ``docs/benchmarks/*.json``.
+* ``benchmarks/{paper,peak,sparse}.md`` and the README's headline table, from ``docs/benchmarks/*.json`` (the
+  programs and python reports are written by their benchmarks; their JSON gives a row of the table).
 
 ``docs/gen/gen_pages.py`` writes the reference pages into the site at build time (mkdocs-gen-files), so they
 cannot drift from the code. The benchmark pages and the README table are committed files:
@@ -510,7 +511,7 @@ def rejections_page() -> str:
 
 # -------------------------------------------------------------------------------------------- benchmarks
 
-BENCH_PAGES = ("programs", "paper", "peak", "sparse")
+BENCH_PAGES = ("programs", "python", "paper", "peak", "sparse")
 
 
 def load_result(name: str) -> dict[str, Any] | None:
@@ -537,6 +538,13 @@ def _programs_headline(report: dict[str, Any]) -> list[dict[str, str]]:
     return [{"what": "real-style C programs, end to end", "figure": figure, "conditions": note}]
 
 
+def _python_headline(report: dict[str, Any]) -> list[dict[str, str]]:
+    """The NumPy suite's headline, from the benchmark's own JSON (``benchmarks/python_report.py``)."""
+    from benchmarks.python_report import headline
+
+    return headline(report)
+
+
 def headline_rows() -> list[list[str]]:
     """The README's headline table: one or more rows per committed result, each linking its report."""
     rows = []
@@ -544,7 +552,8 @@ def headline_rows() -> list[list[str]]:
         result = load_result(name)
         if result is None:
             continue
-        heads = _programs_headline(result) if name == "programs" else result["headline"]
+        heads = _programs_headline(result) if name == "programs" else \
+            _python_headline(result) if name == "python" else result["headline"]
         for head in heads:
             rows.append([head["what"], head["figure"], head["conditions"],
                          f"[`perfembed bench {name}`](docs/benchmarks/{name}.md)"])

@@ -4,6 +4,7 @@ report, its targets and its figure are rendered. A peer that is missing or fails
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks.python_bench import SUITE, measure_kernel, sizes
-from benchmarks.python_report import missing_figures, render_markdown, summarize, write_report
+from benchmarks.python_bench import SUITE, main, measure_kernel, sizes
+from benchmarks.python_report import headline, missing_figures, render_markdown, summarize, write_report
 from benchmarks.python_variants import numba_variants, relative_error
 from loopnest.config import get_settings
 from service.commands.bench import bench_app
@@ -58,13 +59,17 @@ def test_a_kernel_is_checked_and_timed_against_numpy(tmp_path: Path) -> None:
         assert variants[label]["max_rel_error"] <= 1e-6 and variants[label]["first_s"] > 0
     assert variants["perfembed-autotune"]["recipe"].startswith("parallelize")
     assert variants["perfembed-transfer"]["recipe"] == "the nest as it is"
+    decision = variants["perfembed-transfer"]["write_best"]  # perfembed's own check, as --write-best runs it
+    assert decision["status"] == "ok" and decision["written"] == (decision["check_speedup"] >= 1.0)
+    assert row["load_before_timing"]["loadavg"] and row["load_after_timing"]["cpus"]
     assert variants["dace"]["status"] == "missing" and variants["dace"]["reason"]
     if "numba" in sys.modules or variants["numba"]["status"] != "missing":
         assert variants["numba-parallel"]["status"] == "ok", variants["numba-parallel"]
     assert row["neighbours"] == [{"name": "stencil/jacobi1d_t.c#0", "distance": 0.5}]
 
-    report = {"kernels": [row], "config": {"threads": 1, "scale": 0.02, "rounds": 3},
-              "machine": {"cpu": "test", "cores": 2}, "load_before": {}, "seconds": 1.0}
+    report: dict[str, Any] = {"kernels": [row], "config": {"threads": 1, "scale": 0.02, "rounds": 3,
+                                                           "tuning": {"trials": 40}},
+                              "machine": {"cpu": "test", "cores": 2}, "load_before": {}, "seconds": 1.0}
     report["summary"] = summarize(report)
     assert not missing_figures(report)
     assert report["summary"]["targets"]["correct"]["status"] == "MET"
@@ -72,6 +77,9 @@ def test_a_kernel_is_checked_and_timed_against_numpy(tmp_path: Path) -> None:
     assert "| softmax_rows |" in text and "Cross-language transfer" in text and "jacobi1d_t.c#0 (0.50)" in text
     markdown, figure = write_report(report, tmp_path / "python.md")
     assert figure.stat().st_size > 0 and f"]({figure.name})" in markdown.read_text()
+    assert json.loads((tmp_path / "python.json").read_text())["kernels"][0]["kernel"] == "softmax_rows"
+    assert main(["--render", str(tmp_path / "python.json"), "--report", str(tmp_path / "again.md")]) == 0
+    assert (tmp_path / "again.md").read_text() == markdown.read_text().replace("python.png", "again.png")
 
 
 def test_a_failed_tuning_step_is_a_row_with_its_reason(tmp_path: Path) -> None:
@@ -82,3 +90,34 @@ def test_a_failed_tuning_step_is_a_row_with_its_reason(tmp_path: Path) -> None:
     report = {"kernels": [row]}
     assert missing_figures(report) == ["jacobi_1d: perfembed-autotune: missing (failed: perfembed tune exited 2: "
                                        "boom)"]
+
+
+def _kernel(name: str, transfer: float, written: bool, numba: float = 2.0, autotune: float = 4.0) -> dict[str, Any]:
+    def ok(speedup: float) -> dict[str, Any]:
+        return {"status": "ok", "speedup": speedup, "speedup_low": speedup * 0.9, "speedup_high": speedup * 1.1,
+                "median_s": 0.1 / speedup, "first_s": 0.2}
+    decision = {"written": written, "status": "ok", "check_speedup": transfer, "message": ""}
+    return {"kernel": name, "neighbours": [], "load_before_timing": {"loadavg": [1.5, 1, 1]},
+            "load_after_timing": {"loadavg": [2.5, 1, 1]},
+            "variants": {"numpy": ok(1.0), "numba-parallel": ok(numba), "perfembed-autotune": ok(autotune),
+                         "perfembed-transfer": {**ok(transfer), "recipe": "tile i by 32", "write_best": decision}}}
+
+
+def test_the_targets_are_judged_on_what_write_best_leaves_the_user() -> None:
+    """A module --write-best refuses (slower than NumPy) leaves the user NumPy: 1x, not the module's 0.5x;
+    a written module that the interleaved rounds find slower is a slowdown all the same."""
+    kernels = [_kernel("fast", 8.0, True), _kernel("refused", 0.5, False), _kernel("slow", 0.8, True)]
+    report = {"kernels": kernels, "config": {"threads": 2, "scale": 0.5, "rounds": 7, "tuning": {"trials": 20}},
+              "machine": {"cpu": "test", "cores": 2}, "load_before": {"loadavg": [1.0]}, "started": "now"}
+    report["summary"] = summary = summarize(report)
+    assert summary["methods"]["perfembed"]["geomean_speedup"] == pytest.approx((8.0 * 1.0 * 0.8) ** (1 / 3))
+    assert summary["methods"]["perfembed-transfer"]["geomean_speedup"] == pytest.approx((8.0 * 0.5 * 0.8) ** (1 / 3))
+    assert summary["targets"]["no_slowdown"]["value"] == ["slow"]
+    assert summary["written"] == 2 and summary["load"]["during_1min_max"] == 2.5
+    text = render_markdown(report)
+    assert "autotuning ran 20 trials per kernel, not the issue's 40 (`--trials 20`)" in text
+    assert "transfer at least 85% of autotune-20 (issue: autotune-40)" in text
+    assert "nothing written (perfembed's check: 0.50x); NumPy kept" in text
+    (row,) = headline(report)
+    assert row["figure"].startswith("1.86x over NumPy, 0.93x over Numba parallel (geomeans, 3 kernels, 2 tuned")
+    assert row["conditions"] == "2 threads, sizes x0.5, load 2.0"
