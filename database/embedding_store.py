@@ -17,6 +17,7 @@ one entry point for notebooks, a layer up, where the frontend and the core may b
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import pickle
 import threading
@@ -76,6 +77,20 @@ class Hit:
                 "index": self.index, "best_speedup": self.best_speedup, "best_target_id": self.best_target_id}
 
 
+# A fitted model is stored pickled, so its class is named by module. The embedders' module was
+# embeddings.model until the modules were named after what they hold: a model fitted before loads too.
+_RENAMED_MODULES = {"embeddings.model": "embeddings.embedders"}
+
+
+class _RenamesUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        return super().find_class(_RENAMED_MODULES.get(module, module), name)
+
+
+def load_fitted(state: bytes) -> Any:
+    """A fitted model as :meth:`EmbeddingStore.fit` stored it (``pickle``), by an earlier version too."""
+    return _RenamesUnpickler(io.BytesIO(state)).load()
+
 class EmbeddingStore:
     """Nests' embeddings and the index over them, kept in step with the database (notebooks: see
     :class:`service.notebook.Notebook`, whose ``embeddings`` this is)."""
@@ -111,7 +126,7 @@ class EmbeddingStore:
         if self._model is None or self._model[0] != version:
             with self.store.session() as session:
                 record = get_embedding_model(session, version=version)
-            self._model = (version, pickle.loads(record.fitted_state or b""))
+            self._model = (version, load_fitted(record.fitted_state or b""))
         return self._model
 
     def fit(self, *, design: str = "standard", n_components: int = 16) -> str:
