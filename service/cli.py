@@ -14,7 +14,7 @@ import traceback
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import typer
 from rich.markup import escape
@@ -32,6 +32,7 @@ from service.commands.options import (
     REPS_HELP,
     Compiler,
     FileArg,
+    Function,
     Inputs,
     Json,
     Kernel,
@@ -175,7 +176,7 @@ RecipeFile = Annotated[Path, typer.Option("--recipe", help="Recipe JSON file.")]
 @app.command()
 @grouped
 def apply(file: FileArg, recipe: RecipeFile, compiler: Compiler, nest: Nest = None,
-          function: Annotated[str | None, typer.Option("--function", help="Only nests of this function.")] = None,
+          function: Function = None,
           output: Annotated[Path | None, typer.Option("-o", "--output",
                                                       help="Write here instead of stdout.")] = None) -> None:
     """Write FILE with the recipe applied to its nest(s): a drop-in replacement."""
@@ -241,7 +242,9 @@ def embeddings_fit(design: Annotated[str, typer.Option("--design", help="standar
 class Suggesting:
     """How ``suggest`` answers: neighbours, whether their recipes are measured, and the fallback's budget."""
 
-    k: Annotated[int, typer.Option("--k", min=1, max=50)] = 5
+    PANEL: ClassVar[str] = "Suggestions"
+
+    k: Annotated[int, typer.Option("--k", min=1, max=50, help="Neighbours per nest.")] = 5
     evaluate: Annotated[bool, typer.Option("--evaluate/--no-evaluate", help="Compile, verify and time.")] = False
     fallback: Annotated[bool, typer.Option("--fallback", help="Autotune nests no neighbour helps.")] = False
     trials: Annotated[int, typer.Option("--trials", min=1, max=MAX_TRIALS,
@@ -251,6 +254,8 @@ class Suggesting:
 @dataclass(frozen=True)
 class Program:
     """``suggest --evaluate``'s whole program: how it is built and run, and the compiler of a one-file one."""
+
+    PANEL: ClassVar[str] = "Whole-program check (with --evaluate)"
 
     build: Annotated[str | None, typer.Option("--build", help="Whole-program check: the shell command that builds "
                                               "the program, run in a copy of the project root (e.g. 'make').")] = None

@@ -3,12 +3,13 @@
 Each option two commands share is declared once, as an ``Annotated`` type (:data:`Include`, :data:`Json`,
 ...), and options that go together are grouped in a small dataclass (:class:`Compiler`, :class:`Sent`,
 :class:`Kernel`, :class:`Measuring`, :class:`Remote`). A command takes a group as one parameter;
-:func:`grouped` shows typer the group's options in its place and hands the command the group, built from
-them.
+:func:`grouped` shows typer the group's options in its place, under the group's ``PANEL`` heading in
+``--help``, and hands the command the group, built from them.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import inspect
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, TextIO, TypeVar
+from typing import Annotated, Any, ClassVar, TextIO, TypeVar
 
 import typer
 from rich.console import Console
@@ -68,9 +69,10 @@ BuildPath = Annotated[Path | None, typer.Option(
     help="Read FILE's flags from BUILD_DIR/compile_commands.json (CMake: -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; "
          "make: bear -- make).")]
 Param = Annotated[list[str], typer.Option("--param", help="Parameter value NAME=INT for sizes and trip counts.")]
-Function = Annotated[str | None, typer.Option("--function", help="Only nests of this function.")]
+Function = Annotated[str | None, typer.Option("--function", rich_help_panel="Nests and sizes",
+                                                help="Only nests of this function.")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
-Nest = Annotated[int | None, typer.Option("--nest", min=0, max=MAX_NEST,
+Nest = Annotated[int | None, typer.Option("--nest", min=0, max=MAX_NEST, rich_help_panel="Nests and sizes",
                                           help="Only this nest (default: every nest of FILE).")]
 Threads = Annotated[int | None, typer.Option("--threads", min=0, max=MAX_THREADS,
                                              help="OpenMP threads, 0 = every core (default: settings, else every "
@@ -99,6 +101,8 @@ class Compiler:
     """How FILE preprocesses, as ``cc`` is told: ``-I``/``-D``/``-U``/``-iquote``/``-isystem``/``-std``, or the
     flags of its compilation database entry (``-p BUILD_DIR``) followed by those."""
 
+    PANEL: ClassVar[str] = "Compiler flags (as cc)"
+
     include: Include = field(default_factory=list)
     define: Define = field(default_factory=list)
     undefine: Undefine = field(default_factory=list)
@@ -119,6 +123,8 @@ class Compiler:
 class Sent:
     """The ``-I``/``-D`` a command sends a server with FILE (its local quoted includes go as headers)."""
 
+    PANEL: ClassVar[str] = "Compiler flags (as cc)"
+
     include: Include = field(default_factory=list)
     define: Define = field(default_factory=list)
 
@@ -126,6 +132,8 @@ class Sent:
 @dataclass(frozen=True)
 class Kernel:
     """Which nests of FILE (``--function``) and the values of their size parameters (``--param``)."""
+
+    PANEL: ClassVar[str] = "Nests and sizes"
 
     param: Param = field(default_factory=list)
     function: Function = None
@@ -137,6 +145,8 @@ class Kernel:
 @dataclass(frozen=True)
 class Measuring:
     """How nests are run when measured: their threads and the structure of their sparse matrices."""
+
+    PANEL: ClassVar[str] = "Measuring"
 
     threads: Threads = None
     sparsity: Sparsity = None
@@ -151,6 +161,8 @@ class Measuring:
 class Remote:
     """``--server URL`` (with its ``--api-key``): the server answers instead of this machine."""
 
+    PANEL: ClassVar[str] = "Server"
+
     server: Server = None
     api_key: ApiKey = None
 
@@ -160,8 +172,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def grouped(command: F) -> F:
     """``command`` as typer should see it: each parameter annotated with an option group (:class:`Compiler`,
-    ...) becomes that group's options (named ``PARAM_FIELD``), and the command receives the group, built
-    from them. Other parameters stay as they are."""
+    ...) becomes that group's options (named ``PARAM_FIELD``, shown under the group's ``PANEL`` in
+    ``--help`` when it has one), and the command receives the group, built from them. Other parameters
+    stay as they are."""
     hints = typing.get_type_hints(command, include_extras=True)
     params: list[inspect.Parameter] = []
     groups: dict[str, tuple[type, list[tuple[str, str]]]] = {}
@@ -175,7 +188,7 @@ def grouped(command: F) -> F:
         for f in dataclasses.fields(kind):
             default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
             params.append(inspect.Parameter(f"{param.name}_{f.name}", inspect.Parameter.KEYWORD_ONLY,
-                                            default=default, annotation=kinds[f.name]))
+                                            default=default, annotation=_in_panel(kinds[f.name], kind)))
             names.append((f.name, f"{param.name}_{f.name}"))
         groups[param.name] = (kind, names)
 
@@ -188,6 +201,22 @@ def grouped(command: F) -> F:
     run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in params}
     return typing.cast(F, run)
+
+
+def _in_panel(annotation: Any, group: type) -> Any:
+    """``Annotated[T, typer.Option(...)]`` with the option shown under ``group.PANEL`` in ``--help`` (a copy:
+    the shared type keeps no panel, and an option that names its own panel keeps it)."""
+    panel = getattr(group, "PANEL", None)
+    if panel is None or typing.get_origin(annotation) is not Annotated:
+        return annotation
+    kind, *extras = typing.get_args(annotation)
+    shown = []
+    for extra in extras:
+        if isinstance(extra, typer.models.OptionInfo) and extra.rich_help_panel is None:
+            extra = copy.copy(extra)
+            extra.rich_help_panel = panel
+        shown.append(extra)
+    return Annotated[(kind, *shown)]
 
 
 class _Shown:

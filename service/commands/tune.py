@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 from rich.markup import escape
@@ -53,6 +53,8 @@ MAX_SECONDS = 7 * 24 * 3600  # --timeout and --lease: a week at most
 @dataclass(frozen=True)
 class Study:
     """``tune``'s study of each nest: its budget, time limit, sampler seed and the recipes tried first."""
+
+    PANEL: ClassVar[str] = "Study"
 
     trials: Annotated[int, typer.Option("--trials", min=0, max=MAX_TRIALS,
                                         help="Variants to evaluate per nest, counted over the whole study: a rerun "

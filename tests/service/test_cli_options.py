@@ -6,6 +6,7 @@ API's (item 6)."""
 from __future__ import annotations
 
 import inspect
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 from loopnest.harness.compare import Speedup
 from loopnest.harness.program import ProgramComparison
 from service.cli import app, suggest
-from service.commands.options import Compiler, Json, Kernel, grouped
+from service.commands.options import Compiler, Include, Json, Kernel, grouped
 from service.core.program import NestAlone, ProgramEvaluation, applied_recipes, program_outcome
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,6 +53,18 @@ def test_the_commands_take_at_most_ten_parameters_and_show_every_option() -> Non
                    "--matrix", "--api-key", "--inputs"):
         assert option in shown, option
     assert {f.name for f in Compiler.__dataclass_fields__.values()} >= {"include", "build_path"}
+
+
+def test_a_groups_options_are_listed_under_its_heading_in_help() -> None:
+    """``--help`` lists each group's options under the group's PANEL; the shared option types stay unmarked."""
+    shown = CliRunner().invoke(app, ["suggest", "--help"], env={"COLUMNS": "250"}).output
+    panels = {line.split("─")[1].strip(): line for line in shown.splitlines() if line.startswith("╭─")}
+    assert list(panels) == ["Arguments", "Options", "Compiler flags (as cc)", "Nests and sizes", "Suggestions",
+                            "Whole-program check (with --evaluate)", "Measuring", "Server"]
+    program = shown[shown.index("Whole-program check"):shown.index("─ Measuring")]
+    assert "--build " in program and "--no-program-check" in program and "--include" not in program
+    info = typing.get_args(Include)[1]
+    assert info.rich_help_panel is None  # the copy in the group carries the panel, not the shared type
 
 
 def test_an_apply_reads_the_file_as_its_compiler_does(tmp_path: Path) -> None:
