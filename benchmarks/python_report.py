@@ -152,7 +152,7 @@ def _speed_table(report: Report) -> list[str]:
               "transfer's module where perfembed's own check in the sandbox (same results, not slower than NumPy "
               "on one call, best of 5) wrote it, else the NumPy function kept (1x). *load*: the 1-minute load "
               "average when the kernel's timing began."]
-    lines += [f"[{i}] {reason}" for i, reason in enumerate(reasons, 1)]
+    lines += ["", *(f"- [{i}] {reason}" for i, reason in enumerate(reasons, 1))]
     return lines
 
 
@@ -260,9 +260,10 @@ def write_figure(report: Report, path: Path) -> Path:
             right.scatter(k["neighbours"][0]["distance"], t / a, color="tab:blue")
             right.annotate(k["kernel"], (k["neighbours"][0]["distance"], t / a), fontsize=7,
                            textcoords="offset points", xytext=(3, 3))
-    right.axhline(TRANSFER_SHARE, color="tab:red", linestyle="--", label="85% of autotune-40")
+    trials = report["summary"]["trials"]
+    right.axhline(TRANSFER_SHARE, color="tab:red", linestyle="--", label=f"85% of autotune-{trials}")
     right.set_xlabel("distance to the nearest C neighbour")
-    right.set_ylabel("transfer / autotune-40")
+    right.set_ylabel(f"transfer / autotune-{trials}")
     right.set_title("C seed to NumPy kernels", fontsize=10)
     right.legend(fontsize=8)
     fig.tight_layout()
