@@ -122,7 +122,8 @@ class EmbeddingStore:
         """The current fitted model (version, estimator); NotFoundError before the first fit."""
         version = self.current_version()
         if version is None:
-            raise NotFoundError("no embedding model has been fitted yet: run 'perfembed embeddings fit'")
+            raise NotFoundError("no embedding model has been fitted yet: load the shipped seed ('perfembed seed "
+                                "load'), or store nests and run 'perfembed embeddings fit'")
         if self._model is None or self._model[0] != version:
             with self.store.session() as session:
                 record = get_embedding_model(session, version=version)
@@ -134,7 +135,8 @@ class EmbeddingStore:
         with self.store.session() as session:
             nests = list_nests(session)
         if len(nests) < 2:
-            raise ParameterError("fitting an embedding needs at least two stored nests")
+            raise ParameterError("fitting an embedding needs at least two stored nests ('perfembed seed load' "
+                                 "stores the shipped ones)")
         names = static_names()
         X = feature_matrix([n.static_features for n in nests], names)
         estimator = make_embedder(design, n_components)

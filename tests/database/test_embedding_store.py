@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from database import EmbeddingStore, get_store
+from database.errors import NotFoundError
 from database.records import register_nest
 from embeddings import make_index
 from loopnest import extract_scops
+from loopnest.errors import ParameterError
 from tests.helpers.paths import ROOT, load_expected
 
 KERNELS = ["blas3/gemm_ijk.c", "blas2/gemv.c", "stencil/jacobi2d.c"]
@@ -69,3 +71,13 @@ def test_a_current_index_is_loaded_without_a_rebuild(fitted: tuple[EmbeddingStor
     with caplog.at_level(logging.INFO, logger="database.embedding_store"):
         _reopened(es, data).index()
     assert not [r for r in caplog.records if "rebuilding" in r.getMessage()]
+
+
+def test_an_empty_database_says_how_to_get_nests_and_a_model(tmp_path: Path) -> None:
+    """What a user meets first on a fresh data directory: both errors name ``perfembed seed load``."""
+    es = EmbeddingStore(get_store(f"sqlite:///{tmp_path / 'perfembed.db'}", create=True), data_dir=tmp_path)
+    with pytest.raises(NotFoundError, match=r"no embedding model has been fitted yet: load the shipped seed "
+                                            r"\('perfembed seed load'\)"):
+        es.model()
+    with pytest.raises(ParameterError, match=r"at least two stored nests \('perfembed seed load'"):
+        es.fit()
