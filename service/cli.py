@@ -29,7 +29,6 @@ from service.commands.keys import keys_app
 from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_TRIALS,
-    REPS_HELP,
     Compiler,
     FileArg,
     Function,
@@ -39,6 +38,7 @@ from service.commands.options import (
     Measuring,
     Nest,
     Remote,
+    Reps,
     console,
     emit_json,
     err_console,
@@ -194,7 +194,7 @@ def apply(file: FileArg, recipe: RecipeFile, compiler: Compiler, nest: Nest = No
 def measure(file: FileArg, compiler: Compiler, kernel: Kernel,
             recipe: Annotated[Path | None, typer.Option("--recipe", help="Recipe JSON (default: none).")] = None,
             nest: Nest = None,
-            reps: Annotated[int, typer.Option("--reps", min=1, max=1000, help=REPS_HELP)] = 5,
+            reps: Reps = 5,
             measuring: Measuring = Measuring(), json_out: Json = False, inputs: Inputs = None) -> None:
     """Compile and time the original nest and the recipe's variant; verify the variant's outputs."""
     rejected: list[dict[str, Any]] = []

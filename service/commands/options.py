@@ -72,6 +72,7 @@ Param = Annotated[list[str], typer.Option("--param", help="Parameter value NAME=
 Function = Annotated[str | None, typer.Option("--function", rich_help_panel="Nests and sizes",
                                                 help="Only nests of this function.")]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+Reps = Annotated[int, typer.Option("--reps", min=1, max=1000, help=REPS_HELP)]
 Nest = Annotated[int | None, typer.Option("--nest", min=0, max=MAX_NEST, rich_help_panel="Nests and sizes",
                                           help="Only this nest (default: every nest of FILE).")]
 Threads = Annotated[int | None, typer.Option("--threads", min=0, max=MAX_THREADS,

@@ -27,13 +27,13 @@ from service.commands.nests import require_nests
 from service.commands.options import (
     MAX_SEED,
     MAX_TRIALS,
-    REPS_HELP,
     Compiler,
     FileArg,
     Json,
     Kernel,
     Measuring,
     Nest,
+    Reps,
     console,
     emit_json,
     err_console,
@@ -73,7 +73,7 @@ WriteBest = Annotated[Path | None, typer.Option("--write-best", help="Write FILE
 
 @grouped
 def tune_command(file: FileArg, compiler: Compiler, kernel: Kernel, nest: Nest = None, study: Study = Study(),
-                 reps: Annotated[int, typer.Option("--reps", min=1, max=1000, help=REPS_HELP)] = 3,
+                 reps: Reps = 3,
                  measuring: Measuring = Measuring(), json_out: Json = False, write_best: WriteBest = None) -> None:
     """Autotune the loop nests of FILE; every verified measurement is stored in the database."""
     # Optuna and the tuner load here, not at the top: they add 52 ms (python -X importtime) to every
