@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from typing import Any
+from typing import Any, Protocol
 
 import optuna
 from optuna.exceptions import ExperimentalWarning
@@ -69,7 +69,7 @@ def default_sampler(seed: int | None = None, *, n_trials: int = 50) -> optuna.sa
 
 def ask_trial(study: optuna.Study) -> optuna.Trial:
     with warnings.catch_warnings():
-        # This loop records the heartbeats itself (``Heartbeat``), which Optuna cannot know.
+        # This loop records the heartbeats itself (a :class:`TrialHeartbeat`), which Optuna cannot know.
         warnings.filterwarnings("ignore", message="Heartbeat of storage is supposed to be used")
         return study.ask()
 
@@ -100,23 +100,38 @@ def fail_stale(study: optuna.Study) -> None:
         optuna.storages.fail_stale_trials(study)
 
 
-class Heartbeat:
-    """Records a trial's heartbeat every ``interval`` seconds, so a dead worker's trial goes stale."""
+class TrialHeartbeat(Protocol):
+    """Records the Optuna heartbeat of the trial being evaluated, so that a dead worker's trial goes stale
+    (:func:`fail_stale`): once at :meth:`trial_started`, then every ``interval_s`` seconds until
+    :meth:`trial_ended`. A worker's :class:`~autotune.workers.heartbeat.Heartbeat` is one (its one beat
+    also keeps its row and its job's lease); :class:`OwnTrialHeartbeat` is the tuner's outside a worker."""
 
-    def __init__(self, storage: RDBStorage, trial_id: int, interval: int) -> None:
-        self._storage = storage
-        self._trial_id = trial_id
-        self._repeat = Repeating(f"heartbeat-{trial_id}", interval, self._beat)
+    def trial_started(self, storage: RDBStorage, trial_id: int, interval_s: float) -> None: ...
 
-    def start(self) -> None:
-        self._beat()
+    def trial_ended(self) -> None: ...
+
+
+class OwnTrialHeartbeat:
+    """A :class:`TrialHeartbeat` on a thread of its own: for a tuner that runs outside a worker."""
+
+    def __init__(self) -> None:
+        self._repeat: Repeating | None = None
+
+    def trial_started(self, storage: RDBStorage, trial_id: int, interval_s: float) -> None:
+        self.trial_ended()
+        record_trial_heartbeat(storage, trial_id)
+        self._repeat = Repeating(f"heartbeat-{trial_id}", interval_s,
+                                 lambda: record_trial_heartbeat(storage, trial_id))
         self._repeat.start()
 
-    def stop(self) -> None:
-        self._repeat.stop()
+    def trial_ended(self) -> None:
+        if self._repeat is not None:
+            self._repeat.stop()
+            self._repeat = None
 
-    def _beat(self) -> None:
-        try:
-            self._storage.record_heartbeat(self._trial_id)
-        except Exception:  # a missed beat only risks the trial being failed as stale
-            _logger.warning("could not record the heartbeat of trial id %d", self._trial_id, exc_info=True)
+
+def record_trial_heartbeat(storage: RDBStorage, trial_id: int) -> None:
+    try:
+        storage.record_heartbeat(trial_id)
+    except Exception:  # a missed beat only risks the trial being failed as stale
+        _logger.warning("could not record the heartbeat of trial id %d", trial_id, exc_info=True)

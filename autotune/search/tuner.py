@@ -54,7 +54,8 @@ from autotune.search.study_queue import (
 )
 from autotune.search.study_storage import (
     DEFAULT_HEARTBEAT_INTERVAL,
-    Heartbeat,
+    OwnTrialHeartbeat,
+    TrialHeartbeat,
     ask_trial,
     default_sampler,
     fail_orphans,
@@ -98,7 +99,9 @@ class TuneConfig:
     ``seed``. ``reps``, ``threads``, ``limits``, ``cc``, ``cflags`` and ``sparse`` (the index structures
     of a sparse nest) configure the :class:`~loopnest.harness.Harness`, which ``harness_factory`` makes
     (default: the class itself; a test passes one that scripts compile and time). ``max_free_trials`` caps
-    pruned and repeated samples (default ``max(50, 10 * n_trials)``).
+    pruned and repeated samples (default ``max(50, 10 * n_trials)``). ``trial_heartbeat`` records the
+    running trial's heartbeat every ``heartbeat_interval`` seconds: a worker passes its one heartbeat
+    (:class:`~autotune.workers.heartbeat.Heartbeat`); by default a thread of the tuner's own does it.
     """
 
     storage: str | RDBStorage
@@ -118,6 +121,7 @@ class TuneConfig:
     worker_id: str | None = None
     heartbeat_interval: int = DEFAULT_HEARTBEAT_INTERVAL
     grace_period: int | None = None
+    trial_heartbeat: TrialHeartbeat | None = None
     max_free_trials: int | None = None
     harness_factory: HarnessFactory = Harness
 
@@ -161,7 +165,8 @@ def tune_nest(
     free_cap = max(50, 10 * n_trials) if config.max_free_trials is None else config.max_free_trials
     run = _Run(scop=scop, params=dict(harness.params), deps=deps, space=space, storage=rdb,
                study_name=config.study_name, n_trials=n_trials, free_cap=free_cap, worker=config.worker_id or "local",
-               heartbeat_interval=rdb.heartbeat_interval or config.heartbeat_interval, recorder=recorder,
+               heartbeat_interval=rdb.heartbeat_interval or config.heartbeat_interval,
+               heartbeat=config.trial_heartbeat or OwnTrialHeartbeat(), recorder=recorder,
                on_trial=on_trial, distinct=distinct_points(space))
     try:
         study = run.open_study(config.sampler or default_sampler(config.seed, n_trials=n_trials), config.warm_start)
@@ -190,6 +195,7 @@ class _Run:
     free_cap: int
     worker: str
     heartbeat_interval: int
+    heartbeat: TrialHeartbeat
     recorder: Callable[[Evaluation], int | None] | None
     on_trial: Callable[[TuneProgress], None] | None
     distinct: dict[str, dict[str, Any]] | None = None  # recipe hash -> point, for a listed (small) space
@@ -265,23 +271,22 @@ class _Run:
                 return "exhausted"
             trial = ask_trial(study)
             trial_id = self.storage.get_trial_id_from_study_id_trial_number(study_id, trial.number)
-            heartbeat = Heartbeat(self.storage, trial_id, self.heartbeat_interval)
-            heartbeat.start()
+            self.heartbeat.trial_started(self.storage, trial_id, self.heartbeat_interval)
             trial.set_user_attr("worker", self.worker)  # from here on, a dead worker's trial goes stale
             try:
                 record, pending = _prepare(study, trial, self.space, self.scop, self.deps, counts)
             except BaseException:
-                heartbeat.stop()
+                self.heartbeat.trial_ended()
                 _tell_failed_quietly(study, trial)
                 raise
             if record is not None:
-                heartbeat.stop()
+                self.heartbeat.trial_ended()
                 return record
         assert pending is not None
         try:
             return _evaluate(study, trial, pending, harness, wall, self.recorder)
         finally:
-            heartbeat.stop()
+            self.heartbeat.trial_ended()
 
     def _ran_out(self, study: optuna.Study, counts: StudyCounts) -> bool:
         """Every distinct recipe of a listed space was settled, or the free-sample cap was reached

@@ -5,8 +5,9 @@ worker needs to rebuild and run the nest (:class:`autotune.workers.job_options.J
 the program and its headers and macros when it was sent along, repetitions, threads, time budget,
 seed, warm-start recipes, study overrides).
 
-While it runs, the worker renews the job's lease from a background thread and records the
-progress (evaluated trials, best recipe, best speedup) after every trial. If the lease is lost
+While it runs, the worker's one heartbeat (:mod:`autotune.workers.heartbeat`) renews the job's lease,
+keeps its row in the workers table and records the running trial's Optuna heartbeat, and the worker
+records the progress (evaluated trials, best recipe, best speedup) after every trial. If the lease is lost
 (the job was cancelled, or this worker stalled and another took the job over) it stops after
 the current trial. A worker that dies leaves its lease to expire; the next worker to claim the
 job resumes the same study, and the dead worker's running trial is failed by Optuna's
@@ -29,12 +30,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autotune.config import get_autotune_settings
-from autotune.repeating import Repeating
 from autotune.search.study_names import tuning_study
 from autotune.search.study_storage import DEFAULT_HEARTBEAT_INTERVAL
 from autotune.search.tune_outcome import TuneProgress, TuneResult
 from autotune.search.tuner import TuneConfig, tune_nest
-from autotune.workers.heartbeat import Heartbeat
+from autotune.workers.heartbeat import Heartbeat, JobLease
 from autotune.workers.job_options import JobOptions
 from database.errors import StorageError
 from database.records import MeasurementRecorder, ensure_local_target, stored_param_values
@@ -43,7 +43,6 @@ from database.repositories.jobs import (
     claim_next_job,
     fail_job,
     finish_job,
-    heartbeat_job,
     note_job,
     update_job_progress,
 )
@@ -156,12 +155,10 @@ def run_worker(
                 stop.wait(options.poll_seconds)
                 continue
             _logger.info("worker %s claimed job %d (attempt %d)", worker_id, job.id, job.attempts)
-            heartbeat.set_job(job.id)
             if on_job is not None:
                 on_job(job)
             outcomes.append(run_job(store, job, worker_id=worker_id, lease_seconds=lease_seconds, settings=settings,
-                                    stop=stop, on_trial=on_trial, harness=harness))
-            heartbeat.set_job(None)
+                                    stop=stop, on_trial=on_trial, harness=harness, heartbeat=heartbeat))
             if on_outcome is not None:
                 on_outcome(outcomes[-1])
     return WorkerReport(worker_id, tuple(outcomes))
@@ -177,14 +174,25 @@ def run_job(
     stop: threading.Event | None = None,
     on_trial: Callable[[TuningJob, TuneProgress], None] | None = None,
     harness: HarnessFactory = Harness,
+    heartbeat: Heartbeat | None = None,
 ) -> JobOutcome:
     """Run one claimed job to its end and record the outcome in the database (``harness``: as
-    :func:`run_worker`'s)."""
-    run = _JobRun(store, job, worker_id, settings or get_autotune_settings(), on_trial, harness)
-    lease = _Lease(store, job.id, worker_id, lease_seconds)
-    stop = stop or threading.Event()
+    :func:`run_worker`'s). ``heartbeat`` (the worker's) holds the job's lease while it runs; without one,
+    the job gets a heartbeat of its own, with a row in the workers table named ``worker_id``."""
+    settings = settings or get_autotune_settings()
+    if heartbeat is None:
+        with Heartbeat(store, worker_id, interval_s=settings.worker_heartbeat_s) as own:
+            return run_job(store, job, worker_id=worker_id, lease_seconds=lease_seconds, settings=settings,
+                           stop=stop, on_trial=on_trial, harness=harness, heartbeat=own)
+    run = _JobRun(store, job, worker_id, settings, on_trial, harness)
+    with heartbeat.running(job.id, lease_seconds) as lease:
+        return _run_leased(run, lease, heartbeat, stop or threading.Event())
+
+
+def _run_leased(run: _JobRun, lease: JobLease, heartbeat: Heartbeat, stop: threading.Event) -> JobOutcome:
+    store, job, worker_id = run.store, run.job, run.worker_id
     try:
-        result = run.tune(lease, stop, lease_seconds=lease_seconds)
+        result = run.tune(lease, heartbeat, stop)
     except LeaseLostError as exc:
         return JobOutcome(job.id, "lease-lost", error=str(exc))
     except StorageError as exc:  # the database, not the job: another worker may do better
@@ -195,8 +203,6 @@ def run_job(
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         _logger.exception("job %d failed", job.id)
         return _fail(store, job, worker_id, f"internal error: {detail}", retry=job.attempts < MAX_ATTEMPTS)
-    finally:
-        lease.stop()
     if lease.lost.is_set():
         return JobOutcome(job.id, "lease-lost", result.evaluated, result.best_speedup, result=result,
                           error=lease.error)
@@ -220,7 +226,7 @@ class _JobRun:
         self.params: dict[str, int] = {}
         self._best: tuple[list[dict[str, Any]] | None, int | None] = (None, None)  # steps, recipe id
 
-    def tune(self, lease: _Lease, stop: threading.Event, *, lease_seconds: float) -> TuneResult:
+    def tune(self, lease: JobLease, heartbeat: Heartbeat, stop: threading.Event) -> TuneResult:
         """Rebuild the nest and run the study until the budget is spent, the lease lost or ``stop`` set."""
         job, settings = self.job, self.settings
         self.options = options = JobOptions.from_json(job.options)
@@ -237,21 +243,19 @@ class _JobRun:
             reps=self.reps, threads=self.threads, limits=Limits.from_settings(settings), cc=settings.cc,
             cflags=settings.cflags, sparse=options.sparse, worker_id=self.worker_id,
             heartbeat_interval=options.heartbeat_interval if options.heartbeat_interval is not None
-            else DEFAULT_HEARTBEAT_INTERVAL, grace_period=options.grace_period, harness_factory=self.harness)
-        lease.start()
-        return tune_nest(scop, params, config, recorder=self.recorder,
-                         on_trial=lambda update: self._progress(update, lease_seconds),
+            else DEFAULT_HEARTBEAT_INTERVAL, grace_period=options.grace_period, trial_heartbeat=heartbeat,
+            harness_factory=self.harness)
+        return tune_nest(scop, params, config, recorder=self.recorder, on_trial=self._progress,
                          should_stop=lambda: lease.lost.is_set() or stop.is_set())
 
-    def _progress(self, update: TuneProgress, lease_seconds: float) -> None:
+    def _progress(self, update: TuneProgress) -> None:
         """After every trial: the job's progress and best recipe in the database, then ``on_trial``."""
         assert self.recorder is not None
         if update.best_recipe is not None and update.best_recipe != self._best[0]:
             self._best = (update.best_recipe, self.recorder.recipe_id(list(update.best_recipe)))
         with self.store.session() as session:
             update_job_progress(session, job_id=self.job.id, worker_id=self.worker_id, progress=update.evaluated,
-                                best_recipe_id=self._best[1], best_speedup=update.best_speedup,
-                                lease_seconds=lease_seconds)
+                                best_recipe_id=self._best[1], best_speedup=update.best_speedup)
         if self.on_trial is not None:
             self.on_trial(self.job, update)
 
@@ -358,34 +362,3 @@ def _shown_name(name: str, limit: int = 80) -> str:
         shown += ".c"
     return shown if len(shown) <= limit else shown[:limit - 3] + "..."
 
-
-class _Lease:
-    """Renews a job's lease every third of its length; sets ``lost`` when the lease is gone."""
-
-    def __init__(self, store: Store, job_id: int, worker_id: str, lease_seconds: float) -> None:
-        self._store = store
-        self._job_id = job_id
-        self._worker_id = worker_id
-        self._seconds = lease_seconds
-        self.lost = threading.Event()
-        self.error: str | None = None
-        self._repeat = Repeating(f"lease-{job_id}", max(lease_seconds / 3, 0.05), self._renew)
-
-    def start(self) -> None:
-        self._repeat.start()
-
-    def stop(self) -> None:
-        self._repeat.stop()
-
-    def _renew(self) -> bool:
-        """Renew the lease; False (stop renewing) once it is lost."""
-        try:
-            with self._store.session() as session:
-                heartbeat_job(session, job_id=self._job_id, worker_id=self._worker_id, lease_seconds=self._seconds)
-        except LeaseLostError as exc:
-            self.error = str(exc)
-            self.lost.set()
-            return False
-        except Exception:  # a missed renewal is retried; the lease has two more thirds to go
-            _logger.warning("could not renew the lease of job %d", self._job_id, exc_info=True)
-        return True
