@@ -22,6 +22,7 @@ from loopnest.frontend.limits import AnalysisLimits, check_nest_count, check_reg
 from loopnest.frontend.preprocess import PreprocessOptions, compiler_diagnostic, location_of, preprocess
 from loopnest.frontend.source_span import statement_end_line
 from loopnest.frontend.symbols import Symbol, collect_function_symbols, collect_globals, collect_typedefs
+from loopnest.frontend.temporaries import declare_temporaries
 from loopnest.ir import Scop, SourceRegion
 
 
@@ -109,7 +110,8 @@ def extract_scops(path: Path, options: PreprocessOptions | None = None, *,
         symbols = {**globals_, **collect_function_symbols(reg.function, typedefs)}
         name = f"{path.name}:{reg.function.decl.name}#{counter}"
         try:
-            items = inline_helpers(reg.items, reg.region, symbols, typedefs, helpers)
+            items = declare_temporaries(reg.items, reg.function, symbols)  # C89-style temporaries
+            items = inline_helpers(items, reg.region, symbols, typedefs, helpers)
             if items is not reg.items:  # inlined calls make statements larger: measured again
                 check_tree(c_ast.Compound(items, coord=reg.items[0].coord), str(path), limits)
             scop = _build(_Region(reg.function, items, reg.region), symbols, typedefs, name)

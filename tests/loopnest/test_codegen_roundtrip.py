@@ -63,8 +63,11 @@ def _check_statement(rel: str, index: int, scop: Scop, old: Statement, new: Stat
     assert isl.Set(new.domain).is_equal(isl.Set(old.domain)), (where, old.domain, new.domain)
     for a, b in zip(old.accesses, new.accesses, strict=True):
         assert isl.Map(b.relation).is_equal(isl.Map(a.relation)), (where, a.relation, b.relation)
-    if old.declares is not None:  # declared once, before the generated loops: the same scalar, the same type
-        assert new.declares is None and scop.arrays[old.target.name].element_type == old.declares, where
+    if old.declares is not None:  # declared once, before the generated loops: the same scalar, the same type;
+        # set first in each run of its loop body and read nowhere after, it is the nest's own again
+        # (loopnest.frontend.temporaries)
+        assert new.declares in (None, old.declares), where
+        assert scop.arrays[old.target.name].element_type == old.declares, where
     else:
         assert new.declares is None, where
 
