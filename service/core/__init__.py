@@ -1,6 +1,7 @@
-"""The application core: one module per stage (sources, ingest, neighbours, suggest and gate,
-evaluate, jobs, catalog), typed inputs (:class:`ProgramSource`) and outputs (frozen dataclasses),
-wired to one database by :class:`TransferCore`; the routes and commands see it as :class:`Core`."""
+"""The application core: one module per stage (sources, analysis, ingest, neighbours, suggest and gate,
+measure_candidates, jobs, catalog), typed inputs (:class:`ProgramSource`) and outputs (frozen dataclasses
+in :mod:`service.core.types`), wired to one database by :class:`TransferCore`; the routes and commands
+see it as :class:`Core`."""
 
 from service.core.answer_cache import AnswerCache
 from service.core.core import TransferCore
