@@ -1,6 +1,6 @@
 """The measurement driver in the user's form, and the independence generated code states.
 
-2026-11-26, ``benchmarks/driver_forms.py`` over the 432 corpus nests: with the driver's static arrays (what
+``experiments/driver_forms.py`` over the 432 corpus nests: with the driver's static arrays (what
 the seed was measured with) the best stored recipes reached 2.68x (geometric mean); in the user's form, the
 arrays passed to a function as its source declares them, the same recipes reached 1.92x, and
 jacobi2d_9pt_box_f32's best recipe ran slower than the original (0.76x). In the user's function gcc must
@@ -22,8 +22,9 @@ from loopnest.codegen.overlap_guard import guarded_c
 from loopnest.harness.driver import synthesize_driver
 from loopnest.harness.sandbox import RunResult, run_limited
 from loopnest.polyhedral import ScheduleSpace, compute_dependences
-from tests.loopnest.test_legality import JACOBI_1D, nest
-from tests.loopnest.test_row_pointer_guard import reports_its_choice
+from tests.helpers.dropin import reports_its_choice
+from tests.helpers.kernels import JACOBI_1D
+from tests.helpers.scops import nest
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMM_TN = ROOT / "corpus" / "generated" / "gemm_orders" / "gemm_ijk_tn_alpha_f32.c"
@@ -120,7 +121,7 @@ def test_a_loop_whose_iterations_reuse_a_pack_buffer_is_not_marked() -> None:
     """Review finding: a pack buffer is one array that every iteration of the loops around its copy
     overwrites; ``parallelize`` makes it private, but ``ivdep`` would tell gcc those iterations are
     independent. gemm in ikj order, tiled; with packing, A's block copied at the k tile loop and B's at the
-    j tile loop (benchmarks/pack.py)."""
+    j tile loop (experiments/pack.py)."""
     gemm = extract_scops(GEMM).scops[0]
     head = [{"op": "interchange", "order": [0, 2, 1]}, {"op": "tile", "loops": [0, 1, 2], "sizes": [32, 64, 256]}]
     packs = [{"op": "pack", "array": "A", "loop": 1}, {"op": "pack", "array": "B", "loop": 2}]

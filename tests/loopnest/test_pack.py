@@ -13,9 +13,9 @@ from loopnest import IllegalTransformError, Recipe, RecipeError, Scop, apply_rec
 from loopnest.harness import Harness
 from loopnest.polyhedral import Dependence, compute_dependences
 from loopnest.transform.pack import pack_dependences
+from tests.helpers.kernels import MATMUL, REDUCTION
+from tests.helpers.scops import nest
 from tests.loopnest.recipe_check import apply_and_verify
-from tests.loopnest.test_expand import MATMUL
-from tests.loopnest.test_legality import REDUCTION, nest
 
 TILE = {"op": "tile", "loops": [0, 1, 2], "sizes": [8, 16, 4]}
 # Words of C, OpenMP and perfembed's own macros that generated code may hold besides the nest's names.
