@@ -41,7 +41,7 @@ from typing import Any
 
 import httpx
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from benchmarks.service import KERNEL, KERNEL_PARAMS, free_port
 from benchmarks.service_pages import percentile
 from benchmarks.service_seed import ROOT, seed_database

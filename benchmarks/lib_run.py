@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 
 Arrays = dict[str, np.ndarray]
 Call = Callable[[Arrays], None]

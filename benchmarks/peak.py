@@ -39,7 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from benchmarks.lib_arms import LibArm, lib_variant, unavailable
 from benchmarks.mkl import PEAK_TWINS as MKL_TWINS
 from benchmarks.peak_kernels import KERNELS, Kernel, select

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTLE_S = 0.3  # longer than OpenBLAS's busy-wait (2^28 cycles: about 0.1 s)

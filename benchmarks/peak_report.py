@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 
 VARIANTS = ("gcc", "polly", "perfembed", "numpy", "mkl")
 TITLES = {"gcc": "gcc", "polly": "Polly", "perfembed": "perfembed", "numpy": "numpy (OpenBLAS)", "mkl": "MKL"}

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from benchmarks.peak_measure import machine_load
 from benchmarks.polly import POLLY_CC, POLLY_FLAGS, polly_problem
 from benchmarks.programs_measure import Variant, build_variant, interleave, paired_ratio

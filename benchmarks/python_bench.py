@@ -40,7 +40,7 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from benchmarks.peak_measure import machine_load
 from benchmarks.python_report import missing_figures, render_markdown, render_text, summarize, write_report
 from benchmarks.python_variants import (

@@ -58,7 +58,7 @@ from typing import Any
 
 import httpx
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from benchmarks.service_pages import format_pages, page_checks, page_loads, percentile
 from benchmarks.service_seed import ROOT, seed_database
 

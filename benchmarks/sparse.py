@@ -44,7 +44,7 @@ from typing import Any
 
 import scipy
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from benchmarks.lib_arms import LibArm, lib_variant
 from benchmarks.peak import candidates, kernel_scop, recipe_variant
 from benchmarks.peak_kernels import select_named

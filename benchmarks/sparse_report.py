@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from benchmarks.peak_report import (
     Section,
     cell,

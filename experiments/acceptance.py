@@ -32,7 +32,7 @@ from typing import Any
 from autotune.config import get_autotune_settings
 from autotune.transfer import TransferTuner
 from autotune.transfer.neighbours import targets_by_preference
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from database import best_recipe_for, get_store
 from database.embedding_store import EmbeddingStore
 from database.records import ensure_local_target

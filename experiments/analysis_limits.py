@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from embeddings.features import static_features
 from loopnest.analysis import describe_scop
 from loopnest.frontend.extract import extract_scops

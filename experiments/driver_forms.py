@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from autotune.seed.build import read_manifest, scaled
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from database.seed import best_recipes
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
 from loopnest.config import get_settings

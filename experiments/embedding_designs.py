@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from autotune.transfer import LoopRoles, adapt_recipe, loop_roles
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from database import get_program, get_store, list_nests
 from database.config import get_database_settings
 from database.embedding_store import best_recipes

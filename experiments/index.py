@@ -29,7 +29,7 @@ from typing import Any
 import faiss
 import numpy as np
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from embeddings.index import FaissIndex, make_index
 
 N_BLOBS = 256

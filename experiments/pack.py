@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from loopnest import Harness, Recipe, apply_recipe, extract_scops, generate_c, verify_outputs
 from loopnest.config import get_settings
 from loopnest.harness.compare import interval, kernel_times

@@ -63,7 +63,7 @@ import optuna
 
 from autotune.config import AutotuneSettings, get_autotune_settings
 from autotune.transfer.priors import PRIOR_MODES
-from benchmarks._entry import INTERRUPTED, exit_after
+from benchmarks.entry import INTERRUPTED, exit_after
 from benchmarks.polly import POLLY_CC, POLLY_FLAGS, polly_problem
 from database import get_store
 from experiments.paper_nests import (

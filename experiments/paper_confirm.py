@@ -27,7 +27,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from database import get_store
 from database.config import get_database_settings
 from database.records import ensure_local_target

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from autotune.config import get_autotune_settings
-from benchmarks._entry import exit_after
+from benchmarks.entry import exit_after
 from experiments.paper import ProgressEvent, build_parser, config_from_args, run_paper_benchmark
 
 

@@ -37,7 +37,7 @@ err_console = make_console(stderr=True)
 
 DEFAULT_OUT = Path("docs") / "paper-benchmark.md"
 BENCHMARK_MODULE = "experiments.paper"
-CHILD_INTERRUPTED = 130  # benchmarks._entry.INTERRUPTED, after a Ctrl-C (service never imports benchmarks)
+CHILD_INTERRUPTED = 130  # benchmarks.entry.INTERRUPTED, after a Ctrl-C (service never imports benchmarks)
 
 
 class BenchmarkError(PerfembedError):

@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # inherits SIGINT ignored.
 AS_IN_A_TERMINAL = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
 # A stand-in for a benchmark's main: says it started, then works (sleeps) or writes progress lines.
-SLEEPER = AS_IN_A_TERMINAL + "import sys, time\nfrom benchmarks._entry import exit_after\n" \
+SLEEPER = AS_IN_A_TERMINAL + "import sys, time\nfrom benchmarks.entry import exit_after\n" \
           "def main():\n    print('started', file=sys.stderr, flush=True)\n    time.sleep(60)\nexit_after(main)\n"
-WRITER = "import json, sys, time\nfrom benchmarks._entry import exit_after\n" \
+WRITER = "import json, sys, time\nfrom benchmarks.entry import exit_after\n" \
          "def main():\n    for i in range(10**6):\n        sys.stdout.write(json.dumps({'event': i}) + '\\n')\n" \
          "        sys.stdout.flush()\n        time.sleep(0.001)\nexit_after(main)\n"
 
@@ -70,7 +70,7 @@ def test_perfembed_bench_stopped_in_its_child_is_an_interrupt_not_a_bug(tmp_path
     from service.commands import bench
 
     (tmp_path / "stopped_bench.py").write_text(
-        AS_IN_A_TERMINAL + "import json, os, signal\nfrom benchmarks._entry import exit_after\n"
+        AS_IN_A_TERMINAL + "import json, os, signal\nfrom benchmarks.entry import exit_after\n"
         "def main():\n    print(json.dumps({'event': {'phase': 'start'}}), flush=True)\n"
         "    os.kill(os.getpid(), signal.SIGINT)\nexit_after(main)\n")
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))

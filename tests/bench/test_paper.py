@@ -22,7 +22,7 @@ from autotune.config import AutotuneSettings
 from autotune.seed.build import build_seed, read_manifest
 from autotune.transfer import CONFIRM_TOP, PRIOR_SOURCE, Candidate, TransferTuner
 from autotune.transfer.priors import PRIOR_SOURCE_NEAR
-from benchmarks._entry import INTERRUPTED
+from benchmarks.entry import INTERRUPTED
 from benchmarks.polly import polly_problem
 from database import best_recipe_for, get_or_create_target, get_store, list_nests, list_programs, list_targets
 from database.embedding_store import EmbeddingStore
