@@ -44,6 +44,7 @@ from service.commands.options import (
     err_console,
     fmt_value,
     grouped,
+    reflow_help,
     show_status,
 )
 from service.commands.remote import analyze_remote, remote_program, suggest_remote
@@ -291,12 +292,14 @@ WriteBest = Annotated[Path | None, typer.Option("--write-best", help="Write the 
 def suggest(file: FileArg, compiler: Compiler, kernel: Kernel, how: Suggesting, json_out: Json = False,
             write_best: WriteBest = None, program: Program = Program(), measuring: Measuring = Measuring(),
             remote: Remote = Remote(), inputs: Inputs = None) -> None:
-    """Neighbours of each nest from the database, their adapted recipes and (with --evaluate) measured
-    speedups. With --evaluate the accepted recipes are applied together and the whole program is built
-    and timed, original against tuned (--build/--run, -p BUILD_DIR, or FILE alone when it defines main):
-    the tuning is kept only when the output is the same and the program is faster. --write-best writes
-    that file, never the original. With --server the server answers (--fallback there enqueues the job
-    for its workers)."""
+    """Recipes for each nest of FILE from its stored neighbours; --evaluate measures them in the program.
+
+    Without --evaluate the answer is the neighbours and their adapted recipes, from the database alone.
+    With --evaluate each candidate is compiled, verified and timed; the accepted recipes are applied
+    together and the whole program is built and timed, original against tuned (--build/--run, -p
+    BUILD_DIR, or FILE alone when it defines main): the tuning is kept only when the output is the same
+    and the program is faster. --write-best writes that file, never the original. With --server the
+    server answers (--fallback there enqueues the job for its workers)."""
     if remote.server:
         _refuse_local_only(write_best, program, compiler.build_path)
         program_json = remote_program(file, compiler.include, compiler.define, kernel.params(), kernel.function)
@@ -350,6 +353,7 @@ def _mount_commands() -> None:
 
 
 _mount_commands()
+reflow_help(app)
 
 
 def main() -> None:

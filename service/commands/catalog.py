@@ -18,6 +18,7 @@ from service.commands.options import (
     FileArg,
     Json,
     Kernel,
+    Remote,
     Sent,
     Server,
     console,
@@ -96,14 +97,16 @@ def _where(target: dict[str, Any] | None, here: str) -> str:
 @grouped
 def search_command(file: FileArg, sent: Sent, kernel: Kernel,
                    k: Annotated[int, typer.Option("--k", min=1, max=100, help="How many nests to return.")] = 5,
-                   json_out: Json = False, server: Server = None, api_key: ApiKey = None) -> None:
-    """The stored nests nearest to the first nest of FILE (--function picks another), by embedding
-    distance; nothing is stored. Every parameter of the nest needs --param NAME=INT."""
+                   json_out: Json = False, remote: Remote = Remote()) -> None:
+    """The stored nests nearest to a nest of FILE, by embedding distance.
+
+    The first nest of FILE, or the first of --function; every parameter of the nest needs --param
+    NAME=INT. Nothing is stored."""
     from service.client import program_from_file  # lazy: httpx adds 25 ms to every CLI start (-X importtime)
 
     program = program_from_file(file, include_dirs=sent.include, defines=sent.define, params=kernel.params(),
                                 function=kernel.function)
-    with open_catalog(server, api_key) as catalog:
+    with open_catalog(remote.server, remote.api_key) as catalog:
         hits = catalog.search(program, k=k, name=str(file))
         where = catalog.where
     if json_out:
@@ -114,7 +117,7 @@ def search_command(file: FileArg, sent: Sent, kernel: Kernel,
         name = f"{hit['program']}#{hit['index']}" if hit.get("program") else hit.get("name", "-")
         table.add_row(str(hit["nest_id"]), name, f"{hit['distance']:.3g}",
                       fmt_value(hit.get("best_speedup"), "{:.2f}x"),
-                      _where(hit.get("best_target"), "the server's machine" if server else "this machine"))
+                      _where(hit.get("best_target"), "the server's machine" if remote.server else "this machine"))
     console.print(table)
     if not hits:
         console.print(f"no embedded nest in {where}: load the seed (`perfembed seed load`) or fit a model "

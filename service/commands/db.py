@@ -20,7 +20,7 @@ from service.core.maintenance import (
     upgrade_database,
 )
 
-db_app = typer.Typer(help="Database schema management", no_args_is_help=True)
+db_app = typer.Typer(help="The database schema: its revision, and migrating it.", no_args_is_help=True)
 
 # The database a command works on (shared with ``perfembed keys``).
 Url = Annotated[str | None, typer.Option("--url", help="SQLAlchemy database URL (default: PERFEMBED_DATABASE_URL, "

@@ -16,7 +16,7 @@ from service.commands.db import Url
 from service.commands.options import Json
 from service.core.maintenance import create_key, delete_key, list_keys
 
-keys_app = typer.Typer(help="API keys for the REST API (writes need one)", no_args_is_help=True)
+keys_app = typer.Typer(help="API keys for the REST API (writes need one).", no_args_is_help=True)
 
 
 @keys_app.command("create")

@@ -220,6 +220,20 @@ def _in_panel(annotation: Any, group: type) -> Any:
     return Annotated[(kind, *shown)]
 
 
+def reflow_help(app: typer.Typer) -> None:
+    """Every command of ``app`` (and its groups) with each paragraph of its help on one line.
+
+    typer's rich help keeps a docstring's line breaks, and the terminal then wraps those lines again, ragged
+    at any width but the source's; the command list shows a first paragraph's breaks as they are."""
+    for info in app.registered_commands:
+        doc = info.help if info.help is not None else inspect.getdoc(info.callback)
+        if doc:
+            info.help = "\n\n".join(" ".join(part.split()) for part in inspect.cleandoc(doc).split("\n\n"))
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            reflow_help(group.typer_instance)
+
+
 class _Shown:
     """The status line of :func:`show_status`: ``update`` shows new text, escaped."""
 

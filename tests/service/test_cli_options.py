@@ -67,6 +67,22 @@ def test_a_groups_options_are_listed_under_its_heading_in_help() -> None:
     assert info.rich_help_panel is None  # the copy in the group carries the panel, not the shared type
 
 
+def test_every_help_paragraph_is_one_line_for_the_terminal_to_wrap() -> None:
+    """typer's rich help keeps a docstring's line breaks; the command list then showed suggest's summary
+    broken at the source's 110 columns and wrapped again at the terminal's."""
+    def commands(command: typing.Any) -> typing.Iterator[typing.Any]:
+        yield command
+        for sub in getattr(command, "commands", {}).values():
+            yield from commands(sub)
+
+    helps = {c.name: c.help for c in commands(typer.main.get_command(app)) if c.help}
+    assert len(helps) > 30
+    assert not [name for name, text in helps.items() if any("\n" in part for part in text.split("\n\n"))]
+    listing = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "250"}).output
+    summary = "Recipes for each nest of FILE from its stored neighbours; --evaluate measures them in the program."
+    assert summary in listing
+
+
 def test_an_apply_reads_the_file_as_its_compiler_does(tmp_path: Path) -> None:
     out = tmp_path / "tuned.c"
     recipe = tmp_path / "recipe.json"
