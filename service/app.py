@@ -8,7 +8,7 @@ and ``perfembed serve`` build it the same way.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -40,10 +40,11 @@ _logger = logging.getLogger("perfembed.service")
 
 
 def create_app(settings: ServiceSettings | None = None, *, store: Store | None = None,
-               core: CoreFactory = TransferCore) -> FastAPI:
+               core: CoreFactory = TransferCore, on_start: Callable[[AppState], None] | None = None) -> FastAPI:
     """Build the app. ``store``: serve this store (the caller keeps it) instead of opening
     ``settings.resolved_database_url`` on first use; ``core``: makes the application core on the store
-    (tests pass a :class:`~service.core.TransferCore` with a fake harness)."""
+    (tests pass a :class:`~service.core.TransferCore` with a fake harness); ``on_start``: run in a thread
+    before the first request is answered (``perfembed serve`` warms the app: :mod:`service.serving`)."""
     settings = settings or get_service_settings()
     state = AppState(settings, store=store, core_factory=core)
 
@@ -51,6 +52,8 @@ def create_app(settings: ServiceSettings | None = None, *, store: Store | None =
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # The request thread pool, as many threads as the database pool has connections for.
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.thread_pool_size
+        if on_start is not None:
+            await anyio.to_thread.run_sync(on_start, state)
         yield
         state.close()
 
