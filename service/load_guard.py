@@ -9,8 +9,10 @@
   flood of keyless reads cannot take the threads, nor the interpreter's lock, from a key holder and the
   probes, and one keyless address cannot take every keyless slot from the others (a per-client limit of
   16 under a total of 8 let it). A key holder is bound by ``max_requests_in_flight`` only. A client
-  counts as a key holder when the key it sends was checked recently (the server's key cache); an
-  unchecked key counts by address.
+  counts as a key holder when the key it sends was checked recently (the server's key cache). A key
+  the cache does not hold (its check expired) counts by address unless that would refuse it: then it
+  is checked, one check at a time, in a thread (a key holder that shared its address with a keyless
+  flood got a 429 every time its cached check expired).
 - ``/healthz``, ``/readyz`` and ``/metrics`` are never refused.
 - Each request's caller (its address and the key it sent) is recorded for the admission of its
   analyses (:mod:`service.admission`).
@@ -25,9 +27,11 @@ import json
 from collections import Counter
 from collections.abc import Callable
 
+import anyio.to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from database.session import reading_only
+from loopnest.errors import PerfembedError
 from service.admission import Caller, TokenBuckets, set_caller
 from service.config import ServiceSettings
 
@@ -83,6 +87,7 @@ class LoadGuardMiddleware:
         self.buckets = TokenBuckets()
         self.in_flight = 0
         self.by_client: Counter[str] = Counter()
+        self._key_check = asyncio.Lock()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -104,6 +109,8 @@ class LoadGuardMiddleware:
                           retry_after=1)
             return
         refusal = self._keyless_refusal(client) if client is not None else None
+        if refusal is not None and key is not None and await self._checked(key):
+            client, refusal = None, None
         if refusal is not None:
             await asyncio.sleep(self.refusal_pause_s)
             await _refuse(send, 429, refusal, retry_after=1)
@@ -119,6 +126,15 @@ class LoadGuardMiddleware:
                 self.by_client[client] -= 1
                 if self.by_client[client] <= 0:
                     del self.by_client[client]
+
+    async def _checked(self, key: str) -> bool:
+        """Whether a key the cache no longer holds is valid. One check at a time: a flood of made-up keys
+        costs one database lookup at a time, and waits for it like the pause of a refusal."""
+        async with self._key_check:
+            try:
+                return await anyio.to_thread.run_sync(self.valid, key)
+            except PerfembedError:  # the database cannot say: the key counts as none
+                return False
 
     def _keyless_refusal(self, client: str) -> str | None:
         """Why a keyless client's request is refused now (None: it is not)."""

@@ -148,3 +148,23 @@ def test_the_default_keyless_client_takes_half_the_keyless_slots() -> None:
     settings = ServiceSettings()
     assert settings.keyless_requests_in_flight * 2 <= settings.keyless_requests_in_flight_total
     assert keyless_limits(settings) == (settings.keyless_requests_in_flight_total, settings.keyless_requests_in_flight)
+
+
+@pytest.mark.parametrize("key, status", [(KNOWN, 200), ("made-up", 429)])
+def test_a_key_whose_check_expired_is_checked_again_rather_than_refused(key: str, status: int) -> None:
+    """Reproduction (item 2, found by benchmarks/hostile_clients.py): a key holder sharing its address with a
+    keyless flood got a 429 each time its cached check expired (30 s), as if it sent no key. Now the key is
+    checked again when it would be refused; a made-up key is still refused."""
+    async def run() -> int:
+        app = Blocking()
+        guarded = LoadGuardMiddleware(app, settings=ServiceSettings(keyless_requests_in_flight=2,
+                                                                    keyless_requests_in_flight_total=4),
+                                      keyed=lambda _: False, valid=lambda k: k == KNOWN, refusal_pause_s=0.0)
+        held = await in_flight(guarded, KEYLESS)
+        waiting = asyncio.create_task(call(guarded, scope(key=key)))
+        await asyncio.sleep(0.2)
+        app.release.set()
+        statuses = await asyncio.gather(*held, waiting)
+        return statuses[-1]
+
+    assert asyncio.run(run()) == status
