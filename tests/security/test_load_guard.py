@@ -5,6 +5,7 @@ keyless client, nor the number of headers of a request (h11 bounds only their to
 from __future__ import annotations
 
 import asyncio
+from collections.abc import MutableMapping
 from typing import Any
 
 import pytest
@@ -48,7 +49,7 @@ async def call(app: LoadGuardMiddleware, request: dict[str, Any]) -> int:
     async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": b""}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             statuses.append(message["status"])
 
