@@ -192,11 +192,16 @@ def run_benchmark(args: argparse.Namespace, settings: Settings) -> dict[str, Any
     report = bench.new_report(rounds, scale=args.scale, cflags=settings.cflags, seed="the shipped seed (C nests)")
     start = time.perf_counter()
     report["kernels"] = []
-    for name in args.kernels:
-        params = sizes(name, args.scale)
-        tuning = bench.tune(PythonNest.of(name), params, retune=args.retune, cold_autotune=True)
-        bench.progress(f"{name}: checking and timing the variants ({rounds} interleaved rounds)")
-        report["kernels"].append(measure_kernel(name, params, tuning, rounds, settings, args.threads))
+    try:
+        for name in args.kernels:
+            params = sizes(name, args.scale)
+            tuning = bench.tune(PythonNest.of(name), params, retune=args.retune, cold_autotune=True)
+            bench.progress(f"{name}: checking and timing the variants ({rounds} interleaved rounds)")
+            report["kernels"].append(measure_kernel(name, params, tuning, rounds, settings, args.threads))
+            finish_report(report, bench.out_dir, start, summarize, render_markdown)  # kept if the run is killed
+    except KeyboardInterrupt:  # Ctrl-C: the report of the kernels measured so far, which says so
+        report["interrupted"] = f"stopped after {len(report['kernels'])} of {len(args.kernels)} kernels"
+        bench.progress(report["interrupted"])
     report = finish_report(report, bench.out_dir, start, summarize, render_markdown)
     if args.report is not None:
         write_report(report, args.report)

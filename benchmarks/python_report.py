@@ -117,9 +117,12 @@ def _target(name: str, value: float | None, goal: float, pairs: int | None = Non
 
 
 def missing_figures(report: Report) -> list[str]:
-    """perfembed's and NumPy's cells that were not measured and verified (a missing peer is a result)."""
-    return [f"{k['kernel']}: {label}: {row['status']} ({row.get('reason', '')})"[:200] for k in report["kernels"]
-            for label in ("numpy", *OURS) if (row := k["variants"].get(label) or {}).get("status") != "ok"]
+    """perfembed's and NumPy's cells that were not measured and verified (a missing peer is a result), and
+    the kernels an interrupted run did not reach."""
+    cut = [report["interrupted"]] if report.get("interrupted") else []
+    return cut + [f"{k['kernel']}: {label}: {row.get('status', 'not run')} ({row.get('reason', '')})"[:200]
+                  for k in report["kernels"] for label in ("numpy", *OURS)
+                  if (row := k["variants"].get(label) or {}).get("status") != "ok"]
 
 
 def _cell(row: Mapping[str, Any], reasons: list[str]) -> str:
@@ -186,6 +189,8 @@ def _frame(report: Report) -> list[str]:
              f"Reproduce: `perfembed bench python --scale {config['scale']} --threads {config['threads']}"
              + (f" --trials {summary['trials']}" if summary["trials"] != ISSUE_TRIALS else "")
              + " --report docs/benchmarks/python.md`."]
+    if report.get("interrupted"):
+        lines += ["", f"**Interrupted:** {report['interrupted']}; the figures are those of the kernels measured."]
     if summary["trials"] != ISSUE_TRIALS:
         lines += ["", f"**Budget cut:** autotuning ran {summary['trials']} trials per kernel, not the issue's "
                       f"{ISSUE_TRIALS} (`--trials {summary['trials']}`), so that the whole run fit its time on the "

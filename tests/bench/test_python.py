@@ -121,3 +121,13 @@ def test_the_targets_are_judged_on_what_write_best_leaves_the_user() -> None:
     (row,) = headline(report)
     assert row["figure"].startswith("1.86x over NumPy, 0.93x over Numba parallel (geomeans, 3 kernels, 2 tuned")
     assert row["conditions"] == "2 threads, sizes x0.5, load 2.0"
+
+
+def test_an_interrupted_run_reports_the_kernels_it_measured_and_says_so() -> None:
+    report: dict[str, Any] = {"kernels": [_kernel("fast", 8.0, True)], "interrupted": "stopped after 1 of 21 kernels",
+                              "config": {"threads": 2, "scale": 1.0, "rounds": 7, "tuning": {"trials": 40}},
+                              "machine": {"cpu": "test", "cores": 2}, "load_before": {}}
+    report["summary"] = summarize(report)
+    assert missing_figures(report)[0] == "stopped after 1 of 21 kernels"
+    text = render_markdown(report)
+    assert "**Interrupted:** stopped after 1 of 21 kernels" in text and "Budget cut" not in text
