@@ -264,8 +264,9 @@ class Program:
                                             "input.txt'; without --build '{program} ARGS', default '{program}' "
                                             "when FILE defines main).")] = None
     project: Annotated[Path | None, typer.Option("--project", file_okay=False, help="The project root copied for "
-                                                 "--build (default: FILE's git work tree, else its "
-                                                 "directory).")] = None
+                                                 "--build (default: FILE's git work tree, else the nearest "
+                                                 "directory above it with a Makefile or CMakeLists.txt, else "
+                                                 "its directory).")] = None
     check: Annotated[str | None, typer.Option("--check", help="Shell command comparing the runs' files in "
                                               "$ORIGINAL and $TUNED; exit 0 when they agree.")] = None
     no_program_check: Annotated[bool, typer.Option("--no-program-check", help="Skip the whole-program check; "
@@ -284,7 +285,8 @@ class Program:
 
 
 WriteBest = Annotated[Path | None, typer.Option("--write-best", help="Write the tuned file here (only when it held "
-                                                "up in the whole program, or --no-program-check).")]
+                                                "up in the whole program, or --no-program-check); it measures "
+                                                "the candidates, as --evaluate does.")]
 
 
 @app.command()
@@ -306,9 +308,12 @@ def suggest(file: FileArg, compiler: Compiler, kernel: Kernel, how: Suggesting, 
         suggest_remote(remote.server, file, program_json, k=how.k, evaluate=how.evaluate, fallback=how.fallback,
                        api_key=remote.api_key, json_out=json_out, sparse=measuring.sparse())
         return
+    # Writing a file, or saying how the program is built and run, asks for measurements: without them
+    # there is nothing to write or check, and the answer would say no nest held up when none was measured.
+    evaluate = how.evaluate or write_best is not None or any((program.build, program.run, program.check))
     request = LocalSuggestRequest(
         src=compiler.source(file, kernel, inputs), write_best=write_best, whole=program.whole(compiler.build_path),
-        options=SuggestOptions(k=how.k, evaluate=how.evaluate, fallback=how.fallback, name=file.name,
+        options=SuggestOptions(k=how.k, evaluate=evaluate, fallback=how.fallback, name=file.name,
                                budget=how.trials),
         machine=Machine(threads=measuring.threads, cc=program.cc, cflags=program.cflags), sparse=measuring.sparse())
     answer = suggest_file(request, status=show_status,

@@ -117,13 +117,20 @@ def compare_programs(original: str, tuned: str, spec: ProgramSpec, *, name: str 
         return _time_pairs(programs, spec, policy, limits, on_step)
 
 
-def build_error(original: str, spec: ProgramSpec, *, name: str = "program.c",
-                limits: Limits | None = None) -> ProgramComparison | None:
-    """Why the original program does not build as ``spec`` says (``build-error``/``sandbox-error``), or
-    None when it builds: checked before any nest is measured, so a wrong build command costs seconds."""
+def program_error(original: str, spec: ProgramSpec, *, name: str = "program.c", limits: Limits | None = None,
+                  run: bool = True) -> ProgramComparison | None:
+    """Why the original program does not build as ``spec`` says (``build-error``/``sandbox-error``) or,
+    with ``run``, does not run once to its end (``original failed``: a wrong ``--run`` command, a missing
+    input), or None: checked before any nest is measured, so a wrong command costs seconds, not minutes."""
+    limits = limits or Limits.configured()
     with tempfile.TemporaryDirectory(prefix="perfembed-program-") as tmp:
-        built = _build_one(Path(tmp), 0, name, original, spec, limits or Limits.configured())
-        return built if isinstance(built, ProgramComparison) else None
+        built = _build_one(Path(tmp), 0, name, original, spec, limits)
+        if isinstance(built, ProgramComparison):
+            return built
+        if not run:
+            return None
+        ran = _run(built, spec, limits)
+        return None if ran.ok else _failed(0, ran, AcceptancePolicy())
 
 
 def _build_one(work: Path, k: int, name: str, text: str, spec: ProgramSpec,

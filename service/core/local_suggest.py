@@ -33,7 +33,7 @@ from service.core.program import (
     evaluate_program,
     program_outcome,
 )
-from service.core.program_spec import WholeProgram, require_build, runnable_spec
+from service.core.program_spec import WholeProgram, require_program, runnable_spec
 from service.core.python_dropin import WrittenFile, write_python_best
 from service.core.types import SuggestOptions
 
@@ -126,7 +126,7 @@ def _checked_spec(request: LocalSuggestRequest, settings: AutotuneSettings, stat
         runnable_spec(src.path, src.flags, settings, whole)
     if spec is not None:
         with status(f"whole program: building {src.path.name}'s program as given"):
-            require_build(src.path, spec, settings)
+            require_program(src.path, spec, settings)
     elif request.options.evaluate and request.write_best is not None and whole is not None and not src.is_python:
         raise ParameterError(f"{src.path}: --write-best writes only a file checked as a whole program, and "
                              f"{src.path.name} has no main: {BUILD_HELP}; or --no-program-check to write it "

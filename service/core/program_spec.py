@@ -12,7 +12,7 @@ from pathlib import Path
 from loopnest.config import Settings
 from loopnest.errors import ParameterError
 from loopnest.frontend.compile_flags import CompileFlags, read_compile_commands
-from loopnest.harness.program import ProgramSpec, build_error, defines_main
+from loopnest.harness.program import ProgramSpec, defines_main, program_error
 from loopnest.harness.project import Project
 from loopnest.harness.sandbox import SANDBOX_ERROR, Limits
 from service.core.program import BUILD_HELP
@@ -73,13 +73,17 @@ def runnable_spec(file: Path, flags: CompileFlags, settings: Settings, whole: Wh
     return program_spec(file, flags, settings, whole)
 
 
-def require_build(file: Path, spec: ProgramSpec, settings: Settings) -> None:
-    """Build the original program once, before any nest is measured; one line with the first error and how
-    to say the build (exit 2) when it fails."""
-    failed = build_error(file.read_text(), spec, name=file.name, limits=Limits.from_settings(settings))
+def require_program(file: Path, spec: ProgramSpec, settings: Settings) -> None:
+    """Build the original program and run it once, before any nest is measured; one line with the first
+    error and what to check (exit 2) when it fails."""
+    failed = program_error(file.read_text(), spec, name=file.name, limits=Limits.from_settings(settings))
     if failed is None:
         return
     message = failed.message.removeprefix("original: ")
     if failed.status == SANDBOX_ERROR:
         raise ProgramBuildError(f"{file}: the sandbox could not start to build the whole program: {message}")
-    raise ProgramBuildError(f"{file}: the whole program does not build: {message}; {BUILD_HELP}")
+    if failed.status != "build-error":  # it built: the run command, or what the program needs to run
+        raise ProgramBuildError(f"{file}: the whole program built but did not run ({failed.status}): {message}; "
+                                "check --run (it runs in the built project's directory)")
+    hint = "check the --build command" if spec.build else BUILD_HELP
+    raise ProgramBuildError(f"{file}: the whole program does not build: {message}; {hint}")

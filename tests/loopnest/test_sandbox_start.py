@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from loopnest import Harness, extract_scops
-from loopnest.harness.program import ProgramSpec, build_error
+from loopnest.harness.program import ProgramSpec, program_error
 from loopnest.harness.sandbox import SANDBOX_ERROR, Limits, detect_sandbox, run_limited
 
 # One task for every sandboxed process of this user (nobody's when perfembed is root): no room to start one.
@@ -38,5 +38,5 @@ def test_a_nest_compile_whose_sandbox_cannot_start_is_not_a_compile_error(tmp_pa
 
 
 def test_a_program_build_whose_sandbox_cannot_start_is_not_a_build_error(tmp_path: Path) -> None:
-    failed = build_error("int main(void) { return 0; }\n", ProgramSpec(cflags="-O1"), limits=NO_ROOM)
+    failed = program_error("int main(void) { return 0; }\n", ProgramSpec(cflags="-O1"), limits=NO_ROOM)
     assert failed is not None and failed.status == SANDBOX_ERROR

@@ -16,7 +16,7 @@ import pytest
 from loopnest.config import get_settings
 from loopnest.frontend.compile_flags import command_for, parse_compile_flags, read_compile_commands
 from loopnest.frontend.extract import extract_scops
-from loopnest.harness.program import ProgramComparison, ProgramSpec, build_error, compare_programs
+from loopnest.harness.program import ProgramComparison, ProgramSpec, compare_programs, program_error
 from loopnest.harness.project import Project
 from loopnest.transform.recipe import Recipe
 from service.core.dropin import dropin_header, dropin_source
@@ -161,7 +161,7 @@ def test_a_two_file_project_is_built_and_compared_the_users_way(project: Path) -
 def test_a_build_that_cannot_link_is_one_line_naming_the_missing_function(project: Path) -> None:
     (project / "Makefile").write_text(MAKEFILE.replace(" src/util.c -o", " -o"))
     spec = ProgramSpec(project=Project.locate(project / "src" / "kernel.c"), build="make", run="./prog")
-    failed = build_error((project / "src" / "kernel.c").read_text(), spec)
+    failed = program_error((project / "src" / "kernel.c").read_text(), spec)
     assert failed is not None and failed.status == "build-error"
     assert "undefined reference" in failed.message and "\n" not in failed.message
     assert "perfembed-program-" not in failed.message  # the copy's path is not the user's
@@ -175,6 +175,19 @@ def test_suggest_says_a_failed_build_in_one_line_with_exit_2_before_measuring(pr
     assert proc.returncode == 2 and not out.exists()
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "undefined reference to `alloc_matrix'" in lines[0] and "--build" in lines[0]
+
+
+def test_a_run_command_that_fails_is_one_line_with_exit_2_before_measuring(project: Path, tmp_path: Path) -> None:
+    """A mistyped --run was found only after every candidate was measured (103 s), then exit 0. It is now
+    run once with the build check, before anything is measured; and --write-best alone asks for the
+    measurements (without --evaluate it said "no nest held up" when none had been measured)."""
+    out = tmp_path / "tuned.c"
+    proc = perfembed("suggest", "src/kernel.c", "-I", "include", "--build", "make", "--run", "./prgo",
+                     "--write-best", str(out), cwd=project, data=tmp_path / "data")
+    assert proc.returncode == 2 and not out.exists()
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "built but did not run" in lines[0] and "--run" in lines[0], proc.stderr
+    assert "prgo" in lines[0] and "Traceback" not in proc.stderr
 
 
 def test_write_best_without_a_whole_program_is_refused_up_front(project: Path, tmp_path: Path) -> None:
@@ -265,7 +278,7 @@ def test_a_one_file_programs_build_takes_the_users_flags_once_in_their_order(tmp
     main.write_text('#include <stdio.h>\n#include "only_quoted.h"\nint main(void) { printf("%d\\n", N); return 0; }\n')
     flags = parse_compile_flags(["-iquote", str(tmp_path / "q")])
     spec = program_spec(main, flags, get_settings(), WholeProgram())
-    assert build_error(main.read_text(), spec, name="main.c") is None
+    assert program_error(main.read_text(), spec, name="main.c") is None
     main.write_text(main.read_text().replace('"only_quoted.h"', "<only_quoted.h>"))
-    failed = build_error(main.read_text(), spec, name="main.c")
+    failed = program_error(main.read_text(), spec, name="main.c")
     assert failed is not None and "only_quoted.h" in failed.message
