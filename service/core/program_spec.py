@@ -73,17 +73,20 @@ def runnable_spec(file: Path, flags: CompileFlags, settings: Settings, whole: Wh
     return program_spec(file, flags, settings, whole)
 
 
-def require_program(file: Path, spec: ProgramSpec, settings: Settings) -> None:
+def require_program(file: Path, spec: ProgramSpec, settings: Settings,
+                    names: tuple[str, str] = ("--build", "--run")) -> None:
     """Build the original program and run it once, before any nest is measured; one line with the first
-    error and what to check (exit 2) when it fails."""
+    error and what to check (exit 2, HTTP 422) when it fails. ``names``: how the request spells its build
+    and run (the CLI's options, the API's fields)."""
     failed = program_error(file.read_text(), spec, name=file.name, limits=Limits.from_settings(settings))
     if failed is None:
         return
     message = failed.message.removeprefix("original: ")
+    build, run = names
     if failed.status == SANDBOX_ERROR:
         raise ProgramBuildError(f"{file}: the sandbox could not start to build the whole program: {message}")
     if failed.status != "build-error":  # it built: the run command, or what the program needs to run
         raise ProgramBuildError(f"{file}: the whole program built but did not run ({failed.status}): {message}; "
-                                "check --run (it runs in the built project's directory)")
-    hint = "check the --build command" if spec.build else BUILD_HELP
+                                f"check {run} (it runs in the built project's directory)")
+    hint = f"check the {build} command" if spec.build else BUILD_HELP
     raise ProgramBuildError(f"{file}: the whole program does not build: {message}; {hint}")

@@ -5,18 +5,21 @@ evaluation job (:mod:`service.services.evaluation_jobs`) whose answer has measur
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from database.domain import ApiKey
 from loopnest.frontend.compile_flags import CompileFlags
 from loopnest.frontend.extract import extract_scops
+from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import materialized, project_root
-from loopnest.harness.progress import ProgressFn
+from loopnest.harness.program import ProgramSpec
+from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.harness.sandbox import ensure_isolated
 from service.config import ServiceSettings
 from service.core import Core, ProgramSource, SuggestOptions
 from service.core.program import AppliedRecipe, ProgramEvaluation, applied_recipes, evaluate_program
-from service.core.program_spec import WholeProgram, program_spec
+from service.core.program_spec import WholeProgram, program_spec, require_program
 from service.mappers import program_source, suggestions_public
 from service.schemas import SuggestionsIn
 from service.services.evaluation_jobs import EvaluationJob, EvaluationJobs
@@ -61,6 +64,9 @@ def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Co
     limited = settings.for_evaluation()
 
     def evaluate(progress: ProgressFn) -> dict[str, Any]:
+        if body.evaluate == "program":
+            progress(Progress(stage="whole program", step="building and running the original"))
+            require_whole_program(body, limited)
         answer = core.suggest(program, _options(body, evaluate=True, key=key), settings=limited, progress=progress,
                               analysis=analysis)
         applied = applied_recipes(answer.to_dict()["nests"])
@@ -80,12 +86,26 @@ def evaluate_whole_program(body: SuggestionsIn, applied: Mapping[int, AppliedRec
     program = program_source(body, settings=settings)
     with materialized(program) as (source, options):
         extraction = extract_scops(source, options, function=body.function)
-        # The request's project is built its way in a copy of its root; a file alone with its headers and macros.
-        whole = WholeProgram(build=body.build, run=body.run, check=body.check,
-                             project=project_root(source, program) if body.build is not None else None)
-        flags = CompileFlags(include_dirs=options.include_dirs, defines=options.defines)
-        spec = program_spec(source, flags, settings, whole)
+        spec = _whole_program_spec(body, program, source, options, settings)
         return evaluate_program(source, extraction.scops, applied, spec, settings, progress)
+
+
+def require_whole_program(body: SuggestionsIn, settings: ServiceSettings) -> None:
+    """The request's program built and run once, before any candidate is measured: a build or run that
+    fails ends the job in seconds, with the first error (HTTP 422), not after every candidate."""
+    program = program_source(body, settings=settings)
+    with materialized(program) as (source, options):
+        require_program(source, _whole_program_spec(body, program, source, options, settings), settings,
+                        names=("'build'", "'run'"))
+
+
+def _whole_program_spec(body: SuggestionsIn, program: ProgramSource, source: Path, options: PreprocessOptions,
+                        settings: ServiceSettings) -> ProgramSpec:
+    # The request's project is built its way in a copy of its root; a file alone with its headers and macros.
+    whole = WholeProgram(build=body.build, run=body.run, check=body.check,
+                         project=project_root(source, program) if body.build is not None else None)
+    flags = CompileFlags(include_dirs=options.include_dirs, defines=options.defines)
+    return program_spec(source, flags, settings, whole)
 
 
 def cached_suggestions(body: SuggestionsIn, program: ProgramSource | None = None, *, settings: ServiceSettings,

@@ -13,9 +13,10 @@ from loopnest.harness.progress import Progress
 from service.api.examples import WHOLE_PROGRAM
 from service.config import ServiceSettings
 from service.core.program import applied_recipes
+from service.core.program_spec import ProgramBuildError
 from service.mappers import program_source
 from service.schemas import SuggestionsIn
-from service.services.suggestions import evaluate_whole_program
+from service.services.suggestions import evaluate_whole_program, require_whole_program
 
 # The API's whole-program example, with its size N from a header that the request carries.
 SOURCE = WHOLE_PROGRAM.replace("#define N 600\n", '#include "sizes.h"\n')
@@ -79,6 +80,23 @@ def test_a_project_build_that_fails_says_the_compilers_first_error(tmp_path: Pat
     evaluation = evaluate_whole_program(body, INTERCHANGED, ServiceSettings(data_dir=tmp_path, threads=1))
     assert evaluation is not None and evaluation.status == "build-error"
     assert "undefined reference to `fill'" in evaluation.message
+
+
+def test_a_project_that_cannot_build_or_run_is_refused_before_anything_is_measured(tmp_path: Path) -> None:
+    """A request whose project left out a file its Makefile includes measured every candidate for minutes,
+    then ended "done" with the build error inside. The original is now built and run first: one line,
+    a user error (HTTP 422 for the job), in seconds."""
+    settings = ServiceSettings(data_dir=tmp_path, threads=1)
+    files = {**PROJECT, "Makefile": "include rules.mk\n" + PROJECT["Makefile"]}
+    body = SuggestionsIn(source=KERNEL, path="src/kernel.c", files=files, include_dirs=["include"],
+                         function="kernel", evaluate="program", build="make", run="./prog")
+    with pytest.raises(ProgramBuildError, match="does not build: .*rules.mk.*check the 'build' command"):
+        require_whole_program(body, settings)
+    wrong_run = body.model_copy(update={"files": PROJECT, "run": "./prgo"})
+    with pytest.raises(ProgramBuildError, match="built but did not run .*prgo.*check 'run'") as refused:
+        require_whole_program(wrong_run, settings)
+    assert "\n" not in str(refused.value) and isinstance(refused.value, ParameterError)
+    require_whole_program(body.model_copy(update={"files": PROJECT}), settings)  # builds and runs: no error
 
 
 def test_a_projects_files_stay_inside_it() -> None:
