@@ -9,7 +9,7 @@ embedded), starts ``perfembed serve`` on a free loopback port with its default l
 * **flood**: ``--flood`` keyless clients (a quarter each on ``/v1/nests?limit=1000``, ``/ui``,
   ``/v1/nests/{id}`` and ``POST /v1/programs:analyze``) reading at full rate for ``--seconds``, from a
   process of their own, while this process sends a key holder's suggestion request (the service
-  benchmark's two-nest kernel, one after the other) and probes ``/healthz`` every 100 ms.
+  benchmark's two-nest kernel, one after the other) and a third probes ``/healthz`` every 100 ms.
   Pass: the key holder's p99 under 1 s and every answer 200; ``/healthz`` p99 under 100 ms, none failed;
   no keyless answer a 5xx (429 is the server saying "slow down").
 * **slow clients**: ``--idle`` connections opened, each sending an unfinished request head, then held;
@@ -105,29 +105,36 @@ def healthz(url: str, timeout: float = 5.0) -> bool:
 
 
 class Probe:
-    """``/healthz`` every ``interval`` s in a thread, a fresh connection each time: latencies and failures."""
+    """``/healthz`` every ``interval`` s, a fresh connection each time, from a process of its own (in this one
+    it waited for the interpreter's lock behind the key holder's client: that is not the server's latency):
+    latencies and failures."""
 
     def __init__(self, url: str, interval: float = 0.1) -> None:
-        self.url, self.interval = url, interval
-        self.ms: list[float] = []
-        self.failed = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            start = time.perf_counter()
-            ok = healthz(self.url)
-            self.ms.append((time.perf_counter() - start) * 1000)
-            self.failed += not ok
+        context = multiprocessing.get_context("spawn")
+        self._stop, started = context.Event(), context.Event()
+        self._out: Any = context.Queue()
+        self._process = context.Process(target=_probe, args=(url, interval, self._stop, started, self._out))
+        self._process.start()
+        started.wait(60)
 
     def stop(self) -> dict[str, Any]:
         self._stop.set()
-        self._thread.join()
-        ms = sorted(self.ms)
-        return {"probes": len(ms), "failed": self.failed, "p50_ms": round(percentile(ms, 50), 1),
+        ms, failed = self._out.get(timeout=60)
+        self._process.join(30)
+        ms = sorted(ms)
+        return {"probes": len(ms), "failed": failed, "p50_ms": round(percentile(ms, 50), 1),
                 "p99_ms": round(percentile(ms, 99), 1), "max_ms": round(ms[-1], 1) if ms else None}
+
+
+def _probe(url: str, interval: float, stop: Any, started: Any, out: Any) -> None:
+    ms: list[float] = []
+    failed = 0
+    started.set()
+    while not stop.wait(interval):
+        start = time.perf_counter()
+        failed += not healthz(url)
+        ms.append((time.perf_counter() - start) * 1000)
+    out.put((ms, failed))
 
 
 # --- flood -------------------------------------------------------------------------------------
