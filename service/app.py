@@ -16,7 +16,7 @@ import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from database.errors import StorageError, public_dict
@@ -68,6 +68,8 @@ def create_app(settings: ServiceSettings | None = None, *, store: Store | None =
     app.include_router(health_router)
     app.include_router(api_router)
     app.include_router(ui_router)  # the dashboard, /ui
+    # The address `make serve` prints opens the dashboard (it answered 404).
+    app.add_api_route("/", lambda: RedirectResponse("/ui", status_code=307), include_in_schema=False)
     app.add_exception_handler(PerfembedError, _perfembed_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

@@ -43,6 +43,13 @@ def test_overview_counts_families_and_activity(ui: TestClient, db: UiDatabase) -
     assert "1 queued" in page.text and "1 running" in page.text and "1 failed" in page.text
 
 
+def test_the_servers_address_opens_the_dashboard(ui: TestClient) -> None:
+    """``make serve`` prints http://127.0.0.1:8000, which answered 404 (a new-user trial)."""
+    r = ui.get("/", follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == "/ui"
+    assert ui.get("/").status_code == 200
+
+
 def test_no_page_loads_anything_from_elsewhere(ui: TestClient, db: UiDatabase) -> None:
     for path in ("/ui", "/ui/map", f"/ui/nests/{db.nests['blas3/gemm_ijk.c']}", "/ui/jobs", "/ui/suggest"):
         page = ui.get(path)
