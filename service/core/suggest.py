@@ -48,12 +48,17 @@ def suggest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *
     return Suggestions(nests, tuple(r.to_dict() for r in analysis.rejected))
 
 
+# Where the sizes come from, on either side: the CLI's option, the API's field.
+SIZES_HINT = "give each size its value: --param {name}=INT (or \"params\": {{\"{name}\": INT}} in a request)"
+
+
 def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *,
                  nest: NestAnalysis, min_speedup: float, label: str,
                  progress: ProgressFn | None = None) -> NestSuggestion:
     """One analysed nest: neighbours, candidates and the gate; then evaluation and the fallback job, if asked."""
     name, scop, index = program.stored_name(options.name), nest.scop, nest.index
-    params = require_params(scop.params, program.params, what=nest_label(scop, label))
+    params = require_params(scop.params, program.params, what=nest_label(scop, label),
+                            hint=SIZES_HINT)
     names = list(nest.loop_names)
     stores = options.evaluate or options.fallback
     nest_id = ingest_nest(ctx, source=program.source, name=name, nest=nest, params=params,

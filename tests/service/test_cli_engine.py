@@ -97,3 +97,13 @@ def test_suggest_on_an_empty_database_names_the_file_and_says_how_to_load_the_se
     assert "perfembed seed load" in proc.stdout
     # No neighbour within the gate: the recipe space's first guesses are still offered, isl's schedule first.
     assert "recipe space (no neighbour within the gate)" in proc.stdout and "autoschedule" in proc.stdout
+
+
+def test_suggest_without_a_size_says_how_to_give_it(tmp_path: Path) -> None:
+    """A new user's 'missing value for parameter(s) n, m' said nothing of --param."""
+    env = {**os.environ, "PERFEMBED_DATA_DIR": str(tmp_path / "data")}
+    env.pop("PERFEMBED_DATABASE_URL", None)
+    proc = subprocess.run([sys.executable, "-m", "service.cli", "suggest", str(CORPUS / "kernels/blas3/gemm_ijk.c"),
+                           "--param", "ni=96"], capture_output=True, text=True, timeout=300, check=False, env=env)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "missing value for parameter(s) nj, nk; give each size its value: --param nj=INT" in proc.stderr
