@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ HEADLINE = "perfembed-transfer"
 USER = "perfembed"  # what a user runs after suggest --write-best: transfer's module where written, else NumPy
 TRANSFER_SHARE = 0.85  # issue 61: transfer (k = 5) at least 85% of autotune-40
 ISSUE_TRIALS = 40
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # Numba colours its errors
 
 
 def _row(kernel: Mapping[str, Any], label: str) -> Mapping[str, Any]:
@@ -127,8 +129,8 @@ def missing_figures(report: Report) -> list[str]:
 
 def _cell(row: Mapping[str, Any], reasons: list[str]) -> str:
     if row.get("status") != "ok":
-        reason = row.get("reason") or (f"max relative error {row['max_rel_error']:.2g}" if "max_rel_error" in row
-                                       else "")
+        reason = ANSI.sub("", row.get("reason") or "") or (
+            f"max relative error {row['max_rel_error']:.2g}" if "max_rel_error" in row else "")
         if reason not in reasons:
             reasons.append(reason)
         return f"{row.get('status')} [{reasons.index(reason) + 1}]"
@@ -218,6 +220,8 @@ def render_markdown(report: Report, figure: str | None = None) -> str:
               f"{_pct(summary['transfer_share_of_autotune'])}.", "", *_transfer_table(report)]
     if figure:
         lines += ["", f"![speedups and transfer]({figure})"]
+    if report.get("remarks"):  # what the person who ran it found, kept in the result JSON
+        lines += ["", "## Remarks on this run", "", *[f"- {line}" for line in report["remarks"]]]
     return "\n".join(lines) + "\n"
 
 

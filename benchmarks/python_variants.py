@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import math
+import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -145,7 +146,8 @@ def first_call(fn: Callable[..., Any], inputs: Inputs, want: list[Any]) -> dict[
         got = outputs(fn, inputs.fresh())
         first = time.perf_counter() - start
     except Exception as exc:  # a peer that fails on the kernel is a row with the reason, never a crash
-        return {"status": "failed", "reason": f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"}
+        text = re.sub(r"\x1b\[[0-9;]*m", "", " ".join(str(exc).split()))  # Numba colours its errors
+        return {"status": "failed", "reason": f"{type(exc).__name__}: {text[:200]}"}
     if len(got) != len(want):
         return {"status": "wrong-output", "reason": f"{len(got)} outputs, NumPy has {len(want)}", "first_s": first}
     error = max((relative_error(w, g) for w, g in zip(want, got, strict=True)), default=0.0)

@@ -129,5 +129,7 @@ def test_an_interrupted_run_reports_the_kernels_it_measured_and_says_so() -> Non
                               "machine": {"cpu": "test", "cores": 2}, "load_before": {}}
     report["summary"] = summarize(report)
     assert missing_figures(report)[0] == "stopped after 1 of 21 kernels"
+    report["remarks"] = ["the machine was busy"]
     text = render_markdown(report)
     assert "**Interrupted:** stopped after 1 of 21 kernels" in text and "Budget cut" not in text
+    assert text.endswith("## Remarks on this run\n\n- the machine was busy\n")
