@@ -114,7 +114,7 @@ def compare_programs(original: str, tuned: str, spec: ProgramSpec, *, name: str 
             if isinstance(built, ProgramComparison):
                 return built
             programs.append(built)
-        return _time_pairs(programs, spec, policy, limits, on_step)
+        return _time_pairs(programs, spec, policy, limits, on_step, needs_openmp="#pragma omp parallel" in tuned)
 
 
 def program_error(original: str, spec: ProgramSpec, *, name: str = "program.c", limits: Limits | None = None,
@@ -180,7 +180,9 @@ def first_error(result: RunResult) -> str:
     return result.describe()
 
 
-def _run(built: _Built, spec: ProgramSpec, limits: Limits) -> RunResult:
+def _run(built: _Built, spec: ProgramSpec, limits: Limits, *, show_openmp: bool = False) -> RunResult:
+    """One run of ``built``; ``show_openmp``: its OpenMP runtime, if it has one, lists its settings on
+    standard error (:data:`OPENMP_BANNER`), which says whether the build enabled OpenMP."""
     if built.program is not None and not spec.project:  # a fresh directory for each run of a lone file
         shutil.rmtree(built.run_dir, ignore_errors=True)
         built.run_dir.mkdir()
@@ -188,8 +190,8 @@ def _run(built: _Built, spec: ProgramSpec, limits: Limits) -> RunResult:
         program: Path | None = built.run_dir / built.program.name
     else:
         program = built.program
-    return timed_inside(spec.command(program), cwd=built.run_dir, limits=limits,
-                        env={"OMP_NUM_THREADS": str(spec.threads)}, threads=spec.threads,
+    env = {"OMP_NUM_THREADS": str(spec.threads), **({"OMP_DISPLAY_ENV": "TRUE"} if show_openmp else {})}
+    return timed_inside(spec.command(program), cwd=built.run_dir, limits=limits, env=env, threads=spec.threads,
                         read_only=[Path(d) for d in spec.inputs])
 
 
@@ -280,7 +282,7 @@ def _check(programs: Sequence[_Built], spec: ProgramSpec, first: tuple[RunResult
 
 
 def _time_pairs(programs: Sequence[_Built], spec: ProgramSpec, policy: AcceptancePolicy,
-                limits: Limits, on_step: StepFn | None = None) -> ProgramComparison:
+                limits: Limits, on_step: StepFn | None = None, *, needs_openmp: bool = False) -> ProgramComparison:
     logs: list[float] = []
     times: tuple[list[float], list[float]] = ([], [])
     pressure, runs = 0.0, 0
@@ -292,7 +294,7 @@ def _time_pairs(programs: Sequence[_Built], spec: ProgramSpec, policy: Acceptanc
         with timed_exclusively(limits.timing_lock):
             meter = PressureMeter()
             for k in order:
-                results[k] = _run(programs[k], spec, wall)
+                results[k] = _run(programs[k], spec, wall, show_openmp=needs_openmp and runs == 0 and k == 1)
                 if not results[k].ok:
                     return _failed(k, results[k], policy)
                 if runs == 0 and k == 0:  # the original's time bounds every later run, within the limit
@@ -300,6 +302,7 @@ def _time_pairs(programs: Sequence[_Built], spec: ProgramSpec, policy: Acceptanc
                                                 2.0 + results[0].wall_seconds * policy.timeout_factor))
             pressure = max(pressure, meter.stop(os.cpu_count() or 1))
         if runs == 0:
+            note = NO_OPENMP if needs_openmp and OPENMP_BANNER not in results[1].stderr else ""
             with working_beside_timers(limits.timing_lock):  # the user's check command is work, not a timed run
                 problem = _check(programs, spec, (results[0], results[1]), limits)
             if problem is not None:
@@ -314,7 +317,13 @@ def _time_pairs(programs: Sequence[_Built], spec: ProgramSpec, policy: Acceptanc
                           pressure > policy.load_threshold)
         if runs >= 3 and policy.decided(speedup):
             median = sorted(times[0])[len(times[0]) // 2], sorted(times[1])[len(times[1]) // 2]
-            return ProgramComparison("ok", speedup, median[0], median[1])
+            return ProgramComparison("ok", speedup, median[0], median[1], message=note)
+
+
+# What an OpenMP runtime (libgomp, LLVM's libomp) prints first under OMP_DISPLAY_ENV=TRUE.
+OPENMP_BANNER = "OPENMP DISPLAY ENVIRONMENT BEGIN"
+NO_OPENMP = ("built without OpenMP: the tuned program's parallel loops ran on one thread (add -fopenmp to its "
+             "build, then check again)")
 
 
 def _failed(k: int, result: RunResult, policy: AcceptancePolicy) -> ProgramComparison:

@@ -142,6 +142,8 @@ def _print_program(program: dict[str, Any], settings: Any) -> None:
     verdict = ("accepted" if program["accepted"] else
                f"not kept: not clearly {getattr(settings, 'min_speedup', 1.1)}x faster as a whole")
     console.print(f"whole program ({ms}, same output): {program['speedup']['text']}: {verdict}")
+    if program.get("message"):  # built without OpenMP, say: the figure is not what the threads promise
+        console.print(f"  [yellow]{escape(program['message'])}[/]")
     for alone in program.get("per_nest") or []:
         figure = alone["speedup"]["text"] if alone.get("speedup") else f"{alone['status']} {alone['message']}"
         console.print(f"  with {alone['name']} alone tuned: {figure}")

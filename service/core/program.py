@@ -184,7 +184,8 @@ def program_outcome(tuned: int, program: ProgramEvaluation | None, *, unchecked_
                                                f"whole program ({why})")
     speedup = program.comparison.speedup
     if program.accepted and speedup is not None:
-        return ProgramOutcome("tuned", f"{tuned} nest(s) tuned; whole program {speedup.describe()}, same output")
+        note = f"; {program.message}" if program.message else ""  # built without OpenMP, say
+        return ProgramOutcome("tuned", f"{tuned} nest(s) tuned; whole program {speedup.describe()}, same output{note}")
     status, message = program.status, program.message
     if status in ("build-error", SANDBOX_ERROR) and message.startswith("original"):
         return ProgramOutcome("build-failed", f"the original program does not build: {message[len('original: '):]};"

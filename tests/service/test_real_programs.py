@@ -150,12 +150,23 @@ def test_a_two_file_project_is_built_and_compared_the_users_way(project: Path) -
     spec = ProgramSpec(project=Project.locate(project / "src" / "kernel.c"), build="make", run="./prog")
     same = compare_programs(original, _tuned(project), spec)
     assert same.status == "ok" and same.speedup is not None and same.speedup.pairs >= 3, same
+    assert same.message == ""  # built with -fopenmp: its parallel loop ran on the threads said
     # Built from the compilation database alone: every unit with its flags, linked by perfembed.
     commands = tuple(read_compile_commands(project / "build"))
     synthesized = ProgramSpec(project=Project.locate(project / "src" / "kernel.c"), compile_commands=commands)
     assert compare_programs(original, _tuned(project), synthesized).status == "ok"
     wrong = compare_programs(original, original.replace("* B[k][j]", "* B[k][j] * 1.5"), spec)
     assert wrong.status == "output-changed"
+
+
+def test_a_build_without_openmp_is_said_on_the_figure(project: Path) -> None:
+    """A new user's Makefile had no -fopenmp: the tuned program's parallel loops ran on one thread while the
+    figure said 2 threads, and nothing said so."""
+    (project / "Makefile").write_text(MAKEFILE.replace("-O2 -fopenmp", "-O2"))
+    spec = ProgramSpec(project=Project.locate(project / "src" / "kernel.c"), build="make", run="./prog", threads=2)
+    compared = compare_programs((project / "src" / "kernel.c").read_text(), _tuned(project), spec)
+    assert compared.status == "ok" and compared.message.startswith("built without OpenMP"), compared
+    assert "add -fopenmp" in compared.message
 
 
 def test_a_build_that_cannot_link_is_one_line_naming_the_missing_function(project: Path) -> None:
