@@ -35,13 +35,12 @@ def print_suggestions(result: dict[str, Any], settings: Any, *, database: str | 
         for ev in n.get("evaluated", []):
             reason = f" ({ev['message']})" if ev.get("message") and ev["status"] != "ok" else ""
             console.print(f"  {ev['from']}: {ev['status']}{reason}, verified={ev['verified']}, "
-                          f"screening speedup {fmt_value(ev['speedup'], '{:.2f}x')}{load if ev['speedup'] else ''}"
+                          f"screening speedup {_ratio(ev['speedup'])}{load if ev['speedup'] else ''}"
                           + (f"; re-measured {ev['confirmed']['text']}" if ev.get("confirmed") else ""))
         if "accepted" in n:
             best = n.get("best") or {}
             console.print("accepted: " + (f"{best['text']} from {best['from']}: {_text(best)}"
-                                          if n["accepted"] else "no candidate held up: none re-measured clearly "
-                                          f"above {getattr(settings, 'min_speedup', 1.1)}x"))
+                                          if n["accepted"] else _none_held(n, getattr(settings, "min_speedup", 1.1))))
             if n["accepted"]:
                 console.print(f"  as JSON: {json.dumps(best['recipe'])}", highlight=False)
         if "autotuned" in n:
@@ -131,6 +130,21 @@ def _print_autotuned(nest: dict[str, Any]) -> None:
     console.print(f"autotuned (--fallback): re-measured {figure} (best of {tuned['evaluated']} trials: {trial:.2f}x), "
                   f"{text}")
     console.print(f"  as JSON: {json.dumps(tuned['recipe']['steps'])}", highlight=False)
+
+
+def _ratio(value: float | None) -> str:
+    """A speedup to two decimals, or to two significant digits below 0.1 (a parallel loop of a thousand
+    iterations reads 0.004x: '0.00x' looked like a bug)."""
+    if value is None:
+        return "-"
+    return f"{value:.2f}x" if value >= 0.1 else f"{value:.2g}x"
+
+
+def _none_held(nest: dict[str, Any], margin: float) -> str:
+    """Why no candidate was accepted: none screened faster (so none was re-measured), or none held up."""
+    if not any(ev.get("confirmed") for ev in nest.get("evaluated", [])):
+        return "no candidate held up: none screened faster than the original, so none was re-measured"
+    return f"no candidate held up: none re-measured clearly above {margin}x"
 
 
 def _print_program(program: dict[str, Any], settings: Any) -> None:

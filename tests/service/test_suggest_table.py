@@ -45,4 +45,15 @@ def test_a_busy_machine_is_said_on_each_screening_figure_and_at_the_end(capsys: 
     print_suggestions({"nests": [nest]}, None, database="sqlite://")
     out = " ".join(capsys.readouterr().out.split())  # the console wraps at its width
     assert "screening speedup 0.05x, machine busy (62% CPU pressure)" in out
+    assert "none screened faster than the original, so none was re-measured" in out  # nothing was re-measured
     assert "rerun on an idle machine, or with --threads 1" in out
+
+
+def test_a_tiny_ratio_keeps_its_digits(capsys: pytest.CaptureFixture[str]) -> None:
+    """A parallel candidate of a 1000-iteration loop screened at 0.004x and read '0.00x', like a bug."""
+    evaluated = [{"from": "axpy", "status": "ok", "message": "", "verified": True, "speedup": 0.0043,
+                  "confirmed": None}]
+    nest = {"index": 0, "name": "k.c#0", "function": "k", "neighbours": [], "candidates": [], "confident": True,
+            "evaluated": evaluated, "accepted": False, "best": None}
+    print_suggestions({"nests": [nest]}, None, database="sqlite://")
+    assert "screening speedup 0.0043x" in " ".join(capsys.readouterr().out.split())
