@@ -10,9 +10,17 @@ WORKERS ?= 1
 
 .PHONY: install test lint docs serve bench clean
 
-$(STAMP): pyproject.toml
+# `make serve` needs the package alone; `make test` adds the development tools (linters, browsers' driver,
+# docs), which take minutes to install.
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+
+$(RUNTIME_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $(RUNTIME_STAMP)
+
+$(STAMP): $(RUNTIME_STAMP)
 	$(BIN)/python -m pip install -q -e ".[dev]"
 	touch $(STAMP)
 
@@ -39,7 +47,7 @@ docs: install
 # Migrate, load the shipped seed database into an empty database, then serve the API with WORKERS
 # tuning workers beside it; one Ctrl-C stops them all. Data (SQLite + FAISS) goes to the per-user
 # data directory (`.venv/bin/perfembed --help` names it), or PERFEMBED_DATA_DIR.
-serve: install
+serve: $(RUNTIME_STAMP)
 	$(BIN)/perfembed db upgrade
 	$(BIN)/perfembed seed load --if-empty
 	$(BIN)/perfembed serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
