@@ -1,5 +1,5 @@
 """Issue 10, items 4 and 5: analysis is bounded (limits named in a 422 / exit 2, a time budget per
-request) and no input reaches a RecursionError. Timing figures live in benchmarks/analysis_limits.py."""
+request) and no input reaches a RecursionError. Timing figures live in experiments/analysis_limits.py."""
 
 from __future__ import annotations
 
