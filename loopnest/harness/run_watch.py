@@ -26,6 +26,7 @@ WRITE_RATE = 4 << 30  # bytes per second
 MIN_CHECK_S = 0.02
 MAX_CHECK_S = 1.0
 _CHUNK = 1 << 16
+KILL_GRACE_S = 5.0  # the longest a killed run's last processes are waited for
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,11 @@ def watch(proc: subprocess.Popen[bytes], *, wall_seconds: float, cwd: Path | Non
             elif disk.over():
                 stopped = "disk limit"
         stopped = stopped or _wait(proc, deadline, disk)
+        if stopped is not None:
+            _kill_group(proc)
+            _drain(selector)
     if stopped is not None:
-        _kill_group(proc)
+        proc.wait()
     elif disk.over(now=True):  # it exited between two checks, over the quota
         stopped = "disk limit"
     return Watched(stopped, bytes(buffers["stdout"]), bytes(buffers["stderr"]))
@@ -126,6 +130,18 @@ def _wait(proc: subprocess.Popen[bytes], deadline: float, disk: DiskWatch) -> st
                 return "wall-time limit"
             if disk.over():
                 return "disk limit"
+
+
+def _drain(selector: selectors.BaseSelector) -> None:
+    """After the kill: read the pipes to their end, so that no process of the run is left writing to its
+    directory when the caller removes it. The kill reaches the sandbox's own session only through its
+    parent's death (``--die-with-parent``), a moment later; a pipe closes when the last process holding it
+    is gone."""
+    deadline = time.monotonic() + KILL_GRACE_S
+    while selector.get_map() and (left := deadline - time.monotonic()) > 0:
+        for key, _ in selector.select(left):
+            if not os.read(key.fd, _CHUNK):
+                selector.unregister(key.fileobj)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

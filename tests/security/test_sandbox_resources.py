@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,3 +108,15 @@ def test_the_limits_in_force_are_reported() -> None:
     resources = str(status["resources"])
     assert resources.startswith(("cgroup v2", "rlimits")), status
     assert "memory" in resources and "work directory" in resources
+
+
+def test_nothing_of_a_killed_run_still_writes_when_it_returns(workdir: Path) -> None:
+    """Reproduction: a run killed at its wall time returned while its sandboxed processes were still dying
+    (the kill reaches them a moment later, through ``--die-with-parent``); one of them wrote a file after
+    the return, and removing the work directory failed with "Directory not empty"."""
+    script = "(while :; do echo x >> log; done) & (while :; do touch f$$-$RANDOM; done) & sleep 30"
+    ran = run_limited(["/bin/sh", "-c", script], cwd=workdir, limits=dataclasses.replace(SMALL, wall_seconds=1.0))
+    assert ran.status == "wall-time limit", ran.describe()
+    before = sorted((f.name, f.stat().st_size) for f in workdir.iterdir())
+    time.sleep(0.3)
+    assert sorted((f.name, f.stat().st_size) for f in workdir.iterdir()) == before
