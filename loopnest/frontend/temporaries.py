@@ -33,13 +33,12 @@ def declare_temporaries(items: list[c_ast.Node], function: c_ast.FuncDef,
     assignment in the region; ``items`` itself when there is none."""
     region_ids = {id(node) for item in items for node in _walk(item)}
     out = copy.deepcopy(items)  # the search gives one-statement loop bodies a block: on the copy only
-    found = [name for name in sorted(_mentioned(items))
-             if _plain_scalar(name, function, symbols) and _killed_first(out, name) is not None
-             and _dead_outside(function, region_ids, name)]
-    if not found:
+    kills = {name: spot for name in sorted(_mentioned(items))
+             if _plain_scalar(name, function, symbols) and (spot := _killed_first(out, name)) is not None
+             and _sets_only(function.body, region_ids, name)}
+    if not kills:
         return items
-    for name in found:
-        block, index = _killed_first(out, name) or ([], 0)
+    for name, (block, index) in kills.items():  # each a different assignment: no spot moves another
         kill = block[index]
         ctype = symbols[name].scalar_type or symbols[name].base_type
         block[index] = c_ast.Decl(name, [], [], [], [], c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(
@@ -113,12 +112,8 @@ def _only_body(node: c_ast.Node, name: str) -> list[c_ast.Node] | None:
     return None
 
 
-def _dead_outside(function: c_ast.FuncDef, region_ids: set[int], name: str) -> bool:
-    """Whether, outside the region, the function only sets ``name`` (see the module's docstring)."""
-    return _sets_only(function.body, region_ids, name)
-
-
 def _sets_only(node: c_ast.Node, region_ids: set[int], name: str) -> bool:
+    """Whether, outside the region, ``node`` only sets ``name`` (see the module's docstring)."""
     if id(node) in region_ids or name not in set(_ids(node)) and not isinstance(node, c_ast.Decl):
         return True
     if isinstance(node, c_ast.Decl):
