@@ -50,11 +50,7 @@ def reachable_by_nobody(path: Path, *, read: bool = False) -> bool:
         st = parent.stat()
         if not st.st_mode & 0o001 and not (st.st_uid == NOBODY and st.st_mode & 0o100):
             return False
-    if read:
-        st = resolved.stat()
-        need = 0o005 if resolved.is_dir() else 0o004
-        return st.st_mode & need == need or st.st_uid == NOBODY
-    return True
+    return readable_in_place(resolved) if read else True
 
 
 def readable_in_place(path: Path) -> bool:
