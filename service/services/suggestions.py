@@ -66,11 +66,12 @@ def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Co
     def evaluate(progress: ProgressFn) -> dict[str, Any]:
         if body.evaluate == "program":
             progress(Progress(stage="whole program", step="building and running the original"))
-            require_whole_program(body, limited)
+            require_whole_program(body, limited, program)
         answer = core.suggest(program, _options(body, evaluate=True, key=key), settings=limited, progress=progress,
                               analysis=analysis)
         applied = applied_recipes(answer.to_dict()["nests"])
-        whole = evaluate_whole_program(body, applied, limited, progress) if body.evaluate == "program" else None
+        whole = evaluate_whole_program(body, applied, limited, progress, program) \
+            if body.evaluate == "program" else None
         if whole is not None:
             core.record_program_checks(whole, applied)
         return suggestions_public(answer, evaluated=True, program=None if whole is None else whole.to_dict())
@@ -79,21 +80,25 @@ def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Co
 
 
 def evaluate_whole_program(body: SuggestionsIn, applied: Mapping[int, AppliedRecipe], settings: ServiceSettings,
-                           progress: ProgressFn | None = None) -> ProgramEvaluation | None:
+                           progress: ProgressFn | None = None,
+                           program: ProgramSource | None = None) -> ProgramEvaluation | None:
     """``evaluate: "program"``: the request's program built and timed as a whole, original against tuned
     with the nests' ``applied`` recipes (:func:`service.core.program.applied_recipes`), which stand only if it
-    is faster with the same output. None when no nest was accepted."""
-    program = program_source(body, settings=settings)
+    is faster with the same output. None when no nest was accepted. ``program``: the request's body as
+    mapped once (:func:`service.mappers.program_source`), else mapped here."""
+    program = program_source(body, settings=settings) if program is None else program
     with materialized(program) as (source, options):
         extraction = extract_scops(source, options, function=body.function)
         spec = _whole_program_spec(body, program, source, options, settings)
         return evaluate_program(source, extraction.scops, applied, spec, settings, progress)
 
 
-def require_whole_program(body: SuggestionsIn, settings: ServiceSettings) -> None:
+def require_whole_program(body: SuggestionsIn, settings: ServiceSettings,
+                          program: ProgramSource | None = None) -> None:
     """The request's program built and run once, before any candidate is measured: a build or run that
-    fails ends the job in seconds, with the first error (HTTP 422), not after every candidate."""
-    program = program_source(body, settings=settings)
+    fails ends the job in seconds, with the first error (HTTP 422), not after every candidate. ``program``:
+    as for :func:`evaluate_whole_program`."""
+    program = program_source(body, settings=settings) if program is None else program
     with materialized(program) as (source, options):
         require_program(source, _whole_program_spec(body, program, source, options, settings), settings,
                         names=("'build'", "'run'"))
