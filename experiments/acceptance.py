@@ -31,10 +31,10 @@ from typing import Any
 
 from autotune.config import get_autotune_settings
 from autotune.transfer import TransferTuner
-from autotune.transfer.neighbours import targets_by_preference
 from benchmarks.entry import exit_after
 from database import best_recipe_for, get_store
 from database.embedding_store import EmbeddingStore
+from database.neighbourhood import targets_by_preference
 from database.records import ensure_local_target
 from experiments.paper_nests import neighbours_outside, rebuild_scop, select_held_out
 from loopnest.errors import PerfembedError

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autotune.transfer.neighbours import targets_by_preference
 from database import best_recipe_for, list_nests, list_programs
+from database.neighbourhood import targets_by_preference
 from loopnest.errors import ParameterError, PerfembedError
 from loopnest.frontend.extract import extract_scops
 from service.core.answer_cache import AnswerCache

@@ -1,24 +1,22 @@
 """Neighbours: stored nests that lend their recipes to a new nest, and which of their recipes they lend.
 
-A neighbour lends its best recipe of each of a few recipe families (:func:`best_of_families`), read from
-the database as it ranks a nest's measurements (:func:`stored_neighbour`); the nearest
-:data:`TRANSFER_NEAR` lend more families than the ones after them (:class:`Lends`). Finding the nearest
-nests is the embedding store's search; the service puts the two together.
+A neighbour lends its best recipe of each of a few recipe families (:func:`best_of_families`), from its
+recipes as the database ranks them (:func:`neighbour_from`, over what
+:func:`database.neighbourhood.read_neighbourhood` read); the nearest :data:`TRANSFER_NEAR` lend more
+families than the ones after them (:class:`Lends`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from database import RankedRecipe, get_nest, list_targets, ranked_recipes_for
+from database import RankedRecipe
+from database.neighbourhood import NearNest
 from embeddings.features.loop_roles import LoopRoles
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import stored_loop_names
-
-if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
 
 # The acceptance margin: a recipe must beat the original by this factor to be offered.
 MIN_SPEEDUP = 1.1
@@ -123,37 +121,26 @@ class Lends:
         return Lends(min(self.families, self.far_families), self.min_speedup, self.far_families)
 
 
-# Distinct recipes read per neighbour to find its families (a seed nest has 20-75).
-RANKED_RECIPES = 200
-
-
-def stored_neighbour(session: Session, nest_id: int, name: str, distance: float, targets: list[int],
-               lends: Lends) -> Neighbour | None:
-    """The nest as a neighbour: its recipes on the first target in ``targets`` that has one."""
-    ranked: list[RankedRecipe] = []
-    for candidate in targets:
-        ranked = ranked_recipes_for(session, nest_id=nest_id, target_id=candidate, limit=RANKED_RECIPES)
-        if ranked:
-            break
-    # A neighbour whose best recipe never beat its own baseline by the acceptance margin has
-    # nothing to transfer: its candidate would be a wasted (or harmful) evaluation.
-    lent = [lent for lent, _ in lent_by(ranked, families=lends.families, min_speedup=lends.min_speedup)]
-    if not lent:
+def neighbour_from(near: NearNest, lends: Lends) -> Neighbour | None:
+    """A stored nest (:class:`~database.neighbourhood.NearNest`, its recipes as the database ranks them) as a
+    neighbour: the best recipe of each family it lends; None when it lends none or its loop roles are unknown."""
+    lent = [lent for lent, _ in lent_by(near.ranked, families=lends.families, min_speedup=lends.min_speedup)]
+    roles = near.normalized.get("loop_roles")
+    if not lent or roles is None:
         return None
-    normalized = get_nest(session, nest_id=nest_id).normalized
-    roles = normalized.get("loop_roles") if isinstance(normalized, dict) else None
-    if roles is None:
-        return None
-    names = stored_loop_names(normalized)
-    return Neighbour(nest_id, name, distance, lent[0].recipe, LoopRoles.from_dict(roles), lent[0].speedup,
-                     target_id=ranked[0].measurement.target_id,
+    names = stored_loop_names(near.normalized)
+    return Neighbour(near.hit.nest_id, near.hit.name, near.hit.distance, lent[0].recipe, LoopRoles.from_dict(roles),
+                     lent[0].speedup, target_id=near.ranked[0].measurement.target_id,
                      loop_names=tuple(names) if names is not None else None, others=tuple(lent[1:]))
 
 
-def targets_by_preference(session: Session, target_id: int) -> list[int]:
-    """This target, then targets of the same ISA level, then the rest."""
-    targets = list_targets(session)
-    here = next((t for t in targets if t.id == target_id), None)
-    same_isa = [t.id for t in targets if here is not None and t.id != target_id and t.isa_level == here.isa_level]
-    rest = [t.id for t in targets if t.id != target_id and t.id not in same_isa]
-    return [target_id, *same_isa, *rest]
+def neighbours_from(near: Sequence[NearNest], lends: Lends, k: int) -> list[Neighbour]:
+    """The first ``k`` of ``near`` (nearest first) that lend a recipe, each lending what its rank allows."""
+    out: list[Neighbour] = []
+    for stored in near:
+        found = neighbour_from(stored, lends.at(len(out)))
+        if found is not None:
+            out.append(found)
+        if len(out) == k:
+            break
+    return out

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from database import best_recipe_for, get_nest, list_embedding_models, load_embeddings, nest_name, nest_summaries
+from database import (
+    best_recipe_for,
+    get_nest,
+    list_embedding_models,
+    list_targets,
+    load_embeddings,
+    nest_name,
+    nest_summaries,
+)
 from database.embedding_store import Hit
 from database.errors import NotFoundError
 from embeddings.features import static_features
@@ -41,7 +49,7 @@ def _with_targets(ctx: CoreContext, hits: list[Hit]) -> list[SearchHit]:
     views = {}
     if any(h.best_target_id is not None for h in hits):
         with ctx.store.session() as session:
-            views = target_views(session, local_target_id(session, cc=ctx.settings.cc))
+            views = target_views(list_targets(session), local_target_id(session, cc=ctx.settings.cc))
     return [SearchHit(h.nest_id, h.name, h.distance, h.best_speedup, h.best_target_id,
                       None if h.best_target_id is None else views.get(h.best_target_id)) for h in hits]
 
@@ -70,7 +78,7 @@ def nest_detail(ctx: CoreContext, nest_id: int) -> NestDetail:
         if models:
             vectors = load_embeddings(session, model_version=models[-1].version, nest_ids=[nest_id])
             embedding = tuple(float(x) for x in vectors.get(nest_id, ())) or None
-        targets = target_views(session, local_target_id(session, cc=ctx.settings.cc))
+        targets = target_views(list_targets(session), local_target_id(session, cc=ctx.settings.cc))
         names = stored_loop_names(nest.normalized)
         best = []
         for target_id, target in targets.items():

@@ -2,8 +2,8 @@
 
 - **Tuned before**: the same nest (same program text, same position, same IR), at the same parameter
   values, measured on this machine. It is the nest's own earlier result, with its measurement count
-  and interval, never one of its neighbours (:func:`find_stored_nest` finds it, so that the
-  neighbour search can leave it out).
+  and interval, never one of its neighbours (:func:`database.neighbourhood.find_stored_nest` finds it,
+  so that the neighbour search can leave it out).
 - **Targets**: every recorded speedup names the machine it was measured on (:func:`target_view`) and
   says when that is not this one (the shipped seed was built on another CPU).
 - **Recipe texts**: every recipe in an answer gets ``recipe_text`` in its nest's loop names; the JSON
@@ -19,25 +19,11 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from autotune.transfer import Neighbour
-from database import (
-    Measurement,
-    Store,
-    Target,
-    find_program,
-    find_target,
-    get_recipe,
-    get_target,
-    list_measurements,
-    list_nests,
-    list_targets,
-    target_signature,
-)
+from database import Measurement, Store, Target, find_target, list_targets, target_signature
+from database.neighbourhood import BestRun
 from database.records import local_target_fields
 from loopnest.transform.recipe_text import recipe_text
 from service.core.types import NeighbourView
-
-# The parts of a nest's normalized form that say what it computes (not what it is called).
-_IR_KEYS = ("schedule", "statements")
 
 
 def target_label(target: Target) -> str:
@@ -73,14 +59,14 @@ def with_best_targets(store: Store, hits: list[dict[str, Any]], *, cc: str) -> l
     if not any(h.get("best_target_id") is not None for h in hits):
         return hits
     with store.session() as session:
-        views = target_views(session, local_target_id(session, cc=cc))
+        views = target_views(list_targets(session), local_target_id(session, cc=cc))
     return [{**h, "best_target": views.get(h["best_target_id"])} if h.get("best_target_id") is not None else h
             for h in hits]
 
 
-def target_views(session: Session, here: int | None) -> dict[int, dict[str, Any]]:
-    """Every target's view, by id."""
-    return {t.id: view for t in list_targets(session) if (view := target_view(t, here)) is not None}
+def target_views(targets: Sequence[Target], here: int | None) -> dict[int, dict[str, Any]]:
+    """Every target's view, by id (``targets``: every stored target)."""
+    return {t.id: view for t in targets if (view := target_view(t, here)) is not None}
 
 
 def neighbour_view(neighbour: Neighbour, targets: Mapping[int, dict[str, Any]]) -> NeighbourView:
@@ -89,20 +75,6 @@ def neighbour_view(neighbour: Neighbour, targets: Mapping[int, dict[str, Any]]) 
                          recorded_speedup=neighbour.recorded_speedup, recipe=neighbour.recipe.to_dict(),
                          recipe_text=recipe_text(neighbour.recipe, neighbour.loop_names),
                          target=None if neighbour.target_id is None else targets.get(neighbour.target_id))
-
-
-def find_stored_nest(session: Session, *, source: str, index: int, normalized: Mapping[str, Any]) -> int | None:
-    """The database id of this very nest (same program text and position, same IR: ``normalized``, its
-    :func:`~database.records.normalized_nest`), if stored."""
-    program = find_program(session, source=source)
-    if program is None:
-        return None
-    mine = normalized
-    for nest in list_nests(session, program_id=program.id):
-        stored = nest.normalized if isinstance(nest.normalized, Mapping) else {}
-        if nest.index == index and all(stored.get(k) == mine[k] for k in _IR_KEYS):
-            return nest.id
-    return None
 
 
 def measurement_text(m: Measurement) -> str:
@@ -118,31 +90,17 @@ def measurement_text(m: Measurement) -> str:
     return text + (", machine busy" if m.loaded else "")
 
 
-def tuned_before(session: Session, *, nest_id: int, target_id: int, params: Mapping[str, int],
-                 names: Sequence[str] | None = None, structure: str | None = None) -> dict[str, Any] | None:
-    """The nest's own best result at ``params`` on ``target_id`` and on the index ``structure`` (a
-    sparse nest's matrix, :func:`~loopnest.harness.index_data.structure_key`), or None when it was
-    never measured so: SpMM's best on a banded matrix is no result for a uniform one.
-
-    A re-measured result (with an interval) is preferred to a screening figure, whatever their values:
-    a screening figure is the best of a few noisy runs. ``measurements`` counts every run of the nest
-    at these parameter values here, verified or not.
-    """
-    wanted = {k: int(v) for k, v in params.items()}
-    runs = [m for m in list_measurements(session, nest_id=nest_id, target_id=target_id)
-            if dict(m.params) == wanted and m.structure == structure]
-    verified = [m for m in runs if m.verified and m.speedup is not None]
-    if not verified:
+def tuned_before(best: BestRun | None, *, names: Sequence[str] | None = None) -> dict[str, Any] | None:
+    """The nest's own best result at the asked sizes on this machine (:func:`database.neighbourhood.best_run`)
+    in an answer's terms, or None when it was never measured so."""
+    if best is None:
         return None
-    confirmed = [m for m in verified if m.speedup_low is not None]
-    best = max(confirmed or verified, key=lambda m: m.speedup or 0.0)
-    steps = get_recipe(session, recipe_id=best.recipe_id).steps
-    recipe = {"steps": list(steps) if isinstance(steps, list) else []}
-    return {"nest_id": nest_id, "params": wanted, "recipe": recipe, "recipe_text": recipe_text(recipe, names),
-            "speedup": best.speedup,
-            "interval": None if best.speedup_low is None else [best.speedup_low, best.speedup_high],
-            "confidence": best.confidence, "pairs": best.repetitions if best.speedup_low is not None else None,
-            "threads": best.threads, "loaded": best.loaded, "re_measured": best.speedup_low is not None,
-            "measurements": len(runs), "measured_at": best.measured_at.isoformat(),
-            "target": target_view(get_target(session, target_id=target_id), target_id),
-            "text": measurement_text(best)}
+    m = best.measurement
+    recipe = {"steps": best.steps}
+    return {"nest_id": m.nest_id, "params": dict(m.params), "recipe": recipe, "recipe_text": recipe_text(recipe, names),
+            "speedup": m.speedup, "interval": None if m.speedup_low is None else [m.speedup_low, m.speedup_high],
+            "confidence": m.confidence, "pairs": m.repetitions if m.speedup_low is not None else None,
+            "threads": m.threads, "loaded": m.loaded, "re_measured": m.speedup_low is not None,
+            "measurements": best.runs, "measured_at": m.measured_at.isoformat(),
+            "target": target_view(best.target, best.target.id),  # read on this machine
+            "text": measurement_text(m)}

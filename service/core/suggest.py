@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from autotune.transfer import Candidate as TransferCandidate
-from autotune.transfer import Neighbour, TransferTuner, within_gate
+from autotune.transfer.plan import plan_transfer
 from database import nest_name
-from database.errors import NotFoundError
+from database.neighbourhood import NestLookup, read_neighbourhood
 from loopnest.frontend.program import PROGRAM_FILE
 from loopnest.harness.compare import AcceptancePolicy
 from loopnest.harness.index_data import structure_key
@@ -22,8 +22,7 @@ from service.core.context import CoreContext
 from service.core.ingest import ingest_nest
 from service.core.jobs import fallback_job, job_options
 from service.core.measure_candidates import measure_candidates
-from service.core.measured import find_stored_nest, neighbour_view, target_views, tuned_before
-from service.core.neighbours import neighbours_for
+from service.core.measured import neighbour_view, target_views, tuned_before
 from service.core.sources import nest_label
 from service.core.types import (
     Candidate,
@@ -64,22 +63,22 @@ def suggest_nest(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
     nest_id = ingest_nest(ctx, source=program.source, name=name, nest=nest, params=params,
                           owner_key_id=options.owner_key_id) if stores else None
     here = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
-    with ctx.store.session() as session:  # this very nest, stored by an earlier run: not a neighbour
-        own = nest_id or find_stored_nest(session, source=program.source, index=index, normalized=nest.normalized)
-        before = None if own is None else tuned_before(session, nest_id=own, target_id=here, params=params,
-                                                       names=names, structure=structure_key(program.sparse))
-        targets = target_views(session, here)
-    neighbours, gate = _neighbours_and_gate(ctx, nest.static_features(), k=options.k, own=own,
-                                            min_speedup=min_speedup)
-    tuner = TransferTuner(policy=dataclasses.replace(AcceptancePolicy.from_settings(ctx.settings), margin=min_speedup),
-                          gate_distance=math.inf if gate.threshold is None else gate.threshold,
-                          priors=ctx.settings.transfer_priors)
-    adapted = tuner.candidates(scop, params, neighbours, nest.deps)
+    read = read_neighbourhood(ctx.store, ctx.embeddings, NestLookup(
+        source=program.source, index=index, normalized=nest.normalized, features=nest.static_features(),
+        target_id=here, params=params, structure=structure_key(program.sparse), nest_id=nest_id,
+        lenders=options.k, searched=options.k * 3, min_speedup=min_speedup))
+    plan = plan_transfer(scop, params, nest.deps, read.near, read.gate_distance, k=options.k,
+                         policy=dataclasses.replace(AcceptancePolicy.from_settings(ctx.settings), margin=min_speedup),
+                         families=ctx.settings.transfer_families, priors=ctx.settings.transfer_priors)
+    targets = target_views(read.targets, here)
+    adapted, tuner = list(plan.candidates), plan.tuner
     candidates = tuple(_candidate(c, names) for c in adapted)
+    gate = GateDecision(plan.confident, plan.gate_distance if math.isfinite(plan.gate_distance) else None,
+                        min((n.distance for n in plan.neighbours), default=None))
     entry = NestSuggestion(
         index=index, name=nest_name(name, index), function=scop.region.function, nest_id=nest_id, params=params,
-        loop_names=tuple(names), tuned_before=before, neighbours=tuple(neighbour_view(n, targets) for n in neighbours),
-        candidates=candidates, gate=gate)
+        loop_names=tuple(names), tuned_before=tuned_before(read.best_run, names=names),
+        neighbours=tuple(neighbour_view(n, targets) for n in plan.neighbours), candidates=candidates, gate=gate)
     if options.evaluate and adapted and nest_id is not None:
         measured = measure_candidates(ctx, scop, params, nest_id=nest_id, candidates=adapted, tuner=tuner,
                                  reps=options.reps, loop_names=names, progress=progress, sparse=program.sparse)
@@ -98,19 +97,6 @@ def _candidate(c: TransferCandidate, names: Sequence[str]) -> Candidate:
     lent = c.lent or c.neighbour.lent[0]
     return Candidate(c.source, c.neighbour.nest_id, c.recipe.to_dict(), recipe_text(c.recipe, names),
                      recipe_text(lent.recipe, c.neighbour.loop_names), lent.speedup, c.variant)
-
-
-def _neighbours_and_gate(ctx: CoreContext, features: Mapping[str, float | None], *, k: int, own: int | None,
-                         min_speedup: float) -> tuple[Sequence[Neighbour], GateDecision]:
-    """The neighbours and the gate's decision: confident when the nearest is within the gate distance."""
-    try:
-        neighbours = neighbours_for(ctx, features, k=k, exclude=(own,) if own else (), min_speedup=min_speedup)
-        threshold = ctx.embeddings.gate_distance()
-    except NotFoundError:  # no embedding model yet: no neighbour, and nothing to trust
-        neighbours, threshold = [], 0.0
-    nearest = min((n.distance for n in neighbours), default=None)
-    confident = within_gate(neighbours, threshold)
-    return neighbours, GateDecision(confident, threshold if math.isfinite(threshold) else None, nearest)
 
 
 def _in_nest(progress: ProgressFn | None, index: int, nests: int) -> ProgressFn | None:

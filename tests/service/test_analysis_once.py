@@ -22,6 +22,7 @@ import loopnest.polyhedral
 import service.admission
 import service.mappers
 from database import create_api_key
+from service.core.types import ProgramSource, SuggestOptions
 from tests.service.factories import make_app, service_settings
 
 TWO_NESTS = """\
@@ -100,3 +101,44 @@ def test_a_default_suggestion_analyses_each_nest_once(api: tuple[TestClient, dic
     for index in range(2):
         expected |= {f"dependences #{index}": 1, f"static features #{index}": 1, f"stored form #{index}": 1}
     assert dict(calls.count) == expected
+
+
+class Crossings:
+    """The calls from the core (``service.core``) into a package below it, each with the function called: its
+    stage functions, not the constructors, properties and methods of the values they return."""
+
+    def __init__(self, packages: tuple[str, ...]) -> None:
+        self.packages = packages
+        self.calls: list[tuple[str, str]] = []
+
+    def __call__(self, frame: Any, event: str, arg: Any) -> None:
+        if event != "call" or frame.f_back is None:
+            return
+        caller = str(frame.f_back.f_globals.get("__name__", ""))
+        callee = str(frame.f_globals.get("__name__", "")).split(".")[0]
+        if caller.startswith("service.core") and callee in self.packages and "." not in frame.f_code.co_qualname:
+            self.calls.append((callee, frame.f_code.co_qualname))
+
+
+def test_a_default_suggestion_reads_the_store_and_plans_transfer_once_a_nest(tmp_path: Path) -> None:
+    """Issue 60, item 1: per nest, the core entered the database four times to read (its stored copy and
+    result, the embedding search, the neighbours' recipes, the gate) and transfer twice (the neighbours'
+    recipes, the candidates). Now one read of the nest's neighbourhood, one transfer plan; the writes a
+    request asks for (the nest stored first, a tuning job last) stay apart from them."""
+    app = make_app(service_settings(tmp_path), populated=True)
+    core = app.state.perfembed.core()
+    program = ProgramSource(source=TWO_NESTS, params={"m": 16, "n": 16, "p": 16}, name="dense.c")
+    core.context.target_id  # noqa: B018 - this machine's target, resolved once per process before any request
+    crossings = Crossings(("database", "autotune"))
+    sys.setprofile(crossings)
+    try:
+        answer = core.suggest(program, SuggestOptions(k=3))
+    finally:
+        sys.setprofile(None)
+    assert len(answer.nests) == 2 and all(n.neighbours for n in answer.nests)
+    per_nest = {("database", "read_neighbourhood"): 1, ("autotune", "plan_transfer"): 1,
+                ("database", "normalized_nest"): 1,  # the analysis's stored form of the nest
+                ("database", "nest_name"): 1}  # the store's rule for a nest's name (a pure function)
+    per_request = {("database", "list_embedding_models"): 2}  # the answer cache's stamp, before and after
+    assert Counter(crossings.calls) == Counter({**{c: 2 * n for c, n in per_nest.items()}, **per_request}), \
+        crossings.calls

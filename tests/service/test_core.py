@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from autotune.config import AutotuneSettings
+from autotune.transfer import neighbours as neighbours_module
 from database import (
     MeasurementOrigin,
     cancel_job,
@@ -44,7 +45,6 @@ from service.commands.remote import local_shape
 from service.commands.suggest import print_suggestions
 from service.config import ServiceSettings
 from service.core import ProgramSource, SuggestOptions, TransferCore, answer_cache
-from service.core import neighbours as neighbours_module
 from service.core.analysis import analyse_nest
 from service.core.context import CoreContext
 from service.core.ingest import ingest_nest
@@ -289,13 +289,12 @@ def test_neighbours_after_the_nearest_three_lend_their_best_recipe_alone(populat
     core, ids = populated
     asked: list[int] = []
 
-    def lends_of(session: object, nest_id: int, name: str, distance: float, targets: object,
-                 lends: neighbours_module.Lends) -> object:
+    def lends_of(near: object, lends: neighbours_module.Lends) -> object:
         asked.append(lends.families)
-        return real(session, nest_id, name, distance, targets, lends)
+        return real(near, lends)  # type: ignore[arg-type]
 
-    real = neighbours_module.stored_neighbour
-    monkeypatch.setattr(neighbours_module, "stored_neighbour", lends_of)
+    real = neighbours_module.neighbour_from
+    monkeypatch.setattr(neighbours_module, "neighbour_from", lends_of)
     with core.store.session() as session:
         features = dict(get_nest(session, nest_id=ids["blas3/gemm_ijk.c"]).static_features)
     found = neighbours_for(core.context, features, k=5, min_speedup=0.0)

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from database import MeasurementIn, Store, add_measurement, get_or_create_recipe, get_or_create_target, get_store
+from database.neighbourhood import best_run, find_stored_nest
 from database.records import normalized_nest, register_nest
 from loopnest import extract_scops
-from service.core.measured import find_stored_nest, target_view, tuned_before
+from service.core.measured import target_view, tuned_before
 from tests.service.factories import GEMM, GEMM_PARAMS, GEMV
 
 OTHER_CPU = {"cpu_model": "another CPU", "cores": 64, "isa_level": "x86-64-v3", "cache_sizes": {"l1d": 49152},
@@ -43,8 +44,9 @@ def test_tuned_before_is_this_nest_at_these_sizes_here_preferring_a_re_measured_
     _measure(store, nest.id, here, 3.0, params={"ni": 8, "nj": 8, "nk": 8})  # other sizes: not this
     _measure(store, nest.id, there, 4.0)  # another machine: not this
     with store.session() as session:
-        before = tuned_before(session, nest_id=nest.id, target_id=here, params=GEMM_PARAMS, names=["i", "j", "k"])
-        elsewhere = tuned_before(session, nest_id=nest.id, target_id=here, params={"ni": 9, "nj": 9, "nk": 9})
+        before = tuned_before(best_run(session, nest_id=nest.id, target_id=here, params=GEMM_PARAMS),
+                              names=["i", "j", "k"])
+        elsewhere = tuned_before(best_run(session, nest_id=nest.id, target_id=here, params={"ni": 9, "nj": 9, "nk": 9}))
     assert before is not None and elsewhere is None
     assert before["speedup"] == 1.3 and before["interval"] == [1.2, 1.4] and before["re_measured"]
     assert before["measurements"] == 3 and before["recipe_text"] == "parallelize i"
