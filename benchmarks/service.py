@@ -1,14 +1,15 @@
 """REST API load benchmark: latency and throughput of suggestions and search, and the API's memory.
 
     python -m benchmarks.service [--json] [--nests 10000] [--rss-nests 100000] [--seconds 10]
-                                 [--requests 2000] [--clients 1,8,32]
+                                 [--clients 1,8,32]
 
 The benchmark starts the API itself (uvicorn, one process, on a free loopback port) on a temporary
 SQLite database seeded with N synthetic nests: a few real corpus kernels go through the core
 (real static features and loop roles, a verified recipe each), then N nests are bulk-inserted with
 those features jittered (log-normal, sigma 0.3), a fifth of them with a verified measurement, and
-the embedding is fitted over all of them. Then, for 1, 8 and 32 concurrent clients (threads with a
-keep-alive connection each), it sends for at most --seconds and --requests per level:
+the embedding is fitted over all of them. Then, for 1, 8 and 32 concurrent clients (locust users, headless,
+in a process of their own: ``benchmarks/service_locust.py``, from the optional extra ``pip install -e
+'.[load]'``), it sends for --seconds per level:
 
 * ``suggestions``: POST /v1/suggestions, a ~50-line kernel with two nests, k=5, as a client sends
   it by default: no evaluation, ``fallback`` on (a nest no neighbour helps gets a tuning job; no
@@ -23,8 +24,9 @@ keep-alive connection each), it sends for at most --seconds and --requests per l
 * ``search (program)``: POST /v1/search with the same kernel;
 * ``search (vector)``: POST /v1/search with a stored nest's embedding.
 
-Latency is per request at the client (p50, p99, max); throughput is completed requests per second
-of the level's wall time. Non-2xx answers are counted as errors. Then the API is restarted on a
+Latency is per request at the client (p50, p99, max, as locust reports them: whole milliseconds, bucketed
+to 10 ms above 100 ms); throughput is requests per second over the level's run. Non-2xx answers are
+counted as errors. Then the API is restarted on a
 database with --rss-nests nests (0: skip) and its resident memory (VmRSS, and peak VmHWM) is read
 after warm-up requests that load the model and index.
 
@@ -47,11 +49,9 @@ import itertools
 import json
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -59,7 +59,7 @@ from typing import Any
 import httpx
 
 from benchmarks.entry import exit_after
-from benchmarks.service_pages import format_pages, page_checks, page_loads, percentile
+from benchmarks.service_pages import format_pages, page_checks, page_loads
 from benchmarks.service_seed import ROOT, seed_database
 
 P50_TARGET_MS = 50.0
@@ -119,6 +119,7 @@ void dense_layer(int batch, int in, int out, double alpha,
  */
 """
 KERNEL_PARAMS = {"batch": 64, "in": 256, "out": 128}
+LOCUSTFILE = Path(__file__).with_name("service_locust.py")
 # The program with headers: polybench-style, its sizes and types from its header.
 PB = ROOT / "corpus" / "pbstyle"
 HEADERS_PROGRAM = {"source": (PB / "mb_gemm.c").read_text(),
@@ -186,51 +187,37 @@ class Server:
 
 
 def run_level(url: str, key: str, request: dict[str, Any], clients: int, *, seconds: float,
-              max_requests: int) -> dict[str, Any]:
-    """``clients`` threads sending ``request`` until ``seconds`` pass or ``max_requests`` were sent."""
-    latencies: list[float] = []
-    errors: list[str] = []
-    lock = threading.Lock()
-    sent = 0
-    deadline = time.monotonic() + seconds
-
-    def client() -> None:
-        nonlocal sent
-        with httpx.Client(base_url=url, timeout=60, headers={"Authorization": f"Bearer {key}"}) as http:
-            while time.monotonic() < deadline:
-                with lock:
-                    if sent >= max_requests:
-                        return
-                    sent += 1
-                body = request_body(request)
-                start = time.perf_counter()
-                try:
-                    response = http.request(request["method"], request["path"], json=body)
-                    ok, what = response.is_success, f"HTTP {response.status_code}: {response.text[:200]}"
-                except httpx.HTTPError as exc:
-                    ok, what = False, f"{type(exc).__name__}: {exc}"
-                elapsed = time.perf_counter() - start
-                with lock:
-                    if ok:
-                        latencies.append(elapsed)
-                    else:
-                        errors.append(what)
-
+              out_dir: Path) -> dict[str, Any]:
+    """``clients`` locust users sending ``request`` back to back for ``seconds``, in a locust process of its
+    own (headless, ``benchmarks/service_locust.py``); its latency percentiles and throughput as locust
+    counts them (requests a second over the run; times in ms, bucketed above 100 ms as locust does)."""
+    workload = out_dir / "workload.json"
+    body = request.get("json")
+    workload.write_text(json.dumps({"method": request["method"], "path": request["path"], "key": key,
+                                    "json": body() if callable(body) else body, "fresh": callable(body)}))
+    report = out_dir / f"level{clients}.json"
+    report.unlink(missing_ok=True)
     started = time.perf_counter()
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    ran = subprocess.run(
+        [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless", "--users", str(clients),
+         "--spawn-rate", str(clients), "--run-time", f"{max(1, round(seconds))}s", "--host", url, "--only-summary",
+         "--loglevel", "WARNING", "--stop-timeout", "60"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+        env={**os.environ, "PERFEMBED_LOCUST_WORKLOAD": str(workload), "PERFEMBED_LOCUST_REPORT": str(report)})
     wall = time.perf_counter() - started
-    ms = sorted(x * 1000 for x in latencies)
+    if not report.is_file():
+        raise RuntimeError(f"locust reported nothing (exit {ran.returncode}): {ran.stderr[-2000:]}")
+    total = json.loads(report.read_text())
     return {
-        "clients": clients, "requests": len(ms), "errors": len(errors), "first_error": errors[0] if errors else None,
-        "wall_s": round(wall, 2), "throughput_rps": round(len(ms) / wall, 1) if wall else 0.0,
-        "p50_ms": round(percentile(ms, 50), 1), "p99_ms": round(percentile(ms, 99), 1),
-        "max_ms": round(ms[-1], 1) if ms else float("nan"),
-        "mean_ms": round(statistics.fmean(ms), 1) if ms else float("nan"),
+        "clients": clients, "requests": total["requests"] - total["failures"], "errors": total["failures"],
+        "first_error": total["first_error"], "wall_s": round(wall, 2), "throughput_rps": round(total["rps"], 1),
+        "p50_ms": _ms(total["p50_ms"]), "p99_ms": _ms(total["p99_ms"]), "max_ms": _ms(total["max_ms"]),
+        "mean_ms": _ms(total["mean_ms"]),
     }
+
+
+def _ms(value: float | None) -> float:
+    return float("nan") if value is None else round(float(value), 1)
 
 
 def workloads(url: str, key: str, probe_nest: int) -> dict[str, dict[str, Any]]:
@@ -318,7 +305,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rss-nests", type=int, default=RSS_TARGET_NESTS, help="nests for the memory test (0: skip)")
     parser.add_argument("--clients", default="1,8,32", help="comma-separated concurrency levels")
     parser.add_argument("--seconds", type=float, default=10.0, help="longest time per workload and level")
-    parser.add_argument("--requests", type=int, default=2000, help="most requests per workload and level")
     parser.add_argument("--page-repeats", type=int, default=10, help="loads of each dashboard page")
     parser.add_argument("--pages-only", action="store_true", help="time the dashboard's pages only (no load, no RSS)")
     args = parser.parse_args(argv)
@@ -338,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, request in requests.items():
                 for clients in levels:
                     row = run_level(server.url, seeded["key"], request, clients, seconds=args.seconds,
-                                    max_requests=args.requests)
+                                    out_dir=Path(tmp))
                     rows.append({"workload": name, **row})
                     sys.stderr.write(f"{name} x{clients}: p50 {row['p50_ms']} ms, p99 {row['p99_ms']} ms, "
                                      f"{row['throughput_rps']} req/s\n")
@@ -360,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
                 server.stop()
     checks = evaluate_targets(rows, memory) + page_checks(pages)
     config = {"nests": seeded["nests"], "seed_s": seeded["seed_s"], "fit_s": seeded["fit_s"], "clients": levels,
-              "seconds": args.seconds, "requests": args.requests,
+              "seconds": args.seconds, "load": "locust (FastHttpUser), one process",
               "url_kind": "loopback, one uvicorn process", "kernel_lines": KERNEL.count("\n"),
               "cores": os.cpu_count()}
     ok = all(c["pass"] for c in checks)

@@ -51,6 +51,10 @@ DEVELOPMENT_VARIABLES: dict[str, tuple[str, str]] = {
                                     "one (`.ci/run` sets it); they are skipped without it."),
     "PERFEMBED_UI_SCREENSHOTS": ("a temporary directory", "The dashboard's browser tests: where they save "
                                  "screenshots."),
+    "PERFEMBED_LOCUST_WORKLOAD": ("set by the benchmark", "benchmarks/service_locust.py: the workload file that "
+                                  "`perfembed bench service` hands its locust process."),
+    "PERFEMBED_LOCUST_REPORT": ("set by the benchmark", "benchmarks/service_locust.py: where its locust process "
+                                "writes the run's totals for `perfembed bench service`."),
     "PERFEMBED_ROOT": ("the checkout", "notebooks/explore.ipynb: the repository root, when the notebook runs "
                        "elsewhere than in `notebooks/`."),
     "PERFEMBED_NOTEBOOK_BUDGET": ("`3`", "notebooks/explore.ipynb: trials of its tuning job."),
@@ -114,7 +118,7 @@ def _clean_help(text: str | None) -> str:
     """A docstring or help text as one paragraph per blank-line-separated block (rich markup removed)."""
     if not text:
         return ""
-    text = text.split("\f")[0]
+    text = text.split("\f")[0].replace("\\[", "[")  # rich's escape for a literal [, as in '.\\[mkl]'
     blocks = [" ".join(b.split()) for b in re.split(r"\n\s*\n", text.strip())]
     return "\n\n".join(b for b in blocks if b)
 
@@ -206,7 +210,8 @@ def _argparse_help(name: str, module: str) -> str:
 
 
 PASS_THROUGH = {"peak": "benchmarks.peak", "sparse": "benchmarks.sparse", "driver-forms": "experiments.driver_forms",
-                "programs": "benchmarks.programs_bench"}
+                "programs": "benchmarks.programs_bench", "service": "benchmarks.service",
+                "hostile-clients": "benchmarks.hostile_clients"}
 
 
 def cli_reference() -> str:

@@ -247,7 +247,7 @@ _PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}  # --
 @bench_app.command("peak", add_help_option=False, context_settings=_PASS_THROUGH)
 def peak_command(ctx: typer.Context) -> None:
     """GFLOP/s and GB/s of dense kernels and stencils: gcc, Polly, perfembed, numpy (OpenBLAS) and MKL, each
-    library in a fresh process (benchmarks/peak.py; MKL from `pip install -e '.[mkl]'`; its options pass
+    library in a fresh process (benchmarks/peak.py; MKL from `pip install -e '.\\[mkl]'`; its options pass
     through: --quick, --json, --kernels, --threads, --retune, --help, ...)."""
     _pass_through("benchmarks.peak", ctx)
 
@@ -256,7 +256,7 @@ def peak_command(ctx: typer.Context) -> None:
 def sparse_command(ctx: typer.Context) -> None:
     """GFLOP/s of SpMV and SpMM on generated and Matrix Market matrices: gcc, perfembed's transferred and
     autotuned recipes, scipy.sparse and MKL at the same threads (benchmarks/sparse.py; MKL from
-    `pip install -e '.[mkl]'`; its options pass through: --quick, --json, --kernels, --matrices, --threads,
+    `pip install -e '.\\[mkl]'`; its options pass through: --quick, --json, --kernels, --matrices, --threads,
     --retune, --help, ...)."""
     _pass_through("benchmarks.sparse", ctx)
 
@@ -281,6 +281,23 @@ def programs_command(ctx: typer.Context) -> None:
 def python_command(ctx: typer.Context) -> None:
     """NumPy kernels against their peers in one run: NumPy, Numba (@njit and parallel=True), DaCe where it
     installs, perfembed by transfer (k = 5) and by autotuning (40 trials), every output checked against NumPy's
-    (benchmarks/python_bench.py; peers from `pip install -e '.[peers]'`; its options pass through: --kernels,
+    (benchmarks/python_bench.py; peers from `pip install -e '.\\[peers]'`; its options pass through: --kernels,
     --scale, --reps, --threads, --out, --help, ...)."""
     _pass_through("benchmarks.python_bench", ctx)
+
+
+@bench_app.command("service", add_help_option=False, context_settings=_PASS_THROUGH)
+def service_command(ctx: typer.Context) -> None:
+    """The REST API under load: suggestion and search latency (p50, p99) and throughput at 1, 8 and 32 clients
+    (locust, from `pip install -e '.\\[load]'`), the dashboard's page times and the API's memory with 100,000
+    nests, against their targets (benchmarks/service.py; its options pass through: --nests, --clients,
+    --seconds, --rss-nests, --pages-only, --json, --help, ...)."""
+    _pass_through("benchmarks.service", ctx)
+
+
+@bench_app.command("hostile-clients", add_help_option=False, context_settings=_PASS_THROUGH)
+def hostile_clients_command(ctx: typer.Context) -> None:
+    """`perfembed serve` against hostile clients, pass or fail: a keyless flood beside a key holder, 20,000
+    idle connections and oversized headers, with /healthz probed throughout (benchmarks/hostile_clients.py;
+    its options pass through: --flood, --seconds, --idle, --header-mb, --json, --help, ...)."""
+    _pass_through("benchmarks.hostile_clients", ctx)
