@@ -287,11 +287,12 @@ def interleave(run: KernelRun, variants: Sequence[Variant], rounds: int,
 
 
 def working_limits(limits: Limits, memory_mb: int) -> Limits:
-    """The harness limits, with the memory the kernel's arrays need, a work directory that holds their
-    input and output files (SpMM with 256 dense columns on a 131,072-row matrix writes two 268 MB arrays:
-    the default quota of 1 GB stopped it), and room for 1-2 s kernels."""
+    """The harness limits, with the memory the kernel's arrays need, a work directory and a file size that
+    hold their input and output files (SpMM with 256 dense columns on a 131,072-row matrix writes 268 MB
+    arrays: the default quota of 1 GB and file size of 256 MB stopped it), and room for 1-2 s kernels."""
     return dataclasses.replace(limits, memory_mb=max(limits.memory_mb, memory_mb),
                                disk_mb=max(limits.disk_mb, 2 * memory_mb),
+                               output_mb=max(limits.output_mb, memory_mb),
                                wall_seconds=max(limits.wall_seconds, 300.0),
                                cpu_seconds=max(limits.cpu_seconds, 600))
 
