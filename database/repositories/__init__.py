@@ -58,11 +58,13 @@ from database.repositories.overview import (
     table_counts,
 )
 from database.repositories.programs import (
+    NestListing,
     find_program,
     get_nest,
     get_or_create_nest,
     get_or_create_program,
     get_program,
+    list_nest_listings,
     list_nests,
     list_programs,
     program_owned_by,
@@ -75,6 +77,7 @@ from database.repositories.workers import list_workers, live_workers, record_hea
 __all__ = [
     "LeaseLostError",
     "NestBest",
+    "NestListing",
     "RecentMeasurement",
     "add_api_key",
     "add_measurement",
@@ -117,6 +120,7 @@ __all__ = [
     "recent_jobs",
     "recent_measurements",
     "recipe_steps",
+    "list_nest_listings",
     "list_nests",
     "list_programs",
     "list_targets",

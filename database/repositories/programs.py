@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from database.domain import JsonValue, Nest, Program, source_hash
+from database.domain import JsonValue, Nest, Program, nest_name, source_hash
 from database.errors import InvalidRecordError, NotFoundError
 from database.repositories._common import chunks, feature_dict, get_or_create, json_value
 from database.tables import NestModel, ProgramModel, ProgramOwnerModel
@@ -120,6 +122,30 @@ def list_nests(
         rows.extend(session.scalars(base.where(NestModel.id.in_(batch))))
     end = None if limit is None else offset + limit
     return [row.to_domain() for row in rows[offset:end]]
+
+
+@dataclass(frozen=True, slots=True)
+class NestListing:
+    """A stored nest as a listing shows it: its place and name, not its normalized form and features."""
+
+    id: int
+    program_id: int
+    index: int
+    name: str  # PROGRAM#INDEX (:func:`database.domain.nest_name`)
+    created_at: datetime
+
+
+def list_nest_listings(session: Session, *, program_id: int | None = None, limit: int | None = None,
+                       offset: int = 0) -> list[NestListing]:
+    """Nests ordered by id, as :class:`NestListing`, in one query that reads none of their JSON columns: a
+    page of 1,000 nests decoded every nest's normalized form and features (tens of milliseconds of the
+    interpreter's lock, which the event loop, and ``/healthz`` with it, waited for under a flood of them)."""
+    query = (select(NestModel.id, NestModel.program_id, NestModel.index, ProgramModel.name, NestModel.created_at)
+             .join(ProgramModel, ProgramModel.id == NestModel.program_id).order_by(NestModel.id))
+    if program_id is not None:
+        query = query.where(NestModel.program_id == program_id)
+    return [NestListing(int(i), int(p), int(x), nest_name(str(name), int(x)), created)
+            for i, p, x, name, created in session.execute(query.offset(offset).limit(limit))]
 
 
 def set_nest_features(

@@ -7,8 +7,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from database import Store, nest_name, nest_summaries
-from database import list_nests as load_nests
+from database import Store, list_nest_listings
 from database import list_targets as load_targets
 from database.domain import ApiKey
 from service.access import hide_statements, nest_source_readable
@@ -18,17 +17,10 @@ from service.mappers import nest_detail_public
 
 
 def list_nests(session: Session, *, limit: int, offset: int, program_id: int | None) -> dict[str, Any]:
-    rows = load_nests(session, program_id=program_id, limit=limit, offset=offset)
-    names = nest_names(session, [n.id for n in rows])
-    data = [{"id": n.id, "program_id": n.program_id, "index": n.index, "name": names[n.id],
-             "created_at": n.created_at} for n in rows]
+    rows = list_nest_listings(session, program_id=program_id, limit=limit, offset=offset)
+    data = [{"id": n.id, "program_id": n.program_id, "index": n.index, "name": n.name, "created_at": n.created_at}
+            for n in rows]
     return {"data": data, "count": len(data), "limit": limit, "offset": offset}
-
-
-def nest_names(session: Session, nest_ids: list[int]) -> dict[int, str]:
-    """The name of each stored nest (``PROGRAM#INDEX``, :func:`database.nest_name`), in one query."""
-    return {i: nest_name(program, index) for i, (program, index, *_) in
-            nest_summaries(session, nest_ids=nest_ids).items()} if nest_ids else {}
 
 
 def nest_detail(core: Core, nest_id: int) -> dict[str, Any]:

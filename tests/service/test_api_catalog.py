@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import sqlalchemy
 from fastapi.testclient import TestClient
 
 import database
@@ -38,6 +39,26 @@ def test_nests_are_listed_a_page_at_a_time(api: TestClient, stored) -> None:
     everything = api.get("/v1/nests").json()["data"]
     assert {stored["gemm"], stored["gemv"]} <= {n["id"] for n in everything}
     assert api.get("/v1/nests", params={"offset": 10_000}).json()["data"] == []
+
+
+def test_a_page_of_nests_reads_no_normalized_form_or_features(api: TestClient, stored) -> None:
+    """Issue 59 (a keyless flood of ``/v1/nests?limit=1000``): each page decoded every nest's normalized form
+    and features, tens of milliseconds of the interpreter's lock a page, and /healthz waited behind them
+    (p99 765 ms; 65 ms since). A page's query reads the columns it shows."""
+    statements: list[str] = []
+    engine = api.app.state.perfembed.store().engine  # type: ignore[attr-defined]
+
+    def seen(conn: object, cursor: object, statement: str, *args: object) -> None:
+        statements.append(statement)
+
+    sqlalchemy.event.listen(engine, "before_cursor_execute", seen)
+    try:
+        page = api.get("/v1/nests", params={"limit": 1000}).json()
+    finally:
+        sqlalchemy.event.remove(engine, "before_cursor_execute", seen)
+    assert {n["name"] for n in page["data"] if n["id"] == stored["gemm"]} == {"gemm_ijk.c#0"}
+    reads = [s for s in statements if "FROM nests" in s]
+    assert reads and not any(column in s for s in reads for column in ("normalized", "static_features"))
     assert api.get("/v1/nests", params={"limit": 0}).status_code == 422
 
 
