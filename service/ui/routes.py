@@ -38,8 +38,8 @@ NESTS_PER_PAGE = 100
 
 
 @router.get("", response_class=HTMLResponse)
-def overview(request: Request, db: StoreDep, settings: SettingsDep, _: PageKeyDep) -> HTMLResponse:
-    return render(request, "overview.html", title="Overview", **data(db, settings))
+def overview(request: Request, db: StoreDep, settings: SettingsDep, core: CoreDep, _: PageKeyDep) -> HTMLResponse:
+    return render(request, "overview.html", title="Overview", **data(db, settings, core))
 
 
 @router.get("/map", response_class=HTMLResponse)

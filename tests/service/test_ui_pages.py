@@ -4,14 +4,18 @@ errors as one-line HTML pages, the drop-in file, and the static files (ours and 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+from database import MeasurementIn, add_measurement, get_or_create_recipe
+from database.records import ensure_local_target
 from service.app import create_app
 from service.config import ServiceSettings
+from service.core.answer_cache import STAMP_TTL_S
 from tests.service.ui_database import UiDatabase, build
 
 
@@ -41,6 +45,24 @@ def test_overview_counts_families_and_activity(ui: TestClient, db: UiDatabase) -
     assert "3.25x" in page.text  # gemm's best, the best of its family
     assert 'data-fact="workers">0<' in page.text
     assert "1 queued" in page.text and "1 running" in page.text and "1 failed" in page.text
+
+
+def test_the_families_table_follows_a_new_measurement(tmp_path: Path) -> None:
+    """The families' table is remembered until the database changes (it read every nest's best result on
+    each load); a measurement another process records shows on a load after the stamp's lifetime."""
+    db = build(tmp_path)
+    with _client(db) as client:
+        assert "3.25x" in client.get("/ui").text and "9.75x" not in client.get("/ui").text
+        store = client.app.state.perfembed.store()  # type: ignore[attr-defined]
+        target_id = ensure_local_target(store).id
+        with store.session() as session:
+            recipe = get_or_create_recipe(session, steps=[{"op": "parallelize", "loop": 0}])
+            add_measurement(session, MeasurementIn(
+                nest_id=db.nests["blas3/gemm_ijk.c"], recipe_id=recipe.id, target_id=target_id,
+                median_time_s=0.001, spread_s=0.0, repetitions=3, verified=True, origin="transfer",
+                params={"ni": 8, "nj": 8, "nk": 8}, speedup=9.75))
+        time.sleep(STAMP_TTL_S + 0.1)
+        assert "9.75x" in client.get("/ui").text
 
 
 def test_the_servers_address_opens_the_dashboard(ui: TestClient) -> None:
