@@ -175,10 +175,10 @@ def readme_rows(report: dict[str, Any]) -> list[dict[str, str]]:
         values = [v for r in report["cases"] if r["kernel"].startswith(kernels)
                   and (v := s["ratios"][r["case"]]["transfer/mkl"])]
         if values:
-            parts.append(f"{name} by transfer {times(geomean(values))} of MKL (geomean; ahead in "
-                         f"{sum(v > 1 for v in values)} of {len(values)})")
+            parts.append(f"{name} {times(geomean(values))} of MKL, ahead in {sum(v > 1 for v in values)} of "
+                         f"{len(values)}")
     before, after = report["load_before"]["loadavg"][0], report["load_after"]["loadavg"][0]
-    return [{"what": "SpMV and SpMM against Intel MKL", "figure": "; ".join(parts) or "MKL not measured",
+    return [{"what": "SpMV, SpMM vs Intel MKL", "figure": "; ".join(parts) or "MKL not measured",
              "conditions": f"{report['config']['threads']} threads each, load {before:.1f}-{after:.1f}"}]
 
 

@@ -550,6 +550,19 @@ def _python_headline(report: dict[str, Any]) -> list[dict[str, str]]:
     return headline(report)
 
 
+def _run_report(name: str) -> Any:
+    """The report module of a benchmark whose committed JSON is its run's own result file (sparse, peak)."""
+    import importlib
+
+    return importlib.import_module(f"benchmarks.{name}_report")
+
+
+def is_run_result(result: dict[str, Any]) -> bool:
+    """Whether a committed result is a run's own result file (rendered by its report module), not a
+    transcription into tables."""
+    return "cases" in result and "summary" in result
+
+
 def headline_rows() -> list[list[str]]:
     """The README's headline table: one or more rows per committed result, each linking its report."""
     rows = []
@@ -558,7 +571,8 @@ def headline_rows() -> list[list[str]]:
         if result is None:
             continue
         heads = _programs_headline(result) if name == "programs" else \
-            _python_headline(result) if name == "python" else result["headline"]
+            _python_headline(result) if name == "python" else \
+            _run_report(name).readme_rows(result) if is_run_result(result) else result["headline"]
         for head in heads:
             rows.append([head["what"], head["figure"], head["conditions"],
                          f"[`perfembed bench {name}`](docs/benchmarks/{name}.md)"])
@@ -583,6 +597,14 @@ def bench_page(name: str) -> str:
     """``docs/benchmarks/NAME.md`` from ``NAME.json`` (paper, peak, sparse: a result transcribed in tables)."""
     r = load_result(name)
     assert r is not None, name
+    if is_run_result(r):  # the run's own result: its report, as the benchmark wrote it
+        import importlib
+
+        method = (importlib.import_module(f"benchmarks.{name}").__doc__ or "").strip()
+        return (GENERATED.replace("edit the code or the JSON it reads", f"run `perfembed bench {name}` again") +
+                _run_report(name).render_markdown(r) +
+                f"\nReproduce: `perfembed bench {name}`. The result: [`{name}.json`]({name}.json).\n\n"
+                f"## Method\n\nFrom `benchmarks/{name}.py`:\n\n{method}\n")
     out = [GENERATED.replace("edit the code or the JSON it reads", f"edit {name}.json"), f"# {r['title']}\n\n"]
     out.append(f"Reproduce: `{r['reproduce']}`. The result: [`{name}.json`]({name}.json).\n\n")
     run = r["run"]
