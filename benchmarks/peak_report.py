@@ -228,9 +228,10 @@ def readme_rows(report: dict[str, Any]) -> list[dict[str, str]]:
     figure = (f"gemm at {gemm:.0%} of the best BLAS ({TITLES[best]})" if gemm and best else
               "gemm against BLAS not measured")
     polly = s.get("dense geomean perfembed/polly")
-    figure += f"; dense kernels {times(polly)} over Polly (geomean)" if polly else ""
+    dense = sum(1 for r in report["kernels"] if r["kind"] == "dense")
+    figure += f"; {times(polly)} over Polly ({dense} dense kernel{'s' if dense != 1 else ''})" if polly else ""
     before, after = report["load_before"]["loadavg"][0], report["load_after"]["loadavg"][0]
-    return [{"what": "gemm against the best BLAS, dense kernels", "figure": figure,
+    return [{"what": "gemm vs the best BLAS", "figure": figure,
              "conditions": f"{report['config']['threads']} threads, load {before:.1f}-{after:.1f}"}]
 
 

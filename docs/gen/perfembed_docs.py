@@ -560,7 +560,7 @@ def _run_report(name: str) -> Any:
 def is_run_result(result: dict[str, Any]) -> bool:
     """Whether a committed result is a run's own result file (rendered by its report module), not a
     transcription into tables."""
-    return "cases" in result and "summary" in result
+    return "benchmark" in result and "summary" in result
 
 
 def headline_rows() -> list[list[str]]:
