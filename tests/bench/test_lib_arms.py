@@ -193,8 +193,8 @@ def test_the_readme_rows_come_from_the_result_file() -> None:
     gemm = {"kernel": "gemm", "kind": "dense", "gcc": _fig(2.0), "polly": _fig(10.0), "perfembed": _fig(60.0),
             "numpy": _fig(90.0), "mkl": _fig(100.0)}
     (row,) = peak_report.readme_rows({**frame, "kernels": [gemm]})
-    assert row["figure"] == "gemm at 60% of the best BLAS (MKL); dense kernels 6.00x over Polly (geomean)"
+    assert row["figure"] == "gemm at 60% of the best BLAS (MKL); 6.00x over Polly (1 dense kernel)"
     assert row["conditions"] == "2 threads, load 0.5-1.0"
     spmm = {"case": "spmm4-a", "kernel": "spmm4", "matrix": "a", "tuning": {}, "transfer": _fig(1.2), "mkl": _fig(1.0)}
     (row,) = sparse_report.readme_rows({**frame, "cases": [spmm]})
-    assert row["figure"] == "SpMM by transfer 1.20x of MKL (geomean; ahead in 1 of 1)"
+    assert row["figure"] == "SpMM 1.20x of MKL, ahead in 1 of 1"
