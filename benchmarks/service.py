@@ -192,9 +192,8 @@ def run_level(url: str, key: str, request: dict[str, Any], clients: int, *, seco
     own (headless, ``benchmarks/service_locust.py``); its latency percentiles and throughput as locust
     counts them (requests a second over the run; times in ms, bucketed above 100 ms as locust does)."""
     workload = out_dir / "workload.json"
-    body = request.get("json")
     workload.write_text(json.dumps({"method": request["method"], "path": request["path"], "key": key,
-                                    "json": body() if callable(body) else body, "fresh": callable(body)}))
+                                    "json": request_body(request), "fresh": callable(request.get("json"))}))
     report = out_dir / f"level{clients}.json"
     report.unlink(missing_ok=True)
     started = time.perf_counter()
