@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import importlib.util
 import math
-import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.python_report import ANSI
 from loopnest.frontend.python.check import check_module
 from loopnest.frontend.python.dropin import DropIn, python_dropin
 from loopnest.frontend.python.kernel import PythonKernel
@@ -146,7 +146,7 @@ def first_call(fn: Callable[..., Any], inputs: Inputs, want: list[Any]) -> dict[
         got = outputs(fn, inputs.fresh())
         first = time.perf_counter() - start
     except Exception as exc:  # a peer that fails on the kernel is a row with the reason, never a crash
-        text = re.sub(r"\x1b\[[0-9;]*m", "", " ".join(str(exc).split()))  # Numba colours its errors
+        text = ANSI.sub("", " ".join(str(exc).split()))
         return {"status": "failed", "reason": f"{type(exc).__name__}: {text[:200]}"}
     if len(got) != len(want):
         return {"status": "wrong-output", "reason": f"{len(got)} outputs, NumPy has {len(want)}", "first_s": first}
