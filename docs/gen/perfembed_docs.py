@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import io
 import json
 import os
@@ -191,8 +192,6 @@ def _option_names(param: Any) -> str:
 
 def _argparse_help(name: str, module: str) -> str:
     """The ``--help`` of a pass-through benchmark module (argparse), captured in this process."""
-    import importlib
-
     main = importlib.import_module(module).main
     out = io.StringIO()
     old = os.environ.get("COLUMNS"), sys.argv[0]
@@ -552,8 +551,6 @@ def _python_headline(report: dict[str, Any]) -> list[dict[str, str]]:
 
 def _run_report(name: str) -> Any:
     """The report module of a benchmark whose committed JSON is its run's own result file (sparse, peak)."""
-    import importlib
-
     return importlib.import_module(f"benchmarks.{name}_report")
 
 
@@ -598,8 +595,6 @@ def bench_page(name: str) -> str:
     r = load_result(name)
     assert r is not None, name
     if is_run_result(r):  # the run's own result: its report, as the benchmark wrote it
-        import importlib
-
         method = (importlib.import_module(f"benchmarks.{name}").__doc__ or "").strip()
         return (GENERATED.replace("edit the code or the JSON it reads", f"run `perfembed bench {name}` again") +
                 _run_report(name).render_markdown(r) +
