@@ -66,6 +66,14 @@ class NearNest:
     ranked: tuple[RankedRecipe, ...]
     normalized: Mapping[str, Any]
 
+    def lends(self, min_speedup: float) -> bool:
+        """Whether it lends a recipe: its best beat its own baseline by the margin (else its candidate would be
+        a wasted, or harmful, evaluation) and its loops' roles are stored (transfer maps loops by them).
+        Which recipes it lends is the transfer stage's choice (:mod:`autotune.transfer.neighbours`)."""
+        if not self.ranked or self.normalized.get("loop_roles") is None:
+            return False
+        return (self.ranked[0].measurement.speedup or 0.0) >= min_speedup
+
 
 @dataclass(frozen=True)
 class BestRun:
@@ -122,19 +130,11 @@ def _lenders(session: Session, hits: Sequence[Hit], targets: Sequence[int], *, l
     near: list[NearNest] = []
     for hit in hits:
         found = near_nest(session, hit, targets)
-        if _lends(found, min_speedup):
+        if found.lends(min_speedup):
             near.append(found)
         if len(near) == lenders:
             break
     return tuple(near)
-
-
-def _lends(near: NearNest, min_speedup: float) -> bool:
-    """A nest lends when its best recipe beat its own baseline by the margin (else its candidate would
-    be a wasted, or harmful, evaluation) and its loops' roles are stored (transfer maps loops by them)."""
-    if not near.ranked or near.normalized.get("loop_roles") is None:
-        return False
-    return (near.ranked[0].measurement.speedup or 0.0) >= min_speedup
 
 
 def near_nest(session: Session, hit: Hit, targets: Sequence[int]) -> NearNest:

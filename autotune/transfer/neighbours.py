@@ -123,11 +123,13 @@ class Lends:
 
 def neighbour_from(near: NearNest, lends: Lends) -> Neighbour | None:
     """A stored nest (:class:`~database.neighbourhood.NearNest`, its recipes as the database ranks them) as a
-    neighbour: the best recipe of each family it lends; None when it lends none or its loop roles are unknown."""
-    lent = [lent for lent, _ in lent_by(near.ranked, families=lends.families, min_speedup=lends.min_speedup)]
-    roles = near.normalized.get("loop_roles")
-    if not lent or roles is None:
+    neighbour: the best recipe of each family it lends; None when it does not lend (:meth:`NearNest.lends`)."""
+    if not near.lends(lends.min_speedup):
         return None
+    lent = [lent for lent, _ in lent_by(near.ranked, families=lends.families, min_speedup=lends.min_speedup)]
+    if not lent:  # no family asked for
+        return None
+    roles = near.normalized["loop_roles"]
     names = stored_loop_names(near.normalized)
     return Neighbour(near.hit.nest_id, near.hit.name, near.hit.distance, lent[0].recipe, LoopRoles.from_dict(roles),
                      lent[0].speedup, target_id=near.ranked[0].measurement.target_id,

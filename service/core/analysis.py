@@ -11,7 +11,8 @@ CLI, which has no budget, lets the core compute it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from database.records import normalized_nest
@@ -65,6 +66,12 @@ class ProgramAnalysis:
         if dict(self.program_key) != program.key():
             raise ValueError("the analysis passed to the core is not the program's")
         return self
+
+    def scops_in(self, path: Path) -> tuple[Scop, ...]:
+        """Its nests' IR, in source order, placed in ``path``, a copy of the analysed program's file: the
+        analysis ran in a directory of its own, and a drop-in edit checks that a nest lives in the file it
+        edits."""
+        return tuple(n.scop.replace(region=replace(n.scop.region, file=str(path))) for n in self.nests)
 
 
 def analyse_program(program: ProgramSource, limits: AnalysisLimits | None = None) -> ProgramAnalysis:

@@ -26,6 +26,7 @@ from database.errors import NotFoundError, StorageError, public_dict
 from loopnest.errors import PerfembedError
 from loopnest.harness.progress import Progress, ProgressFn
 from service.access import check_owner
+from service.core import ProgramSource
 from service.errors import status_of
 from service.services.evaluation_pool import EvaluationPool
 
@@ -53,6 +54,7 @@ class EvaluationJob:
     created_at: datetime = field(default_factory=_now)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    program: ProgramSource | None = None  # what it evaluates, for its tuned file (never in its public form)
 
 
 class EvaluationJobs:
@@ -66,10 +68,11 @@ class EvaluationJobs:
         # Ended jobs, each kept keep_s from its end (at most the newest _KEPT).
         self._ended: TTLCache[str, EvaluationJob] = TTLCache(maxsize=_KEPT, ttl=keep_s, timer=time.monotonic)
 
-    def submit(self, work: Work, *, owner_key_id: int | None = None) -> EvaluationJob:
-        """Queue ``work(progress)`` (it returns the answer) for the key ``owner_key_id``; raises
+    def submit(self, work: Work, *, owner_key_id: int | None = None,
+               program: ProgramSource | None = None) -> EvaluationJob:
+        """Queue ``work(progress)`` (it returns the answer) on ``program`` for the key ``owner_key_id``; raises
         :class:`BusyError` when the pool is full."""
-        job = EvaluationJob(id=secrets.token_hex(16), owner_key_id=owner_key_id)
+        job = EvaluationJob(id=secrets.token_hex(16), owner_key_id=owner_key_id, program=program)
         with self._lock:
             self._open[job.id] = job
         try:

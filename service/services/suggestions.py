@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from database.domain import ApiKey
+from loopnest.errors import ParameterError
 from loopnest.frontend.compile_flags import CompileFlags
-from loopnest.frontend.extract import extract_scops
 from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import materialized, project_root
 from loopnest.harness.program import ProgramSpec
@@ -18,8 +18,10 @@ from loopnest.harness.progress import Progress, ProgressFn
 from loopnest.harness.sandbox import ensure_isolated
 from service.config import ServiceSettings
 from service.core import Core, ProgramSource, SuggestOptions
+from service.core.analysis import ProgramAnalysis, analyse_program
 from service.core.program import AppliedRecipe, ProgramEvaluation, applied_recipes, evaluate_program
 from service.core.program_spec import WholeProgram, program_spec, require_program
+from service.core.stored import tuned_program
 from service.mappers import program_source, suggestions_public
 from service.schemas import SuggestionsIn
 from service.services.evaluation_jobs import EvaluationJob, EvaluationJobs
@@ -70,27 +72,28 @@ def start_evaluation(body: SuggestionsIn, *, settings: ServiceSettings, core: Co
         answer = core.suggest(program, _options(body, evaluate=True, key=key), settings=limited, progress=progress,
                               analysis=analysis)
         applied = applied_recipes(answer.to_dict()["nests"])
-        whole = evaluate_whole_program(body, applied, limited, progress, program) \
+        whole = evaluate_whole_program(body, applied, limited, progress, program, analysis) \
             if body.evaluate == "program" else None
         if whole is not None:
             core.record_program_checks(whole, applied)
         return suggestions_public(answer, evaluated=True, program=None if whole is None else whole.to_dict())
 
-    return jobs.submit(evaluate, owner_key_id=None if key is None else key.id)
+    return jobs.submit(evaluate, owner_key_id=None if key is None else key.id, program=program)
 
 
 def evaluate_whole_program(body: SuggestionsIn, applied: Mapping[int, AppliedRecipe], settings: ServiceSettings,
-                           progress: ProgressFn | None = None,
-                           program: ProgramSource | None = None) -> ProgramEvaluation | None:
+                           progress: ProgressFn | None = None, program: ProgramSource | None = None,
+                           analysis: ProgramAnalysis | None = None) -> ProgramEvaluation | None:
     """``evaluate: "program"``: the request's program built and timed as a whole, original against tuned
     with the nests' ``applied`` recipes (:func:`service.core.program.applied_recipes`), which stand only if it
     is faster with the same output. None when no nest was accepted. ``program``: the request's body as
-    mapped once (:func:`service.mappers.program_source`), else mapped here."""
+    mapped once (:func:`service.mappers.program_source`), else mapped here; ``analysis``: its analysis
+    (:func:`~service.services.programs.admit_program`), else analysed here."""
     program = program_source(body, settings=settings) if program is None else program
+    analysis = analyse_program(program) if analysis is None else analysis.check_for(program)
     with materialized(program) as (source, options):
-        extraction = extract_scops(source, options, function=body.function)
         spec = _whole_program_spec(body, program, source, options, settings)
-        return evaluate_program(source, extraction.scops, applied, spec, settings, progress)
+        return evaluate_program(source, analysis.scops_in(source), applied, spec, settings, progress)
 
 
 def require_whole_program(body: SuggestionsIn, settings: ServiceSettings,
@@ -124,3 +127,28 @@ def cached_suggestions(body: SuggestionsIn, program: ProgramSource | None = None
     program = program_source(body, settings=settings) if program is None else program
     answer = core.cached_suggestion(program, _options(body, evaluate=False, key=key), read_stamp=read_stamp)
     return None if answer is None else suggestions_public(answer, evaluated=False)
+
+
+def ended(job: EvaluationJob) -> dict[str, Any]:
+    """The job's answer; a one-line ParameterError (422) while it has none (queued, running, or failed)."""
+    if job.result is None:
+        raise ParameterError(f"evaluation job {job.id} has no result ({job.status})")
+    return job.result
+
+
+def tuned_text(job: EvaluationJob, program: ProgramSource | None = None) -> str:
+    """The program evaluation job ``job`` evaluated (``program``: the same, sent again) with the recipes it
+    accepted applied (:func:`service.core.stored.tuned_program`): the dashboard's download and
+    ``GET /v1/evaluation-jobs/{id}/tuned-file``. A job that tuned nothing is a ParameterError saying why:
+    never the original as if it were tuned."""
+    result = ended(job)
+    program = program or job.program
+    if program is None:
+        raise ParameterError(f"evaluation job {job.id} kept no program")
+    text, tuned = tuned_program(program, result)
+    if not tuned:
+        program_check = result.get("program") or {}
+        why = f"the whole program refused it ({program_check.get('status')})" if program_check else \
+            "no nest held up"
+        raise ParameterError(f"evaluation job {job.id} tuned nothing: {why}")
+    return text

@@ -23,8 +23,8 @@ from loopnest.errors import ParameterError, PerfembedError
 from loopnest.transform.recipe_text import loop_names, recipe_text, stored_loop_names
 from service.access import require_source, source_readable
 from service.core.stored import locate, stored_dropin
+from service.downloads import tuned_name
 from service.services.catalog import nest_detail
-from service.ui.downloads import tuned_name
 
 if TYPE_CHECKING:
     from database import Nest, Store

@@ -19,11 +19,11 @@ from database import best_per_nest
 from database.domain import JobStatus
 from loopnest.errors import PerfembedError
 from service.api.deps import CoreDep, EvaluationsDep, SettingsDep, StateDep, StoreDep
+from service.downloads import c_file, program_field
 from service.errors import AuthenticationError, status_of
 from service.schemas import MAX_ID
 from service.ui import assets
 from service.ui.deps import KEY_COOKIE, PageKeyDep, PageRoute, acting_key, render, same_origin_form
-from service.ui.downloads import c_file, program_field
 from service.ui.embedding_map import highlight, map_points
 from service.ui.nest_page import dropin, nest_page
 from service.ui.overview import jobs_page

@@ -18,12 +18,11 @@ from pydantic import ValidationError
 from loopnest.errors import ParameterError
 from loopnest.frontend.preprocess import PreprocessOptions
 from service.admission import request_settings
-from service.core.stored import tuned_program
+from service.downloads import tuned_name
 from service.mappers import program_source
 from service.schemas import ProgramIn, SuggestionsIn
 from service.services.programs import admit_program
-from service.services.suggestions import suggest
-from service.ui.downloads import tuned_name
+from service.services.suggestions import ended, suggest, tuned_text
 
 if TYPE_CHECKING:
     from database.domain import ApiKey
@@ -131,17 +130,10 @@ def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs, ke
     (:func:`service.core.stored.tuned_program`): ``(file name, text)``. The job is read with the key
     that started it, or an admin key (:meth:`EvaluationJobs.owned`)."""
     job = jobs.owned(job_id, key)
-    if job.result is None:
-        raise ParameterError(f"evaluation job {job_id} has no result ({job.status})")
+    ended(job)
     try:
         program = ProgramIn.model_validate(request)
     except ValidationError as exc:
         raise ParameterError(_validation_text(exc)) from None
     admit_program(program_source(program), request_settings())  # within the analysis budget, as every route
-    text, tuned = tuned_program(program_source(program), job.result)
-    if not tuned:  # never the original as if it were tuned
-        program_check = (job.result.get("program") or {})
-        why = f"the whole program refused it ({program_check.get('status')})" if program_check else \
-            "no nest held up"
-        raise ParameterError(f"evaluation job {job_id} tuned nothing: {why}")
-    return tuned_name(program.name), text
+    return tuned_name(program.name), tuned_text(job, program_source(program))

@@ -4,17 +4,16 @@ runs the original for arguments it was not built for, and says so plainly when t
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from benchmarks.python_variants import load_module
 from loopnest.frontend.python.check import check_module
 from loopnest.frontend.python.dropin import python_dropin
 from loopnest.frontend.python.extract import lower_python
@@ -44,21 +43,13 @@ def _write(tmp_path: Path, recipe: Recipe) -> tuple[Path, Path]:
     return source, module
 
 
-def _import(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _arguments(rng: np.random.Generator) -> list[Any]:
     return [1.5, rng.random((7, 5)), rng.random(5), rng.random(7)]
 
 
 def test_the_module_computes_what_numpy_computes_and_falls_back_where_it_must(tmp_path: Path) -> None:
     source, path = _write(tmp_path, Recipe.from_dict({"steps": [{"op": "autoschedule", "tile": 4}]}))
-    original, tuned = _import(source, "kernels_original"), _import(path, "kernel_tuned_a")
+    original, tuned = load_module(source, "kernels_original"), load_module(path, "kernel_tuned_a")
     rng = np.random.default_rng(1)
     want_args = _arguments(rng)
     got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in want_args]

@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from service.ui.downloads import ascii_fallback, content_disposition, tuned_name
+from service.downloads import ascii_fallback, content_disposition, tuned_name
 from tests.security.owners import INJECTION, World, build
 
 # RFC 6266: disposition-type *( ";" disposition-parm ), a parm being token "=" ( token / quoted-string ).

@@ -82,7 +82,7 @@ def test_reads_are_marked_as_the_server_treats_them(tmp_path: Path, keys_for_rea
         # An evaluation job is read with the key that started it (issue 59, item 11): a key is required.
         writes = {("post", "/v1/programs"), ("post", "/v1/suggestions"), ("post", "/v1/tuning-jobs"),
                   ("delete", "/v1/tuning-jobs/{job_id}"), ("post", "/v1/matrices"),
-                  ("get", "/v1/evaluation-jobs/{job_id}")}
+                  ("get", "/v1/evaluation-jobs/{job_id}"), ("get", "/v1/evaluation-jobs/{job_id}/tuned-file")}
         for path, method, operation in _operations(spec):
             if (method, path) in reads:
                 assert operation["security"] == read_security, (method, path)

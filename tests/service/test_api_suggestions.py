@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -162,6 +163,27 @@ def test_an_evaluation_is_a_job_polled_with_its_progress_then_its_answer(tmp_pat
         assert all(r["verified"] and r["status"] == "ok" and r["recipe_text"] for r in nest["results"])
         assert api.get("/v1/evaluation-jobs/" + "0" * 32, headers=headers).status_code == 404
         assert api.get("/v1/evaluation-jobs/not-an-id", headers=headers).status_code == 422
+
+
+def test_an_evaluation_jobs_tuned_file_is_its_program_with_the_accepted_recipe(tmp_path: Path, gate) -> None:
+    """The API's download of the tuned file (the dashboard had the only one): the program the job kept, the
+    same text the dashboard gives, for the job's key only, and a one-line 422 before there is one."""
+    api, headers = _app_and_key(tmp_path)
+    with api:
+        r = api.post("/v1/suggestions", json={**gemm_program(), "evaluate": True}, headers=headers)
+        location, job = r.headers["Location"], r.json()["id"]
+        early = api.get(f"{location}/tuned-file", headers=headers)
+        assert early.status_code == 422 and early.json()["message"].startswith(f"evaluation job {job} has no result")
+        gate.set()
+        assert wait_for_evaluation(api, location, headers=headers)["result"]["nests"][0]["accepted"] is True
+        tuned = api.get(f"{location}/tuned-file", headers=headers)
+        assert tuned.status_code == 200 and tuned.headers["content-type"].startswith("text/x-c")
+        assert tuned.headers["content-disposition"].startswith('attachment; filename="gemm_ijk.tuned.c"')
+        assert tuned.text != gemm_program()["source"] and "perfembed" in tuned.text
+        page = api.post("/ui/suggest/tuned", data={"program": json.dumps(gemm_program()), "job": job}, headers=headers)
+        assert page.status_code == 200 and page.text == tuned.text
+        assert api.get(f"{location}/tuned-file").status_code == 401
+        assert api.get(f"/v1/evaluation-jobs/{'0' * 32}/tuned-file", headers=headers).status_code == 404
 
 
 def test_a_burst_of_evaluations_is_queued_then_refused_with_retry_after(tmp_path: Path, gate) -> None:

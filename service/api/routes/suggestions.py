@@ -1,5 +1,5 @@
 """``/v1/suggestions``: neighbours, adapted recipes and results for each nest of a program;
-``/v1/evaluation-jobs/{id}``: an evaluating request, polled until it ends."""
+``/v1/evaluation-jobs/{id}``: an evaluating request, polled until it ends, and its tuned file."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path
 from fastapi.concurrency import run_in_threadpool
 from fastapi.encoders import jsonable_encoder
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from service.api.deps import CoreDep, EvaluationsDep, OwnerKeyDep, SettingsDep, StoreDep, WriteKeyDep
 from service.api.examples import SUGGESTIONS_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
+from service.downloads import c_file, tuned_name
 from service.mappers import program_source
 from service.schemas import EvaluationJobPublic, SuggestionsIn, SuggestionsPublic
-from service.services.suggestions import cached_suggestions, start_evaluation, suggest
+from service.services.suggestions import cached_suggestions, start_evaluation, suggest, tuned_text
 
 router = APIRouter(tags=["suggestions"])
 
@@ -69,3 +70,19 @@ async def read(job_id: JobId, key: OwnerKeyDep, evaluations: EvaluationsDep) -> 
     (``result``, as ``POST /v1/suggestions`` answers) or the error (``error``, with its HTTP status).
     Read with the key that started the job (or an admin key): 403 with another."""
     return evaluations.public(evaluations.owned(job_id, key))
+
+
+@router.get("/evaluation-jobs/{job_id}/tuned-file", response_class=Response,
+            responses={200: {"content": {"text/x-c": {"schema": {"type": "string"}}},
+                             "description": "The tuned program, as a download"},
+                       **errors(*READ_AUTH, 403, 404, 422)},
+            operation_id="evaluation-jobs-tuned-file", summary="Download an evaluation job's tuned program",
+            tags=["evaluation-jobs"])
+def tuned_file(job_id: JobId, key: OwnerKeyDep, evaluations: EvaluationsDep) -> PlainTextResponse:
+    """The program the job evaluated with the recipes it accepted applied, as ``NAME.tuned.c``: with
+    ``evaluate: "program"`` those the whole program kept, else each nest's verified recipe. 422 while the job
+    has no result, or when it tuned nothing (never the original as if it were tuned). Read with the key that
+    started the job (or an admin key)."""
+    job = evaluations.owned(job_id, key)
+    text = tuned_text(job)
+    return c_file(tuned_name(None if job.program is None else job.program.name), text, download=True)

@@ -1,5 +1,5 @@
-"""The dashboard's downloads: the file name a program's name gives, and a ``Content-Disposition`` header
-that no name can break (RFC 6266, with the UTF-8 name in RFC 5987's ``filename*``).
+"""Tuned files as downloads (the dashboard's and the API's): the file name a program's name gives, and a
+``Content-Disposition`` header that no name can break (RFC 6266, with the UTF-8 name in RFC 5987's ``filename*``).
 
 A program's name comes from whoever sent it: ``x";filename*=UTF-8''evil.sh;a=".c`` added a parameter of its
 own to the header when it was quoted as it was, and ``日本語.c`` was a 500 (headers are Latin-1). Now the
