@@ -8,6 +8,7 @@ frames and pictures where a script would want them::
     nb.nests()                                             # one row per stored nest
     nb.search("examples/matmul.c", k=3, params={"n": 800})  # its nearest stored nests
     nb.plot_map("map.png")                                 # the embedding space
+    fast = nb.tune(kernel, A, B)                           # a NumPy function, tuned and handed back
 
 **Why here**: these conveniences read C files (the frontend), the settings, the stored nests and the
 core, and only the top layer may import them all. The storage they sit on,
@@ -19,7 +20,7 @@ so importing this module costs a ``perfembed`` command nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,9 @@ from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import program_from_file
 from service.config import ServiceSettings
 from service.core import ProgramSource, SearchHit, Suggestions, SuggestOptions, TransferCore
+from service.notebook_tune import TunedFunction, tune_function
 
-__all__ = ["Notebook"]
+__all__ = ["Notebook", "TunedFunction"]
 
 Query = str | Path | Sequence[float]
 
@@ -100,6 +102,21 @@ class Notebook:
         in the sandbox. ``.to_dict()`` is the CLI's ``--json``."""
         program, name = self._program(query, params, include_dirs, defines, function)
         return self.core.suggest(program, SuggestOptions(k=k, evaluate=evaluate, name=name))
+
+    def tune(self, kernel: Callable[..., Any], /, *args: Any, k: int = 5, out: str | Path | None = None,
+             **kwargs: Any) -> TunedFunction:
+        """A NumPy function tuned by transfer and handed back callable: ``fast = nb.tune(kernel, A, B, 1.5)``.
+
+        ``args``/``kwargs`` are example arguments (C-ordered arrays and numbers, as the function takes them;
+        one named ``k`` or ``out`` goes by position): the arrays' shapes and dtypes and the numbers' values are
+        what the module is built for, and they are the inputs of its check. It is ``perfembed suggest kernel.py
+        --function NAME --inputs example.npz --write-best ...`` on the function's source alone, each candidate
+        measured in the sandbox, the module kept only when it computes what ``kernel`` computes and is not
+        slower. The answer says whether it was tuned (``.tuned``, ``.outcome``); when not, calling it runs
+        ``kernel`` itself. The module (``.module``, in ``out`` or a folder under the data directory) imports
+        without perfembed, and runs ``kernel`` for other shapes, dtypes, sizes or layouts."""
+        return tune_function(self.store, self.settings, kernel, args, kwargs, k=k,
+                             out=None if out is None else Path(out))
 
     def nests(self) -> Any:
         """A pandas DataFrame, one row per stored nest: id, program, index, best verified speedup (on any

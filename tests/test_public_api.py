@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FACADES = ("loopnest", "embeddings", "embeddings.features", "database", "autotune")
+FACADES = ("perfembed", "loopnest", "embeddings", "embeddings.features", "database", "autotune")
 IMPORT = re.compile(r"^\s*from\s+([\w.]+)\s+import\s+([\w, ()]+)", re.MULTILINE)
 
 
@@ -28,7 +28,7 @@ def _documented_imports() -> list[tuple[str, str, str]]:
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(path.read_text())["cells"]
         texts.append((path.name, "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")))
-    ours = ("loopnest", "embeddings", "database", "autotune", "service")
+    ours = ("perfembed", "loopnest", "embeddings", "database", "autotune", "service")
     out = []
     for where, text in texts:
         for line in text.splitlines():
@@ -43,7 +43,7 @@ DOCUMENTED = _documented_imports()
 
 
 def test_the_readme_and_the_notebooks_import_something() -> None:
-    assert ("README.md", "service.notebook", "Notebook") in DOCUMENTED
+    assert ("README.md", "perfembed", "Notebook") in DOCUMENTED
     assert any(where.endswith(".ipynb") for where, _, _ in DOCUMENTED)
 
 

@@ -80,11 +80,17 @@ class LocalSuggestion:
     settings: AutotuneSettings
 
 
-def suggest_file(request: LocalSuggestRequest, *, status: StatusFn, check_nests: CheckNests) -> LocalSuggestion:
+def suggest_file(request: LocalSuggestRequest, *, status: StatusFn, check_nests: CheckNests,
+                 store: Store | None = None, settings: AutotuneSettings | None = None) -> LocalSuggestion:
     """The core's suggestions for the file; with ``options.evaluate`` the accepted recipes applied together in
     the whole program, built and timed against the original (kept only when it is faster with the same
-    output); with ``write_best`` that file written, never the original. ``status`` shows each phase."""
-    store, settings = open_local_store()
+    output); with ``write_best`` that file written, never the original. ``status`` shows each phase. The
+    database and settings are this machine's (the CLI's), unless ``store`` and ``settings`` are given (a
+    notebook's)."""
+    if (store is None) != (settings is None):
+        raise ValueError("suggest_file takes a store and its settings together")
+    if store is None or settings is None:
+        store, settings = open_local_store()
     settings = request.machine.over(settings)
     src, options = request.src, request.options
     spec = _checked_spec(request, settings, status)

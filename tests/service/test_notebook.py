@@ -30,5 +30,6 @@ def test_the_notebook_runs_on_a_fresh_database(tmp_path: Path, monkeypatch: pyte
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "enqueued tuning job" in text and "done:" in text
+    assert "same results: True | tuned: True" in text, text  # the NumPy function of the last cell
     assert any("image/png" in o.get("data", {}) for o in outputs), "the embedding map was not shown"
     assert (tmp_path / "embedding-map.png").stat().st_size > 0

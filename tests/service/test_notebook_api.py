@@ -5,12 +5,15 @@ map, and searches by C file, source text or vector, on a database holding the me
 from __future__ import annotations
 
 import json
+import linecache
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from benchmarks.python_variants import load_module
 from loopnest.errors import ParameterError
 from service.notebook import Notebook
 from tests.service.factories import CORPUS, populate, service_settings
@@ -76,3 +79,115 @@ def test_what_is_neither_a_file_nor_source_is_one_line(opened: tuple[Notebook, d
     # The storage below it reads no C: a file name there says where searching by file went.
     with pytest.raises(ParameterError, match="from service.notebook import Notebook"):
         nb.embeddings.search(str(GEMV))  # type: ignore[arg-type]
+
+
+ROWS_KERNEL = '''import numpy as np
+
+
+def running_rows(A: "float64[N, M]"):
+    N, M = A.shape
+    for i in range(N):
+        for j in range(1, M):
+            A[i, j] += 0.5 * A[i, j - 1]
+'''
+
+
+REFUSED_KERNEL = '''
+
+def spin(A: "float64[N]"):
+    while A[0] > 0.0:
+        A[0] -= 1.0
+'''
+
+
+def test_a_numpy_function_comes_back_tuned_and_computes_what_it_computed(opened: tuple[Notebook, dict[str, int]],
+                                                                         tmp_path: Path) -> None:
+    nb, _ = opened
+    # As the user imported it, from a file with code of its own (a notebook saved as a script tunes at the top
+    # level): only the function's source is checked in the sandbox, where the rest would stop the check.
+    (tmp_path / "rows.py").write_text(ROWS_KERNEL + '\nif __name__ != "rows_user_module":\n'
+                                                    '    raise SystemExit("the whole file ran")\n')
+    running_rows = load_module(tmp_path / "rows.py", "rows_user_module").running_rows
+    example = np.random.default_rng(0).random((64, 300))
+    fast = nb.tune(running_rows, example.copy(), out=tmp_path / "tuned")
+    assert fast.tuned, fast.outcome
+    assert fast.module == tmp_path / "tuned" / "running_rows_tuned.py" and fast.module.is_file()
+    assert repr(fast).startswith("<running_rows: tuned by perfembed: wrote ") and "over NumPy" in fast.outcome
+    want, got = example.copy(), example.copy()
+    running_rows(want)
+    fast(got)  # in place, as the original
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    other = np.random.default_rng(1).random((5, 7))  # a shape it was not built for: the original runs
+    want, got = other.copy(), other.copy()
+    running_rows(want)
+    fast(got)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_a_function_defined_in_a_notebook_cell_is_tuned_from_its_source(opened: tuple[Notebook, dict[str, int]],
+                                                                        tmp_path: Path) -> None:
+    nb, _ = opened
+    cell = "<ipython-input-7-0123456789ab>"  # IPython keeps a cell's text in linecache under such a name
+    text = ROWS_KERNEL.split("\n\n\n", 1)[1]
+    linecache.cache[cell] = (len(text), None, text.splitlines(keepends=True), cell)
+    namespace: dict[str, object] = {"np": np}
+    exec(compile(text, cell, "exec"), namespace)  # noqa: S102 - what a notebook does with a cell
+    fast = nb.tune(namespace["running_rows"], np.ones((16, 200)), out=tmp_path / "cell")  # type: ignore[arg-type]
+    assert fast.tuned, fast.outcome
+    assert (tmp_path / "cell" / "running_rows_source.py").read_text().endswith(text)
+
+
+def test_what_tune_cannot_take_is_one_line(opened: tuple[Notebook, dict[str, int]], tmp_path: Path) -> None:
+    nb, _ = opened
+    with pytest.raises(ParameterError, match="is not a function defined with def"):
+        nb.tune(lambda a: a, np.ones(3))
+    (tmp_path / "rows.py").write_text(ROWS_KERNEL + REFUSED_KERNEL)
+    user = load_module(tmp_path / "rows.py", "rows_user_module_2")
+    with pytest.raises(ParameterError, match="do not fit running_rows"):
+        nb.tune(user.running_rows)
+    with pytest.raises(ParameterError, match="argument 'A' of running_rows is a str"):
+        nb.tune(user.running_rows, "not an array")
+    with pytest.raises(ParameterError, match=r"argument 'A' of running_rows is not in C order"):
+        nb.tune(user.running_rows, np.ones((8, 6)).T)
+    with pytest.raises(ParameterError, match="is not a number of neighbours"):
+        nb.tune(user.running_rows, np.ones((8, 6)), k=np.ones(3))  # type: ignore[arg-type]
+    # The line named is the user's, in the user's file.
+    line = ROWS_KERNEL.count("\n") + REFUSED_KERNEL.splitlines().index("    while A[0] > 0.0:") + 1
+    with pytest.raises(ParameterError, match=rf"^tune: spin has no loop nest perfembed supports: rows\.py:{line}: "):
+        nb.tune(user.spin, np.ones(4))
+    # A file of the user's where tune would write is left alone.
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "running_rows_tuned.py").write_text("# mine\n")
+    with pytest.raises(ParameterError, match="exists and perfembed did not write it"):
+        nb.tune(user.running_rows, np.ones((8, 6)), out=tmp_path / "mine")
+    assert (tmp_path / "mine" / "running_rows_tuned.py").read_text() == "# mine\n"
+
+
+SWEEPS_KERNEL = '''import numpy as np
+
+
+def sweeps(T: int, A: "float64[N, M]"):
+    N, M = A.shape
+    for t in range(T):
+        for i in range(N):
+            for j in range(1, M):
+                A[i, j] += 0.5 * A[i, j - 1]
+'''
+
+
+def test_a_module_built_for_one_size_keeps_it_after_another_is_tuned_in_its_folder(
+        opened: tuple[Notebook, dict[str, int]], tmp_path: Path) -> None:
+    """Sizes given as numbers are built into the C: tuning the same function for another size in the same folder
+    must not change what the first module computes (its C was compiled before the second was written)."""
+    nb, _ = opened
+    (tmp_path / "sweeps.py").write_text(SWEEPS_KERNEL)
+    sweeps = load_module(tmp_path / "sweeps.py", "sweeps_user_module").sweeps
+    example = np.random.default_rng(2).random((16, 100))
+    two = nb.tune(sweeps, 2, example.copy(), out=tmp_path / "same")
+    three = nb.tune(sweeps, 3, example.copy(), out=tmp_path / "same")
+    assert two.tuned and three.tuned, (two.outcome, three.outcome)
+    for fast, steps in ((two, 2), (three, 3), (two, 2)):
+        want, got = example.copy(), example.copy()
+        sweeps(steps, want)
+        fast(steps, got)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
