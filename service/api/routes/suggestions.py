@@ -79,10 +79,11 @@ async def read(job_id: JobId, key: OwnerKeyDep, evaluations: EvaluationsDep) -> 
             operation_id="evaluation-jobs-tuned-file", summary="Download an evaluation job's tuned program",
             tags=["evaluation-jobs"])
 def tuned_file(job_id: JobId, key: OwnerKeyDep, evaluations: EvaluationsDep) -> PlainTextResponse:
-    """The program the job evaluated with the recipes it accepted applied, as ``NAME.tuned.c``: with
-    ``evaluate: "program"`` those the whole program kept, else each nest's verified recipe. 422 while the job
-    has no result, or when it tuned nothing (never the original as if it were tuned). Read with the key that
-    started the job (or an admin key)."""
+    """The program the job evaluated with the recipes it accepted applied, as ``NAME.tuned.c`` (its ``name``,
+    else its ``path``'s file name): with ``evaluate: "program"`` those the whole program kept, else each
+    nest's verified recipe. 422 while the job has no result, or when it tuned nothing (never the original as
+    if it were tuned). Read with the key that started the job (or an admin key)."""
     job = evaluations.owned(job_id, key)
     text = tuned_text(job)
-    return c_file(tuned_name(None if job.program is None else job.program.name), text, download=True)
+    program = job.program
+    return c_file(tuned_name(None if program is None else program.name or program.path), text, download=True)
