@@ -26,6 +26,7 @@ COPY embeddings ./embeddings
 COPY database ./database
 COPY autotune ./autotune
 COPY service ./service
+COPY perfembed ./perfembed
 COPY benchmarks ./benchmarks
 RUN pip install --no-deps .
 # The shipped seed database (402 tuned nests): the first start loads it into the empty database.

@@ -115,6 +115,9 @@ class Notebook:
         slower. The answer says whether it was tuned (``.tuned``, ``.outcome``); when not, calling it runs
         ``kernel`` itself. The module (``.module``, in ``out`` or a folder under the data directory) imports
         without perfembed, and runs ``kernel`` for other shapes, dtypes, sizes or layouts."""
+        if out is not None and not isinstance(out, str | Path):
+            raise ParameterError(f"tune: out={type(out).__name__} is not a folder (a kernel argument named out "
+                                 "or k is passed by position)")
         return tune_function(self.store, self.settings, kernel, args, kwargs, k=k,
                              out=None if out is None else Path(out))
 

@@ -149,6 +149,8 @@ def test_what_tune_cannot_take_is_one_line(opened: tuple[Notebook, dict[str, int
         nb.tune(user.running_rows, "not an array")
     with pytest.raises(ParameterError, match=r"argument 'A' of running_rows is not in C order"):
         nb.tune(user.running_rows, np.ones((8, 6)).T)
+    with pytest.raises(ParameterError, match="out=ndarray is not a folder"):
+        nb.tune(user.running_rows, np.ones((8, 6)), out=np.ones(3))  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="is not a number of neighbours"):
         nb.tune(user.running_rows, np.ones((8, 6)), k=np.ones(3))  # type: ignore[arg-type]
     # The line named is the user's, in the user's file.
