@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from cachetools import TTLCache
+from cachetools import LRUCache, TTLCache
 
 from database.domain import ApiKey
 from database.errors import NotFoundError, StorageError, public_dict
@@ -34,6 +34,12 @@ _logger = logging.getLogger("perfembed.service")
 
 Work = Callable[[ProgressFn], dict[str, Any]]
 _KEPT = 10_000  # ended jobs kept at most (the oldest go first): a bound on memory, far above a normal hour
+PROGRAMS_KEPT_BYTES = 64 * 1024 * 1024  # the programs kept for the jobs' tuned files, all together
+
+
+def program_bytes(program: ProgramSource) -> int:
+    """About what a kept program holds: its text and its other files."""
+    return len(program.source) + sum(map(len, program.headers.values())) + sum(map(len, program.files.values()))
 
 
 def _now() -> datetime:
@@ -54,7 +60,6 @@ class EvaluationJob:
     created_at: datetime = field(default_factory=_now)
     started_at: datetime | None = None
     finished_at: datetime | None = None
-    program: ProgramSource | None = None  # what it evaluates, for its tuned file (never in its public form)
 
 
 class EvaluationJobs:
@@ -67,14 +72,19 @@ class EvaluationJobs:
         self._open: dict[str, EvaluationJob] = {}  # queued or running: kept until they end
         # Ended jobs, each kept keep_s from its end (at most the newest _KEPT).
         self._ended: TTLCache[str, EvaluationJob] = TTLCache(maxsize=_KEPT, ttl=keep_s, timer=time.monotonic)
+        # The programs the jobs evaluate, for their tuned files: the most recently used, PROGRAMS_KEPT_BYTES of
+        # them at most (10,000 jobs of 2 MB programs would be 20 GB).
+        self._programs: LRUCache[str, ProgramSource] = LRUCache(maxsize=PROGRAMS_KEPT_BYTES, getsizeof=program_bytes)
 
     def submit(self, work: Work, *, owner_key_id: int | None = None,
                program: ProgramSource | None = None) -> EvaluationJob:
         """Queue ``work(progress)`` (it returns the answer) on ``program`` for the key ``owner_key_id``; raises
         :class:`BusyError` when the pool is full."""
-        job = EvaluationJob(id=secrets.token_hex(16), owner_key_id=owner_key_id, program=program)
+        job = EvaluationJob(id=secrets.token_hex(16), owner_key_id=owner_key_id)
         with self._lock:
             self._open[job.id] = job
+            if program is not None and program_bytes(program) <= PROGRAMS_KEPT_BYTES:
+                self._programs[job.id] = program
         try:
             self.pool.submit(lambda: self._run(job, work))
         except PerfembedError:
@@ -91,6 +101,12 @@ class EvaluationJobs:
             raise NotFoundError(f"no evaluation job {job_id!r} on this server: it never existed, or it ended "
                                 f"over {self.keep_s:g} s ago, or the server restarted since")
         return job
+
+    def program(self, job: EvaluationJob) -> ProgramSource | None:
+        """The program ``job`` evaluates, while the server keeps it (None after :data:`PROGRAMS_KEPT_BYTES` of
+        newer ones pushed it out)."""
+        with self._lock:
+            return self._programs.get(job.id)
 
     def owned(self, job_id: str, key: ApiKey) -> EvaluationJob:
         """The job, if ``key`` started it or is an admin key (:class:`ForbiddenError` otherwise)."""

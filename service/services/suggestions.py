@@ -22,6 +22,7 @@ from service.core.analysis import ProgramAnalysis, analyse_program
 from service.core.program import AppliedRecipe, ProgramEvaluation, applied_recipes, evaluate_program
 from service.core.program_spec import WholeProgram, program_spec, require_program
 from service.core.stored import tuned_program
+from service.downloads import tuned_name
 from service.mappers import program_source, suggestions_public
 from service.schemas import SuggestionsIn
 from service.services.evaluation_jobs import EvaluationJob, EvaluationJobs
@@ -136,19 +137,21 @@ def ended(job: EvaluationJob) -> dict[str, Any]:
     return job.result
 
 
-def tuned_text(job: EvaluationJob, program: ProgramSource | None = None) -> str:
-    """The program evaluation job ``job`` evaluated (``program``: the same, sent again) with the recipes it
-    accepted applied (:func:`service.core.stored.tuned_program`): the dashboard's download and
-    ``GET /v1/evaluation-jobs/{id}/tuned-file``. A job that tuned nothing is a ParameterError saying why:
-    never the original as if it were tuned."""
+def tuned_file(jobs: EvaluationJobs, job: EvaluationJob, program: ProgramSource | None = None) -> tuple[str, str]:
+    """The program evaluation job ``job`` evaluated (``program``: the same, sent again; else the one ``jobs``
+    keeps) with the recipes it accepted applied (:func:`service.core.stored.tuned_program`), and its file name
+    (``NAME.tuned.c``, from its name, else its path): the dashboard's download and ``GET
+    /v1/evaluation-jobs/{id}/tuned-file``. A job that tuned nothing is a ParameterError saying why: never the
+    original as if it were tuned."""
     result = ended(job)
-    program = program or job.program
+    program = program or jobs.program(job)
     if program is None:
-        raise ParameterError(f"evaluation job {job.id} kept no program")
+        raise ParameterError(f"evaluation job {job.id}: its program is no longer kept on this server (it keeps the "
+                             "newest 64 MB of them); evaluate it again")
     text, tuned = tuned_program(program, result)
     if not tuned:
         program_check = result.get("program") or {}
         why = f"the whole program refused it ({program_check.get('status')})" if program_check else \
             "no nest held up"
         raise ParameterError(f"evaluation job {job.id} tuned nothing: {why}")
-    return text
+    return tuned_name(program.name or program.path), text

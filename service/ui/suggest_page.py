@@ -18,11 +18,11 @@ from pydantic import ValidationError
 from loopnest.errors import ParameterError
 from loopnest.frontend.preprocess import PreprocessOptions
 from service.admission import request_settings
-from service.downloads import tuned_name
 from service.mappers import program_source
 from service.schemas import ProgramIn, SuggestionsIn
 from service.services.programs import admit_program
-from service.services.suggestions import ended, suggest, tuned_text
+from service.services.suggestions import ended, suggest
+from service.services.suggestions import tuned_file as tuned_file_of
 
 if TYPE_CHECKING:
     from database.domain import ApiKey
@@ -136,4 +136,4 @@ def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs, ke
     except ValidationError as exc:
         raise ParameterError(_validation_text(exc)) from None
     admit_program(program_source(program), request_settings())  # within the analysis budget, as every route
-    return tuned_name(program.name), tuned_text(job, program_source(program))
+    return tuned_file_of(jobs, job, program_source(program))

@@ -14,7 +14,10 @@ import database
 from autotune.transfer import PRIOR_SOURCE
 from autotune.transfer.priors import PRIOR_SOURCE_NEAR
 from loopnest.errors import CompileError, PerfembedError, SourceError
-from service.core import TransferCore
+from service.core import ProgramSource, TransferCore
+from service.services import evaluation_jobs
+from service.services.evaluation_pool import EvaluationPool
+from service.services.suggestions import tuned_file
 from tests.service import fake_harness
 from tests.service.factories import TUNED, gemm_program, make_app, service_settings, wait_for_evaluation
 from tests.service.fake_harness import fake_speedup
@@ -252,3 +255,25 @@ def test_evaluations_run_under_the_per_request_limits(tmp_path: Path, monkeypatc
     # By default a request evaluates with every core, as the CLI does (it used 1 thread silently).
     assert type(settings)().request_threads == 0
     assert plain.wall_time_limit_s == settings.wall_time_limit_s
+
+
+def test_the_programs_kept_for_tuned_files_are_bounded_in_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job keeps its program for its tuned file, but 10,000 kept jobs of 2 MB programs would be 20 GB: the
+    newest PROGRAMS_KEPT_BYTES are kept, and an older job's tuned file says to evaluate it again."""
+    monkeypatch.setattr(evaluation_jobs, "PROGRAMS_KEPT_BYTES", 3_000)
+    jobs = evaluation_jobs.EvaluationJobs(EvaluationPool(size=1, queue=10, retry_after=1), keep_s=60)
+    done = threading.Event()
+    submitted = [jobs.submit(lambda _: {"nests": []}, program=ProgramSource(source="x" * 1_000, name=f"p{i}.c"))
+                 for i in range(4)]
+    def last(_: object) -> dict[str, list[object]]:
+        done.set()
+        return {"nests": []}
+
+    submitted.append(jobs.submit(last))
+    assert done.wait(30)
+    assert jobs.program(submitted[0]) is None  # pushed out by the three after it
+    assert [jobs.program(j).name for j in submitted[1:4]] == ["p1.c", "p2.c", "p3.c"]  # type: ignore[union-attr]
+    huge = jobs.submit(lambda _: {"nests": []}, program=ProgramSource(source="x" * 10_000))
+    assert jobs.program(huge) is None and jobs.program(submitted[3]) is not None  # never kept, evicts nothing
+    with pytest.raises(PerfembedError, match="its program is no longer kept on this server"):
+        tuned_file(jobs, jobs.get(submitted[0].id))

@@ -13,10 +13,11 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from service.api.deps import CoreDep, EvaluationsDep, OwnerKeyDep, SettingsDep, StoreDep, WriteKeyDep
 from service.api.examples import SUGGESTIONS_EXAMPLES
 from service.api.responses import READ_AUTH, WRITE, errors
-from service.downloads import c_file, tuned_name
+from service.downloads import c_file
 from service.mappers import program_source
 from service.schemas import EvaluationJobPublic, SuggestionsIn, SuggestionsPublic
-from service.services.suggestions import cached_suggestions, start_evaluation, suggest, tuned_text
+from service.services.suggestions import cached_suggestions, start_evaluation, suggest
+from service.services.suggestions import tuned_file as tuned_file_of
 
 router = APIRouter(tags=["suggestions"])
 
@@ -83,7 +84,5 @@ def tuned_file(job_id: JobId, key: OwnerKeyDep, evaluations: EvaluationsDep) -> 
     else its ``path``'s file name): with ``evaluate: "program"`` those the whole program kept, else each
     nest's verified recipe. 422 while the job has no result, or when it tuned nothing (never the original as
     if it were tuned). Read with the key that started the job (or an admin key)."""
-    job = evaluations.owned(job_id, key)
-    text = tuned_text(job)
-    program = job.program
-    return c_file(tuned_name(None if program is None else program.name or program.path), text, download=True)
+    name, text = tuned_file_of(evaluations, evaluations.owned(job_id, key))
+    return c_file(name, text, download=True)
