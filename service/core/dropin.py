@@ -33,10 +33,10 @@ def applied_source(path: Path, scops: Sequence[Scop], applied: Mapping[int, Appl
 
 
 def dropin_header(scops: Sequence[Scop], applied: Mapping[int, AppliedRecipe], text: str, *, checked: str | None,
-                  built_with: str | None = None) -> str:
+                  built_with: str | None = None, unchecked: str = "--no-program-check") -> str:
     """A C comment for the top of a drop-in file: the recipe applied to each region with its figure, what
-    the whole program showed (``checked``: the outcome's reason; None when it was not checked), and the
-    compiler flags the code needs."""
+    the whole program showed (``checked``: the outcome's reason; None when it was not checked, because of
+    ``unchecked``), and the compiler flags the code needs."""
     lines = ["Tuned by perfembed."]
     for index in sorted(applied):
         nest, scop = applied[index], scops[index]
@@ -46,7 +46,7 @@ def dropin_header(scops: Sequence[Scop], applied: Mapping[int, AppliedRecipe], t
     if checked is not None:
         lines.append(f"Whole program: {checked}" + (f" (built with: {built_with})" if built_with else "") + ".")
     else:
-        lines.append("NOT checked as a whole program (--no-program-check): each nest was verified alone.")
+        lines.append(f"NOT checked as a whole program ({unchecked}): each nest was verified alone.")
     lines.append(f"Build with: {needed_flags(text)}.")
     body = "\n".join(f" * {line}".rstrip() for line in lines)
     return f"/*\n{body.replace('*/', '* /')}\n */\n"

@@ -19,7 +19,7 @@ from loopnest.harness.progress import Progress, ProgressFn, step_reporter
 from loopnest.harness.sandbox import SANDBOX_ERROR, Limits
 from loopnest.ir import Scop
 from loopnest.transform.recipe import Recipe
-from service.core.dropin import applied_source
+from service.core.dropin import applied_source, dropin_header
 
 PROGRAM_MAX_PAIRS = 15  # a program run costs more than a nest's: fewer pairs before an undecided verdict
 # Each tuned nest's share, when a program has several: measured only where one run is short enough.
@@ -63,13 +63,20 @@ def applied_recipes(nests: Sequence[Mapping[str, Any]]) -> dict[int, AppliedReci
 
 
 def tuned_source(path: Path, scops: Sequence[Scop], result: Mapping[str, Any]) -> tuple[str, int]:
-    """The tuned text of an answer in its JSON form (an evaluation job's result) and its number of tuned
-    nests, or ``("", 0)`` when nothing is tuned: no nest held up, or the whole program refused them (never
+    """The tuned text of an answer in its JSON form (an evaluation job's result), with the drop-in header
+    (recipes, figures, the flags it needs), and its number of tuned nests, or ``("", 0)`` when nothing is
+    tuned: no nest held up, or the whole program refused them (never
     the original as if it were tuned)."""
-    if result.get("program") and not result["program"]["accepted"]:
+    program = result.get("program")
+    if program and not program["accepted"]:
         return "", 0
     applied = applied_recipes(result["nests"])
-    return (applied_source(path, scops, applied), len(applied)) if applied else ("", 0)
+    if not applied:
+        return "", 0
+    text = applied_source(path, scops, applied)
+    checked = None if not program else f"same output, {(program.get('speedup') or {}).get('text') or 'faster'}"
+    header = dropin_header(scops, applied, text, checked=checked, unchecked='evaluate: true, not "program"')
+    return header + text, len(applied)
 
 
 @dataclass(frozen=True)

@@ -182,7 +182,9 @@ def test_an_evaluation_jobs_tuned_file_is_its_program_with_the_accepted_recipe(t
         tuned = api.get(f"{location}/tuned-file", headers=headers)
         assert tuned.status_code == 200 and tuned.headers["content-type"].startswith("text/x-c")
         assert tuned.headers["content-disposition"].startswith('attachment; filename="gemm_ijk.tuned.c"')
-        assert tuned.text != gemm_program()["source"] and "perfembed" in tuned.text
+        # Its header says what was applied and the flags it needs, as the CLI's --write-best file does.
+        assert tuned.text.startswith("/*\n * Tuned by perfembed.\n") and " * Build with: -O3" in tuned.text
+        assert 'NOT checked as a whole program (evaluate: true, not "program")' in tuned.text
         page = api.post("/ui/suggest/tuned", data={"program": json.dumps(gemm_program()), "job": job}, headers=headers)
         assert page.status_code == 200 and page.text == tuned.text
         assert api.get(f"{location}/tuned-file").status_code == 401
