@@ -40,6 +40,7 @@ from loopnest.errors import ParameterError
 from service.core import SuggestOptions
 from service.core.local import SourceFile
 from service.core.local_suggest import LocalSuggestRequest, suggest_file
+from service.core.program import applied_recipes
 
 PROGRESS_EVERY_S = 2.0  # a long measurement prints where it is at most this often
 SOURCE_MARK = "# The source of a function, written by perfembed's Notebook.tune.\n"
@@ -56,14 +57,17 @@ class TunedFunction:
     tuned: bool
     outcome: str
     module: Path | None = None
+    recipe: bool = False  # a recipe held up (else the module is the nest compiled as written)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.function(*args, **kwargs)
 
     def __repr__(self) -> str:
         name = getattr(self.function, "__name__", "function")
-        if self.tuned:
+        if self.tuned and self.recipe:
             return f"<{name}: tuned by perfembed: {self.outcome}>"
+        if self.tuned:
+            return f"<{name}: compiled by perfembed, no recipe beat the nest as written: {self.outcome}>"
         return f"<{name}: NOT tuned, the original runs: {self.outcome}>"
 
 
@@ -93,6 +97,10 @@ def tune_function(store: Store, settings: AutotuneSettings, function: Callable[.
                               check_nests=lambda count, rejected: _require_nest(function, first_line, count, rejected))
     finally:
         inputs.unlink(missing_ok=True)  # a copy of the example data: the module does not need it
+    nest = next((n for n in answer.result["nests"] if n.get("index") == 0), None)
+    if nest is not None and not nest.get("neighbours"):
+        print("perfembed: no stored nest to transfer from (an empty database? `perfembed seed load` fills it); "
+              "only the recipe space's first guesses were tried", flush=True)
     written = answer.written
     if written is None or written.path is None:
         reason = answer.outcome.reason or (written.message if written is not None else "nothing written")
@@ -102,7 +110,7 @@ def tune_function(store: Store, settings: AutotuneSettings, function: Callable[.
     # Its C is compiled and loaded now, on copies of the examples: a later tune into the same folder cannot
     # swap the C under it, and the first real call pays nothing.
     tuned(*(np.array(v, copy=True) if v.ndim else v.item() for v in values.values()))
-    return TunedFunction(tuned, True, written.message, module)
+    return TunedFunction(tuned, True, written.message, module, recipe=bool(applied_recipes([nest] if nest else [])))
 
 
 def _example_values(function: Callable[..., Any], args: tuple[Any, ...],
@@ -174,7 +182,7 @@ def _require_nest(function: Callable[..., Any], first_line: int, count: int,
             line = int(rejected[0]["location"].get("line") or 0) - SOURCE_LINES + first_line - 1
             source = inspect.getsourcefile(function) or function.__name__
             where = f": {Path(source).name}:{line}: {rejected[0]['message']}"
-        raise ParameterError(f"tune: {function.__name__} has no loop nest perfembed supports{where}")
+        raise ParameterError(f"tune: perfembed cannot read {function.__name__}{where}")
     return rejected
 
 

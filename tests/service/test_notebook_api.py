@@ -112,7 +112,10 @@ def test_a_numpy_function_comes_back_tuned_and_computes_what_it_computed(opened:
     fast = nb.tune(running_rows, example.copy(), out=tmp_path / "tuned")
     assert fast.tuned, fast.outcome
     assert fast.module == tmp_path / "tuned" / "running_rows_tuned.py" and fast.module.is_file()
-    assert repr(fast).startswith("<running_rows: tuned by perfembed: wrote ") and "over NumPy" in fast.outcome
+    # "tuned" only when a recipe held up; otherwise it says the nest runs compiled as written.
+    said = "tuned by perfembed" if fast.recipe else "compiled by perfembed, no recipe beat the nest as written"
+    assert repr(fast).startswith(f"<running_rows: {said}: wrote ") and "over NumPy" in fast.outcome
+    assert fast.recipe is ("no recipe held up" not in fast.outcome)
     want, got = example.copy(), example.copy()
     running_rows(want)
     fast(got)  # in place, as the original
@@ -155,7 +158,7 @@ def test_what_tune_cannot_take_is_one_line(opened: tuple[Notebook, dict[str, int
         nb.tune(user.running_rows, np.ones((8, 6)), k=np.ones(3))  # type: ignore[arg-type]
     # The line named is the user's, in the user's file.
     line = ROWS_KERNEL.count("\n") + REFUSED_KERNEL.splitlines().index("    while A[0] > 0.0:") + 1
-    with pytest.raises(ParameterError, match=rf"^tune: spin has no loop nest perfembed supports: rows\.py:{line}: "):
+    with pytest.raises(ParameterError, match=rf"^tune: perfembed cannot read spin: rows\.py:{line}: while loop"):
         nb.tune(user.spin, np.ones(4))
     # A file of the user's where tune would write is left alone.
     (tmp_path / "mine").mkdir()
