@@ -15,14 +15,14 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import FunctionType, ModuleType
+from types import FunctionType
 from typing import Any
 
 import numpy as np
 
 from benchmarks.python_report import ANSI
 from loopnest.frontend.python.check import check_module
-from loopnest.frontend.python.dropin import DropIn, python_dropin
+from loopnest.frontend.python.dropin import DropIn, load_module, python_dropin
 from loopnest.frontend.python.kernel import PythonKernel
 from loopnest.harness import Limits
 from loopnest.harness.compare import interval
@@ -33,14 +33,6 @@ KERNELS = Path(__file__).resolve().parent / "python" / "kernels.py"
 TOLERANCE = 1e-6  # the harness's reordering tolerance for float64 (every kernel here is float64)
 CONFIDENCE = 0.95
 Variant = Callable[..., Any] | str  # a callable, or why there is none
-
-
-def load_module(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def relative_error(want: Any, got: Any) -> float:

@@ -18,7 +18,6 @@ not write is never overwritten.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import inspect
 import json
 import secrets
@@ -37,6 +36,7 @@ import numpy as np
 from autotune.config import AutotuneSettings
 from database import Store
 from loopnest.errors import ParameterError
+from loopnest.frontend.python.dropin import load_module
 from service.core import SuggestOptions
 from service.core.local import SourceFile
 from service.core.local_suggest import LocalSuggestRequest, suggest_file
@@ -45,7 +45,7 @@ from service.core.program import applied_recipes
 PROGRESS_EVERY_S = 2.0  # a long measurement prints where it is at most this often
 SOURCE_MARK = "# The source of a function, written by perfembed's Notebook.tune.\n"
 HEADER = "import math\nimport numpy\nimport numpy as np\n\n\n"  # what the frontend lets kernels use
-SOURCE_LINES = 6  # the lines of SOURCE_MARK and HEADER, before the function's own
+SOURCE_LINES = (SOURCE_MARK + HEADER).count("\n")  # the lines before the function's own
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ def tune_function(store: Store, settings: AutotuneSettings, function: Callable[.
         reason = answer.outcome.reason or (written.message if written is not None else "nothing written")
         warnings.warn(f"perfembed: {name} NOT tuned ({reason}); the original runs", stacklevel=3)
         return TunedFunction(function, False, reason)
-    tuned = getattr(_load(module, f"perfembed_tuned_{name}_{secrets.token_hex(4)}"), name)
+    tuned = getattr(load_module(module, f"perfembed_tuned_{name}_{secrets.token_hex(4)}"), name)
     # Its C is compiled and loaded now, on copies of the examples: a later tune into the same folder cannot
     # swap the C under it, and the first real call pays nothing.
     tuned(*(np.array(v, copy=True) if v.ndim else v.item() for v in values.values()))
@@ -117,10 +117,15 @@ def _example_values(function: Callable[..., Any], args: tuple[Any, ...],
                     kwargs: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """One value per parameter, as ``--inputs`` takes them: C-ordered arrays, and numbers as 0-d arrays (an int
     given for a parameter hinted ``float`` as a float)."""
-    params = inspect.signature(function).parameters
+    signature = inspect.signature(function)
+    try:
+        arguments = signature.bind(*args, **kwargs).arguments
+    except TypeError as exc:
+        raise ParameterError(f"tune: the example arguments do not fit {function.__name__}: {exc}") from None
     values = {}
-    for param, value in _arguments(function, args, kwargs).items():
-        if isinstance(value, int) and not isinstance(value, bool) and params[param].annotation in (float, "float"):
+    for param, value in arguments.items():
+        hint = signature.parameters[param].annotation
+        if isinstance(value, int) and not isinstance(value, bool) and hint in (float, "float"):
             value = float(value)
         array = np.asarray(value)
         if array.dtype.kind not in "biuf":
@@ -132,13 +137,6 @@ def _example_values(function: Callable[..., Any], args: tuple[Any, ...],
                                  "np.ascontiguousarray(...) and call it so")
         values[param] = array
     return values
-
-
-def _arguments(function: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        return dict(inspect.signature(function).bind(*args, **kwargs).arguments)
-    except TypeError as exc:
-        raise ParameterError(f"tune: the example arguments do not fit {function.__name__}: {exc}") from None
 
 
 def _kernel_module(function: Callable[..., Any]) -> tuple[str, int]:
@@ -184,15 +182,6 @@ def _require_nest(function: Callable[..., Any], first_line: int, count: int,
             where = f": {Path(source).name}:{line}: {rejected[0]['message']}"
         raise ParameterError(f"tune: perfembed cannot read {function.__name__}{where}")
     return rejected
-
-
-def _load(path: Path, module_name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise RuntimeError(f"perfembed wrote {path} but cannot import it")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class _Progress:

@@ -65,8 +65,7 @@ def applied_recipes(nests: Sequence[Mapping[str, Any]]) -> dict[int, AppliedReci
 def tuned_source(path: Path, scops: Sequence[Scop], result: Mapping[str, Any]) -> tuple[str, int]:
     """The tuned text of an answer in its JSON form (an evaluation job's result), with the drop-in header
     (recipes, figures, the flags it needs), and its number of tuned nests, or ``("", 0)`` when nothing is
-    tuned: no nest held up, or the whole program refused them (never
-    the original as if it were tuned)."""
+    tuned: no nest held up, or the whole program refused them (never the original as if it were tuned)."""
     program = result.get("program")
     if program and not program["accepted"]:
         return "", 0

@@ -25,7 +25,7 @@ from service.core.stored import tuned_program
 from service.downloads import tuned_name
 from service.mappers import program_source, suggestions_public
 from service.schemas import SuggestionsIn
-from service.services.evaluation_jobs import EvaluationJob, EvaluationJobs
+from service.services.evaluation_jobs import PROGRAMS_KEPT_BYTES, EvaluationJob, EvaluationJobs
 from service.services.programs import admit_program
 from service.services.search import check_k
 
@@ -147,7 +147,7 @@ def tuned_file(jobs: EvaluationJobs, job: EvaluationJob, program: ProgramSource 
     program = program or jobs.program(job)
     if program is None:
         raise ParameterError(f"evaluation job {job.id}: its program is no longer kept on this server (it keeps the "
-                             "newest 64 MB of them); evaluate it again")
+                             f"newest {PROGRAMS_KEPT_BYTES >> 20} MB of them); evaluate it again")
     text, tuned = tuned_program(program, result)
     if not tuned:
         program_check = result.get("program") or {}

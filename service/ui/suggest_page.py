@@ -135,5 +135,6 @@ def tuned_file(request: dict[str, Any], job_id: str, *, jobs: EvaluationJobs, ke
         program = ProgramIn.model_validate(request)
     except ValidationError as exc:
         raise ParameterError(_validation_text(exc)) from None
-    admit_program(program_source(program), request_settings())  # within the analysis budget, as every route
-    return tuned_file_of(jobs, job, program_source(program))
+    source = program_source(program)
+    admit_program(source, request_settings())  # within the analysis budget, as every route
+    return tuned_file_of(jobs, job, source)

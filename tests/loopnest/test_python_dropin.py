@@ -13,9 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.python_variants import load_module
 from loopnest.frontend.python.check import check_module
-from loopnest.frontend.python.dropin import python_dropin
+from loopnest.frontend.python.dropin import load_module, python_dropin
 from loopnest.frontend.python.extract import lower_python
 from loopnest.harness import Limits
 from loopnest.transform.recipe import Recipe, apply_recipe

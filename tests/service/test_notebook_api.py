@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.python_variants import load_module
 from loopnest.errors import ParameterError
+from loopnest.frontend.python.dropin import load_module
 from service.notebook import Notebook
 from tests.service.factories import CORPUS, populate, service_settings
 

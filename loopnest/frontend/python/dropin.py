@@ -7,9 +7,11 @@ returned."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import pprint
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from loopnest.codegen import generate_c
@@ -145,3 +147,13 @@ def python_dropin(kernel: PythonKernel, tuned: Scop, source: Path, module: Path,
                       f"    return _run(({names}{',' if len(kernel.args) == 1 else ''}))", ""])
     return DropIn(text, c_source(kernel, tuned, spec, header), c_file)
 
+
+def load_module(path: Path, name: str) -> ModuleType:
+    """The Python file at ``path`` imported as module ``name``, as a user's code imports a drop-in module (or
+    the kernels it replaces): by its file, whatever ``sys.path`` holds."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ParameterError(f"{path}: not a Python module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
