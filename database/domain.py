@@ -92,12 +92,6 @@ def api_key_hash(key: str) -> str:
     return sha256_hex(key)
 
 
-def nest_name(program: str, index: int) -> str:
-    """The one name of a stored nest in every answer: its program's name and its index in it
-    (``stencil_2d/jacobi2d_5pt_f32.c#0``)."""
-    return f"{program}#{index}"
-
-
 # --- records ---------------------------------------------------------------------------------
 
 

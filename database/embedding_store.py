@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from database.domain import nest_name
 from database.errors import NotFoundError, data_dir_error
 from database.repositories import (
     best_recipe_for,
@@ -54,6 +53,7 @@ from embeddings.designs import (
 )
 from embeddings.errors import IndexFileError
 from loopnest.errors import ParameterError
+from loopnest.frontend.program import nest_name
 
 _logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""What a suggestion reads of the store about one nest, in one visit (:func:`read_neighbourhood`).
+"""What a suggestion reads of the store about its program's nests, in one visit (:func:`read_neighbourhoods`).
 
 - **Its own copy**: the same nest (same program text, same position, same IR) if it was stored before
   (:func:`find_stored_nest`), which is never its own neighbour, and its best result at the asked sizes
@@ -10,7 +10,9 @@
   recipes transfer takes is the transfer stage's choice (:mod:`autotune.transfer.neighbours`).
 - **The confidence gate's distance**, None before an embedding model is fitted (then no neighbours).
 
-The embedding search runs before the transaction: it needs none, and SQLite holds one writer at a time.
+The visit also reads the database's stamp (:mod:`database.stamp`), in the same transaction, so that an
+answer is cached under the state it was computed from. The embedding searches run before the transaction:
+they need none, and SQLite holds one writer at a time.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from database.repositories import (
     list_targets,
     ranked_recipes_for,
 )
+from database.stamp import Stamp, read_stamp
 from database.store import Store
 
 # The parts of a nest's normalized form that say what it computes (not what it is called).
@@ -47,7 +50,7 @@ class NestLookup:
 
     source: str
     index: int
-    normalized: Mapping[str, Any]  # :func:`database.records.normalized_nest`
+    normalized: Mapping[str, Any]  # :func:`embeddings.features.stored_form.normalized_nest`
     features: Mapping[str, float | None]  # its static features, for the embedding search
     target_id: int
     params: Mapping[str, int]
@@ -87,7 +90,7 @@ class BestRun:
 
 @dataclass(frozen=True)
 class Neighbourhood:
-    """Everything :func:`read_neighbourhood` read for one nest."""
+    """What :func:`read_neighbourhoods` read for one nest."""
 
     own: int | None
     best_run: BestRun | None
@@ -96,29 +99,51 @@ class Neighbourhood:
     gate_distance: float | None  # None: no embedding model fitted yet
 
 
-def read_neighbourhood(store: Store, embeddings: EmbeddingStore, lookup: NestLookup) -> Neighbourhood:
-    """The nest's :class:`Neighbourhood`: one embedding search, then one transaction."""
+@dataclass(frozen=True)
+class Neighbourhoods:
+    """Everything :func:`read_neighbourhoods` read: each nest's :class:`Neighbourhood`, in the order asked,
+    and the database's stamp as they were read."""
+
+    nests: tuple[Neighbourhood, ...]
+    stamp: Stamp
+
+
+def read_neighbourhoods(store: Store, embeddings: EmbeddingStore, lookups: Sequence[NestLookup]) -> Neighbourhoods:
+    """Every nest's :class:`Neighbourhood` and the stamp: one embedding search per nest, then one transaction."""
+    searched = [_search(embeddings, lookup) for lookup in lookups]
+    with store.session() as session:
+        stamp = read_stamp(session)
+        targets = list_targets(session)
+        nests = tuple(_neighbourhood(session, lookup, hits, gate, targets)
+                      for lookup, (hits, gate) in zip(lookups, searched, strict=True))
+    return Neighbourhoods(nests, stamp)
+
+
+def _search(embeddings: EmbeddingStore, lookup: NestLookup) -> tuple[list[Hit], float | None]:
+    """The nest's nearest stored nests and the gate's distance (none, and None, before a model is fitted)."""
     try:  # not filtered by target: a nest tuned only elsewhere still lends its recipe
         hits = embeddings.search(dict(lookup.features), k=lookup.searched + 1)  # + 1: the nest itself
-        gate: float | None = embeddings.gate_distance()
+        return hits, embeddings.gate_distance()
     except NotFoundError:  # no embedding model yet: no neighbour, and nothing to trust
-        hits, gate = [], None
-    with store.session() as session:
-        own = lookup.nest_id or find_stored_nest(session, source=lookup.source, index=lookup.index,
-                                                 normalized=lookup.normalized)
-        targets = list_targets(session)
-        best = None if own is None else best_run(session, nest_id=own, target_id=lookup.target_id,
-                                                 params=lookup.params, structure=lookup.structure, targets=targets)
-        preferred = targets_by_preference(session, lookup.target_id, targets)
-        near = _lenders(session, [h for h in hits if h.nest_id != own][:lookup.searched], preferred,
-                        lenders=lookup.lenders, min_speedup=lookup.min_speedup)
+        return [], None
+
+
+def _neighbourhood(session: Session, lookup: NestLookup, hits: Sequence[Hit], gate: float | None,
+                   targets: Sequence[Target]) -> Neighbourhood:
+    own = lookup.nest_id or find_stored_nest(session, source=lookup.source, index=lookup.index,
+                                             normalized=lookup.normalized)
+    best = None if own is None else best_run(session, nest_id=own, target_id=lookup.target_id,
+                                             params=lookup.params, structure=lookup.structure, targets=targets)
+    preferred = targets_by_preference(session, lookup.target_id, targets)
+    near = _lenders(session, [h for h in hits if h.nest_id != own][:lookup.searched], preferred,
+                    lenders=lookup.lenders, min_speedup=lookup.min_speedup)
     return Neighbourhood(own, best, tuple(targets), near, gate)
 
 
 def near_nests(store: Store, embeddings: EmbeddingStore, features: Mapping[str, float | None], *, target_id: int,
                lenders: int, searched: int, min_speedup: float, exclude: Sequence[int] = ()) -> tuple[NearNest, ...]:
     """The first ``lenders`` of the ``searched`` nests nearest to ``features`` (outside ``exclude``) that lend a
-    recipe, as :func:`read_neighbourhood` reads them. Raises :class:`NotFoundError` before a model is fitted."""
+    recipe, as :func:`read_neighbourhoods` reads them. Raises :class:`NotFoundError` before a model is fitted."""
     hits = embeddings.search(dict(features), k=searched, exclude=exclude)
     with store.session() as session:
         return _lenders(session, hits, targets_by_preference(session, target_id), lenders=lenders,
@@ -159,7 +184,7 @@ def targets_by_preference(session: Session, target_id: int, targets: Sequence[Ta
 
 def find_stored_nest(session: Session, *, source: str, index: int, normalized: Mapping[str, Any]) -> int | None:
     """The database id of this very nest (same program text and position, same IR: ``normalized``, its
-    :func:`~database.records.normalized_nest`), if stored."""
+    :func:`~embeddings.features.stored_form.normalized_nest`), if stored."""
     program = find_program(session, source=source)
     if program is None:
         return None

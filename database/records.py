@@ -13,10 +13,12 @@ exists.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from sqlalchemy.orm import Session
 
 from database.domain import MeasurementIn, MeasurementOrigin, TargetIdentity
 from database.embedding_store import EmbeddingStore
@@ -30,10 +32,9 @@ from database.repositories import (
     set_nest_features,
 )
 from embeddings.features import static_features
-from embeddings.features.loop_roles import loop_roles
 from embeddings.features.signature import machine_signature
+from embeddings.features.stored_form import normalized_nest
 from loopnest.parameters import require_params
-from loopnest.transform.recipe_text import loop_names
 
 if TYPE_CHECKING:
     from database.domain import Nest, Target
@@ -41,31 +42,6 @@ if TYPE_CHECKING:
     from loopnest.harness import Evaluation, VariantResult
     from loopnest.harness.compare import Speedup
     from loopnest.ir import Scop
-    from loopnest.polyhedral import Dependence
-
-def normalized_nest(scop: Scop, params: Mapping[str, int] | None = None, *,
-                    deps: list[Dependence] | None = None) -> dict[str, Any]:
-    """A JSON description of a nest, for the ``nests`` table (its identity is program + index).
-
-    With parameter values it also holds the loop roles that transfer matches loops by (from ``deps``,
-    the nest's dependences, when the caller has them). ``loop_names`` (the source names of the loops
-    at each depth) let a stored recipe be shown in the nest's own words."""
-    extra: dict[str, Any] = {}
-    if params is not None:
-        extra = {"param_values": {p: int(params[p]) for p in scop.params},
-                 "loop_roles": loop_roles(scop, params, deps).to_dict()}
-    return {**extra,
-        "name": scop.name,
-        "function": scop.region.function,
-        "params": list(scop.params),
-        "depth": scop.depth,
-        "levels": scop.schedule.n_levels,
-        "loop_names": loop_names(scop),
-        "statements": [{"domain": s.domain, "text": s.to_c(s.iterators.__getitem__)}
-                       for s in scop.statements],
-        "schedule": scop.schedule_isl(),
-    }
-
 
 def stored_param_values(normalized: object) -> dict[str, int]:
     """The parameter values a stored nest was registered with (``normalized["param_values"]``; a seed
@@ -80,32 +56,66 @@ def register_nest(store: Store, *, source: str, name: str, index: int, scop: Sco
                   params: Mapping[str, int] | None = None, data_dir: Path | None = None,
                   owner_key_id: int | None = None, features: Mapping[str, float | None] | None = None,
                   normalized: Mapping[str, Any] | None = None) -> Nest:
-    """The database nest for ``scop``, the ``index``-th nest of the program ``source``.
+    """The database nest for ``scop``, the ``index``-th nest of the program ``source``
+    (:func:`register_nests` for one nest)."""
+    nest = NestToStore(index, scop, params, features, normalized)
+    return register_nests(store, source=source, name=name, nests=[nest], data_dir=data_dir,
+                          owner_key_id=owner_key_id)[0]
+
+
+@dataclass(frozen=True)
+class NestToStore:
+    """One nest of a program to store: its index in the program and IR; with parameter values, its static
+    features and :func:`normalized_nest` at them when the caller has them already (the service analyses a
+    request once)."""
+
+    index: int
+    scop: Scop
+    params: Mapping[str, int] | None = None
+    features: Mapping[str, float | None] | None = None
+    normalized: Mapping[str, Any] | None = None
+
+
+def register_nests(store: Store, *, source: str, name: str, nests: Sequence[NestToStore],
+                   data_dir: Path | None = None, owner_key_id: int | None = None) -> list[Nest]:
+    """The database nests of the program ``source``, in one transaction (idempotent: the same source and
+    position give the same row), in the order given.
 
     ``owner_key_id``: the API key that sent the program (its source is then private to the keys that
     sent it: :func:`database.get_or_create_program`).
 
-    With parameter values the nest gets its static features and loop roles; with ``data_dir`` too,
-    it is embedded and added to the index when an embedding model exists, so the very next
-    search finds it. ``features`` and ``normalized``: the static features and :func:`normalized_nest`
-    at these parameters when the caller has them already (the service analyses a request once).
+    A nest with parameter values gets its static features and loop roles; with ``data_dir`` too, it is
+    embedded and added to the index when an embedding model exists, so the very next search finds it.
     """
-    stored: dict[str, float] = {}
-    if params is not None:
-        require_params(scop.params, params, what=scop.name)
-        values = static_features(scop, params).to_dict() if features is None else features
-        stored = {k: v for k, v in values.items() if v is not None}
+    features = [_stored_features(nest) for nest in nests]
     with store.session() as session:
         program = get_or_create_program(session, source=source, name=name, owner_key_id=owner_key_id)
-        nest = get_or_create_nest(session, program_id=program.id, index=index,
-                                  normalized=dict(normalized or normalized_nest(scop, params)),
-                                  static_features=stored)
-        if stored and not nest.static_features:
-            nest = set_nest_features(session, nest_id=nest.id, static_features=stored)
+        rows = [_stored_nest(session, program.id, nest, stored) for nest, stored in zip(nests, features, strict=True)]
         has_model = bool(list_embedding_models(session))
-    if stored and data_dir is not None and has_model:
-        EmbeddingStore(store, data_dir=data_dir).add(nest.id, stored)
-    return nest
+    if data_dir is not None and has_model and any(features):
+        embedder = EmbeddingStore(store, data_dir=data_dir)
+        for row, stored in zip(rows, features, strict=True):
+            if stored:
+                embedder.add(row.id, stored)
+    return rows
+
+
+def _stored_features(nest: NestToStore) -> dict[str, float]:
+    """The static features stored with a nest (none without parameter values)."""
+    if nest.params is None:
+        return {}
+    require_params(nest.scop.params, nest.params, what=nest.scop.name)
+    values = static_features(nest.scop, nest.params).to_dict() if nest.features is None else nest.features
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _stored_nest(session: Session, program_id: int, nest: NestToStore, stored: dict[str, float]) -> Nest:
+    row = get_or_create_nest(session, program_id=program_id, index=nest.index,
+                             normalized=dict(nest.normalized or normalized_nest(nest.scop, nest.params)),
+                             static_features=stored)
+    if stored and not row.static_features:
+        row = set_nest_features(session, nest_id=row.id, static_features=stored)
+    return row
 
 
 # -- the target --------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 A neighbour lends its best recipe of each of a few recipe families (:func:`best_of_families`), from its
 recipes as the database ranks them (:func:`neighbour_from`, over what
-:func:`database.neighbourhood.read_neighbourhood` read); the nearest :data:`TRANSFER_NEAR` lend more
+:func:`database.neighbourhood.read_neighbourhoods` read); the nearest :data:`TRANSFER_NEAR` lend more
 families than the ones after them (:class:`Lends`).
 """
 

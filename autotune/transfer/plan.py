@@ -36,3 +36,22 @@ def plan_transfer(scop: Scop, params: Mapping[str, int], deps: list[Dependence] 
     tuner = TransferTuner(policy=policy, gate_distance=gate, priors=priors)
     candidates = tuner.candidates(scop, params, neighbours, deps)
     return TransferPlan(tuple(neighbours), tuple(candidates), tuner, gate, within_gate(neighbours, gate))
+
+
+@dataclass(frozen=True)
+class TransferAsk:
+    """One nest to plan for: its IR at its sizes, its dependences, and what the store read of its neighbours
+    (:class:`~database.neighbourhood.Neighbourhood`'s ``near`` and ``gate_distance``)."""
+
+    scop: Scop
+    params: Mapping[str, int]
+    deps: list[Dependence] | None
+    near: Sequence[NearNest]
+    gate_distance: float | None
+
+
+def plan_transfers(asks: Sequence[TransferAsk], *, k: int, policy: AcceptancePolicy, families: int,
+                   priors: str) -> tuple[TransferPlan, ...]:
+    """Each of a program's nests planned as :func:`plan_transfer` plans one, in order."""
+    return tuple(plan_transfer(a.scop, a.params, a.deps, a.near, a.gate_distance, k=k, policy=policy,
+                               families=families, priors=priors) for a in asks)

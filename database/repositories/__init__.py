@@ -23,6 +23,7 @@ from database.repositories.embeddings import (
     store_embeddings,
 )
 from database.repositories.jobs import (
+    JobRequest,
     LeaseLostError,
     cancel_job,
     claim_next_job,
@@ -33,6 +34,7 @@ from database.repositories.jobs import (
     heartbeat_job,
     list_jobs,
     note_job,
+    open_or_enqueue_jobs,
     queued_before,
     update_job_progress,
 )
@@ -75,6 +77,7 @@ from database.repositories.targets import find_target, get_or_create_target, get
 from database.repositories.workers import list_workers, live_workers, record_heartbeat, remove_worker
 
 __all__ = [
+    "JobRequest",
     "LeaseLostError",
     "NestBest",
     "NestListing",
@@ -113,6 +116,7 @@ __all__ = [
     "list_measurements",
     "measured_nest_ids",
     "note_job",
+    "open_or_enqueue_jobs",
     "program_owned_by",
     "nest_loop_names",
     "nest_summaries",

@@ -25,7 +25,8 @@ with them, and a crashed worker's job comes back when its lease expires, with no
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -77,6 +78,30 @@ def enqueue_job(
     session.add(row)
     session.flush()
     return row.to_domain()
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    """A nest that needs a tuning job (:func:`open_or_enqueue_jobs`): ``budget`` trials, the job's
+    ``options`` (what a worker needs), the API key asking (``owner_key_id``), which may cancel it."""
+
+    nest_id: int
+    budget: int
+    options: Mapping[str, Any] | None = None
+    owner_key_id: int | None = None
+
+
+def open_or_enqueue_jobs(session: Session, *, requests: Sequence[JobRequest],
+                         target_id: int | None = None) -> list[TuningJob]:
+    """Each requested nest's open tuning job, else a new one queued, in order: a repeated request reuses
+    the open job instead of queueing another."""
+    jobs: list[TuningJob] = []
+    for request in requests:
+        open_jobs = [j for j in list_jobs(session, nest_id=request.nest_id) if not j.status.is_terminal]
+        jobs.append(open_jobs[0] if open_jobs else enqueue_job(
+            session, nest_id=request.nest_id, budget=request.budget, target_id=target_id, options=request.options,
+            owner_key_id=request.owner_key_id))
+    return jobs
 
 
 def get_job(session: Session, *, job_id: int) -> TuningJob:

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from database.domain import JobStatus, TuningJob, nest_name
+from database.domain import JobStatus, TuningJob
 from database.repositories._common import chunks
 from database.tables import (
     MeasurementModel,
@@ -24,6 +24,7 @@ from database.tables import (
     TargetModel,
     TuningJobModel,
 )
+from loopnest.frontend.program import nest_name
 
 
 @dataclass(frozen=True)

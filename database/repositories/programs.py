@@ -9,10 +9,11 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from database.domain import JsonValue, Nest, Program, nest_name, source_hash
+from database.domain import JsonValue, Nest, Program, source_hash
 from database.errors import InvalidRecordError, NotFoundError
 from database.repositories._common import chunks, feature_dict, get_or_create, json_value
 from database.tables import NestModel, ProgramModel, ProgramOwnerModel
+from loopnest.frontend.program import nest_name
 
 
 def get_or_create_program(session: Session, *, source: str, name: str, language: str = "c",
@@ -131,7 +132,7 @@ class NestListing:
     id: int
     program_id: int
     index: int
-    name: str  # PROGRAM#INDEX (:func:`database.domain.nest_name`)
+    name: str  # PROGRAM#INDEX (:func:`loopnest.frontend.program.nest_name`)
     created_at: datetime
 
 

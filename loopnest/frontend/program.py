@@ -32,6 +32,12 @@ _QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTI
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*$")
 
 
+def nest_name(program: str, index: int) -> str:
+    """The one name of a nest in every answer and in the store: its program's name and its index in it
+    (``stencil_2d/jacobi2d_5pt_f32.c#0``)."""
+    return f"{program}#{index}"
+
+
 @dataclass(frozen=True)
 class LocalFile:
     """Where a local user's program lives and how their compiler preprocesses it: its nests are extracted
@@ -77,7 +83,7 @@ class ProgramSource:
 
     def stored_name(self, name: str | None = None) -> str:
         """The name it is stored under: the caller's (the CLI's file name), its own, its function's, else
-        ``program``; its nests are ``NAME#INDEX`` (:func:`database.nest_name`)."""
+        ``program``; its nests are ``NAME#INDEX`` (:func:`nest_name`)."""
         return name or self.name or self.function or "program"
 
     def define_flags(self) -> list[str]:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from database.records import normalized_nest
 from embeddings.features import static_features
+from embeddings.features.stored_form import normalized_nest
 from loopnest.errors import ParameterError
 from loopnest.frontend.extract import RejectedRegion
 from loopnest.frontend.limits import AnalysisLimits

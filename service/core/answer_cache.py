@@ -1,8 +1,9 @@
 """The core's answer cache: answers from the database alone, remembered until the database changes.
 
-A *stamp* of the database (nest and measurement counts, the newest embedding model, the open tuning
-jobs and the newest job id) keys every cached answer; it is read at most once per
-:data:`STAMP_TTL_S`, and writes through the core drop it at once. One :class:`AnswerCache` belongs
+A *stamp* of the database (:mod:`database.stamp`) keys every cached answer; it is read at most once per
+:data:`STAMP_TTL_S`, and writes through the core drop it at once. A suggestion reads it with the rest of
+what it reads (:func:`database.neighbourhood.read_neighbourhoods`) and hands it back here
+(:meth:`AnswerCache.saw`). One :class:`AnswerCache` belongs
 to one core (:class:`service.core.TransferCore`), which belongs to the app or the command that made it.
 """
 
@@ -17,19 +18,15 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from cachetools import LRUCache
-from sqlalchemy import func, select
 
-from database import list_embedding_models
-from database.domain import JobStatus
+from database.stamp import Stamp, read_stamp
 from database.store import Store
-from database.tables import MeasurementModel, NestModel, TuningJobModel
 
 # How long a database stamp is trusted before it is read again. Writes through the core drop it at
 # once; a write by another process (a worker, `perfembed embeddings fit`) shows within it.
 STAMP_TTL_S = 1.0
 CACHE_SIZE = 256  # answers kept per kind
 
-Stamp = tuple[int, int, str | None, int, int | None]
 T = TypeVar("T")
 
 
@@ -43,32 +40,33 @@ class AnswerCache:
         self.size = size
         self._lock = threading.Lock()
         self._stamp: tuple[Stamp, float] | None = None
+        self._generation = 0
         self._caches: dict[str, LRUCache[str, bytes]] = {}
 
     # -- the database's stamp --------------------------------------------------------------------
-    def stamp(self, *, reread: bool = False) -> Stamp:
-        """Changes whenever an answer from the database alone could change: nests, measurements, model,
-        and the tuning jobs (how many are open, the newest id: a job that ends, or a new one, changes it;
-        an answer names the open job of each nest that needs one).
-
-        Reading it costs four queries, most of a cached suggestion; so it is reused for ``ttl_s``
-        (``reread``: read it now).
-        """
-        fresh = None if reread else self.fresh_stamp()
+    def stamp(self) -> Stamp:
+        """The database's stamp (:func:`~database.stamp.read_stamp`). Reading it costs four queries, most of
+        a cached suggestion; so it is reused for ``ttl_s``."""
+        fresh = self.fresh_stamp()
         if fresh is not None:
             return fresh
-        now = time.monotonic()
-        open_states = [JobStatus.QUEUED.value, JobStatus.RUNNING.value]
+        generation, now = self.generation(), time.monotonic()
         with self.store.session() as session:
-            nests = session.scalar(select(func.count()).select_from(NestModel)) or 0
-            measurements = session.scalar(select(func.count()).select_from(MeasurementModel)) or 0
-            models = list_embedding_models(session)
-            jobs = session.execute(select(func.count(TuningJobModel.id).filter(TuningJobModel.status.in_(open_states)),
-                                          func.max(TuningJobModel.id))).one()
-        stamp: Stamp = (nests, measurements, models[-1].version if models else None, int(jobs[0] or 0), jobs[1])
-        with self._lock:
-            self._stamp = (stamp, now + self.ttl_s)
+            stamp = read_stamp(session)
+        self.saw(stamp, generation, now)
         return stamp
+
+    def generation(self) -> int:
+        """How many times the core wrote (:meth:`changed`): a stamp read before a write is not renewed after it."""
+        with self._lock:
+            return self._generation
+
+    def saw(self, stamp: Stamp, generation: int, read_at: float) -> None:
+        """``stamp`` was read at ``read_at`` (monotonic) in ``generation``: it is trusted for ``ttl_s`` from
+        then, unless the core wrote since."""
+        with self._lock:
+            if generation == self._generation:
+                self._stamp = (stamp, read_at + self.ttl_s)
 
     def fresh_stamp(self) -> Stamp | None:
         """The stamp if read within ``ttl_s`` (no I/O), else None."""
@@ -80,6 +78,7 @@ class AnswerCache:
         """The core wrote to the database: the stamp is read again before the next answer."""
         with self._lock:
             self._stamp = None
+            self._generation += 1
 
     # -- answers ---------------------------------------------------------------------------------
     def get(self, kind: str, key: Any) -> tuple[Any] | None:

@@ -11,14 +11,13 @@ from database import (
     list_embedding_models,
     list_targets,
     load_embeddings,
-    nest_name,
     nest_summaries,
 )
 from database.embedding_store import Hit
 from database.errors import NotFoundError
 from embeddings.features import static_features
 from loopnest.errors import ParameterError
-from loopnest.frontend.program import extract_program
+from loopnest.frontend.program import extract_program, nest_name
 from loopnest.parameters import require_params
 from loopnest.transform.recipe import Recipe
 from loopnest.transform.recipe_text import recipe_text, stored_loop_names

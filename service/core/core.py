@@ -7,6 +7,7 @@ package; :class:`TransferCore` wires them to one database and owns the answer ca
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
@@ -18,12 +19,12 @@ from loopnest.harness.factory import HarnessFactory
 from loopnest.harness.progress import ProgressFn
 from service.core import catalog
 from service.core.analysis import ProgramAnalysis
-from service.core.answer_cache import AnswerCache, Stamp
+from service.core.answer_cache import AnswerCache
 from service.core.context import CoreContext
 from service.core.ingest import ingest_program
 from service.core.program import AppliedRecipe, ProgramEvaluation
 from service.core.program_checks import record_program_checks
-from service.core.suggest import suggest
+from service.core.suggest import suggest, suggest_read
 from service.core.types import IndexStatus, NestDetail, ProgramSource, SearchHit, Suggestions, SuggestOptions
 
 T = TypeVar("T")
@@ -64,18 +65,22 @@ class TransferCore:
         if options.evaluate:
             self.store.check_writable()
             return suggest(ctx, program, options, min_speedup=min_speedup, analysis=analysis, progress=progress)
-        stamp = self.cache.stamp()
-        found = self.cache.get("suggestions", _key(program, options, min_speedup, stamp))
-        if found:
-            answer: Suggestions = found[0]
-            return answer
-        answer = suggest(ctx, program, options, min_speedup=min_speedup, analysis=analysis)
-        # The answer is kept only when the database is as it was before (with fallback it may have stored
-        # the nests or enqueued their jobs), so that it is what a recomputation gives: a nest whose gate
-        # passed, or whose job is open, is answered from the cache until that changes. Reading the stamp
-        # again also renews it, so the next requests are answered without I/O.
-        if self.cache.stamp(reread=True) == stamp:
-            self.cache.put("suggestions", _key(program, options, min_speedup, stamp), answer)
+        key = _key(program, options, min_speedup)
+        found = self.cache.get("suggestions", key)
+        if found and found[0][0] == self.cache.stamp():
+            cached: Suggestions = found[0][1]
+            return cached
+        # The answer is kept with the stamp it read, so that it is what a recomputation gives while the
+        # database stays so: a nest whose gate passed, or whose job is open, is answered from the cache until
+        # that changes (with fallback the request may store its nests and enqueue jobs: they change the
+        # stamp, and the next request computes again). The stamp it read also renews the cache's, so the
+        # next requests are answered without I/O; a request that wrote reads it again for that.
+        generation, started = self.cache.generation(), time.monotonic()
+        answer, stamp = suggest_read(ctx, program, options, min_speedup=min_speedup, analysis=analysis)
+        self.cache.put("suggestions", key, (stamp, answer))
+        self.cache.saw(stamp, generation, started)
+        if self.cache.generation() != generation:
+            self.cache.stamp()
         return answer
 
     def cached_suggestion(self, program: ProgramSource, options: SuggestOptions, *,
@@ -88,8 +93,8 @@ class TransferCore:
         stamp = self.cache.stamp() if read_stamp else self.cache.fresh_stamp()
         if stamp is None:
             return None
-        found = self.cache.get("suggestions", _key(program, options, self._min_speedup(options), stamp))
-        return found[0] if found else None
+        found = self.cache.get("suggestions", _key(program, options, self._min_speedup(options)))
+        return found[0][1] if found and found[0][0] == stamp else None
 
     def view(self, name: str, compute: Callable[[], T]) -> T:
         """``compute()``, a view of the database alone (the dashboard's embedding map), remembered in this
@@ -116,7 +121,7 @@ class TransferCore:
         return float(getattr(self.settings, "min_speedup", MIN_SPEEDUP))
 
 
-def _key(program: ProgramSource, options: SuggestOptions, min_speedup: float, stamp: Stamp) -> list[object]:
-    """An answer's cache key: the program, what changes the answer, and the database's stamp."""
-    return [program.key(), options.k, min_speedup, stamp, options.fallback, options.name, options.budget,
+def _key(program: ProgramSource, options: SuggestOptions, min_speedup: float) -> list[object]:
+    """A suggestion's cache key: the program and what changes the answer (it is kept with its stamp)."""
+    return [program.key(), options.k, min_speedup, options.fallback, options.name, options.budget,
             options.owner_key_id if options.fallback else None]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from autotune.workers.job_options import JobOptions
-from database import enqueue_job, list_jobs
+from database import JobRequest, open_or_enqueue_jobs
 from service.core.context import CoreContext
 from service.core.types import Candidate, ProgramSource
 
@@ -18,15 +18,13 @@ def job_options(program: ProgramSource, index: int, params: Mapping[str, int],
         program, index, with_source=True)
 
 
-def fallback_job(ctx: CoreContext, *, nest_id: int, budget: int, options: JobOptions,
-                 owner_key_id: int | None = None) -> int:
-    """The nest's open tuning job, else a new one (``owner_key_id``: the API key of the request, which may
-    cancel it): a repeated request reuses it instead of queueing another."""
+def fallback_jobs(ctx: CoreContext, requests: Sequence[JobRequest]) -> list[int]:
+    """Each nest's open tuning job, else a new one (:func:`database.open_or_enqueue_jobs`), in one visit;
+    their ids in order."""
+    if not requests:
+        return []
     target_id = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
     with ctx.store.session() as session:
-        open_jobs = [j for j in list_jobs(session, nest_id=nest_id) if not j.status.is_terminal]
-        job = open_jobs[0] if open_jobs else enqueue_job(session, nest_id=nest_id, budget=budget,
-                                                         target_id=target_id, options=options.to_json(),
-                                                         owner_key_id=owner_key_id)
+        jobs = open_or_enqueue_jobs(session, requests=requests, target_id=target_id)
     ctx.cache.changed()
-    return job.id
+    return [job.id for job in jobs]

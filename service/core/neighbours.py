@@ -13,7 +13,7 @@ def neighbours_for(ctx: CoreContext, features: Mapping[str, float | None], *, k:
                    exclude: tuple[int, ...] = (), min_speedup: float = MIN_SPEEDUP) -> list[Neighbour]:
     """The k nearest stored nests that have a verified recipe, with what transfer needs of them
     (``exclude``: the asking nest's own id, which is never its own neighbour). A suggestion reads them
-    with the rest of its nest's neighbourhood (:func:`database.neighbourhood.read_neighbourhood`).
+    with the rest of its nest's neighbourhood (:func:`database.neighbourhood.read_neighbourhoods`).
 
     Recipes tuned on this target come first; a nest never measured here falls back to its best on a
     target of the same ISA level, then on any target (a shipped seed was tuned on another machine).

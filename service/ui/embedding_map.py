@@ -20,10 +20,10 @@ from database import (
     list_targets,
     load_embeddings,
     nest_loop_names,
-    nest_name,
     recipe_steps,
 )
 from database.embedding_store import EmbeddingStore
+from loopnest.frontend.program import nest_name
 from loopnest.transform.recipe_text import recipe_text
 from service.ui.overview import family_of
 

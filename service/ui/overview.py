@@ -15,13 +15,13 @@ from database import (
     jobs_by_status,
     list_embedding_models,
     list_programs,
-    nest_name,
     nest_summaries,
     recent_jobs,
     recent_measurements,
     table_counts,
 )
 from database.domain import JobStatus
+from loopnest.frontend.program import nest_name
 from service.services.readiness import isolation
 from service.services.tuning_jobs import job_public
 from service.services.workers import live_workers

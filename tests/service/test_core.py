@@ -47,7 +47,7 @@ from service.config import ServiceSettings
 from service.core import ProgramSource, SuggestOptions, TransferCore, answer_cache
 from service.core.analysis import analyse_nest
 from service.core.context import CoreContext
-from service.core.ingest import ingest_nest
+from service.core.ingest import ingest_nests
 from service.core.neighbours import neighbours_for
 from service.core.program import AppliedRecipe, ProgramEvaluation
 from tests.service.fake_harness import FakeHarness, fake_speedup
@@ -86,8 +86,8 @@ def populated(tmp_path_factory: pytest.TempPathFactory) -> Populated:
         params = EXPECTED[f"corpus/kernels/{rel}"]["params"]
         if "gemm" in rel:
             params = {k: 4 * v for k, v in params.items()}
-        ids[rel] = ingest_nest(core.context, source=path.read_text(), name=path.name,
-                               nest=analyse_nest(0, scop, params), params=params)
+        ids[rel], = ingest_nests(core.context, source=path.read_text(), name=path.name,
+                                 nests=[analyse_nest(0, scop, params)], params=params)
         recipe = TUNED_GEMM if "gemm" in rel else Recipe.from_dict({"steps": [{"op": "unroll", "loop": 0,
                                                                                "factor": 2}]})
         record = MeasurementRecorder(core.store, ids[rel], core.context.target_id, params, origin="manual")

@@ -8,7 +8,8 @@ import pytest
 
 from database import MeasurementIn, Store, add_measurement, get_or_create_recipe, get_or_create_target, get_store
 from database.neighbourhood import best_run, find_stored_nest
-from database.records import normalized_nest, register_nest
+from database.records import register_nest
+from embeddings.features.stored_form import normalized_nest
 from loopnest import extract_scops
 from service.core.measured import target_view, tuned_before
 from tests.service.factories import GEMM, GEMM_PARAMS, GEMV
