@@ -83,6 +83,7 @@ def tune_function(store: Store, settings: AutotuneSettings, function: Callable[.
     values = _example_values(function, args, kwargs)
     text, first_line = _kernel_module(function)
     folder = settings.data_dir / "tuned-functions" / f"{name}-{_digest(text, values, k)}" if out is None else out
+    created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     file, module = folder / f"{name}_source.py", folder / f"{name}_tuned.py"
     _refuse_foreign(file, SOURCE_MARK)
@@ -95,6 +96,9 @@ def tune_function(store: Store, settings: AutotuneSettings, function: Callable[.
                                       options=SuggestOptions(k=k, evaluate=True, name=file.name), write_best=module)
         answer = suggest_file(request, status=_printed_status, store=store, settings=settings,
                               check_nests=lambda count, rejected: _require_nest(function, first_line, count, rejected))
+    except BaseException:
+        _discard(folder, created, file, inputs)
+        raise
     finally:
         inputs.unlink(missing_ok=True)  # a copy of the example data: the module does not need it
     nest = next((n for n in answer.result["nests"] if n.get("index") == 0), None)
@@ -105,6 +109,7 @@ def tune_function(store: Store, settings: AutotuneSettings, function: Callable[.
     if written is None or written.path is None:
         reason = answer.outcome.reason or (written.message if written is not None else "nothing written")
         warnings.warn(f"perfembed: {name} NOT tuned ({reason}); the original runs", stacklevel=3)
+        _discard(folder, created, file)
         return TunedFunction(function, False, reason)
     tuned = getattr(load_module(module, f"perfembed_tuned_{name}_{secrets.token_hex(4)}"), name)
     # Its C is compiled and loaded now, on copies of the examples: a later tune into the same folder cannot
@@ -150,6 +155,15 @@ def _kernel_module(function: Callable[..., Any]) -> tuple[str, int]:
     return SOURCE_MARK + HEADER + textwrap.dedent("".join(lines)), max(first, 1)
 
 
+def _discard(folder: Path, created: bool, *files: Path) -> None:
+    """Nothing tuned: the files this call wrote go, and the folder too if this call made it and it is empty
+    (a failed tune left a folder holding only the source, which looked like a result)."""
+    for file in files:
+        file.unlink(missing_ok=True)
+    if created and not any(folder.iterdir()):
+        folder.rmdir()
+
+
 def _refuse_foreign(path: Path, mark: str) -> None:
     """A file of that name that ``tune`` did not write is the user's: never overwritten."""
     if path.exists() and not path.read_text(errors="replace").startswith(mark):
@@ -178,10 +192,18 @@ def _require_nest(function: Callable[..., Any], first_line: int, count: int,
         where = ""
         if rejected:
             line = int(rejected[0]["location"].get("line") or 0) - SOURCE_LINES + first_line - 1
-            source = inspect.getsourcefile(function) or function.__name__
-            where = f": {Path(source).name}:{line}: {rejected[0]['message']}"
+            where = f": {_place(function, line)}: {rejected[0]['message']}"
         raise ParameterError(f"tune: perfembed cannot read {function.__name__}{where}")
     return rejected
+
+
+def _place(function: Callable[..., Any], line: int) -> str:
+    """Where the user wrote ``line`` of ``function``: ``file.py:LINE``, or in a notebook ``cell, line LINE``
+    (IPython runs a cell from a temporary file, ``/tmp/ipykernel_PID/HASH.py``, whose name means nothing)."""
+    source = inspect.getsourcefile(function) or ""
+    if not source or source.startswith("<ipython-input-") or Path(source).parent.name.startswith("ipykernel_"):
+        return f"its notebook cell, line {line}"
+    return f"{Path(source).name}:{line}"
 
 
 class _Progress:

@@ -23,6 +23,7 @@ from service.core.program import AppliedRecipe, ProgramEvaluation, applied_recip
 from service.core.program_spec import WholeProgram, program_spec, require_program
 from service.core.stored import tuned_program
 from service.downloads import tuned_name
+from service.errors import ConflictError
 from service.mappers import program_source, suggestions_public
 from service.schemas import SuggestionsIn
 from service.services.evaluation_jobs import PROGRAMS_KEPT_BYTES, EvaluationJob, EvaluationJobs
@@ -131,9 +132,11 @@ def cached_suggestions(body: SuggestionsIn, program: ProgramSource | None = None
 
 
 def ended(job: EvaluationJob) -> dict[str, Any]:
-    """The job's answer; a one-line ParameterError (422) while it has none (queued, running, or failed)."""
+    """The job's answer; a one-line ConflictError (409: the job's state, not the request, is why) while it
+    has none (queued, running, or failed)."""
     if job.result is None:
-        raise ParameterError(f"evaluation job {job.id} has no result ({job.status})")
+        raise ConflictError(f"evaluation job {job.id} has no result ({job.status}); "
+                            "ask again when its status is done")
     return job.result
 
 

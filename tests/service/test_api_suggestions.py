@@ -170,13 +170,14 @@ def test_an_evaluation_is_a_job_polled_with_its_progress_then_its_answer(tmp_pat
 
 def test_an_evaluation_jobs_tuned_file_is_its_program_with_the_accepted_recipe(tmp_path: Path, gate) -> None:
     """The API's download of the tuned file (the dashboard had the only one): the program the job kept, the
-    same text the dashboard gives, for the job's key only, and a one-line 422 before there is one."""
+    same text the dashboard gives, for the job's key only, and a one-line 409 before there is one (the job's
+    state is why, not the request: a 422 told a new user to fix a request that was right)."""
     api, headers = _app_and_key(tmp_path)
     with api:
         r = api.post("/v1/suggestions", json={**gemm_program(), "evaluate": True}, headers=headers)
         location, job = r.headers["Location"], r.json()["id"]
         early = api.get(f"{location}/tuned-file", headers=headers)
-        assert early.status_code == 422 and early.json()["message"].startswith(f"evaluation job {job} has no result")
+        assert early.status_code == 409 and early.json()["message"].startswith(f"evaluation job {job} has no result")
         gate.set()
         assert wait_for_evaluation(api, location, headers=headers)["result"]["nests"][0]["accepted"] is True
         tuned = api.get(f"{location}/tuned-file", headers=headers)

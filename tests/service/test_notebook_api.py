@@ -160,6 +160,19 @@ def test_what_tune_cannot_take_is_one_line(opened: tuple[Notebook, dict[str, int
     line = ROWS_KERNEL.count("\n") + REFUSED_KERNEL.splitlines().index("    while A[0] > 0.0:") + 1
     with pytest.raises(ParameterError, match=rf"^tune: perfembed cannot read spin: rows\.py:{line}: while loop"):
         nb.tune(user.spin, np.ones(4))
+    # A refused function leaves nothing behind (before: a folder holding only its source, like a result).
+    assert not list((nb.core.settings.data_dir / "tuned-functions").glob("spin-*"))
+    with pytest.raises(ParameterError, match="perfembed cannot read spin"):
+        nb.tune(user.spin, np.ones(4), out=tmp_path / "spin_out")
+    assert not (tmp_path / "spin_out").exists()
+    # In Jupyter a cell runs from a temporary file whose name means nothing to the user: the cell is named.
+    cell = tmp_path / "ipykernel_4242" / "2915843357.py"
+    cell.parent.mkdir()
+    cell.write_text(REFUSED_KERNEL)
+    in_cell = load_module(cell, "rows_cell_module")
+    line = REFUSED_KERNEL.splitlines().index("    while A[0] > 0.0:") + 1
+    with pytest.raises(ParameterError, match=rf"^tune: perfembed cannot read spin: its notebook cell, line {line}: "):
+        nb.tune(in_cell.spin, np.ones(4))
     # A file of the user's where tune would write is left alone.
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "running_rows_tuned.py").write_text("# mine\n")

@@ -76,13 +76,13 @@ async def read(job_id: JobId, key: OwnerKeyDep, evaluations: EvaluationsDep) -> 
 @router.get("/evaluation-jobs/{job_id}/tuned-file", response_class=Response,
             responses={200: {"content": {"text/x-c": {"schema": {"type": "string"}}},
                              "description": "The tuned program, as a download"},
-                       **errors(*READ_AUTH, 403, 404, 422)},
+                       **errors(*READ_AUTH, 403, 404, 409, 422)},
             operation_id="evaluation-jobs-tuned-file", summary="Download an evaluation job's tuned program",
             tags=["evaluation-jobs"])
 def tuned_file(job_id: JobId, key: OwnerKeyDep, evaluations: EvaluationsDep) -> PlainTextResponse:
     """The program the job evaluated with the recipes it accepted applied, as ``NAME.tuned.c`` (its ``name``,
     else its ``path``'s file name): with ``evaluate: "program"`` those the whole program kept, else each
-    nest's verified recipe. 422 while the job has no result, or when it tuned nothing (never the original as
+    nest's verified recipe. 409 while the job has no result, 422 when it tuned nothing (never the original as
     if it were tuned). Read with the key that started the job (or an admin key)."""
     name, text = tuned_file_of(evaluations, evaluations.owned(job_id, key))
     return c_file(name, text, download=True)
