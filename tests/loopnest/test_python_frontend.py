@@ -167,6 +167,31 @@ def test_reductions_accumulate_in_their_target(tmp_path: Path) -> None:
     assert gemm.arrays["C"].written and gemm.arrays["C"].storage == "param" and not gemm.arrays["A"].written
 
 
+
+VECTOR_MATRIX = '''
+def vm(v: "float64[M]", A: "float64[M, N]"):
+    return v @ A
+
+def mv(A: "float64[M, N]", x: "float64[N]"):
+    return A @ x
+
+def column_sums(A: "float64[M, N]"):
+    return np.sum(A, axis=0)
+'''
+
+
+@pytest.mark.parametrize(("function", "update"), [
+    ("vm", "result[i1] += (v[i0] * A[i0][i1]);"),  # was result[i0] += v[i1] * A[i1][i0]: down a column
+    ("mv", "result[i0] += (A[i0][i1] * x[i1]);"),  # a row's dot product: the reduction stays innermost
+    ("column_sums", "result[i1] += A[i0][i1];"),
+])
+def test_a_reduction_sweeps_rows_where_its_accesses_run_along_them(tmp_path: Path, function: str,
+                                                                   update: str) -> None:
+    path = _source(tmp_path, "import numpy as np\n" + VECTOR_MATRIX)
+    scop = lower_python(path, function).scop
+    assert scop.statements[-1].to_c(lambda d: f"i{d}") == update
+    _check(path, function, {"M": 5, "N": 7})
+
 SHIFT = '''
 def f(A: "float64[N]"):
     A[{target}] {op} A[{source}] * 0.5

@@ -9,6 +9,7 @@ into its target where the target's elements are not among those it reads, else i
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import islpy as isl
@@ -27,7 +28,7 @@ from loopnest.frontend.python.lazy import (
     reduced_coords,
 )
 from loopnest.frontend.python.numpy_calls import CallLowering, select
-from loopnest.ir import ArrayRef, Const, Expr, Var
+from loopnest.ir import ArrayRef, Const, Expr, Iter, Var
 
 
 @dataclass(frozen=True)
@@ -185,8 +186,48 @@ class StoreLowering(CallLowering, Emitter):
                 return ref, "-=" if op == "-=" else "+=", element
             return ref, "=", select(value.kind, ref, element, is_float(value.dtype))
 
-        out.append(self.statement(node, (*target.shape, *over), update, offset=len(out)))
+        axes = (*target.shape, *over)
+        order = _sweep_order(update, kept, len(axes))
+
+        def swept(coords: tuple[Affine, ...]) -> tuple[ArrayRef | Var, str, Expr]:
+            natural = [Affine()] * len(axes)
+            for position, axis in enumerate(order):
+                natural[axis] = coords[position]
+            return update(tuple(natural))
+
+        out.append(self.statement(node, tuple(axes[k] for k in order), swept, offset=len(out)))
         return out
+
+
+def _sweep_order(update: Callable[[tuple[Affine, ...]], tuple[ArrayRef | Var, str, Expr]], kept: int,
+                 count: int) -> tuple[int, ...]:
+    """The loop order of a reduction's update over its ``kept`` target axes then its reduced ones: the
+    reduced axes innermost (each element's sum in one run), unless more of the accesses walk memory with
+    unit stride along the last kept axis, as in ``v @ A`` (``y[j] += v[i] * A[i, j]``) or ``A @ B``: then
+    the reduced axes go just outside it (``i, k, j``), so the inner loop streams rows instead of striding
+    down a column. Each element still sums its terms in the same order."""
+    natural = tuple(range(count))
+    if kept == 0 or kept == count:
+        return natural
+    probe = tuple(Affine.iterator(_PROBE + k) for k in range(count))
+    ref, _, element = update(probe)
+    if _unit_stride(ref, element, kept - 1) <= _unit_stride(ref, element, count - 1):
+        return natural
+    return (*range(kept - 1), *range(kept, count), kept - 1)
+
+
+_PROBE = 1000  # iterator depths no statement reaches: the probe's axes, told apart from the enclosing loops'
+
+
+def _unit_stride(ref: ArrayRef | Var, element: Expr, axis: int) -> int:
+    """How many array accesses of the update have the probe's ``axis`` in their last subscript only."""
+    count = 0
+    for e in (ref, *element.walk()):
+        if isinstance(e, ArrayRef) and e.subscripts:
+            last = {x.depth for x in e.subscripts[-1].walk() if isinstance(x, Iter)}
+            rest = {x.depth for s in e.subscripts[:-1] for x in s.walk() if isinstance(x, Iter)}
+            count += _PROBE + axis in last and _PROBE + axis not in rest
+    return count
 
 
 def _stored_type(current: str, value: str) -> str:
