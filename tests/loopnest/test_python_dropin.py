@@ -89,3 +89,42 @@ def test_the_sandboxed_check_compares_with_numpy(tmp_path: Path) -> None:
     broken = type(wrong)(wrong.module, wrong.c_source.replace(" = 0;", " = 1;", 1), wrong.c_file)
     assert check_module(kernel, source, broken, params={"N": 9, "M": 4}, inputs=None, limits=Limits.configured(),
                         reps=1).status == "wrong-output"
+
+
+BUSY_AFTER = '''
+import time
+import numpy as np
+
+def scale(A: "float64[N]"):
+    A[:] = A * 2.0
+
+_scale = scale
+
+
+def _stamped(A):  # as NumPy's BLAS leaves its threads spinning on the cores for a while after a call
+    _scale(A)
+    with open("busy_until", "w") as f:
+        f.write(repr(time.perf_counter() + 0.15))
+
+
+scale = _stamped
+'''
+
+
+def test_the_check_times_the_module_after_the_originals_threads_went_quiet(tmp_path: Path) -> None:
+    """The tuned module ran right after NumPy's call every round, sharing the cores with the threads NumPy's
+    BLAS leaves spinning: here, a module that runs while the original's stamp says its threads still spin is
+    slowed by 20 ms, and the check must still see it as fast as it is."""
+    source = tmp_path / "busy.py"
+    source.write_text(BUSY_AFTER)
+    kernel = lower_python(source, "scale")
+    dropin = python_dropin(kernel, kernel.scop, source, tmp_path / "busy_tuned.py", cflags="-O2", description="none")
+    slowed = dropin.module.replace("    return _run((A,))", "\n".join([
+        "    import os, time",
+        "    if os.path.exists('busy_until') and time.perf_counter() < float(open('busy_until').read()):",
+        "        time.sleep(0.02)",
+        "    return _run((A,))"]))
+    assert slowed != dropin.module
+    check = check_module(kernel, source, type(dropin)(slowed, dropin.c_source, dropin.c_file), params={"N": 64},
+                         inputs=None, limits=Limits.configured(), reps=4)
+    assert check.ok and check.tuned_s is not None and check.tuned_s < 0.01, check

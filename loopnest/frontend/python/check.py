@@ -2,7 +2,8 @@
 tuned module each run on copies of the same inputs (the user's ``--inputs``, else random arrays of the
 ``--param`` shapes), and every array the original leaves and every value it returns must match the
 tuned module's within the harness's tolerance (its reordering tolerance where the nest accumulates:
-NumPy's own sums and products are reordered). Both are timed too, interleaved, best of a few calls."""
+NumPy's own sums and products are reordered). Both are timed too, best of a few calls, interleaved in an order
+that flips every round, each call after a pause in which the other's threads go quiet (:data:`SETTLE_S`)."""
 
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ def load(name):
     spec.loader.exec_module(module)
     return module
 
-function, names, tolerance, reps = sys.argv[1], sys.argv[2].split(",") if sys.argv[2] else [], \
-    json.loads(sys.argv[3]), int(sys.argv[4])
+function, names, tolerance, reps, settle = sys.argv[1], sys.argv[2].split(",") if sys.argv[2] else [], \
+    json.loads(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
 data = np.load("inputs.npz", allow_pickle=False)
 original, tuned = getattr(load("perfembed_original"), function), load("perfembed_tuned")
 
@@ -65,9 +66,11 @@ want = flat(original(*before))
 got = flat(getattr(tuned, function)(*after))
 errors = [error(w, g) for w, g in zip(before + want, after + got)] if len(want) == len(got) else [float("inf")]
 times = {"original": [], "tuned": []}
-for _ in range(reps):
-    for label, fn in (("original", original), ("tuned", getattr(tuned, function))):
+pair = (("original", original), ("tuned", getattr(tuned, function)))
+for rep in range(reps):
+    for label, fn in pair[:: 1 if rep % 2 == 0 else -1]:
         args = arguments()
+        time.sleep(settle)
         start = time.perf_counter()
         fn(*args)
         times[label].append(time.perf_counter() - start)
@@ -75,6 +78,12 @@ print(json.dumps({"max_rel_error": max(errors, default=0.0), "tolerance": tolera
                   "used_c": tuned._library is not None, "original_s": min(times["original"]),
                   "tuned_s": min(times["tuned"])}))
 '''
+
+# Each timed call waits this long first, and the order flips every round: a thread pool spins on the cores
+# for a while after its call before it sleeps (OpenBLAS's for about 2**28 cycles, Intel OpenMP's 200 ms), so
+# without the wait the tuned module, always timed right after NumPy's BLAS call, shared the cores with
+# NumPy's spinning threads and was measured up to 10x slower than it runs (atax: 18-27 ms for 2 ms).
+SETTLE_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -129,7 +138,8 @@ def check_module(kernel: PythonKernel, source: Path, dropin: DropIn, *, params: 
         names = ",".join(a.name for a in kernel.args)
         readable = {Path(sys.prefix), Path(sys.base_prefix), Path(np.__file__).resolve().parents[1]}
         ran = run_working([sys.executable, "perfembed_check.py", kernel.function, names, json.dumps(tolerance),
-                           str(reps)], cwd=work, limits=limits.with_wall(max(limits.wall_seconds, 300.0)),
+                           str(reps), str(SETTLE_S)], cwd=work,
+                          limits=limits.with_wall(max(limits.wall_seconds, 300.0)),
                           env={"OMP_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": str(threads)},
                           read_only=sorted(readable))
     if not ran.ok:
