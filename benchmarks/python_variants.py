@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.python_report import ANSI
-from loopnest.frontend.python.check import check_module
+from loopnest.frontend.python.check import SETTLE_S, check_module
 from loopnest.frontend.python.dropin import DropIn, load_module, python_dropin
 from loopnest.frontend.python.kernel import PythonKernel
 from loopnest.harness import Limits
@@ -146,12 +146,17 @@ def first_call(fn: Callable[..., Any], inputs: Inputs, want: list[Any]) -> dict[
     return {"status": "ok" if error <= TOLERANCE else "wrong-output", "max_rel_error": error, "first_s": first}
 
 
-def interleave(fns: dict[str, Callable[..., Any]], inputs: Inputs, rounds: int) -> dict[str, list[float]]:
-    """Each round calls every variant once, in an order reversed every other round, on fresh copies."""
+def interleave(fns: dict[str, Callable[..., Any]], inputs: Inputs, rounds: int,
+               settle: float = SETTLE_S) -> dict[str, list[float]]:
+    """Each round calls every variant once, in an order reversed every other round, on fresh copies, each
+    call ``settle`` seconds after the one before: the thread pool of the variant before (OpenBLAS's under
+    NumPy and Numba, OpenMP's) spins on the cores for a while after its call, and a variant timed within
+    that while ran on fewer cores (atax: NumPy 7-15 ms instead of 1.6 ms, perfembed 6-22 ms instead of 2)."""
     times: dict[str, list[float]] = {label: [] for label in fns}
     for r in range(rounds):
         for label, fn in list(fns.items())[:: 1 if r % 2 == 0 else -1]:
             args = inputs.fresh()
+            time.sleep(settle)
             start = time.perf_counter()
             fn(*args)
             times[label].append(time.perf_counter() - start)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 
 from benchmarks.python_bench import SUITE, main, measure_kernel, sizes
 from benchmarks.python_report import headline, missing_figures, render_markdown, summarize, write_report
-from benchmarks.python_variants import numba_variants, relative_error
+from benchmarks.python_variants import Inputs, interleave, numba_variants, relative_error
 from loopnest.config import get_settings
 from service.commands.bench import bench_app
 
@@ -133,3 +134,22 @@ def test_an_interrupted_run_reports_the_kernels_it_measured_and_says_so() -> Non
     text = render_markdown(report)
     assert "**Interrupted:** stopped after 1 of 21 kernels" in text and "Budget cut" not in text
     assert text.endswith("## Remarks on this run\n\n- the machine was busy\n")
+
+
+def test_each_variant_is_timed_after_the_one_before_went_quiet(tmp_path: Path) -> None:
+    """A variant whose thread pool spins on after its call (OpenBLAS's under NumPy) slowed whichever variant
+    ran right after it: here one leaves a 'busy until' stamp, and another called before it passes is slowed
+    by 20 ms; the rounds must time the second at its own speed."""
+    busy = {"until": 0.0}
+
+    def spins_after(x: np.ndarray) -> None:
+        busy["until"] = time.perf_counter() + 0.15
+
+    def slowed_while_busy(x: np.ndarray) -> None:
+        if time.perf_counter() < busy["until"]:
+            time.sleep(0.02)
+
+    np.savez(tmp_path / "inputs.npz", x=np.zeros(4))
+    times = interleave({"numpy": spins_after, "other": slowed_while_busy}, Inputs(tmp_path / "inputs.npz", ["x"]),
+                       rounds=2)
+    assert max(times["other"]) < 0.01
