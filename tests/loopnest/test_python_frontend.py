@@ -19,6 +19,8 @@ from loopnest.frontend.preprocess import PreprocessOptions
 from loopnest.frontend.program import local_program
 from loopnest.frontend.python.extract import extract_python, lower_python
 from loopnest.frontend.python.kernel import PythonKernel
+from loopnest.polyhedral import ScheduleSpace, compute_dependences
+from loopnest.transform.parallel import blocking_dependences
 from tests.loopnest.scop_interpreter import run_scop
 
 KERNELS = '''
@@ -191,6 +193,36 @@ def test_a_reduction_sweeps_rows_where_its_accesses_run_along_them(tmp_path: Pat
     scop = lower_python(path, function).scop
     assert scop.statements[-1].to_c(lambda d: f"i{d}") == update
     _check(path, function, {"M": 5, "N": 7})
+
+
+ROW_TEMPORARIES = '''
+def rows(A: "float64[R, Q, P]", C: "float64[P, P]"):
+    R, Q, P = A.shape
+    for r in range(R):
+        for q in range(Q):
+            A[r, q, :] = A[r, q, :] @ C
+
+def relax(path: "float64[N, N]"):
+    N = path.shape[0]
+    for k in range(N):
+        for i in range(N):
+            path[i, :] = np.minimum(path[i, :], path[i, k] + path[k, :])
+'''
+
+
+def test_a_temporary_alone_does_not_keep_the_outer_loop_from_running_in_parallel(tmp_path: Path) -> None:
+    """The row A[r, q, :] @ C is computed into a temporary before it is written back: one buffer shared by
+    all iterations of r was a false dependence that kept r sequential; it gets one slice per r. Where the
+    outer loop carries a true dependence as well (k of Floyd-Warshall), the buffer stays one."""
+    path = _source(tmp_path, "import numpy as np\n" + ROW_TEMPORARIES)
+    scop = lower_python(path, "rows").scop
+    assert scop.arrays["perfembed_tmp"].dims == ("R", "P")
+    blocking, _ = blocking_dependences(scop, ScheduleSpace(scop, compute_dependences(scop)), 0)
+    assert blocking == []
+    _check(path, "rows", {"R": 3, "Q": 4, "P": 5})
+    relax = lower_python(path, "relax").scop
+    assert relax.arrays["perfembed_tmp"].dims == ("N",)
+    _check(path, "relax", {"N": 6})
 
 SHIFT = '''
 def f(A: "float64[N]"):

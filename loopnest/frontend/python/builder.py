@@ -108,7 +108,7 @@ class KernelBuilder(CreationLowering):
         if abs(step) != 1:
             cons.append(f"exists (e{depth}: {it} = {lower.isl()} {'+' if step > 0 else '-'} {abs(step)}*e{depth})")
         self.env[name] = Affine.iterator(depth)
-        self.loops.append(LoopFrame(name, depth, cons, step < 0, node.lineno))
+        self.loops.append(LoopFrame(name, depth, cons, step < 0, node.lineno, (lower, upper) if step == 1 else None))
         self.beta.append(0)
         first = len(self.raws)
         self.statements(node.body)

@@ -28,6 +28,7 @@ class LoopFrame:
     constraints: list[str]
     negative: bool
     line: int
+    span: tuple[Affine, Affine] | None = None  # (lower, upper) of a unit-step forward loop, else None
 
 
 @dataclass

@@ -18,6 +18,8 @@ from loopnest.frontend.python.signature import ArgSpec, Signature
 from loopnest.frontend.python.stores import TempArray
 from loopnest.frontend.symbols import Symbol
 from loopnest.ir import ArrayRef, Scop, SourceRegion, Var
+from loopnest.polyhedral import ScheduleSpace, compute_dependences
+from loopnest.transform.parallel import blocking_dependences
 
 
 @dataclass(frozen=True)
@@ -87,4 +89,30 @@ class ScopBuilder(KernelBuilder):
 def build_kernel(func: ast.FunctionDef, file: str, signature: Signature, name: str,
                  limits: AnalysisLimits) -> PythonKernel:
     builder = ScopBuilder(func, file, signature)
-    return builder.kernel(name, limits)
+    kernel = builder.kernel(name, limits)
+    expand = shared_temporaries(kernel.scop, builder.in_loops)
+    if not expand:
+        return kernel
+    again = ScopBuilder(func, file, signature)
+    again.expand = expand
+    return again.kernel(name, limits)
+
+
+def shared_temporaries(scop: Scop, candidates: set[str]) -> frozenset[str]:
+    """The temporaries (of ``candidates``: made inside a unit-step outermost loop) that alone keep that loop
+    from running in parallel: ``for r: A[r, q, :] = A[r, q, :] @ C4`` computes each row into one buffer
+    shared by every iteration, a false dependence. Each gets one slice per iteration where it is read only
+    inside the loop and has fewer axes than the largest argument, so the slices add at most about one
+    argument's memory."""
+    if not candidates:
+        return frozenset()
+    blocking, _ = blocking_dependences(scop, ScheduleSpace(scop, compute_dependences(scop)), 0)
+    arrays = {d.array for d in blocking}
+    widest = max((len(a.dims) for a in scop.arrays.values() if a.storage == "param"), default=0)
+    if not arrays or not arrays <= candidates or any(len(scop.arrays[a].dims) >= widest for a in arrays):
+        return frozenset()
+    for array in arrays:
+        users = [s for s, stmt in enumerate(scop.statements) if any(a.array == array for a in stmt.accesses)]
+        if not all(scop.schedule.has_loop(s, 0) for s in users) or len({scop.schedule.rows[s][0] for s in users}) > 1:
+            return frozenset()
+    return frozenset(arrays)

@@ -57,6 +57,8 @@ class StoreLowering(CallLowering, Emitter):
         self.temps: dict[str, TempArray] = {}
         self.scalar_types: dict[str, str] = {}
         self.taken: set[str] = set()  # IR names in use
+        self.expand: frozenset[str] = frozenset()  # temporaries to give one slice per outermost iteration
+        self.in_loops: set[str] = set()  # temporaries the frontend made inside a unit-step outermost loop
 
     def fresh(self, base: str) -> str:
         name, n = base, 0
@@ -107,10 +109,26 @@ class StoreLowering(CallLowering, Emitter):
             target: Target = self.new_scalar("perfembed_t", value.dtype)
         else:
             target = self.new_array("perfembed_tmp", value.shape, value.dtype, node)
+            target = self._sliced(target)
         self.store(node, target, "=", value)
         if isinstance(target, ScalarTarget):
             return Scalar((), target.dtype, expr=Var(target.var))
         return target
+
+    def _sliced(self, temp: View) -> View:
+        """``temp``, made inside a unit-step outermost loop: with one slice per iteration of that loop where
+        :attr:`expand` names it (a second lowering, when the temporary alone kept the loop from running in
+        parallel: one buffer shared by all iterations is a false dependence between them)."""
+        outer = self.loops[0].span if self.loops else None
+        if outer is None:
+            return temp
+        self.in_loops.add(temp.array)
+        if temp.array not in self.expand:
+            return temp
+        lower, upper = outer
+        info = self.temps[temp.array]
+        self.temps[temp.array] = TempArray(info.name, info.dtype, (Extent.of(upper - lower), *info.shape))
+        return View(temp.shape, temp.dtype, array=temp.array, index=(Affine.iterator(0) - lower, *temp.index))
 
     @staticmethod
     def target_ref(target: Target, coords: tuple[Affine, ...]) -> ArrayRef | Var:
