@@ -151,12 +151,16 @@ def interleave(fns: dict[str, Callable[..., Any]], inputs: Inputs, rounds: int,
     """Each round calls every variant once, in an order reversed every other round, on fresh copies, each
     call ``settle`` seconds after the one before: the thread pool of the variant before (OpenBLAS's under
     NumPy and Numba, OpenMP's) spins on the cores for a while after its call, and a variant timed within
-    that while ran on fewer cores (atax: NumPy 7-15 ms instead of 1.6 ms, perfembed 6-22 ms instead of 2)."""
+    that while ran on fewer cores (atax: NumPy 7-15 ms instead of 1.6 ms, perfembed 6-22 ms instead of 2).
+    After the pause one untimed call wakes the variant's own threads: timed straight after it, a parallel
+    variant paid the wake-up (pairwise_distances' transfer module 5.7 ms for 0.47 ms, Numba parallel 2.5 ms
+    for 1.6 ms), which a user's loop of calls does not."""
     times: dict[str, list[float]] = {label: [] for label in fns}
     for r in range(rounds):
         for label, fn in list(fns.items())[:: 1 if r % 2 == 0 else -1]:
-            args = inputs.fresh()
+            warm, args = inputs.fresh(), inputs.fresh()
             time.sleep(settle)
+            fn(*warm)  # untimed: wakes this variant's own threads (and an idle core) after the pause
             start = time.perf_counter()
             fn(*args)
             times[label].append(time.perf_counter() - start)

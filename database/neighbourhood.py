@@ -102,21 +102,23 @@ class Neighbourhood:
 @dataclass(frozen=True)
 class Neighbourhoods:
     """Everything :func:`read_neighbourhoods` read: each nest's :class:`Neighbourhood`, in the order asked,
-    and the database's stamp as they were read."""
+    and the database's stamp as they were read (None: an embedding model was fitted while they were read, so
+    the searches and the rows may come from different states, and an answer made of them is not to be kept)."""
 
     nests: tuple[Neighbourhood, ...]
-    stamp: Stamp
+    stamp: Stamp | None
 
 
 def read_neighbourhoods(store: Store, embeddings: EmbeddingStore, lookups: Sequence[NestLookup]) -> Neighbourhoods:
     """Every nest's :class:`Neighbourhood` and the stamp: one embedding search per nest, then one transaction."""
+    model = embeddings.current_version()  # the searches' model, or a newer one: checked against the stamp's
     searched = [_search(embeddings, lookup) for lookup in lookups]
     with store.session() as session:
         stamp = read_stamp(session)
         targets = list_targets(session)
         nests = tuple(_neighbourhood(session, lookup, hits, gate, targets)
                       for lookup, (hits, gate) in zip(lookups, searched, strict=True))
-    return Neighbourhoods(nests, stamp)
+    return Neighbourhoods(nests, stamp if stamp[2] == model else None)
 
 
 def _search(embeddings: EmbeddingStore, lookup: NestLookup) -> tuple[list[Hit], float | None]:

@@ -17,6 +17,7 @@ not write is never overwritten.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import json
@@ -155,13 +156,17 @@ def _kernel_module(function: Callable[..., Any]) -> tuple[str, int]:
     return SOURCE_MARK + HEADER + textwrap.dedent("".join(lines)), max(first, 1)
 
 
-def _discard(folder: Path, created: bool, *files: Path) -> None:
-    """Nothing tuned: the files this call wrote go, and the folder too if this call made it and it is empty
-    (a failed tune left a folder holding only the source, which looked like a result)."""
-    for file in files:
-        file.unlink(missing_ok=True)
-    if created and not any(folder.iterdir()):
-        folder.rmdir()
+def _discard(folder: Path, created: bool, source: Path, *files: Path) -> None:
+    """Nothing tuned: the files this call wrote go (the source only where no earlier tuned module beside it
+    needs it), and the folder too if this call made it and it is empty (a failed tune left a folder holding
+    only the source, which looked like a result). A failure here hides nothing: the user's error stands."""
+    with contextlib.suppress(OSError):
+        for file in files:
+            file.unlink(missing_ok=True)
+        if not source.with_name(source.name.replace("_source.py", "_tuned.py")).exists():
+            source.unlink(missing_ok=True)
+        if created and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def _refuse_foreign(path: Path, mark: str) -> None:

@@ -1,10 +1,11 @@
 """The core's answer cache: answers from the database alone, remembered until the database changes.
 
-A *stamp* of the database (:mod:`database.stamp`) keys every cached answer; it is read at most once per
-:data:`STAMP_TTL_S`, and writes through the core drop it at once. A suggestion reads it with the rest of
-what it reads (:func:`database.neighbourhood.read_neighbourhoods`) and hands it back here
-(:meth:`AnswerCache.saw`). One :class:`AnswerCache` belongs
-to one core (:class:`service.core.TransferCore`), which belongs to the app or the command that made it.
+A *stamp* of the database (:mod:`database.stamp`) keys every cached answer. To check a cached answer it is
+read at most once per :data:`STAMP_TTL_S`, and writes through the core drop it at once; a suggestion that
+computes its answer reads it with the rest of what it reads
+(:func:`database.neighbourhood.read_neighbourhoods`) and hands it back here (:meth:`AnswerCache.saw`).
+One :class:`AnswerCache` belongs to one core (:class:`service.core.TransferCore`), which belongs to the app
+or the command that made it.
 """
 
 from __future__ import annotations
@@ -63,9 +64,10 @@ class AnswerCache:
 
     def saw(self, stamp: Stamp, generation: int, read_at: float) -> None:
         """``stamp`` was read at ``read_at`` (monotonic) in ``generation``: it is trusted for ``ttl_s`` from
-        then, unless the core wrote since."""
+        then, unless the core wrote since or a stamp read later is already kept (a slow request's older stamp
+        must not replace it)."""
         with self._lock:
-            if generation == self._generation:
+            if generation == self._generation and (self._stamp is None or self._stamp[1] <= read_at + self.ttl_s):
                 self._stamp = (stamp, read_at + self.ttl_s)
 
     def fresh_stamp(self) -> Stamp | None:

@@ -77,8 +77,9 @@ class TransferCore:
         # next requests are answered without I/O; a request that wrote reads it again for that.
         generation, started = self.cache.generation(), time.monotonic()
         answer, stamp = suggest_read(ctx, program, options, min_speedup=min_speedup, analysis=analysis)
-        self.cache.put("suggestions", key, (stamp, answer))
-        self.cache.saw(stamp, generation, started)
+        if stamp is not None:
+            self.cache.put("suggestions", key, (stamp, answer))
+            self.cache.saw(stamp, generation, started)
         if self.cache.generation() != generation:
             self.cache.stamp()
         return answer
@@ -90,11 +91,11 @@ class TransferCore:
         read again first (queries: off the event loop)."""
         if options.evaluate:
             return None
-        stamp = self.cache.stamp() if read_stamp else self.cache.fresh_stamp()
-        if stamp is None:
-            return None
         found = self.cache.get("suggestions", _key(program, options, self._min_speedup(options)))
-        return found[0][1] if found and found[0][0] == stamp else None
+        if not found:  # never answered: no stamp to read
+            return None
+        stamp = self.cache.stamp() if read_stamp else self.cache.fresh_stamp()
+        return found[0][1] if stamp is not None and found[0][0] == stamp else None
 
     def view(self, name: str, compute: Callable[[], T]) -> T:
         """``compute()``, a view of the database alone (the dashboard's embedding map), remembered in this

@@ -48,8 +48,9 @@ SIZES_HINT = "give each size its value: --param {name}=INT (or \"params\": {{\"{
 
 def suggest_read(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *, min_speedup: float,
                  analysis: ProgramAnalysis | None = None,
-                 progress: ProgressFn | None = None) -> tuple[Suggestions, Stamp]:
-    """:func:`suggest`'s answer and the database's stamp as the answer read it. The program's nests go
+                 progress: ProgressFn | None = None) -> tuple[Suggestions, Stamp | None]:
+    """:func:`suggest`'s answer and the database's stamp as the answer read it (None: not to be kept,
+    :class:`~database.neighbourhood.Neighbourhoods`). The program's nests go
     through each stage together: stored (if asked), their neighbourhoods read in one visit, their
     transfers planned; then each is measured (if asked) and the nests no neighbour helps get their jobs."""
     analysis = analyse_program(program) if analysis is None else analysis.check_for(program)
@@ -72,17 +73,16 @@ def suggest_read(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
         answered, stamp = _suggest_nests(ctx, program, options, [nests[i] for i in chosen], [params[i] for i in chosen],
                                          [ids[i] for i in chosen], min_speedup=min_speedup, name=name,
                                          progress=progress, count=len(nests))
-        entries.extend(answered)
-    if options.fallback:
-        entries = _with_jobs(ctx, program, options, entries)
-    if stamp is None:  # no nest: nothing was read
+        # A measured nest's job is queued before the next nest is measured (a worker may start on it).
+        entries.extend(_with_jobs(ctx, program, options, answered) if options.fallback else answered)
+    if not rounds:  # no nest: nothing was read
         stamp = ctx.cache.stamp()
     return Suggestions(tuple(entries), tuple(r.to_dict() for r in analysis.rejected)), stamp
 
 
 def _suggest_nests(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, nests: Sequence[NestAnalysis],
                    params: Sequence[Mapping[str, int]], ids: Sequence[int | None], *, min_speedup: float, name: str,
-                   progress: ProgressFn | None, count: int) -> tuple[list[NestSuggestion], Stamp]:
+                   progress: ProgressFn | None, count: int) -> tuple[list[NestSuggestion], Stamp | None]:
     """Some of the program's nests: their neighbourhoods read in one visit, their transfers planned, their
     candidates measured if asked; with the stamp as read. ``count``: the program's nests (for progress)."""
     here = ctx.target_id  # resolved before the session: SQLite runs one writer at a time

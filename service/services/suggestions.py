@@ -134,6 +134,9 @@ def cached_suggestions(body: SuggestionsIn, program: ProgramSource | None = None
 def ended(job: EvaluationJob) -> dict[str, Any]:
     """The job's answer; a one-line ConflictError (409: the job's state, not the request, is why) while it
     has none (queued, running, or failed)."""
+    if job.result is None and job.status == "failed":
+        why = (job.error or {}).get("message", "see the job's error")
+        raise ConflictError(f"evaluation job {job.id} failed, so it has no result ({why}); evaluate again")
     if job.result is None:
         raise ConflictError(f"evaluation job {job.id} has no result ({job.status}); "
                             "ask again when its status is done")

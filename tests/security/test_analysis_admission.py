@@ -115,5 +115,10 @@ def test_the_dashboards_tuned_file_analyses_within_the_budget(tmp_path: Path) ->
         start = time.monotonic()
         tuned = api.post("/ui/suggest/tuned", data=form, headers=auth)
         elapsed = time.monotonic() - start
+        start = time.monotonic()
+        keyless = api.post("/ui/suggest/tuned", data=form)  # the case: no key at all
+        keyless_s = time.monotonic() - start
+    # Without a key the job is nobody's to read: refused before any analysis.
+    assert keyless.status_code in (401, 403) and keyless_s < 1.0, (keyless.status_code, keyless_s)
     assert tuned.status_code == 422 and "PERFEMBED_ANALYSIS_TIME_LIMIT_S" in tuned.text, tuned.text[:300]
     assert elapsed < 6.0, f"{elapsed:.1f} s"

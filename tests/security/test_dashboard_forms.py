@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from service.ui.routes import router as ui_router
 from service.web_security import CSP
 from tests.security.owners import World, build, form_headers
 
@@ -38,8 +39,12 @@ def test_a_form_from_another_site_is_refused_and_sets_nothing(world: World, head
         r = world.client.post("/ui/key", data=data, headers=headers, follow_redirects=False)
         assert r.status_code == 403 and "set-cookie" not in r.headers, r.text
         assert "posted from another site" in r.text
-    r = world.client.post("/ui/suggest", data={"source": "void f(void) {}"}, headers=headers)
-    assert r.status_code == 403
+    # Every form the dashboard takes, found from the app's routes, so that a new one cannot be forgotten.
+    posts = sorted(route.path for route in ui_router.routes if "POST" in (getattr(route, "methods", None) or ()))
+    assert {"/ui/key", "/ui/suggest", "/ui/suggest/tuned"} <= set(posts), posts
+    for path in posts:
+        r = world.client.post(path, data={"source": "void f(void) {}"}, headers=headers)
+        assert r.status_code == 403, (path, r.text[:200])
 
 
 def test_the_dashboards_own_forms_and_clients_without_a_browser_are_served(world: World) -> None:

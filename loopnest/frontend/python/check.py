@@ -69,8 +69,9 @@ times = {"original": [], "tuned": []}
 pair = (("original", original), ("tuned", getattr(tuned, function)))
 for rep in range(reps):
     for label, fn in pair[:: 1 if rep % 2 == 0 else -1]:
-        args = arguments()
+        warm, args = arguments(), arguments()
         time.sleep(settle)
+        fn(*warm)  # untimed: wakes its own threads (and an idle core), as a user's loop of calls has them
         start = time.perf_counter()
         fn(*args)
         times[label].append(time.perf_counter() - start)
@@ -79,7 +80,9 @@ print(json.dumps({"max_rel_error": max(errors, default=0.0), "tolerance": tolera
                   "tuned_s": min(times["tuned"])}))
 '''
 
-# Each timed call waits this long first, and the order flips every round: a thread pool spins on the cores
+# Each timed call waits this long first (then makes one untimed call, which wakes its own threads and an idle
+# core: a parallel module timed straight after the pause paid 5-20 ms for it, pairwise_distances 5.7 ms for
+# 0.5 ms), and the order flips every round: a thread pool spins on the cores
 # for a while after its call before it sleeps (OpenBLAS's for about 2**28 cycles, Intel OpenMP's 200 ms), so
 # without the wait the tuned module, always timed right after NumPy's BLAS call, shared the cores with
 # NumPy's spinning threads and was measured up to 10x slower than it runs (atax: 18-27 ms for 2 ms).

@@ -1,0 +1,96 @@
+"""The suggestion cache keeps an answer with the database stamp it was computed from (issue 60's one visit
+to the store per suggestion, and its review): what it must never do is serve an answer made of two states, or
+pay the stamp's queries for a request it never answered."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import service.core.suggest as suggest_module
+from database.embedding_store import EmbeddingStore
+from service.core.answer_cache import AnswerCache
+from service.core.core import TransferCore
+from service.core.types import ProgramSource, SuggestOptions
+from tests.service.factories import make_app, service_settings
+
+TWO_NESTS = """\
+void dense(int m, int n, int p, double A[m][p], double B[p][n], double b[n], double C[m][n]) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      C[i][j] = b[j];
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < p; k++)
+        C[i][j] += A[i][k] * B[k][j];
+}
+"""
+PROGRAM = ProgramSource(source=TWO_NESTS, params={"m": 16, "n": 16, "p": 16}, name="dense.c")
+
+
+@pytest.fixture
+def core(tmp_path: Path) -> TransferCore:
+    app = make_app(service_settings(tmp_path), populated=True)
+    found: TransferCore = app.state.perfembed.core()
+    found.context.target_id  # noqa: B018 - this machine's target, resolved before any request
+    return found
+
+
+def test_an_answer_read_across_a_model_refit_is_not_kept(core: TransferCore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: the searches ran before the stamp was read; a fit between them stored an answer of the old
+    model under the new model's stamp, served until something else changed."""
+    real = EmbeddingStore.current_version
+    monkeypatch.setattr(EmbeddingStore, "current_version", lambda self: "a model refitted since")
+    core.suggest(PROGRAM, SuggestOptions(k=3))
+    assert core.cached_suggestion(PROGRAM, SuggestOptions(k=3), read_stamp=True) is None
+    monkeypatch.setattr(EmbeddingStore, "current_version", real)
+    answer = core.suggest(PROGRAM, SuggestOptions(k=3))
+    assert core.cached_suggestion(PROGRAM, SuggestOptions(k=3), read_stamp=True) == answer
+
+
+def test_a_request_never_answered_reads_no_stamp(core: TransferCore) -> None:
+    """Review: the API's cached path read the stamp (four queries) before looking the request up."""
+    core.cache.changed()  # the stamp is stale: a lookup would have to read it
+    reads: Counter[str] = Counter()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == "read_stamp":
+            reads["read_stamp"] += 1
+
+    sys.setprofile(profile)
+    try:
+        assert core.cached_suggestion(PROGRAM, SuggestOptions(k=3), read_stamp=True) is None
+    finally:
+        sys.setprofile(None)
+    assert reads == Counter()
+
+
+def test_an_older_stamp_does_not_replace_a_newer_one(core: TransferCore) -> None:
+    cache = AnswerCache(core.store, ttl_s=10.0)
+    generation = cache.generation()
+    cache.saw((2, 0, None, 0, None), generation, read_at=100.0)
+    cache.saw((1, 0, None, 0, None), generation, read_at=99.0)  # a slow request's, read before
+    assert cache._stamp is not None and cache._stamp[0][0] == 2  # noqa: SLF001 - the kept stamp itself
+
+
+def test_with_evaluation_a_nests_job_is_queued_before_the_next_nest_is_measured(
+        core: TransferCore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: with evaluate and fallback every job waited for the last nest's measurement (and a failure
+    there left the earlier nests without theirs)."""
+    order: list[str] = []
+    for name in ("measure_candidates", "fallback_jobs"):
+        original = getattr(suggest_module, name)
+
+        def recorded(*args: Any, _original: Any = original, _name: str = name, **kwargs: Any) -> Any:
+            order.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(suggest_module, name, recorded)
+    answer = core.suggest(PROGRAM, SuggestOptions(k=3, evaluate=True, fallback=True, min_speedup=1e9, reps=1))
+    assert all(n.tuning_job is not None for n in answer.nests)
+    assert "measure_candidates" in order and order.count("fallback_jobs") == 2 and order[-1] == "fallback_jobs"
+    assert "measure_candidates,measure_candidates" not in ",".join(order), order
