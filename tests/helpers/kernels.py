@@ -45,3 +45,18 @@ void axpy(int n, double a, double x[n], double y[n]) {
     y[i] = a * x[i] + y[i];
 }
 """
+
+
+# Two nests in one function, a fill and a product: a program whose nests go through a suggestion together.
+TWO_NESTS = """\
+/* two nests */
+void dense(int m, int n, int p, double A[m][p], double B[p][n], double b[n], double C[m][n]) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      C[i][j] = b[j];
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < p; k++)
+        C[i][j] += A[i][k] * B[k][j];
+}
+"""

@@ -23,20 +23,8 @@ import service.admission
 import service.mappers
 from database import create_api_key
 from service.core.types import ProgramSource, SuggestOptions
+from tests.helpers.kernels import TWO_NESTS
 from tests.service.factories import make_app, service_settings
-
-TWO_NESTS = """\
-/* analysis-once test */
-void dense(int m, int n, int p, double A[m][p], double B[p][n], double b[n], double C[m][n]) {
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < n; j++)
-      C[i][j] = b[j];
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < n; j++)
-      for (int k = 0; k < p; k++)
-        C[i][j] += A[i][k] * B[k][j];
-}
-"""
 
 
 class _InThisProcess:

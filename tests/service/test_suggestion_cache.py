@@ -16,19 +16,9 @@ from database.embedding_store import EmbeddingStore
 from service.core.answer_cache import AnswerCache
 from service.core.core import TransferCore
 from service.core.types import ProgramSource, SuggestOptions
+from tests.helpers.kernels import TWO_NESTS
 from tests.service.factories import make_app, service_settings
 
-TWO_NESTS = """\
-void dense(int m, int n, int p, double A[m][p], double B[p][n], double b[n], double C[m][n]) {
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < n; j++)
-      C[i][j] = b[j];
-  for (int i = 0; i < m; i++)
-    for (int j = 0; j < n; j++)
-      for (int k = 0; k < p; k++)
-        C[i][j] += A[i][k] * B[k][j];
-}
-"""
 PROGRAM = ProgramSource(source=TWO_NESTS, params={"m": 16, "n": 16, "p": 16}, name="dense.c")
 
 
