@@ -98,7 +98,7 @@ def tune_function(store: Store, settings: AutotuneSettings, function: Callable[.
         answer = suggest_file(request, status=_printed_status, store=store, settings=settings,
                               check_nests=lambda count, rejected: _require_nest(function, first_line, count, rejected))
     except BaseException:
-        _discard(folder, created, file, inputs)
+        _discard(folder, created, module, file, inputs)
         raise
     finally:
         inputs.unlink(missing_ok=True)  # a copy of the example data: the module does not need it
@@ -110,7 +110,7 @@ def tune_function(store: Store, settings: AutotuneSettings, function: Callable[.
     if written is None or written.path is None:
         reason = answer.outcome.reason or (written.message if written is not None else "nothing written")
         warnings.warn(f"perfembed: {name} NOT tuned ({reason}); the original runs", stacklevel=3)
-        _discard(folder, created, file)
+        _discard(folder, created, module, file)
         return TunedFunction(function, False, reason)
     tuned = getattr(load_module(module, f"perfembed_tuned_{name}_{secrets.token_hex(4)}"), name)
     # Its C is compiled and loaded now, on copies of the examples: a later tune into the same folder cannot
@@ -156,14 +156,14 @@ def _kernel_module(function: Callable[..., Any]) -> tuple[str, int]:
     return SOURCE_MARK + HEADER + textwrap.dedent("".join(lines)), max(first, 1)
 
 
-def _discard(folder: Path, created: bool, source: Path, *files: Path) -> None:
+def _discard(folder: Path, created: bool, module: Path, source: Path, *files: Path) -> None:
     """Nothing tuned: the files this call wrote go (the source only where no earlier tuned module beside it
     needs it), and the folder too if this call made it and it is empty (a failed tune left a folder holding
     only the source, which looked like a result). A failure here hides nothing: the user's error stands."""
     with contextlib.suppress(OSError):
         for file in files:
             file.unlink(missing_ok=True)
-        if not source.with_name(source.name.replace("_source.py", "_tuned.py")).exists():
+        if not module.exists():
             source.unlink(missing_ok=True)
         if created and not any(folder.iterdir()):
             folder.rmdir()

@@ -66,16 +66,16 @@ def suggest_read(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
                                 owner_key_id=options.owner_key_id))
     # A measured nest's results may make it a lender to the next one (two alike nests in one program):
     # with evaluation each nest is read after the one before it was measured, else all are read at once.
-    rounds = [[i] for i in range(len(nests))] if options.evaluate else [list(range(len(nests)))]
+    step = 1 if options.evaluate else max(len(nests), 1)
     entries: list[NestSuggestion] = []
     stamp: Stamp | None = None
-    for chosen in rounds:
-        answered, stamp = _suggest_nests(ctx, program, options, [nests[i] for i in chosen], [params[i] for i in chosen],
-                                         [ids[i] for i in chosen], min_speedup=min_speedup, name=name,
-                                         progress=progress, count=len(nests))
+    for start in range(0, len(nests), step):
+        part = slice(start, start + step)
+        answered, stamp = _suggest_nests(ctx, program, options, nests[part], params[part], ids[part],
+                                         min_speedup=min_speedup, name=name, progress=progress, count=len(nests))
         # A measured nest's job is queued before the next nest is measured (a worker may start on it).
         entries.extend(_with_jobs(ctx, program, options, answered) if options.fallback else answered)
-    if not rounds:  # no nest: nothing was read
+    if not nests:  # nothing was read
         stamp = ctx.cache.stamp()
     return Suggestions(tuple(entries), tuple(r.to_dict() for r in analysis.rejected)), stamp
 
