@@ -13,7 +13,8 @@ _WHAT = {
     409: "Conflicts with the record's state",
     413: "Request body too large",
     422: "Invalid input: bad C, unsupported construct, bad recipe, missing parameter, invalid field",
-    429: "Evaluation pool busy; retry after the Retry-After header's seconds",
+    429: "Too many requests now (the evaluation pool is full, or this client's analyses exceed their rate); "
+         "retry after the Retry-After header's seconds",
     503: "Database not available",
 }
 
@@ -35,3 +36,5 @@ def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
 READ = (422, 503)
 READ_AUTH = (401, 422, 503)
 WRITE = (401, 413, 422, 503)
+# Every route that analyses a program: its client's analyses are rate-limited (service.admission).
+ANALYSES = (413, 429)

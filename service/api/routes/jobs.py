@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Path, Query, Response
 from database.domain import JobStatus
 from service.api.deps import CoreDep, ReadKeyDep, SessionDep, SettingsDep, StoreDep, WriteKeyDep
 from service.api.examples import JOB_EXAMPLES
-from service.api.responses import READ_AUTH, WRITE, errors
+from service.api.responses import ANALYSES, READ_AUTH, WRITE, errors
 from service.schemas import MAX_ID, JobIn, JobPublic, JobsPublic
 from service.services.tuning_jobs import cancel_job, create_job, get_job, job_public, list_jobs
 
@@ -18,7 +18,7 @@ router = APIRouter(prefix="/tuning-jobs", tags=["tuning-jobs"])
 JobId = Annotated[int, Path(ge=1, le=MAX_ID, description="Tuning job id", examples=[1])]
 
 
-@router.post("", status_code=202, response_model=JobPublic, responses=errors(*WRITE, 404),
+@router.post("", status_code=202, response_model=JobPublic, responses=errors(*WRITE, *ANALYSES, 404),
              operation_id="tuning-jobs-create", summary="Enqueue a tuning job")
 def create(body: Annotated[JobIn, Body(openapi_examples=JOB_EXAMPLES)], response: Response, key: WriteKeyDep,
            db: StoreDep, settings: SettingsDep, core: CoreDep) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Body
 
 from service.api.deps import CoreDep, ReadKeyDep, SettingsDep, WriteKeyDep
 from service.api.examples import PROGRAM_EXAMPLES
-from service.api.responses import READ_AUTH, WRITE, errors
+from service.api.responses import ANALYSES, READ_AUTH, WRITE, errors
 from service.schemas import AnalysisPublic, ProgramIn, ProgramStoredPublic
 from service.services.programs import analyze_program_budgeted, store_program
 
@@ -17,7 +17,7 @@ router = APIRouter(tags=["programs"])
 ProgramBody = Annotated[ProgramIn, Body(openapi_examples=PROGRAM_EXAMPLES)]
 
 
-@router.post("/programs:analyze", response_model=AnalysisPublic, responses=errors(*READ_AUTH, 413),
+@router.post("/programs:analyze", response_model=AnalysisPublic, responses=errors(*READ_AUTH, *ANALYSES),
              operation_id="programs-analyze", summary="Analyse a program without storing it")
 def analyze(program: ProgramBody, _: ReadKeyDep, settings: SettingsDep) -> dict[str, Any]:
     """Extract the program's loop nests with their loops, accesses, exact dependences and parallel
@@ -26,7 +26,7 @@ def analyze(program: ProgramBody, _: ReadKeyDep, settings: SettingsDep) -> dict[
     return analyze_program_budgeted(program, settings, workers=settings.analysis_workers)
 
 
-@router.post("/programs", status_code=201, response_model=ProgramStoredPublic, responses=errors(*WRITE, 404),
+@router.post("/programs", status_code=201, response_model=ProgramStoredPublic, responses=errors(*WRITE, *ANALYSES, 404),
              operation_id="programs-store", summary="Store a program and its nests")
 def store(program: ProgramBody, key: WriteKeyDep, settings: SettingsDep, core: CoreDep) -> dict[str, Any]:
     """Store the program and its nests with their static features (one transaction), embedded when

@@ -8,14 +8,15 @@ from fastapi import APIRouter, Body
 
 from service.api.deps import CoreDep, ReadKeyDep, SettingsDep
 from service.api.examples import SEARCH_EXAMPLES
-from service.api.responses import READ_AUTH, errors
+from service.api.responses import ANALYSES, READ_AUTH, errors
 from service.schemas import SearchIn, SearchPublic
 from service.services.search import search
 
 router = APIRouter(tags=["search"])
 
 
-@router.post("/search", response_model=SearchPublic, responses=errors(*READ_AUTH, 404, 413), operation_id="search",
+@router.post("/search", response_model=SearchPublic, responses=errors(*READ_AUTH, *ANALYSES, 404),
+             operation_id="search",
              summary="Find the stored nests nearest to a program or an embedding")
 def run(body: Annotated[SearchIn, Body(openapi_examples=SEARCH_EXAMPLES)], settings: SettingsDep, core: CoreDep,
         _: ReadKeyDep) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from service.api.deps import CoreDep, EvaluationsDep, OwnerKeyDep, SettingsDep, StoreDep, WriteKeyDep
 from service.api.examples import SUGGESTIONS_EXAMPLES
-from service.api.responses import READ_AUTH, WRITE, errors
+from service.api.responses import ANALYSES, READ_AUTH, WRITE, errors
 from service.downloads import c_file
 from service.mappers import program_source
 from service.schemas import EvaluationJobPublic, SuggestionsIn, SuggestionsPublic
@@ -28,7 +28,8 @@ _ACCEPTED: dict[int | str, dict[str, Any]] = {202: {
     "headers": {"Location": {"description": "The job to poll", "schema": {"type": "string"}}}}}
 
 
-@router.post("/suggestions", response_model=SuggestionsPublic, responses={**_ACCEPTED, **errors(*WRITE, 404, 429)},
+@router.post("/suggestions", response_model=SuggestionsPublic,
+             responses={**_ACCEPTED, **errors(*WRITE, *ANALYSES, 404)},
              operation_id="suggestions-create", summary="Suggest recipes for each nest of a program",
              response_model_exclude_unset=True)
 async def create(body: Annotated[SuggestionsIn, Body(openapi_examples=SUGGESTIONS_EXAMPLES)], key: WriteKeyDep,
