@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sqlalchemy.orm import Session
 
 from database.errors import NotFoundError, data_dir_error
 from database.repositories import (
@@ -91,6 +92,17 @@ def load_fitted(state: bytes) -> Any:
     """A fitted model as :meth:`EmbeddingStore.fit` stored it (``pickle``), by an earlier version too."""
     return _RenamesUnpickler(io.BytesIO(state)).load()
 
+
+@dataclass(frozen=True)
+class FittedModel:
+    """The current embedding model as one read saw it: its version, estimator and confidence gate's distance.
+    A request that searches for several nests reads it once (:meth:`EmbeddingStore.fitted`)."""
+
+    version: str
+    estimator: Any
+    gate_distance: float
+
+
 class EmbeddingStore:
     """Nests' embeddings and the index over them, kept in step with the database (notebooks: see
     :class:`service.notebook.Notebook`, whose ``embeddings`` this is)."""
@@ -118,17 +130,28 @@ class EmbeddingStore:
             models = list_embedding_models(session)
         return models[-1].version if models else None
 
-    def model(self) -> tuple[str, Any]:
-        """The current fitted model (version, estimator); NotFoundError before the first fit."""
-        version = self.current_version()
-        if version is None:
+    def fitted(self, session: Session | None = None) -> FittedModel:
+        """The current model, its estimator and gate distance, in one visit (or read in ``session``);
+        :class:`NotFoundError` before the first fit. The estimator is unpickled once per version."""
+        if session is None:
+            with self.store.session() as own:
+                return self.fitted(own)
+        models = list_embedding_models(session)
+        if not models:
             raise NotFoundError("no embedding model has been fitted yet: load the shipped seed ('perfembed seed "
                                 "load'), or store nests and run 'perfembed embeddings fit'")
-        if self._model is None or self._model[0] != version:
-            with self.store.session() as session:
-                record = get_embedding_model(session, version=version)
-            self._model = (version, load_fitted(record.fitted_state or b""))
-        return self._model
+        record = models[-1]
+        with self._lock:
+            if self._model is None or self._model[0] != record.version:
+                state = get_embedding_model(session, version=record.version).fitted_state
+                self._model = (record.version, load_fitted(state or b""))
+            estimator = self._model[1]
+        return FittedModel(record.version, estimator, float(record.quality_metrics.get("gate_distance", 0.0)))
+
+    def model(self) -> tuple[str, Any]:
+        """The current fitted model (version, estimator); NotFoundError before the first fit."""
+        fitted = self.fitted()
+        return fitted.version, fitted.estimator
 
     def fit(self, *, design: str = "standard", n_components: int = 16) -> str:
         """Fit a model on every stored nest, store all embeddings, rebuild the index; the version."""
@@ -168,29 +191,41 @@ class EmbeddingStore:
         return version
 
     def gate_distance(self) -> float:
-        version = self.model()[0]
-        with self.store.session() as session:
-            return float(get_embedding_model(session, version=version).quality_metrics.get("gate_distance", 0.0))
+        return self.fitted().gate_distance
 
-    def embed(self, features: Mapping[str, float | None]) -> np.ndarray:
-        version, estimator = self.model()
+    def embed(self, features: Mapping[str, float | None], fitted: FittedModel | None = None) -> np.ndarray:
+        estimator = (fitted or self.fitted()).estimator
         X = feature_matrix([{k: v for k, v in features.items() if v is not None}], static_names())
         return np.asarray(estimator.transform(X), dtype=np.float32)[0]
 
     def add(self, nest_id: int, features: Mapping[str, float | None]) -> np.ndarray:
         """Embed one stored nest, persist its vector and add it to the index (used after tuning)."""
-        vector = self.embed(features)
-        version = self.model()[0]
         with self.store.session() as session:
-            store_embeddings(session, model_version=version, vectors={nest_id: [float(x) for x in vector]})
+            fitted = self.fitted(session)
+            vectors = self.store_vectors(session, fitted, {nest_id: features})
+        self.add_to_index(fitted.version, vectors)
+        return vectors[nest_id]
+
+    def store_vectors(self, session: Session, fitted: FittedModel,
+                      features: Mapping[int, Mapping[str, float | None]]) -> dict[int, np.ndarray]:
+        """Embed stored nests (``nest_id -> features``) with ``fitted`` and store their vectors in ``session``
+        (the caller's transaction); :meth:`add_to_index` once it committed."""
+        vectors = {nest_id: self.embed(values, fitted) for nest_id, values in features.items()}
+        store_embeddings(session, model_version=fitted.version,
+                         vectors={i: [float(x) for x in v] for i, v in vectors.items()})
+        return vectors
+
+    def add_to_index(self, version: str, vectors: Mapping[int, np.ndarray]) -> None:
+        """Add stored vectors of model ``version`` to its index, and save it once."""
         with self._lock:
-            index = self.index()
-            if nest_id not in set(index.ids().tolist()):
-                index.add(np.asarray([nest_id], dtype=np.int64), vector[None, :])
-                path = self._index_path(version)
-                self._save(index, path)
-                self._index = (version, index, Path(str(path) + ".json").stat().st_mtime)
-        return vector
+            index = self.index(version=version)
+            new = [i for i in vectors if i not in set(index.ids().tolist())]
+            if not new:
+                return
+            index.add(np.asarray(new, dtype=np.int64), np.stack([vectors[i] for i in new]))
+            path = self._index_path(version)
+            self._save(index, path)
+            self._index = (version, index, Path(str(path) + ".json").stat().st_mtime)
 
     # -- index -----------------------------------------------------------------------------------
     def _save(self, index: Any, path: Path) -> None:
@@ -204,9 +239,10 @@ class EmbeddingStore:
     def _index_path(self, version: str) -> Path:
         return self.data_dir / f"index-{version}.faiss"
 
-    def index(self, *, rebuild: bool = False) -> Any:
-        """The index of the current model: loaded from disk, or rebuilt when missing or stale."""
-        version = self.model()[0]
+    def index(self, *, rebuild: bool = False, version: str | None = None, session: Session | None = None) -> Any:
+        """The index of the current model (or of ``version``): loaded from disk, or rebuilt when missing or stale
+        (``session``: the caller's transaction, to read the vectors in)."""
+        version = self.model()[0] if version is None else version
         path = self._index_path(version)
         meta = Path(str(path) + ".json")
         with self._lock:
@@ -214,11 +250,13 @@ class EmbeddingStore:
                 # Another process (a worker) may have added nests: reload only when the file changed.
                 if not meta.exists() or meta.stat().st_mtime == self._index[2]:
                     return self._index[1]
-            return self._load_or_rebuild(version, path, meta, rebuild)
+            return self._load_or_rebuild(version, path, meta, rebuild, session)
 
-    def _load_or_rebuild(self, version: str, path: Path, meta: Path, rebuild: bool) -> Any:
-        with self.store.session() as session:
-            vectors = load_embeddings(session, model_version=version)
+    def _load_or_rebuild(self, version: str, path: Path, meta: Path, rebuild: bool, session: Session | None) -> Any:
+        if session is None:
+            with self.store.session() as own:
+                return self._load_or_rebuild(version, path, meta, rebuild, own)
+        vectors = load_embeddings(session, model_version=version)
         if not rebuild and path.exists():
             try:
                 metadata = read_index_metadata(path)
@@ -229,7 +267,7 @@ class EmbeddingStore:
                              path, metadata.count, metadata.model_version, len(vectors), version)
             except (OSError, IndexFileError) as exc:  # unreadable, partial, or from another backend
                 _logger.warning("rebuilding the index %s from the database: %s", path, exc)
-        dim = len(next(iter(vectors.values()))) if vectors else self.model()[1].n_components_
+        dim = len(next(iter(vectors.values()))) if vectors else self.fitted(session).estimator.n_components_
         index = make_index(dim, n_expected=len(vectors), model_version=version)
         if vectors:
             ids = np.fromiter(vectors, dtype=np.int64)
@@ -245,8 +283,9 @@ class EmbeddingStore:
 
         With ``target_id``, only nests measured on that target are returned (all when none is).
         """
-        vector = self._query_vector(query)
-        index = self.index()
+        fitted = self.fitted() if isinstance(query, Mapping) else None
+        vector = self._query_vector(query, fitted)
+        index = self.index(version=fitted.version if fitted else None)
         allowed = None
         if target_id is not None:
             with self.store.session() as session:
@@ -256,9 +295,16 @@ class EmbeddingStore:
         hits = [(int(i), float(d)) for i, d in zip(ids[0], dist[0], strict=True) if i >= 0 and i not in exclude]
         return self._describe(hits[:k])
 
-    def _query_vector(self, query: Any) -> np.ndarray:
+    def search_features(self, session: Session, fitted: FittedModel, features: Mapping[str, float | None],
+                        k: int) -> list[Hit]:
+        """The ``k`` stored nests nearest to ``features``, embedded with ``fitted`` and described in ``session``
+        (a suggestion's read: :func:`database.neighbourhood.read_neighbourhoods`)."""
+        dist, ids = self.index(version=fitted.version, session=session).search(self.embed(features, fitted)[None, :], k)
+        return self._describe([(int(i), float(d)) for i, d in zip(ids[0], dist[0], strict=True) if i >= 0], session)
+
+    def _query_vector(self, query: Any, fitted: FittedModel | None) -> np.ndarray:
         if isinstance(query, Mapping):
-            return self.embed(query)
+            return self.embed(query, fitted)
         if isinstance(query, str | Path):  # it used to read C: say where that went, not "could not convert"
             raise ParameterError("EmbeddingStore.search takes features or a vector; search by C file or source "
                                  "with `from service.notebook import Notebook; Notebook.open().search(...)`")
@@ -268,11 +314,13 @@ class EmbeddingStore:
             raise ParameterError(f"the vector has {vector.shape[0]} components; the embedding has {dim}")
         return vector
 
-    def _describe(self, hits: list[tuple[int, float]]) -> list[Hit]:
+    def _describe(self, hits: list[tuple[int, float]], session: Session | None = None) -> list[Hit]:
         if not hits:
             return []
-        with self.store.session() as session:
-            known = nest_summaries(session, nest_ids=[h[0] for h in hits])
+        if session is None:
+            with self.store.session() as own:
+                return self._describe(hits, own)
+        known = nest_summaries(session, nest_ids=[h[0] for h in hits])
         return [Hit(i, d, *known[i]) for i, d in hits if i in known]
 
 

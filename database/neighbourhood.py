@@ -8,11 +8,14 @@
   each with its recipes as the database ranks them on the first target of :func:`targets_by_preference`
   that has any, until ``lenders`` of them have a recipe that reached ``min_speedup``. Which of their
   recipes transfer takes is the transfer stage's choice (:mod:`autotune.transfer.neighbours`).
+  The nearest ``searched`` nests of *other* programs are looked at, with the program's own other nests
+  that fall among them: whether the request stored its nests already or not, the same nests are read
+  (an unmeasured one lends nothing; a measured one lends to the next, as two alike nests of one program).
 - **The confidence gate's distance**, None before an embedding model is fitted (then no neighbours).
 
-The visit also reads the database's stamp (:mod:`database.stamp`), in the same transaction, so that an
-answer is cached under the state it was computed from. The embedding searches run before the transaction:
-they need none, and SQLite holds one writer at a time.
+All of it is one transaction, with the embedding model and the database's stamp (:mod:`database.stamp`)
+read in it, so that an answer is cached under the state it was computed from. (SQLite runs in WAL mode:
+a reader holds no writer up.)
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from database.domain import Measurement, RankedRecipe, Target
-from database.embedding_store import EmbeddingStore, Hit
+from database.domain import Measurement, Nest, RankedRecipe, Target
+from database.embedding_store import EmbeddingStore, FittedModel, Hit
 from database.errors import NotFoundError
 from database.repositories import (
     find_program,
@@ -56,6 +59,7 @@ class NestLookup:
     params: Mapping[str, int]
     structure: str | None = None  # a sparse nest's index structure (its results are per matrix)
     nest_id: int | None = None  # its id when the request stored it just now
+    siblings: int = 0  # the program's other nests (searched beyond the window, which they do not count in)
     lenders: int = 5  # how many nearest nests that lend a recipe to read
     searched: int = 15  # how many nearest nests to look at for them
     min_speedup: float = 1.0  # what a recipe must have reached for its nest to lend it
@@ -110,36 +114,57 @@ class Neighbourhoods:
 
 
 def read_neighbourhoods(store: Store, embeddings: EmbeddingStore, lookups: Sequence[NestLookup]) -> Neighbourhoods:
-    """Every nest's :class:`Neighbourhood` and the stamp: one embedding search per nest, then one transaction."""
-    model = embeddings.current_version()  # the searches' model, or a newer one: checked against the stamp's
-    searched = [_search(embeddings, lookup) for lookup in lookups]
+    """Every nest's :class:`Neighbourhood` and the stamp, in one transaction."""
     with store.session() as session:
+        fitted = _fitted(embeddings, session)
         stamp = read_stamp(session)
         targets = list_targets(session)
-        nests = tuple(_neighbourhood(session, lookup, hits, gate, targets)
-                      for lookup, (hits, gate) in zip(lookups, searched, strict=True))
-    return Neighbourhoods(nests, stamp if stamp[2] == model else None)
+        nests = tuple(_neighbourhood(session, lookup, _search(session, embeddings, fitted, lookup), fitted, targets)
+                      for lookup in lookups)
+    # PostgreSQL reads each statement's committed state: a model fitted in between makes the two disagree.
+    return Neighbourhoods(nests, stamp if stamp[2] == (fitted.version if fitted else None) else None)
 
 
-def _search(embeddings: EmbeddingStore, lookup: NestLookup) -> tuple[list[Hit], float | None]:
-    """The nest's nearest stored nests and the gate's distance (none, and None, before a model is fitted)."""
-    try:  # not filtered by target: a nest tuned only elsewhere still lends its recipe
-        hits = embeddings.search(dict(lookup.features), k=lookup.searched + 1)  # + 1: the nest itself
-        return hits, embeddings.gate_distance()
+def _fitted(embeddings: EmbeddingStore, session: Session) -> FittedModel | None:
+    try:
+        return embeddings.fitted(session)
     except NotFoundError:  # no embedding model yet: no neighbour, and nothing to trust
-        return [], None
+        return None
 
 
-def _neighbourhood(session: Session, lookup: NestLookup, hits: Sequence[Hit], gate: float | None,
+def _search(session: Session, embeddings: EmbeddingStore, fitted: FittedModel | None, lookup: NestLookup) -> list[Hit]:
+    """The nest's nearest stored nests, enough of them for the window (:func:`_window`); none without a model.
+    Not filtered by target: a nest tuned only elsewhere still lends its recipe."""
+    if fitted is None:
+        return []
+    # + 1: the nest itself; + its program's other nests, which do not count in the window
+    return embeddings.search_features(session, fitted, lookup.features, k=lookup.searched + 1 + lookup.siblings)
+
+
+def _neighbourhood(session: Session, lookup: NestLookup, hits: Sequence[Hit], fitted: FittedModel | None,
                    targets: Sequence[Target]) -> Neighbourhood:
-    own = lookup.nest_id or find_stored_nest(session, source=lookup.source, index=lookup.index,
-                                             normalized=lookup.normalized)
+    program = find_program(session, source=lookup.source)
+    stored = [] if program is None else list_nests(session, program_id=program.id)
+    own = lookup.nest_id or _same_nest(stored, index=lookup.index, normalized=lookup.normalized)
     best = None if own is None else best_run(session, nest_id=own, target_id=lookup.target_id,
                                              params=lookup.params, structure=lookup.structure, targets=targets)
     preferred = targets_by_preference(session, lookup.target_id, targets)
-    near = _lenders(session, [h for h in hits if h.nest_id != own][:lookup.searched], preferred,
-                    lenders=lookup.lenders, min_speedup=lookup.min_speedup)
-    return Neighbourhood(own, best, tuple(targets), near, gate)
+    window = _window(hits, own=own, siblings={n.id for n in stored}, searched=lookup.searched)
+    near = _lenders(session, window, preferred, lenders=lookup.lenders, min_speedup=lookup.min_speedup)
+    return Neighbourhood(own, best, tuple(targets), near, fitted.gate_distance if fitted else None)
+
+
+def _window(hits: Sequence[Hit], *, own: int | None, siblings: set[int], searched: int) -> list[Hit]:
+    """The hits up to the ``searched``-th nest of another program, without the nest itself."""
+    window: list[Hit] = []
+    others = 0
+    for hit in hits:
+        if others == searched:
+            break
+        if hit.nest_id != own:
+            window.append(hit)
+            others += hit.nest_id not in siblings
+    return window
 
 
 def near_nests(store: Store, embeddings: EmbeddingStore, features: Mapping[str, float | None], *, target_id: int,
@@ -188,11 +213,14 @@ def find_stored_nest(session: Session, *, source: str, index: int, normalized: M
     """The database id of this very nest (same program text and position, same IR: ``normalized``, its
     :func:`~embeddings.features.stored_form.normalized_nest`), if stored."""
     program = find_program(session, source=source)
-    if program is None:
-        return None
-    for nest in list_nests(session, program_id=program.id):
-        stored = nest.normalized if isinstance(nest.normalized, Mapping) else {}
-        if nest.index == index and all(stored.get(k) == normalized[k] for k in IR_KEYS):
+    return None if program is None else _same_nest(list_nests(session, program_id=program.id), index=index,
+                                                     normalized=normalized)
+
+
+def _same_nest(stored: Sequence[Nest], *, index: int, normalized: Mapping[str, Any]) -> int | None:
+    for nest in stored:
+        form = nest.normalized if isinstance(nest.normalized, Mapping) else {}
+        if nest.index == index and all(form.get(k) == normalized[k] for k in IR_KEYS):
             return nest.id
     return None
 

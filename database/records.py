@@ -21,16 +21,19 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.orm import Session
 
 from database.domain import MeasurementIn, MeasurementOrigin, TargetIdentity
-from database.embedding_store import EmbeddingStore
+from database.embedding_store import EmbeddingStore, FittedModel
+from database.errors import NotFoundError
 from database.repositories import (
+    JobRequest,
     add_measurement,
     get_or_create_nest,
     get_or_create_program,
     get_or_create_recipe,
     get_or_create_target,
-    list_embedding_models,
+    open_or_enqueue_jobs,
     set_nest_features,
 )
+from database.stamp import Stamp, read_stamp
 from embeddings.features import static_features
 from embeddings.features.signature import machine_signature
 from embeddings.features.stored_form import normalized_nest
@@ -64,40 +67,92 @@ def register_nest(store: Store, *, source: str, name: str, index: int, scop: Sco
 
 
 @dataclass(frozen=True)
+class NestJob:
+    """The tuning job a nest being stored needs (found open, else enqueued: :func:`open_or_enqueue_jobs`):
+    ``budget`` trials, what a worker needs (``options``), the API key asking (``owner_key_id``)."""
+
+    budget: int
+    options: Mapping[str, Any] | None = None
+    owner_key_id: int | None = None
+
+    def for_nest(self, nest_id: int) -> JobRequest:
+        return JobRequest(nest_id, self.budget, self.options, self.owner_key_id)
+
+
+@dataclass(frozen=True)
 class NestToStore:
     """One nest of a program to store: its index in the program and IR; with parameter values, its static
     features and :func:`normalized_nest` at them when the caller has them already (the service analyses a
-    request once)."""
+    request once); and the tuning job it needs, if any."""
 
     index: int
     scop: Scop
     params: Mapping[str, int] | None = None
     features: Mapping[str, float | None] | None = None
     normalized: Mapping[str, Any] | None = None
+    job: NestJob | None = None
+
+
+@dataclass(frozen=True)
+class StoredProgram:
+    """What :func:`store_program` wrote: the nests in the order given, each one's tuning job id (None where
+    none was asked), and the database's stamp after the writes (None: someone else wrote since ``expected``)."""
+
+    nests: list[Nest]
+    jobs: list[int | None]
+    stamp: Stamp | None
 
 
 def register_nests(store: Store, *, source: str, name: str, nests: Sequence[NestToStore],
                    data_dir: Path | None = None, owner_key_id: int | None = None) -> list[Nest]:
-    """The database nests of the program ``source``, in one transaction (idempotent: the same source and
-    position give the same row), in the order given.
+    """The database nests of the program ``source`` (:func:`store_program`, without jobs or stamp)."""
+    return store_program(store, source=source, name=name, nests=nests, data_dir=data_dir,
+                         owner_key_id=owner_key_id).nests
+
+
+def store_program(store: Store, *, source: str, name: str, nests: Sequence[NestToStore], data_dir: Path | None = None,
+                  owner_key_id: int | None = None, target_id: int | None = None,
+                  expected: Stamp | None = None) -> StoredProgram:
+    """Store the program ``source`` and its nests, and find or enqueue the jobs they ask for, in one
+    transaction (idempotent: the same source and position give the same row, an open job is reused).
 
     ``owner_key_id``: the API key that sent the program (its source is then private to the keys that
-    sent it: :func:`database.get_or_create_program`).
+    sent it: :func:`database.get_or_create_program`); ``target_id``: the machine the jobs are for.
 
     A nest with parameter values gets its static features and loop roles; with ``data_dir`` too, it is
     embedded and added to the index when an embedding model exists, so the very next search finds it.
+    ``expected``: the stamp the caller read before; the stamp after is returned only if the database
+    was so when the transaction began (a suggestion's answer is then kept under it).
     """
     features = [_stored_features(nest) for nest in nests]
+    embedder = EmbeddingStore.for_store(store, data_dir=data_dir) if data_dir is not None and any(features) else None
     with store.session() as session:
+        unchanged = expected is not None and read_stamp(session) == expected
         program = get_or_create_program(session, source=source, name=name, owner_key_id=owner_key_id)
         rows = [_stored_nest(session, program.id, nest, stored) for nest, stored in zip(nests, features, strict=True)]
-        has_model = bool(list_embedding_models(session))
-    if data_dir is not None and has_model and any(features):
-        embedder = EmbeddingStore(store, data_dir=data_dir)
-        for row, stored in zip(rows, features, strict=True):
-            if stored:
-                embedder.add(row.id, stored)
-    return rows
+        asked = [(i, n.job.for_nest(row.id))
+                 for i, (row, n) in enumerate(zip(rows, nests, strict=True)) if n.job is not None]
+        opened = open_or_enqueue_jobs(session, requests=[r for _, r in asked], target_id=target_id)
+        fitted = _fitted(embedder, session)
+        vectors = {} if embedder is None or fitted is None else embedder.store_vectors(
+            session, fitted, {row.id: stored for row, stored in zip(rows, features, strict=True) if stored})
+        stamp = read_stamp(session) if unchanged else None
+    if embedder is not None and fitted is not None and vectors:
+        embedder.add_to_index(fitted.version, vectors)
+    jobs: list[int | None] = [None] * len(rows)
+    for (i, _), job in zip(asked, opened, strict=True):
+        jobs[i] = job.id
+    return StoredProgram(rows, jobs, stamp)
+
+
+def _fitted(embedder: EmbeddingStore | None, session: Session) -> FittedModel | None:
+    """The current embedding model, or None (no embedder, or no model fitted yet)."""
+    if embedder is None:
+        return None
+    try:
+        return embedder.fitted(session)
+    except NotFoundError:
+        return None
 
 
 def _stored_features(nest: NestToStore) -> dict[str, float]:

@@ -76,11 +76,13 @@ class AnswerCache:
             cached = self._stamp
         return cached[0] if cached is not None and cached[1] > time.monotonic() else None
 
-    def changed(self) -> None:
-        """The core wrote to the database: the stamp is read again before the next answer."""
+    def changed(self) -> int:
+        """The core wrote to the database: the stamp is read again before the next answer (unless the writer
+        hands it the stamp after its write, :meth:`saw` with the generation returned here)."""
         with self._lock:
             self._stamp = None
             self._generation += 1
+            return self._generation
 
     # -- answers ---------------------------------------------------------------------------------
     def get(self, kind: str, key: Any) -> tuple[Any] | None:

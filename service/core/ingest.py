@@ -3,10 +3,12 @@ model exists, so that the very next search finds them."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from database.records import NestToStore, register_nests
+from database.records import NestJob, NestToStore, StoredProgram, store_program
+from database.stamp import Stamp
 from loopnest.parameters import require_params
 from service.core.analysis import NestAnalysis, ProgramAnalysis, analyse_program
 from service.core.context import CoreContext
@@ -15,18 +17,32 @@ from service.core.types import ProgramSource
 
 def ingest_nests(ctx: CoreContext, *, source: str, name: str, nests: Sequence[NestAnalysis],
                  params: Mapping[str, Any], owner_key_id: int | None = None) -> list[int]:
-    """Store analysed nests of one program in one visit (idempotent: the same source and position give the
-    same row) with their features and normalized forms as analysed; returns their ids in order.
-    ``params``: the program's parameter values (each of a nest's needs one); ``owner_key_id``: the API key
-    sending it, whose source it then is."""
-    if not nests:
-        return []
+    """Store analysed nests of one program in one visit (:func:`store_nests`); returns their ids in order."""
+    return [row.id for row in store_nests(ctx, source=source, name=name, nests=nests, params=params,
+                                          owner_key_id=owner_key_id).nests]
+
+
+def store_nests(ctx: CoreContext, *, source: str, name: str, nests: Sequence[NestAnalysis], params: Mapping[str, Any],
+                owner_key_id: int | None = None, jobs: Sequence[NestJob | None] | None = None,
+                expected: Stamp | None = None) -> StoredProgram:
+    """Store analysed nests of one program with their features and normalized forms as analysed, and find or
+    enqueue the tuning ``jobs`` they need (one per nest, None: none), in one visit
+    (:func:`database.records.store_program`; idempotent). ``params``: the program's parameter values (each
+    of a nest's needs one); ``owner_key_id``: the API key sending it, whose source it then is.
+    ``expected``: the stamp the caller's answer was read under; the stamp after the write, when nothing
+    else changed between, renews the answer cache's (the answer may be kept under it)."""
+    jobs = [None] * len(nests) if jobs is None else jobs
     stored = [NestToStore(nest.index, nest.scop, require_params(nest.scop.params, params, what=nest.scop.name),
-                          nest.features, nest.normalized) for nest in nests]
-    rows = register_nests(ctx.store, source=source, name=name, nests=stored, data_dir=ctx.settings.data_dir,
-                          owner_key_id=owner_key_id)
-    ctx.cache.changed()
-    return [row.id for row in rows]
+                          nest.features, nest.normalized, job) for nest, job in zip(nests, jobs, strict=True)]
+    if not stored:
+        return StoredProgram([], [], None)
+    started = time.monotonic()
+    written = store_program(ctx.store, source=source, name=name, nests=stored, data_dir=ctx.settings.data_dir,
+                            owner_key_id=owner_key_id, target_id=ctx.target_id, expected=expected)
+    generation = ctx.cache.changed()
+    if written.stamp is not None:
+        ctx.cache.saw(written.stamp, generation, started)
+    return written
 
 
 def ingest_program(ctx: CoreContext, program: ProgramSource, *, name: str | None = None,

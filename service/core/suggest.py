@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 
 from autotune.transfer import Candidate as TransferCandidate
 from autotune.transfer.plan import TransferAsk, TransferPlan, plan_transfers
-from database import JobRequest
 from database.neighbourhood import Neighbourhood, NestLookup, read_neighbourhoods
+from database.records import NestJob
 from database.stamp import Stamp
 from loopnest.frontend.program import PROGRAM_FILE, nest_name
 from loopnest.harness.compare import AcceptancePolicy
@@ -20,7 +20,7 @@ from loopnest.parameters import require_params
 from loopnest.transform.recipe_text import recipe_text
 from service.core.analysis import NestAnalysis, ProgramAnalysis, analyse_program
 from service.core.context import CoreContext
-from service.core.ingest import ingest_nests
+from service.core.ingest import ingest_nests, store_nests
 from service.core.jobs import fallback_jobs, job_options
 from service.core.measure_candidates import measure_candidates
 from service.core.measured import neighbour_view, target_views, tuned_before
@@ -37,7 +37,7 @@ from service.core.types import (
 
 def suggest(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *, min_speedup: float,
             analysis: ProgramAnalysis | None = None, progress: ProgressFn | None = None) -> Suggestions:
-    """Every nest's :class:`NestSuggestion`. With evaluation or fallback the nests are stored first.
+    """Every nest's :class:`NestSuggestion`. With evaluation or fallback the nests are stored.
     ``analysis``: the program's (:func:`~service.core.analysis.analyse_program`), when the caller has it."""
     return suggest_read(ctx, program, options, min_speedup=min_speedup, analysis=analysis, progress=progress)[0]
 
@@ -49,10 +49,11 @@ SIZES_HINT = "give each size its value: --param {name}=INT (or \"params\": {{\"{
 def suggest_read(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, *, min_speedup: float,
                  analysis: ProgramAnalysis | None = None,
                  progress: ProgressFn | None = None) -> tuple[Suggestions, Stamp | None]:
-    """:func:`suggest`'s answer and the database's stamp as the answer read it (None: not to be kept,
-    :class:`~database.neighbourhood.Neighbourhoods`). The program's nests go
-    through each stage together: stored (if asked), their neighbourhoods read in one visit, their
-    transfers planned; then each is measured (if asked) and the nests no neighbour helps get their jobs."""
+    """:func:`suggest`'s answer and the database's stamp it holds for (None: not to be kept). Without
+    evaluation the program's nests go through each stage together: their neighbourhoods read in one visit
+    (:func:`~database.neighbourhood.read_neighbourhoods`), their transfers planned in one call, and with
+    fallback the nests and the jobs of those no neighbour helps stored in one visit. With evaluation the
+    nests are stored first, then read, measured and given their jobs one after the other."""
     analysis = analyse_program(program) if analysis is None else analysis.check_for(program)
     # The nests were extracted from a temporary "program.c": errors name the caller's file.
     label = f"{options.name}:" if options.name else f"{PROGRAM_FILE}:"
@@ -60,24 +61,25 @@ def suggest_read(ctx: CoreContext, program: ProgramSource, options: SuggestOptio
     params = [require_params(n.scop.params, program.params, what=nest_label(n.scop, label), hint=SIZES_HINT)
               for n in nests]
     name = program.stored_name(options.name)
-    ids: list[int | None] = [None] * len(nests)
-    if options.evaluate or options.fallback:
-        ids = list(ingest_nests(ctx, source=program.source, name=name, nests=nests, params=program.params,
-                                owner_key_id=options.owner_key_id))
-    # A measured nest's results may make it a lender to the next one (two alike nests in one program):
-    # with evaluation each nest is read after the one before it was measured, else all are read at once.
-    step = 1 if options.evaluate else max(len(nests), 1)
-    entries: list[NestSuggestion] = []
-    stamp: Stamp | None = None
-    for start in range(0, len(nests), step):
-        part = slice(start, start + step)
-        answered, stamp = _suggest_nests(ctx, program, options, nests[part], params[part], ids[part],
-                                         min_speedup=min_speedup, name=name, progress=progress, count=len(nests))
-        # A measured nest's job is queued before the next nest is measured (a worker may start on it).
-        entries.extend(_with_jobs(ctx, program, options, answered) if options.fallback else answered)
-    if not nests:  # nothing was read
-        stamp = ctx.cache.stamp()
-    return Suggestions(tuple(entries), tuple(r.to_dict() for r in analysis.rejected)), stamp
+    if not options.evaluate:
+        entries, stamp = _suggest_nests(ctx, program, options, nests, params, [None] * len(nests),
+                                        min_speedup=min_speedup, name=name, progress=progress, count=len(nests))
+        if options.fallback:
+            entries, stamp = _stored_with_jobs(ctx, program, options, nests, entries, name=name, read=stamp)
+        if not nests:  # nothing was read
+            stamp = ctx.cache.stamp()
+        return Suggestions(tuple(entries), tuple(r.to_dict() for r in analysis.rejected)), stamp
+    # Measured results need stored nests. A measured nest's results may make it a lender to the next one
+    # (two alike nests in one program): each nest is read after the one before it was measured, and its job
+    # is queued before the next nest is measured (a worker may start on it).
+    ids: list[int | None] = list(ingest_nests(ctx, source=program.source, name=name, nests=nests,
+                                              params=program.params, owner_key_id=options.owner_key_id))
+    measured: list[NestSuggestion] = []
+    for at in range(len(nests)):
+        answered, _ = _suggest_nests(ctx, program, options, nests[at:at + 1], params[at:at + 1], ids[at:at + 1],
+                                     min_speedup=min_speedup, name=name, progress=progress, count=len(nests))
+        measured.extend(_with_jobs(ctx, program, options, answered) if options.fallback else answered)
+    return Suggestions(tuple(measured), tuple(r.to_dict() for r in analysis.rejected)), None
 
 
 def _suggest_nests(ctx: CoreContext, program: ProgramSource, options: SuggestOptions, nests: Sequence[NestAnalysis],
@@ -88,8 +90,8 @@ def _suggest_nests(ctx: CoreContext, program: ProgramSource, options: SuggestOpt
     here = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
     read = read_neighbourhoods(ctx.store, ctx.embeddings, [NestLookup(
         source=program.source, index=n.index, normalized=n.normalized, features=n.static_features(), target_id=here,
-        params=p, structure=structure_key(program.sparse), nest_id=i, lenders=options.k, searched=options.k * 3,
-        min_speedup=min_speedup) for n, p, i in zip(nests, params, ids, strict=True)])
+        params=p, structure=structure_key(program.sparse), nest_id=i, siblings=count - 1, lenders=options.k,
+        searched=options.k * 3, min_speedup=min_speedup) for n, p, i in zip(nests, params, ids, strict=True)])
     policy = dataclasses.replace(AcceptancePolicy.from_settings(ctx.settings), margin=min_speedup)
     plans = plan_transfers([TransferAsk(n.scop, p, n.deps, r.near, r.gate_distance)
                             for n, p, r in zip(nests, params, read.nests, strict=True)], k=options.k, policy=policy,
@@ -129,18 +131,37 @@ def _measured(ctx: CoreContext, program: ProgramSource, options: SuggestOptions,
     return dataclasses.replace(entry, measurement=measured)
 
 
+def _needs_job(entry: NestSuggestion) -> bool:
+    """A nest no neighbour helps: the gate said no, its measured candidates were all refused, or it had none."""
+    failed = entry.measurement is not None and not entry.measurement.accepted
+    return not entry.gate.confident or failed or not entry.candidates
+
+
+def _job(program: ProgramSource, options: SuggestOptions, entry: NestSuggestion) -> NestJob:
+    return NestJob(options.budget, job_options(program, entry.index, entry.params, entry.candidates).to_json(),
+                   options.owner_key_id)
+
+
+def _stored_with_jobs(ctx: CoreContext, program: ProgramSource, options: SuggestOptions,
+                      nests: Sequence[NestAnalysis], entries: Sequence[NestSuggestion], *, name: str,
+                      read: Stamp | None) -> tuple[list[NestSuggestion], Stamp | None]:
+    """The answer of a suggestion with fallback: its nests stored and the jobs of those no neighbour helps
+    found or enqueued, in one visit after the read; with the stamp after it (None: not to be kept). The
+    answer read before the write is what a read after it gives: the nests' own copies are never their
+    neighbours, an unmeasured nest lends nothing, and the program's nests do not count in the search window."""
+    written = store_nests(ctx, source=program.source, name=name, nests=nests, params=program.params,
+                          owner_key_id=options.owner_key_id, expected=read,
+                          jobs=[_job(program, options, e) if _needs_job(e) else None for e in entries])
+    return [dataclasses.replace(e, nest_id=row.id, tuning_job=job)
+            for e, row, job in zip(entries, written.nests, written.jobs, strict=True)], written.stamp
+
+
 def _with_jobs(ctx: CoreContext, program: ProgramSource, options: SuggestOptions,
                entries: Sequence[NestSuggestion]) -> list[NestSuggestion]:
-    """The entries, each nest no neighbour helps with its tuning job (the gate said no, the measured
-    candidates were all refused, or there was none); the jobs are found or enqueued in one visit."""
-    def needs_job(entry: NestSuggestion) -> bool:
-        failed = entry.measurement is not None and not entry.measurement.accepted
-        return not entry.gate.confident or failed or not entry.candidates
-
-    needing = [(e, nest_id) for e in entries if (nest_id := e.nest_id) is not None and needs_job(e)]
-    jobs = fallback_jobs(ctx, [JobRequest(nest_id, options.budget,
-                                          job_options(program, e.index, e.params, e.candidates).to_json(),
-                                          options.owner_key_id) for e, nest_id in needing])
+    """The entries of stored nests, each one no neighbour helps with its tuning job, found or enqueued in one
+    visit (an evaluated suggestion's, after its measurements)."""
+    needing = [(e, nest_id) for e in entries if (nest_id := e.nest_id) is not None and _needs_job(e)]
+    jobs = fallback_jobs(ctx, [_job(program, options, e).for_nest(nest_id) for e, nest_id in needing])
     by_index = {e.index: job for (e, _), job in zip(needing, jobs, strict=True)}
     return [dataclasses.replace(e, tuning_job=by_index[e.index]) if e.index in by_index else e for e in entries]
 

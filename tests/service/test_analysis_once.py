@@ -22,6 +22,8 @@ import loopnest.polyhedral
 import service.admission
 import service.mappers
 from database import create_api_key
+from database.store import Store
+from service.core import TransferCore
 from service.core.types import ProgramSource, SuggestOptions
 from tests.helpers.kernels import TWO_NESTS
 from tests.service.factories import make_app, service_settings
@@ -108,43 +110,84 @@ class Crossings:
             self.calls.append((callee, frame.f_code.co_qualname))
 
 
-def _crossings(tmp_path: Path, options: SuggestOptions, repeats: int = 1) -> tuple[list[Any], list[Counter[Any]]]:
-    """The answers to ``repeats`` identical suggestions, and each one's calls from the core into the database
-    and autotune."""
+class Visits:
+    """The transactions opened on the store (each ``Store.session()``)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        original = Store.session
+
+        def counted(store: Store, *args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return original(store, *args, **kwargs)
+
+        monkeypatch.setattr(Store, "session", counted)
+
+
+def _crossings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: SuggestOptions,
+               repeats: int = 1) -> tuple[list[Any], list[Counter[Any]], list[int]]:
+    """The answers to ``repeats`` identical suggestions, each one's calls from the core into the database and
+    autotune, and each one's transactions on the store."""
     app = make_app(service_settings(tmp_path), populated=True)
     core = app.state.perfembed.core()
-    program = ProgramSource(source=TWO_NESTS, params={"m": 16, "n": 16, "p": 16}, name="dense.c")
     core.context.target_id  # noqa: B018 - this machine's target, resolved once per process before any request
-    answers, counts = [], []
+    visits = Visits(monkeypatch)
+    answers, counts, transactions = [], [], []
     for _ in range(repeats):
         crossings = Crossings(("database", "autotune"))
+        visits.count = 0
         sys.setprofile(crossings)
         try:
-            answers.append(core.suggest(program, options))
+            answers.append(core.suggest(PROGRAM, options))
         finally:
             sys.setprofile(None)
         counts.append(Counter(crossings.calls))
-    return answers, counts
+        transactions.append(visits.count)
+    return answers, counts, transactions
 
 
-def test_a_default_suggestion_enters_the_store_and_transfer_once(tmp_path: Path) -> None:
+PROGRAM = ProgramSource(source=TWO_NESTS, params={"m": 16, "n": 16, "p": 16}, name="dense.c")
+
+
+def test_a_default_suggestion_enters_the_store_and_transfer_once(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 60, item 1: per nest, the core once entered the database four times to read (its stored copy and
     result, the embedding search, the neighbours' recipes, the gate) and transfer twice (the neighbours'
     recipes, the candidates); then once a nest each, with the answer cache's stamp read before and after and
-    the store's naming rule called per nest. Now the program's nests are read in one visit that also reads
-    the stamp, and planned in one call; the same request again is answered from the cache without I/O."""
-    answers, counts = _crossings(tmp_path, SuggestOptions(k=3), repeats=2)
+    the store's naming rule called per nest. Now the program's nests are read in one transaction (the model,
+    the searches, the stamp: 14 before), planned in one call; the same request again is answered from the
+    cache without I/O."""
+    answers, counts, transactions = _crossings(tmp_path, monkeypatch, SuggestOptions(k=3), repeats=2)
     assert len(answers[0].nests) == 2 and all(n.neighbours for n in answers[0].nests)
     assert counts[0] == Counter({("database", "read_neighbourhoods"): 1, ("autotune", "plan_transfers"): 1})
+    assert transactions == [1, 0]
     assert answers[1] == answers[0] and counts[1] == Counter()
 
 
-def test_a_suggestion_with_fallback_writes_each_kind_once(tmp_path: Path) -> None:
-    """With fallback (the API's default) the nests are stored in one visit and their jobs found or enqueued
-    in another, whatever the number of nests: before, once per nest each. A request that wrote reads the
-    stamp once more, so that its repeat is answered without I/O."""
-    answers, counts = _crossings(tmp_path, SuggestOptions(k=3, fallback=True, min_speedup=99.0))
+def test_a_suggestion_with_fallback_reads_once_and_writes_once(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """With fallback (the API's default) the nests are read in one transaction, then stored with the jobs of
+    those no neighbour helps in another, whatever the number of nests: before, 26 transactions (the model
+    and index read per search, each nest embedded on its own, the jobs and the stamp apart). The write
+    hands the cache the stamp after it, so the same request again costs no I/O (before, it computed twice)."""
+    answers, counts, transactions = _crossings(tmp_path, monkeypatch,
+                                               SuggestOptions(k=3, fallback=True, min_speedup=99.0), repeats=2)
     assert all(n.nest_id is not None and n.tuning_job is not None for n in answers[0].nests)
-    assert counts[0] == Counter({("database", "register_nests"): 1, ("database", "read_neighbourhoods"): 1,
-                                 ("database", "open_or_enqueue_jobs"): 1, ("database", "read_stamp"): 1,
-                                 ("autotune", "plan_transfers"): 1})
+    assert counts[0] == Counter({("database", "read_neighbourhoods"): 1, ("autotune", "plan_transfers"): 1,
+                                 ("database", "store_program"): 1})
+    assert transactions == [2, 0]
+    assert answers[1] == answers[0] and counts[1] == Counter()
+
+
+def test_a_kept_answer_is_what_a_read_after_its_write_gives(tmp_path: Path) -> None:
+    """The answer of a suggestion with fallback is read before its nests are stored and kept under the stamp
+    after: a fresh core, reading the stored nests, their embeddings and open jobs, gives the same answer (the
+    nests are not each other's neighbours, nor take each other's place among the nearest)."""
+    app = make_app(service_settings(tmp_path), populated=True)
+    options = SuggestOptions(k=3, fallback=True, min_speedup=99.0)
+    core = app.state.perfembed.core()
+    first = core.suggest(PROGRAM, options)
+    again = TransferCore(core.store, core.settings).suggest(PROGRAM, options)
+    assert again == first
+    stored = {n.nest_id for n in first.nests}
+    assert all(neighbour.nest_id not in stored for n in first.nests for neighbour in n.neighbours)

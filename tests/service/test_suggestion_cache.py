@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import service.core.suggest as suggest_module
-from database.embedding_store import EmbeddingStore
+from database import neighbourhood
 from service.core.answer_cache import AnswerCache
 from service.core.core import TransferCore
 from service.core.types import ProgramSource, SuggestOptions
@@ -31,13 +31,15 @@ def core(tmp_path: Path) -> TransferCore:
 
 
 def test_an_answer_read_across_a_model_refit_is_not_kept(core: TransferCore, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Review: the searches ran before the stamp was read; a fit between them stored an answer of the old
-    model under the new model's stamp, served until something else changed."""
-    real = EmbeddingStore.current_version
-    monkeypatch.setattr(EmbeddingStore, "current_version", lambda self: "a model refitted since")
+    """Review: a fit between the searches' model and the stamp stored an answer of the old model under the new
+    model's stamp, served until something else changed. Both are read in one transaction now, but PostgreSQL
+    reads each statement's latest commit: the stamp reads a model fitted since."""
+    real = neighbourhood.read_stamp
+    monkeypatch.setattr(neighbourhood, "read_stamp",
+                        lambda session: (*real(session)[:2], "a model refitted since", *real(session)[3:]))
     core.suggest(PROGRAM, SuggestOptions(k=3))
     assert core.cached_suggestion(PROGRAM, SuggestOptions(k=3), read_stamp=True) is None
-    monkeypatch.setattr(EmbeddingStore, "current_version", real)
+    monkeypatch.setattr(neighbourhood, "read_stamp", real)
     answer = core.suggest(PROGRAM, SuggestOptions(k=3))
     assert core.cached_suggestion(PROGRAM, SuggestOptions(k=3), read_stamp=True) == answer
 
