@@ -7,6 +7,7 @@ the per-nest rows that :func:`experiments.paper.run_paper_benchmark` produces (p
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 from collections.abc import Mapping, Sequence
@@ -393,11 +394,13 @@ def write_plot(report: Mapping[str, Any], path: Path) -> Path:
 
 
 def write_report(report: Mapping[str, Any], out: Path) -> tuple[Path, Path]:
-    """The markdown report at ``out`` and its plot beside it (``.png``)."""
+    """The markdown report at ``out``, its plot beside it (``.png``) and the report itself (``.json``: the
+    result file ``docs/benchmarks/paper.md`` is rendered from, :mod:`experiments.paper_page`)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     plot = write_plot(report, out.with_suffix(".png"))
     out.write_text(markdown_report(report, plot.name))
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     return out, plot
 
 

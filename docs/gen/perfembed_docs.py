@@ -550,8 +550,14 @@ def _python_headline(report: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def _run_report(name: str) -> Any:
-    """The report module of a benchmark whose committed JSON is its run's own result file (sparse, peak)."""
-    return importlib.import_module(f"benchmarks.{name}_report")
+    """The report module of a benchmark whose committed JSON is its run's own result file (sparse, peak,
+    paper): its ``render_markdown`` and ``readme_rows``."""
+    return importlib.import_module("experiments.paper_page" if name == "paper" else f"benchmarks.{name}_report")
+
+
+def _runner(name: str) -> str:
+    """The module that runs benchmark ``name`` (its docstring is the page's method)."""
+    return "experiments.paper" if name == "paper" else f"benchmarks.{name}"
 
 
 def is_run_result(result: dict[str, Any]) -> bool:
@@ -595,11 +601,11 @@ def bench_page(name: str) -> str:
     r = load_result(name)
     assert r is not None, name
     if is_run_result(r):  # the run's own result: its report, as the benchmark wrote it
-        method = (importlib.import_module(f"benchmarks.{name}").__doc__ or "").strip()
+        method = (importlib.import_module(_runner(name)).__doc__ or "").strip()
         return (GENERATED.replace("edit the code or the JSON it reads", f"run `perfembed bench {name}` again") +
                 _run_report(name).render_markdown(r) +
                 f"\nReproduce: `perfembed bench {name}`. The result: [`{name}.json`]({name}.json).\n\n"
-                f"## Method\n\nFrom `benchmarks/{name}.py`:\n\n{method}\n")
+                f"## Method\n\nFrom `{_runner(name).replace('.', '/')}.py`:\n\n{method}\n")
     out = [GENERATED.replace("edit the code or the JSON it reads", f"edit {name}.json"), f"# {r['title']}\n\n"]
     out.append(f"Reproduce: `{r['reproduce']}`. The result: [`{name}.json`]({name}.json).\n\n")
     run = r["run"]

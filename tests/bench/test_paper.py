@@ -234,6 +234,25 @@ def test_markdown_and_plot_are_written(report: dict) -> None:
     assert png.name in text and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_run_keeps_its_json_and_the_docs_page_renders_from_it(report: dict, monkeypatch) -> None:
+    """Issue 62: the committed paper page was transcribed by hand (the run's JSON was not kept). The run
+    writes its report as JSON beside its markdown, and the docs generator renders the page and the
+    README's headline row from it, as it does for the peak and sparse results."""
+    from tests.test_docs import _load_generator
+
+    md = Path(report["report"]["markdown"])
+    saved = json.loads(md.with_suffix(".json").read_text())
+    assert saved["summary"] == report["summary"] and saved["nests"] == report["nests"]
+    gen = _load_generator()
+    monkeypatch.setattr(gen, "BENCHMARKS", md.parent)
+    page = gen.bench_page("paper")
+    assert "| transfer k=1 |" in page and "Target (a)" in page and "![geomean speedup" in page
+    assert "From `experiments/paper.py`" in page
+    (row,) = gen.headline_rows()
+    assert row[0] == "transfer vs autotuning, leave one family out" and "of autotune-4's geomean" in row[1]
+    assert "3 held-out nests" in row[2] and row[3].endswith("(docs/benchmarks/paper.md)")
+
+
 def test_bench_command_prints_one_json_object(seeded: tuple[str, Path, AutotuneSettings], monkeypatch,
                                               tmp_path) -> None:
     url, data, _ = seeded
