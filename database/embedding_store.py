@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy.orm import Session
 
-from database.errors import NotFoundError, data_dir_error
+from database.errors import DataDirError, NotFoundError, data_dir_error
 from database.repositories import (
     best_recipe_for,
     get_embedding_model,
@@ -142,11 +142,13 @@ class EmbeddingStore:
                                 "load'), or store nests and run 'perfembed embeddings fit'")
         record = models[-1]
         with self._lock:
-            if self._model is None or self._model[0] != record.version:
-                state = get_embedding_model(session, version=record.version).fitted_state
-                self._model = (record.version, load_fitted(state or b""))
-            estimator = self._model[1]
-        return FittedModel(record.version, estimator, float(record.quality_metrics.get("gate_distance", 0.0)))
+            loaded = self._model if self._model is not None and self._model[0] == record.version else None
+        if loaded is None:  # read outside the lock (see :meth:`index`)
+            loaded = (record.version, load_fitted(get_embedding_model(session, version=record.version).fitted_state
+                                                   or b""))
+            with self._lock:
+                self._model = loaded
+        return FittedModel(record.version, loaded[1], float(record.quality_metrics.get("gate_distance", 0.0)))
 
     def model(self) -> tuple[str, Any]:
         """The current fitted model (version, estimator); NotFoundError before the first fit."""
@@ -216,15 +218,20 @@ class EmbeddingStore:
         return vectors
 
     def add_to_index(self, version: str, vectors: Mapping[int, np.ndarray]) -> None:
-        """Add stored vectors of model ``version`` to its index, and save it once."""
+        """Add stored vectors of model ``version`` to its index, and save it once. If the file cannot be
+        written, the index in memory is dropped too (the next use rebuilds it from the database)."""
+        index = self.index(version=version)  # before the lock: it may read the database
         with self._lock:
-            index = self.index(version=version)
             new = [i for i in vectors if i not in set(index.ids().tolist())]
             if not new:
                 return
             index.add(np.asarray(new, dtype=np.int64), np.stack([vectors[i] for i in new]))
             path = self._index_path(version)
-            self._save(index, path)
+            try:
+                self._save(index, path)
+            except DataDirError:
+                self._index = None
+                raise
             self._index = (version, index, Path(str(path) + ".json").stat().st_mtime)
 
     # -- index -----------------------------------------------------------------------------------
@@ -241,7 +248,10 @@ class EmbeddingStore:
 
     def index(self, *, rebuild: bool = False, version: str | None = None, session: Session | None = None) -> Any:
         """The index of the current model (or of ``version``): loaded from disk, or rebuilt when missing or stale
-        (``session``: the caller's transaction, to read the vectors in)."""
+        (``session``: the caller's transaction, to read the vectors in).
+
+        The lock is never held while the database is read: a thread holding it would wait for SQLite's write
+        lock while the writer, in its transaction, waits for the lock (:meth:`fitted` takes it there)."""
         version = self.model()[0] if version is None else version
         path = self._index_path(version)
         meta = Path(str(path) + ".json")
@@ -250,13 +260,23 @@ class EmbeddingStore:
                 # Another process (a worker) may have added nests: reload only when the file changed.
                 if not meta.exists() or meta.stat().st_mtime == self._index[2]:
                     return self._index[1]
-            return self._load_or_rebuild(version, path, meta, rebuild, session)
-
-    def _load_or_rebuild(self, version: str, path: Path, meta: Path, rebuild: bool, session: Session | None) -> Any:
         if session is None:
             with self.store.session() as own:
-                return self._load_or_rebuild(version, path, meta, rebuild, own)
+                vectors, dim = self._stored_vectors(own, version)
+        else:
+            vectors, dim = self._stored_vectors(session, version)
+        with self._lock:
+            return self._load_or_rebuild(version, path, meta, rebuild, vectors, dim)
+
+    def _stored_vectors(self, session: Session, version: str) -> tuple[dict[int, Any], int]:
+        """Every stored vector of model ``version``, and their length."""
         vectors = load_embeddings(session, model_version=version)
+        dim = len(next(iter(vectors.values()))) if vectors else int(self.fitted(session).estimator.n_components_)
+        return vectors, dim
+
+    def _load_or_rebuild(self, version: str, path: Path, meta: Path, rebuild: bool, vectors: Mapping[int, Any],
+                         dim: int) -> Any:
+        """The index file if it holds ``vectors``, else an index built of them and saved (under the lock)."""
         if not rebuild and path.exists():
             try:
                 metadata = read_index_metadata(path)
@@ -267,7 +287,6 @@ class EmbeddingStore:
                              path, metadata.count, metadata.model_version, len(vectors), version)
             except (OSError, IndexFileError) as exc:  # unreadable, partial, or from another backend
                 _logger.warning("rebuilding the index %s from the database: %s", path, exc)
-        dim = len(next(iter(vectors.values()))) if vectors else self.fitted(session).estimator.n_components_
         index = make_index(dim, n_expected=len(vectors), model_version=version)
         if vectors:
             ids = np.fromiter(vectors, dtype=np.int64)

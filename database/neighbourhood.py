@@ -13,9 +13,10 @@
   (an unmeasured one lends nothing; a measured one lends to the next, as two alike nests of one program).
 - **The confidence gate's distance**, None before an embedding model is fitted (then no neighbours).
 
-All of it is one transaction, with the embedding model and the database's stamp (:mod:`database.stamp`)
-read in it, so that an answer is cached under the state it was computed from. (SQLite runs in WAL mode:
-a reader holds no writer up.)
+All of it is one reading transaction, with the embedding model and the database's stamp
+(:mod:`database.stamp`) read in it, so that an answer is cached under the state it was computed from. On
+SQLite (WAL mode) it holds no writer up and reads one snapshot; PostgreSQL reads each statement's latest
+commit, so the stamp is checked against the model the searches used.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from database.repositories import (
     list_targets,
     ranked_recipes_for,
 )
+from database.session import reading_only
 from database.stamp import Stamp, read_stamp
 from database.store import Store
 
@@ -114,8 +116,9 @@ class Neighbourhoods:
 
 
 def read_neighbourhoods(store: Store, embeddings: EmbeddingStore, lookups: Sequence[NestLookup]) -> Neighbourhoods:
-    """Every nest's :class:`Neighbourhood` and the stamp, in one transaction."""
-    with store.session() as session:
+    """Every nest's :class:`Neighbourhood` and the stamp, in one transaction (a read: on SQLite it takes no
+    write lock, and sees one snapshot)."""
+    with reading_only(), store.session() as session:
         fitted = _fitted(embeddings, session)
         stamp = read_stamp(session)
         targets = list_targets(session)

@@ -30,6 +30,7 @@ from database.repositories import (
     get_or_create_program,
     get_or_create_recipe,
     get_or_create_target,
+    list_nests,
     open_or_enqueue_jobs,
     set_nest_features,
 )
@@ -40,7 +41,7 @@ from embeddings.features.stored_form import normalized_nest
 from loopnest.parameters import require_params
 
 if TYPE_CHECKING:
-    from database.domain import Nest, Target
+    from database.domain import Nest, Target, TuningJob
     from database.store import Store
     from loopnest.harness import Evaluation, VariantResult
     from loopnest.harness.compare import Speedup
@@ -121,28 +122,39 @@ def store_program(store: Store, *, source: str, name: str, nests: Sequence[NestT
 
     A nest with parameter values gets its static features and loop roles; with ``data_dir`` too, it is
     embedded and added to the index when an embedding model exists, so the very next search finds it.
-    ``expected``: the stamp the caller read before; the stamp after is returned only if the database
-    was so when the transaction began (a suggestion's answer is then kept under it).
+    ``expected``: the stamp the caller read before; the stamp after is returned only if it is ``expected``
+    with this transaction's own writes (nests created, jobs enqueued), so that nothing else changed since.
     """
     features = [_stored_features(nest) for nest in nests]
     embedder = EmbeddingStore.for_store(store, data_dir=data_dir) if data_dir is not None and any(features) else None
     with store.session() as session:
-        unchanged = expected is not None and read_stamp(session) == expected
         program = get_or_create_program(session, source=source, name=name, owner_key_id=owner_key_id)
+        known = {n.index for n in list_nests(session, program_id=program.id)}
         rows = [_stored_nest(session, program.id, nest, stored) for nest, stored in zip(nests, features, strict=True)]
-        asked = [(i, n.job.for_nest(row.id))
-                 for i, (row, n) in enumerate(zip(rows, nests, strict=True)) if n.job is not None]
+        asked = [(i, n.job.for_nest(row.id)) for i, (row, n) in enumerate(zip(rows, nests, strict=True)) if n.job]
         opened = open_or_enqueue_jobs(session, requests=[r for _, r in asked], target_id=target_id)
         fitted = _fitted(embedder, session)
+        # A nest stored before keeps its features: its vector is made of them, whatever this request's sizes.
         vectors = {} if embedder is None or fitted is None else embedder.store_vectors(
-            session, fitted, {row.id: stored for row, stored in zip(rows, features, strict=True) if stored})
-        stamp = read_stamp(session) if unchanged else None
+            session, fitted, {row.id: row.static_features for row in rows if row.static_features})
+        stamp = None
+        if expected is not None:
+            own = _with_own_writes(expected, created=len({n.index for n in nests} - known), jobs=opened)
+            stamp = own if read_stamp(session) == own else None
     if embedder is not None and fitted is not None and vectors:
         embedder.add_to_index(fitted.version, vectors)
     jobs: list[int | None] = [None] * len(rows)
     for (i, _), job in zip(asked, opened, strict=True):
         jobs[i] = job.id
     return StoredProgram(rows, jobs, stamp)
+
+
+def _with_own_writes(before: Stamp, *, created: int, jobs: Sequence[TuningJob]) -> Stamp:
+    """The stamp ``before`` after this transaction's writes alone: ``created`` nests, ``jobs`` found or enqueued
+    (those newer than the newest job then are new and open)."""
+    nests, measurements, model, open_jobs, newest = before
+    new = [j.id for j in jobs if newest is None or j.id > newest]
+    return nests + created, measurements, model, open_jobs + len(set(new)), max([*new, newest or 0]) or None
 
 
 def _fitted(embedder: EmbeddingStore | None, session: Session) -> FittedModel | None:

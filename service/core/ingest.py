@@ -36,12 +36,16 @@ def store_nests(ctx: CoreContext, *, source: str, name: str, nests: Sequence[Nes
                           nest.features, nest.normalized, job) for nest, job in zip(nests, jobs, strict=True)]
     if not stored:
         return StoredProgram([], [], None)
-    started = time.monotonic()
-    written = store_program(ctx.store, source=source, name=name, nests=stored, data_dir=ctx.settings.data_dir,
-                            owner_key_id=owner_key_id, target_id=ctx.target_id, expected=expected)
-    generation = ctx.cache.changed()
-    if written.stamp is not None:
-        ctx.cache.saw(written.stamp, generation, started)
+    target_id = ctx.target_id  # resolved before the session: SQLite runs one writer at a time
+    generation, started = ctx.cache.generation(), time.monotonic()
+    try:
+        written = store_program(ctx.store, source=source, name=name, nests=stored, data_dir=ctx.settings.data_dir,
+                                owner_key_id=owner_key_id, target_id=target_id, expected=expected)
+    finally:  # an index file that cannot be written fails the request after the rows were committed
+        after = ctx.cache.changed()
+    # The stamp after this write is the cache's only if no other write went through the core meanwhile.
+    if written.stamp is not None and after == generation + 1:
+        ctx.cache.saw(written.stamp, after, started)
     return written
 
 

@@ -7,14 +7,16 @@ so a corrupt data directory or a backend mismatch went unnoticed. Now the rebuil
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from database import EmbeddingStore, get_store
-from database.errors import NotFoundError
+from database import EmbeddingStore, embedding_store, get_store
+from database.errors import DataDirError, NotFoundError, data_dir_error
 from database.records import register_nest
-from embeddings import make_index
+from embeddings import make_index, read_index_metadata
 from loopnest import extract_scops
 from loopnest.errors import ParameterError
 from tests.helpers.paths import ROOT, load_expected
@@ -81,3 +83,66 @@ def test_an_empty_database_says_how_to_get_nests_and_a_model(tmp_path: Path) -> 
         es.model()
     with pytest.raises(ParameterError, match=r"at least two stored nests \('perfembed seed load'"):
         es.fit()
+
+
+def _lock_is_free(es: EmbeddingStore) -> bool:
+    """Whether another thread could take the store's lock now."""
+    free: list[bool] = []
+
+    def take() -> None:
+        got = es._lock.acquire(timeout=0)
+        free.append(got)
+        if got:
+            es._lock.release()
+
+    thread = threading.Thread(target=take)
+    thread.start()
+    thread.join()
+    return free[0]
+
+
+def test_the_database_is_never_read_under_the_stores_lock(fitted: tuple[EmbeddingStore, Path],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review (issue 60): a thread rebuilding the index held the lock while it waited for SQLite's write lock,
+    and a suggestion holding that write lock in its transaction waited for the lock: both stood until the
+    busy timeout. The vectors and the fitted model are now read with the lock free."""
+    es, data = fitted
+    reopened = _reopened(es, data)
+    seen: list[bool] = []
+    for name in ("load_embeddings", "get_embedding_model"):
+        real = getattr(embedding_store, name)
+
+        def checked(*args: Any, _real: Any = real, **kwargs: Any) -> Any:
+            seen.append(_lock_is_free(reopened))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(embedding_store, name, checked)
+    reopened.index(rebuild=True)
+    assert len(seen) == 2 and all(seen)  # the model (its size, for an empty index) and the vectors
+
+
+def test_an_index_that_cannot_be_saved_is_rebuilt_from_the_database(fitted: tuple[EmbeddingStore, Path],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: a vector added to the index in memory whose file could not be written was never saved: the
+    next use found it there and left the file behind. The index in memory is dropped, and the next use reads
+    every stored vector and writes the file."""
+    es, data = fitted
+    reopened = _reopened(es, data)
+    version = reopened.model()[0]
+    path = ROOT / "corpus/kernels/blas1/axpy.c"
+    nest = register_nest(es.store, source=path.read_text(), name=path.name, index=0,
+                         scop=extract_scops(path).scops[0], params={"n": 64})  # no data_dir: not embedded
+    reopened.index()  # loaded before the vector is stored and the directory turns unwritable
+    with es.store.session() as session:
+        vectors = reopened.store_vectors(session, reopened.fitted(session), {nest.id: nest.static_features})
+
+    def unwritable(self: EmbeddingStore, index: Any, path: Path) -> None:
+        raise data_dir_error(path, PermissionError(13, "Permission denied"))
+
+    monkeypatch.setattr(EmbeddingStore, "_save", unwritable)
+    with pytest.raises(DataDirError):
+        reopened.add_to_index(version, vectors)
+    monkeypatch.undo()
+    assert nest.id in set(reopened.index().ids().tolist())
+    assert read_index_metadata(reopened._index_path(version)).count == len(KERNELS) + 1
+    assert nest.id in {hit.nest_id for hit in reopened.search(nest.static_features, k=len(KERNELS) + 1)}

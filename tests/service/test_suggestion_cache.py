@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 import service.core.suggest as suggest_module
-from database import neighbourhood
+from database import enqueue_job, neighbourhood, records
+from service.core import ingest
 from service.core.answer_cache import AnswerCache
-from service.core.core import TransferCore
+from service.core.core import TransferCore, _key
 from service.core.types import ProgramSource, SuggestOptions
 from tests.helpers.kernels import TWO_NESTS
 from tests.service.factories import make_app, service_settings
@@ -86,3 +87,54 @@ def test_with_evaluation_a_nests_job_is_queued_before_the_next_nest_is_measured(
     assert all(n.tuning_job is not None for n in answer.nests)
     assert "measure_candidates" in order and order.count("fallback_jobs") == 2 and order[-1] == "fallback_jobs"
     assert "measure_candidates,measure_candidates" not in ",".join(order), order
+
+
+FALLBACK = SuggestOptions(k=3, fallback=True, min_speedup=99.0)  # the gate says no: each nest gets its job
+
+
+def test_an_answer_is_kept_under_the_stamp_after_its_own_write(core: TransferCore) -> None:
+    answer = core.suggest(PROGRAM, FALLBACK)
+    assert all(n.tuning_job is not None for n in answer.nests)
+    assert core.cached_suggestion(PROGRAM, FALLBACK) == answer  # no stamp read: the write handed it over
+    assert core.cache.get("suggestions", _key(PROGRAM, FALLBACK, 99.0)) is not None
+
+
+def test_a_write_by_another_between_the_read_and_the_write_is_not_kept(core: TransferCore,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another writer (a worker's result, a job that ends) commits after the suggestion read: its answer is
+    not of the state after its own write."""
+    real = records.store_program
+
+    def another_writer_first(*args: Any, **kwargs: Any) -> Any:
+        with core.store.session() as session:
+            enqueue_job(session, nest_id=1, budget=1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ingest, "store_program", another_writer_first)
+    core.suggest(PROGRAM, FALLBACK)
+    assert core.cache.get("suggestions", _key(PROGRAM, FALLBACK, 99.0)) is None
+
+
+def test_a_commit_seen_by_the_stamp_after_the_write_is_not_kept(core: TransferCore,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review: PostgreSQL reads each statement's latest commit, so the stamp read at the end of the write may
+    include another writer's commit made during it; the answer was kept under that stamp, and served until the
+    next change. The stamp after must be the read's with this write's own changes alone."""
+    real_stamp, real_jobs = records.read_stamp, records.open_or_enqueue_jobs
+    wrote: list[bool] = []
+
+    def jobs_written(*args: Any, **kwargs: Any) -> Any:
+        wrote.append(True)
+        return real_jobs(*args, **kwargs)
+
+    def with_another_open_job(session: Any) -> Any:
+        stamp = real_stamp(session)
+        if not wrote:  # read before this transaction wrote: no other commit seen yet
+            return stamp
+        nests, measurements, model, open_jobs, newest = stamp
+        return nests, measurements, model, open_jobs + 1, (newest or 0) + 1
+
+    monkeypatch.setattr(records, "open_or_enqueue_jobs", jobs_written)
+    monkeypatch.setattr(records, "read_stamp", with_another_open_job)
+    core.suggest(PROGRAM, FALLBACK)
+    assert core.cache.get("suggestions", _key(PROGRAM, FALLBACK, 99.0)) is None
