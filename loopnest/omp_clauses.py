@@ -16,6 +16,7 @@ from loopnest.ir import Scop
 from loopnest.transform.reduction import CLAUSE_MARK, statement_reduction
 
 _SCHEDULE_MARK = re.compile(r"schedule:(static|dynamic|guided)(?::([1-9][0-9]{0,4}))?")
+_SIMDLEN_MARK = re.compile(r"simdlen:(2|4|8|16)")
 
 
 def checked_name(scop: Scop, name: str) -> str:
@@ -111,6 +112,27 @@ def schedule_clause(marks: tuple[str, ...]) -> str:
             kind, chunk = found.groups()
             return f" schedule({kind}, {int(chunk)})" if chunk else f" schedule({kind})"
     return ""
+
+
+def simdlen_clause(marks: tuple[str, ...]) -> str:
+    """`` simdlen(N)`` from a ``simdlen:N`` mark, or an empty string.
+
+    Measured (AMD EPYC with AVX-512, gcc 12 -O3 -march=native -fopenmp, 2 threads, CSR SpMV with a
+    ``simd reduction`` on each row, 21 interleaved rounds in one process, median [range] GFLOP/s): on a
+    banded matrix (20,000 rows of 50) scalar rows 5.06 [2.97-6.00], ``simd`` 3.67 [2.45-4.33] (16 lanes),
+    ``simdlen(4)`` 6.74 [4.34-8.01]; 81 entries a row (3-D FEM blocks) 5.71 [3.76-6.86], 4.82 [3.67-6.26],
+    8.07 [5.51-10.18]; on 5 entries a row (2-D Poisson) every SIMD form lost to scalar rows."""
+    for mark in marks:
+        found = _SIMDLEN_MARK.fullmatch(mark)
+        if found is not None:
+            return f" simdlen({int(found.group(1))})"
+    return ""
+
+
+def loop_clauses(marks: tuple[str, ...]) -> str:
+    """The clauses of an OpenMP loop after its data-sharing ones: ``schedule`` (a parallel loop) and
+    ``simdlen`` (a SIMD loop), each from its mark when there is one."""
+    return schedule_clause(marks) + simdlen_clause(marks)
 
 
 def reorders_reduction(scop: Scop) -> bool:

@@ -12,13 +12,17 @@ recipe scatter_add_f32 lends (``tile 64; parallel reduction; unroll 2``) 2.13x [
 original, with its inner loop vectorized instead of unrolled 3.05x [2.78, 3.29]; autotuning's best
 after 100 trials, ``tile 256; parallel reduction; simd reduction``, 2.94x. One evaluation more, only on
 nests whose innermost loop carries a floating-point reduction and whose lent recipe vectorizes nothing
-(and is neither isl's schedule nor a register block: not measured with those).
+(and is neither isl's schedule nor a register block: not measured with those). Where that loop reads
+its bounds from data (a CSR row), the variant asks for 4 lanes (``simdlen``): gcc's widest vectors lose
+to the scalar loop on rows of tens of entries (:mod:`autotune.search.space.inner`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from autotune.search.space.inner import SHORT_SIMD_LENGTHS
+from autotune.search.space.steps import dynamic_levels
 from loopnest.errors import IllegalTransformError, RecipeError
 from loopnest.ir import Scop
 from loopnest.polyhedral import Dependence
@@ -42,16 +46,19 @@ def simd_reduction(recipe: Recipe, scop: Scop, deps: list[Dependence]) -> Recipe
     if not any(a.written and a.element_type in FLOATING_TYPES for a in scop.arrays.values()):
         return None
     try:
-        inner = apply_recipe(scop, recipe, deps).schedule.n_levels - 1
+        applied = apply_recipe(scop, recipe, deps)
     except (IllegalTransformError, RecipeError):
         return None
+    inner = applied.schedule.n_levels - 1
     if inner < 0:
         return None
+    # A loop with bounds on data (a CSR row) gets the short vectors of the recipe space's "simd4".
+    length = {"simdlen": SHORT_SIMD_LENGTHS[0]} if inner in dynamic_levels(applied) else {}
     kept = [step for step in steps if not (step["op"] == "unroll" and step.get("loop") == inner)]
     at = next((k for k, step in enumerate(kept) if step["op"] in AFTER_VECTORIZE), len(kept))
 
     def with_simd(reduction: bool) -> Recipe | None:
-        simd = {"op": "vectorize", "loop": inner, "reduction": reduction}
+        simd = {"op": "vectorize", "loop": inner, "reduction": reduction, **length}
         variant = Recipe.from_dict({"steps": [*kept[:at], simd, *kept[at:]]})
         try:
             apply_recipe(scop, variant, deps)

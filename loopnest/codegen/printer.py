@@ -21,7 +21,7 @@ from loopnest.codegen.simd_selects import SELECT_CALLS, SELECT_LOCAL_PREFIX, sel
 from loopnest.frontend.symbols import canonical_scalar
 from loopnest.ir import Scop, Statement
 from loopnest.ir_expr import print_expr
-from loopnest.omp_clauses import checked_name, omp_clauses, schedule_clause, statement_names_under, statements_under
+from loopnest.omp_clauses import checked_name, loop_clauses, omp_clauses, statement_names_under, statements_under
 from loopnest.polyhedral import schedule_map
 from loopnest.transform.pack import ALIGNMENT
 
@@ -93,11 +93,11 @@ class CPrinter:
         clause = omp_clauses(self.scop, level, statements_under(n), self.expr, locals_for) if omp else ""
         out = []
         if "parallel" in marks and "simd" in marks:
-            out.append(f"#pragma omp parallel for simd{clause}{schedule_clause(marks)}")
+            out.append(f"#pragma omp parallel for simd{clause}{loop_clauses(marks)}")
         elif "parallel" in marks:
-            out.append(f"#pragma omp parallel for{clause}{schedule_clause(marks)}")
+            out.append(f"#pragma omp parallel for{clause}{loop_clauses(marks)}")
         elif "simd" in marks:
-            out.append(f"#pragma omp simd{clause}")
+            out.append(f"#pragma omp simd{clause}{loop_clauses(marks)}")
         elif "ivdep" in marks:
             out.append("#pragma GCC ivdep")
         out += [f"#pragma GCC unroll {m.split(':')[1]}" for m in marks if m.startswith("unroll:")]

@@ -7,7 +7,8 @@ those are made ``private``. A loop whose other carried dependences are all reduc
 other carried dependences are reductions into array elements (``y[j] += A[i][j] * x[i]`` over ``i``),
 with an array section: ``reduction(+: y[0:n])``. A SIMD loop may also carry a reduction into one
 element it does not index (``C[i][j] += A[i][k] * B[j][k]`` over an innermost ``k``): codegen keeps the
-element in a local accumulator for the loop (:func:`accumulable`).
+element in a local accumulator for the loop (:func:`accumulable`). A SIMD loop may name its vector
+length (``simdlen``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ from loopnest.transform.reduction import Reduction, dependence_reduction, statem
 
 SCHEDULE_KINDS = ("static", "dynamic", "guided")
 MAX_CHUNK = 65536
+# Vector lengths a ``vectorize`` step may ask for (``simdlen(N)``: the lanes gcc uses, not the vectors'
+# width). Without it gcc 12 takes the widest vectors (-march=native, AVX-512: 16 lanes of a double
+# reduction through an int index) and, on a short loop such as a CSR row of 50 entries, spends a row's
+# time in the epilogue and the horizontal sum: docs in loopnest/omp_clauses.py (simdlen_clause).
+SIMD_LENGTHS = (2, 4, 8, 16)
 
 
 def privatizable_scalars(scop: Scop, space: ScheduleSpace, level: int) -> set[str]:
@@ -168,17 +174,28 @@ def parallelize(scop: Scop, *, loop: int, space: ScheduleSpace, reduction: bool 
     return _annotate(scop, loop, "parallel", space, "parallelize", reduction is not False, extra)
 
 
-def vectorize(scop: Scop, *, loop: int, space: ScheduleSpace, reduction: bool = True) -> Scop:
+def vectorize(scop: Scop, *, loop: int, space: ScheduleSpace, reduction: bool = True,
+              simdlen: int | None = None) -> Scop:
     """Mark the innermost loops at depth ``loop`` ``#pragma omp simd`` (with a ``reduction``
-    clause where the loop carries only reductions, unless ``reduction`` is false). Deeper levels that are
-    unroll-and-jam point loops do not count: their copies are printed into this loop's body."""
+    clause where the loop carries only reductions, unless ``reduction`` is false, and ``simdlen(N)`` when
+    ``simdlen`` is given: :data:`SIMD_LENGTHS`). Deeper levels that are unroll-and-jam point loops do not
+    count: their copies are printed into this loop's body."""
     check_level(scop, loop, "vectorize")
+    extra = _simdlen_mark(simdlen)
     sched = scop.schedule
     for s in sched.statements_at(loop):
         if any(sched.has_loop(s, deeper) and not _jam_point(sched.marks.get(deeper, ()))
                for deeper in range(loop + 1, sched.n_levels)):
             raise RecipeError(f"vectorize: loop {loop} is not innermost for statement S{s}")
-    return _annotate(scop, loop, "simd", space, "vectorize", reduction is not False)
+    return _annotate(scop, loop, "simd", space, "vectorize", reduction is not False, extra)
+
+
+def _simdlen_mark(simdlen: object) -> tuple[str, ...]:
+    if simdlen is None:
+        return ()
+    if not isinstance(simdlen, int) or isinstance(simdlen, bool) or simdlen not in SIMD_LENGTHS:
+        raise RecipeError(f"vectorize: simdlen must be one of {', '.join(map(str, SIMD_LENGTHS))}, got {simdlen!r}")
+    return (f"simdlen:{simdlen}",)
 
 
 def _jam_point(marks: tuple[str, ...]) -> bool:

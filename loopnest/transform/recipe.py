@@ -50,7 +50,7 @@ STEP_KINDS: dict[str, StepKind] = {
     "tile": StepKind(tile, frozenset({"loops", "sizes"}), frozenset()),
     "parallelize": StepKind(parallelize, frozenset({"loop"}), frozenset({"reduction", "schedule", "chunk"}),
                             needs_space=True),
-    "vectorize": StepKind(vectorize, frozenset({"loop"}), frozenset({"reduction"}), needs_space=True),
+    "vectorize": StepKind(vectorize, frozenset({"loop"}), frozenset({"reduction", "simdlen"}), needs_space=True),
     "unroll": StepKind(unroll, frozenset({"loop", "factor"}), frozenset()),
     "distribute": StepKind(distribute, frozenset({"loop"}), frozenset({"groups"})),
     "fuse": StepKind(fuse, frozenset({"loop"}), frozenset({"statements"})),
@@ -68,7 +68,7 @@ MAX_TILE = 65536
 _INT_BOUNDS: dict[str, tuple[int, int]] = {
     "loop": (0, 63), "outer": (0, 63), "order": (0, 63), "loops": (0, 63), "statements": (0, 9999),
     "groups": (0, 9999), "sizes": (1, MAX_TILE), "factor": (2, 64),
-    "chunk": (1, MAX_CHUNK), "tile": (2, 1024),
+    "chunk": (1, MAX_CHUNK), "tile": (2, 1024), "simdlen": (2, 16),
 }
 _OP_BOUNDS: dict[tuple[str, str], tuple[int, int]] = {("skew", "factor"): (-64, 64), ("unroll_jam", "factor"): (2, 16)}
 _LIST_ARGS = frozenset({"order", "loops", "statements", "sizes"})

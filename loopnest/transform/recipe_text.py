@@ -164,7 +164,8 @@ RENDERERS: dict[str, _Render] = {
     "interchange": _interchange,
     "tile": _tile,
     "parallelize": _parallelize,
-    "vectorize": lambda args, loops: f"simd {loops[args['loop']]}{_reduction(args)}",
+    "vectorize": lambda args, loops: (f"simd {loops[args['loop']]}{_reduction(args)}"
+                                      + (f" of {args['simdlen']} lanes" if "simdlen" in args else "")),
     "unroll": lambda args, loops: f"unroll {loops[args['loop']]} by {args['factor']}",
     "unroll_jam": _unroll_jam,
     "skew": _skew,

@@ -408,3 +408,28 @@ def test_accumulators_with_an_epilogue_are_expanded_and_one_iteration_temporarie
         assert space.register_block_params() is not None, name
     black_scholes = load(KERNELS.parent / "generated" / "elementwise" / "black_scholes_f64.c")
     assert RecipeSpace(black_scholes, params={"n": 64}).expand_steps == []
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_a_loop_with_bounds_on_data_innermost_is_offered_short_vectors(data: st.DataObject) -> None:
+    """CSR SpMV's row loop (bounds read from rowptr, unknown and often short trip counts): ``inner`` also
+    offers ``simd4`` and ``simd8`` (gcc's widest vectors lost to the scalar row on 50 entries a row); the
+    recipe asks for the length, reads back to the same point, and applies. SpMM, whose innermost loop is
+    dense, and gemm keep their choices."""
+    spmv = extract_scops(SPARSE / "spmv_csr.c").scops[0]
+    space = RecipeSpace(spmv, params={"n": 4000, "m": 3000, "nnz": 40000})
+    assert space.choices["inner"] == ("none", "simd", "unroll2", "unroll4", "unroll8", "simd4", "simd8")
+    assert space.recipe_for({"parallel": 0, "inner": "simd4"}).to_dict()["steps"][-1] == {
+        "op": "vectorize", "loop": 1, "simdlen": 4}
+    point = {"parallel": 0, "schedule": data.draw(st.sampled_from(space.choices["schedule"])),
+             "tile_l0": data.draw(st.sampled_from(space.choices["tile_l0"])),
+             "inner": data.draw(st.sampled_from(space.choices["inner"]))}
+    recipe = space.recipe_for(point)
+    assert space.params_for(recipe, strict=True) == {**space.default_params(), **point}
+    # A length the space does not offer reads as plain simd, not exactly.
+    odd = Recipe.from_dict({"steps": [*space.expand_steps, {"op": "vectorize", "loop": 1, "simdlen": 2}]})
+    assert space.params_for(odd, strict=True) is None and space.params_for(odd)["inner"] == "simd"
+    assert apply_recipe(spmv, recipe, space.deps).schedule.marks
+    spmm = extract_scops(SPARSE / "spmm_csr.c").scops[0]
+    assert "simd4" not in RecipeSpace(spmm, params={"n": 400, "m": 300, "nnz": 4000, "K": 64}).choices["inner"]

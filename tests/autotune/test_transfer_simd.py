@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from autotune.transfer import SIMD_REDUCTION, Neighbour, TransferTuner, loop_roles
 from autotune.transfer.simd import simd_reduction
-from loopnest import Harness, Recipe, extract_scops
+from loopnest import Harness, Recipe, extract_scops, generate_c
 from loopnest.errors import RecipeError
 from loopnest.polyhedral import compute_dependences
 from loopnest.transform.recipe import apply_recipe
@@ -91,3 +91,18 @@ def test_the_simd_variant_keeps_every_other_step_and_vectorizes_the_innermost_lo
     assert variant is not None
     expected = [s for s in steps if s["op"] != "unroll"] + [{"op": "vectorize", "loop": inner, "reduction": True}]
     assert variant.to_dict()["steps"] == expected
+
+
+def test_a_row_of_csr_is_vectorized_with_four_lanes() -> None:
+    """SpMV's lent ``expand; tile 64; parallel guided; unroll 4`` (the banded matrix's transfer in the sparse
+    benchmark): the variant vectorizes the row loop (bounds read from rowptr) with ``simdlen`` 4, where
+    gcc's widest vectors lost to the scalar row (autotune.search.space.inner); dot's loop keeps no length."""
+    spmv = extract_scops(ROOT / "tests" / "loopnest" / "sparse_kernels" / "spmv_csr.c").scops[0]
+    lent = _recipe({"op": "expand", "scalar": "s"}, {"op": "tile", "loops": [0], "sizes": [64]},
+                   {"op": "parallelize", "loop": 0, "schedule": "guided"}, {"op": "unroll", "factor": 4, "loop": 2})
+    variant = simd_reduction(lent, spmv, compute_dependences(spmv))
+    assert variant is not None
+    assert variant.to_dict()["steps"][-1] == {"op": "vectorize", "loop": 2, "reduction": True, "simdlen": 4}
+    assert "simdlen(4)" in generate_c(apply_recipe(spmv, variant))
+    dot = simd_reduction(SCATTER_LENT, DOT, DOT_DEPS)
+    assert dot is not None and "simdlen" not in dot.to_dict()["steps"][-1]

@@ -126,6 +126,30 @@ def test_simd_on_the_data_bounded_loop_keeps_openmp_canonical_form() -> None:
     assert "for (int c3 = perfembed_max(0, rowptr[c1]); c3 < perfembed_min(nnz, rowptr[(c1 + 1)]); c3 += 1)" in code
 
 
+def test_simd_with_a_vector_length_prints_simdlen_and_refuses_other_lengths() -> None:
+    scop = scop_of("spmv_csr.c")
+    code = generate_c(apply(scop, [{"op": "parallelize", "loop": 0, "schedule": "guided"},
+                                   {"op": "vectorize", "loop": 1, "reduction": True, "simdlen": 4}]))
+    assert "#pragma omp parallel for private(s) schedule(guided)\n" in code
+    assert "#pragma omp simd reduction(+: s) simdlen(4)\n" in code
+    # The length survives a later step that rechecks the marks (the reduction clause is recomputed).
+    expanded = generate_c(apply(scop, [{"op": "expand", "scalar": "s"}, {"op": "parallelize", "loop": 0},
+                                       {"op": "vectorize", "loop": 1, "simdlen": 8}]))
+    assert "reduction(+: perfembed_acc0) simdlen(8)" in expanded
+    for bad in (3, 32, 0, True, "4"):
+        assert "simdlen" in refusal(scop, [{"op": "vectorize", "loop": 1, "simdlen": bad}])
+
+
+def test_a_parallel_simd_loop_takes_its_schedule_and_its_vector_length(tmp_path: Path) -> None:
+    scop = scop_from(tmp_path, """void f(int n, const double a[n], double b[n]) {
+    for (int i = 0; i < n; i++)
+        b[i] = 2.0 * a[i];
+}""")
+    code = generate_c(apply(scop, [{"op": "parallelize", "loop": 0, "schedule": "static", "chunk": 64},
+                                   {"op": "vectorize", "loop": 0, "simdlen": 8}]))
+    assert "#pragma omp parallel for simd schedule(static, 64) simdlen(8)" in code
+
+
 def test_fusing_a_dense_loop_into_a_data_bounded_one_is_refused(tmp_path: Path) -> None:
     scop = scop_from(tmp_path, """void f(int n, int nnz, int K, const int p[n + 1], double a[nnz], double b[n][K]) {
   for (int i = 0; i < n; i++) {

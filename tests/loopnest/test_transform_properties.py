@@ -39,6 +39,9 @@ def recipes(draw: st.DrawFn, depth: int) -> Recipe:
             steps.append({"op": op, "loop": level, "factor": draw(st.sampled_from([2, 4]))})
         elif op == "unroll_jam":
             steps.append({"op": op, "loop": level, "factor": draw(st.sampled_from([2, 3, 4]))})
+        elif op == "vectorize":
+            length = draw(st.sampled_from([None, 4, 8]))
+            steps.append({"op": op, "loop": level, **({"simdlen": length} if length else {})})
         elif op == "skew":
             steps.append({"op": op, "loop": max(level, 1), "factor": draw(st.sampled_from([1, 2]))})
         else:

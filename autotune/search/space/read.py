@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from autotune.search.space.inner import read_simd
 from autotune.search.space.steps import (
     JAM_FACTORS,
     JAM_PAIR_FACTORS,
@@ -179,8 +180,8 @@ def _read_inner(space: RecipeSpace, op: str, args: dict[str, Any], params: dict[
     if args.get("loop") != space.n_levels - 1 + width(state.band) or "inner" not in space.choices:
         return False
     if op == "vectorize":
-        params["inner"] = "simd"
-        return True
+        params["inner"], exact = read_simd(args, space.choices["inner"])
+        return exact
     factor = args.get("factor")
     if not isinstance(factor, int) or isinstance(factor, bool):
         return False

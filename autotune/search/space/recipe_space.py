@@ -20,7 +20,8 @@ a study: a study created by one worker can be resumed by another, on another day
     ``parallelize`` loop ``l`` wherever the interchange put it: its tile loop if it is tiled, else
     its point loop. Naming the loop rather than the position keeps most choices legal in every
     order (a reduction loop is never offered).
-``inner`` (``"none"``, ``"simd"`` or ``"unroll{f}"`` for ``f`` in ``unroll_factors``)
+``inner`` (``"none"``, ``"simd"`` or ``"unroll{f}"`` for ``f`` in ``unroll_factors``; ``"simd{w}"`` where the
+    innermost loop reads its bounds from data: :mod:`autotune.search.space.inner`)
     what happens to the innermost loop: ``vectorize`` or ``unroll`` (gcc takes one pragma there).
 ``schedule``, ``jam`` and ``pack_{array}``
     the parallel loop's OpenMP schedule, register blocking and packing (:mod:`autotune.search.space.steps`);
@@ -55,6 +56,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from autotune.search.space.inner import inner_choices, inner_step
 from autotune.search.space.read import params_for
 from autotune.search.space.steps import (
     SCHEDULES,
@@ -161,7 +163,7 @@ class RecipeSpace:
             self.choices["parallel"] = (-1, *range(self.n_levels))
             if imbalanced(scop):
                 self.choices["schedule"] = SCHEDULES
-            self.choices["inner"] = ("none", "simd", *(f"unroll{f}" for f in self.unroll_factors))
+            self.choices["inner"] = inner_choices(self.unroll_factors, self.n_levels - 1 in dynamic_levels(scop))
         if jam_choices(self.n_levels):
             self.choices["jam"] = jam_choices(self.n_levels)
         self.arrays = array_roles(scop) if self.n_levels >= 2 else {}
@@ -386,13 +388,8 @@ class RecipeSpace:
         if p.get("parallel", -1) >= 0:
             depth = loop_depth(order.index(p["parallel"]), sizes, band)
             steps.append(parallel_step(depth, p["parallel"], p, self.reductions))
-        inner = p.get("inner", "none")
-        innermost = n - 1 + width(band)
-        if inner == "simd":
-            steps.append({"op": "vectorize", "loop": innermost,
-                          **({"reduction": True} if order[n - 1] in self.reductions else {})})
-        elif inner != "none":
-            steps.append({"op": "unroll", "loop": innermost, "factor": int(inner.removeprefix("unroll"))})
+        inner = inner_step(p.get("inner", "none"), n - 1 + width(band), order[n - 1] in self.reductions)
+        steps += [inner] if inner else []
         # Outer loop first: each jam keeps its block loop's depth, so the next one's depth is unchanged.
         for loop, factor in sorted(parse_jam(p.get("jam", "none")), key=lambda jam: order.index(jam[0])):
             steps.append({"op": "unroll_jam", "loop": point_depth(order.index(loop), band), "factor": factor})
