@@ -106,3 +106,19 @@ def test_a_row_of_csr_is_vectorized_with_four_lanes() -> None:
     assert "simdlen(4)" in generate_c(apply_recipe(spmv, variant))
     dot = simd_reduction(SCATTER_LENT, DOT, DOT_DEPS)
     assert dot is not None and "simdlen" not in dot.to_dict()["steps"][-1]
+
+
+def test_a_lent_simd_row_without_a_length_is_offered_with_four_lanes() -> None:
+    """The uniform matrix's transfer in the sparse benchmark kept ``parallel guided; simd j (reduction)``
+    as lent (gcc's 16 lanes); its variant asks for 4. A recipe that names a length, or vectorizes a dense
+    loop (dot), gets no variant."""
+    spmv = extract_scops(ROOT / "tests" / "loopnest" / "sparse_kernels" / "spmv_csr.c").scops[0]
+    deps = compute_dependences(spmv)
+    lent = _recipe({"op": "parallelize", "loop": 0, "schedule": "guided"},
+                   {"op": "vectorize", "loop": 1, "reduction": True})
+    variant = simd_reduction(lent, spmv, deps)
+    assert variant is not None and variant.to_dict()["steps"] == [
+        {"op": "parallelize", "loop": 0, "schedule": "guided"},
+        {"op": "vectorize", "loop": 1, "reduction": True, "simdlen": 4}]
+    assert simd_reduction(variant, spmv, deps) is None
+    assert simd_reduction(_recipe({"op": "vectorize", "loop": 0, "reduction": True}), DOT, DOT_DEPS) is None
