@@ -115,13 +115,8 @@ def schedule_clause(marks: tuple[str, ...]) -> str:
 
 
 def simdlen_clause(marks: tuple[str, ...]) -> str:
-    """`` simdlen(N)`` from a ``simdlen:N`` mark, or an empty string.
-
-    Measured (AMD EPYC with AVX-512, gcc 12 -O3 -march=native -fopenmp, 2 threads, CSR SpMV with a
-    ``simd reduction`` on each row, 21 interleaved rounds in one process, median [range] GFLOP/s): on a
-    banded matrix (20,000 rows of 50) scalar rows 5.06 [2.97-6.00], ``simd`` 3.67 [2.45-4.33] (16 lanes),
-    ``simdlen(4)`` 6.74 [4.34-8.01]; 81 entries a row (3-D FEM blocks) 5.71 [3.76-6.86], 4.82 [3.67-6.26],
-    8.07 [5.51-10.18]; on 5 entries a row (2-D Poisson) every SIMD form lost to scalar rows."""
+    """`` simdlen(N)`` from a ``simdlen:N`` mark, or an empty string (why a loop asks for a length:
+    :data:`loopnest.transform.parallel.SIMD_LENGTHS`)."""
     for mark in marks:
         found = _SIMDLEN_MARK.fullmatch(mark)
         if found is not None:

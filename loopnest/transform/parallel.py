@@ -24,7 +24,8 @@ MAX_CHUNK = 65536
 # Vector lengths a ``vectorize`` step may ask for (``simdlen(N)``: the lanes gcc uses, not the vectors'
 # width). Without it gcc 12 takes the widest vectors (-march=native, AVX-512: 16 lanes of a double
 # reduction through an int index) and, on a short loop such as a CSR row of 50 entries, spends a row's
-# time in the epilogue and the horizontal sum: docs in loopnest/omp_clauses.py (simdlen_clause).
+# time in the epilogue and the horizontal sum. CSR SpMV, banded, 50 a row, 2 threads (AMD EPYC, gcc 12):
+# 3.67 GFLOP/s at gcc's width, 6.74 with simdlen(4), 5.06 scalar (the recipe space: autotune/search/space/inner.py).
 SIMD_LENGTHS = (2, 4, 8, 16)
 
 
