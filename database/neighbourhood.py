@@ -122,8 +122,10 @@ def read_neighbourhoods(store: Store, embeddings: EmbeddingStore, lookups: Seque
         fitted = _fitted(embeddings, session)
         stamp = read_stamp(session)
         targets = list_targets(session)
-        nests = tuple(_neighbourhood(session, lookup, _search(session, embeddings, fitted, lookup), fitted, targets)
-                      for lookup in lookups)
+        # A request's nests are of one program: its stored nests are read once.
+        stored = {source: _program_nests(session, source) for source in {lookup.source for lookup in lookups}}
+        nests = tuple(_neighbourhood(session, lookup, _search(session, embeddings, fitted, lookup), fitted, targets,
+                                     stored[lookup.source]) for lookup in lookups)
     # PostgreSQL reads each statement's committed state: a model fitted in between makes the two disagree.
     return Neighbourhoods(nests, stamp if stamp[2] == (fitted.version if fitted else None) else None)
 
@@ -145,9 +147,8 @@ def _search(session: Session, embeddings: EmbeddingStore, fitted: FittedModel | 
 
 
 def _neighbourhood(session: Session, lookup: NestLookup, hits: Sequence[Hit], fitted: FittedModel | None,
-                   targets: Sequence[Target]) -> Neighbourhood:
-    program = find_program(session, source=lookup.source)
-    stored = [] if program is None else list_nests(session, program_id=program.id)
+                   targets: Sequence[Target], stored: Sequence[Nest]) -> Neighbourhood:
+    """One nest's :class:`Neighbourhood`; ``stored``: its program's stored nests."""
     own = lookup.nest_id or _same_nest(stored, index=lookup.index, normalized=lookup.normalized)
     best = None if own is None else best_run(session, nest_id=own, target_id=lookup.target_id,
                                              params=lookup.params, structure=lookup.structure, targets=targets)
@@ -215,9 +216,13 @@ def targets_by_preference(session: Session, target_id: int, targets: Sequence[Ta
 def find_stored_nest(session: Session, *, source: str, index: int, normalized: Mapping[str, Any]) -> int | None:
     """The database id of this very nest (same program text and position, same IR: ``normalized``, its
     :func:`~embeddings.features.stored_form.normalized_nest`), if stored."""
+    return _same_nest(_program_nests(session, source), index=index, normalized=normalized)
+
+
+def _program_nests(session: Session, source: str) -> list[Nest]:
+    """The stored nests of the program ``source`` (none if it is not stored)."""
     program = find_program(session, source=source)
-    return None if program is None else _same_nest(list_nests(session, program_id=program.id), index=index,
-                                                     normalized=normalized)
+    return [] if program is None else list_nests(session, program_id=program.id)
 
 
 def _same_nest(stored: Sequence[Nest], *, index: int, normalized: Mapping[str, Any]) -> int | None:
